@@ -1,0 +1,25 @@
+"""pespec: the verified reference specification for sinusoidal positional encoding.
+
+The public names live in :mod:`pespec.reference` and are re-exported here.
+"""
+
+from pespec._version import SPEC_VERSION, __version__
+from pespec.reference import (
+    CANONICAL,
+    PRESETS,
+    Convention,
+    encode,
+    frequencies,
+    sinusoidal_positional_encoding,
+)
+
+__all__ = [
+    "CANONICAL",
+    "PRESETS",
+    "SPEC_VERSION",
+    "Convention",
+    "__version__",
+    "encode",
+    "frequencies",
+    "sinusoidal_positional_encoding",
+]

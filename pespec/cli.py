@@ -1,0 +1,63 @@
+"""The ``pespec`` command line: one sub-command per job, each registered by its own module.
+
+Every entry of :data:`COMMANDS` names a module that defines
+``register(subparsers) -> None``; the sub-parser it adds must set
+``func=handler`` where ``handler(args) -> int`` returns the exit code.
+Exit codes: 0 success/conformant, 1 failure/non-conformant, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Sequence
+
+from pespec._version import SPEC_VERSION, __version__
+
+COMMANDS: tuple[str, ...] = (
+    "pespec.reference.cli",  # pespec encode
+    "pespec.reference.golden_cli",  # pespec golden regenerate|verify|export
+    "pespec.conformance.cli",  # pespec check
+    "pespec.plot",  # pespec plot encoding|error
+    "pespec.docs_cli",  # pespec tables
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every available sub-command registered."""
+    parser = argparse.ArgumentParser(
+        prog="pespec",
+        description="Reference specification and conformance suite for sinusoidal "
+        "positional encoding.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"pespec {__version__} (spec {SPEC_VERSION})"
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in COMMANDS:
+        if importlib.util.find_spec(module_name) is None:
+            continue  # a sub-command whose module is not part of this build
+        module = importlib.import_module(module_name)
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``pespec`` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "func", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(handler(args))
+    except (ValueError, TypeError) as exc:
+        print(f"pespec: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

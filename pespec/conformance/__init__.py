@@ -1,0 +1,1 @@
+"""pespec.conformance: the conformance suite that backends plug into (SPEC §9)."""

@@ -1,0 +1,1 @@
+"""pespec.properties: the error model and the properties of SPEC §4–§5."""

@@ -1,0 +1,222 @@
+"""The family of sinusoidal encoding conventions found in real implementations (SPEC §3).
+
+A :class:`Convention` fixes everything except ``d_model`` and ``base``:
+
+* ``layout``: where the sine and cosine of pair k go among the d columns.
+  ``"interleaved"`` (canonical, Vaswani et al. 2017): column 2k = sin, 2k+1 = cos.
+  ``"sin_cos_halves"``: columns [0, d/2) are the sines, [d/2, d) the cosines.
+  ``"cos_sin_halves"``: columns [0, d/2) are the cosines, [d/2, d) the sines.
+* ``frequency_shift`` s: ω_k = base^(−k/(d/2 − s)), k = 0 .. d/2−1. s = 0 is the
+  canonical ω_k = base^(−2k/d); s = 1 is the tensor2tensor/fairseq form whose
+  lowest frequency is exactly 1/base. Undefined when d/2 − s ≤ 0.
+* ``position_offset`` o: the encoding of position p is computed at p + o
+  (fairseq-style tables start real tokens at padding_idx + 1).
+* ``argument_scale`` c: the angle is c·(p + o)·ω_k (diffusers' ``scale``).
+
+So for pair k, with θ = c·(p + o)·ω_k, the pair's two columns hold sin θ and
+cos θ, placed by ``layout``. ``base`` is not part of the convention: every
+function takes it as its own parameter.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.reference.validation import check_d_model
+
+__all__ = [
+    "CANONICAL",
+    "DIFFUSERS_DEFAULT",
+    "FAIRSEQ",
+    "GUIDED_DIFFUSION",
+    "LAYOUTS",
+    "MARIAN",
+    "PRESETS",
+    "TENSOR2TENSOR",
+    "WHISPER",
+    "Convention",
+    "Layout",
+    "diffusers_convention",
+]
+
+Layout = Literal["interleaved", "sin_cos_halves", "cos_sin_halves"]
+LAYOUTS: tuple[Layout, ...] = ("interleaved", "sin_cos_halves", "cos_sin_halves")
+
+
+@dataclass(frozen=True)
+class Convention:
+    """One member of the sinusoidal-encoding family; hashable, immutable (SPEC §3)."""
+
+    layout: Layout = "interleaved"
+    frequency_shift: float = 0.0
+    position_offset: int = 0
+    argument_scale: float = 1.0
+    name: str = field(default="canonical", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"layout must be one of {LAYOUTS}; got {self.layout!r}")
+        for field_name in ("frequency_shift", "argument_scale"):
+            value = getattr(self, field_name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"{field_name} must be a finite real number; got {value!r}")
+            if not math.isfinite(float(value)):
+                raise ValueError(f"{field_name} must be a finite real number; got {value!r}")
+        if isinstance(self.position_offset, bool) or not isinstance(
+            self.position_offset, numbers.Integral
+        ):
+            raise TypeError(f"position_offset must be an int; got {self.position_offset!r}")
+        if float(self.argument_scale) == 0.0:
+            raise ValueError("argument_scale must be non-zero; got 0")
+
+    @property
+    def is_canonical(self) -> bool:
+        """True when this convention gives the canonical Vaswani encoding."""
+        return (
+            self.layout == "interleaved"
+            and self.frequency_shift == 0
+            and self.position_offset == 0
+            and self.argument_scale == 1
+        )
+
+    def denominator(self, d_model: int) -> float:
+        """d/2 − s, the denominator of the frequency exponent; raises if ≤ 0."""
+        d = check_d_model(d_model)
+        denominator = d / 2 - float(self.frequency_shift)
+        if not denominator > 0:
+            raise ValueError(
+                f"convention {self.name!r} is undefined for d_model={d}: the frequency "
+                f"exponent denominator d/2 - frequency_shift = {d // 2} - "
+                f"{self.frequency_shift} must be > 0"
+            )
+        return denominator
+
+    def exponent_fraction(self, d_model: int) -> tuple[int, int] | None:
+        """(numerator factor, denominator) as ints when s is an integer, else None.
+
+        ω_k = base^(−k/den) with den = d/2 − s; exact arithmetic (the oracle) uses this.
+        """
+        den = self.denominator(d_model)
+        if float(self.frequency_shift).is_integer():
+            return 1, int(den)
+        return None
+
+    def sin_columns(self, d_model: int) -> NDArray[np.intp]:
+        """Column index of sin θ_k for k = 0 .. d/2−1, shape (d/2,)."""
+        half = check_d_model(d_model) // 2
+        k = np.arange(half, dtype=np.intp)
+        if self.layout == "interleaved":
+            return 2 * k
+        if self.layout == "sin_cos_halves":
+            return k
+        return k + half
+
+    def cos_columns(self, d_model: int) -> NDArray[np.intp]:
+        """Column index of cos θ_k for k = 0 .. d/2−1, shape (d/2,)."""
+        half = check_d_model(d_model) // 2
+        k = np.arange(half, dtype=np.intp)
+        if self.layout == "interleaved":
+            return 2 * k + 1
+        if self.layout == "sin_cos_halves":
+            return k + half
+        return k
+
+    def column_roles(self, d_model: int) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
+        """For every column j: (pair index k, True where the column holds a sine); shapes (d,)."""
+        d = check_d_model(d_model)
+        pair = np.empty(d, dtype=np.intp)
+        is_sin = np.zeros(d, dtype=bool)
+        k = np.arange(d // 2, dtype=np.intp)
+        pair[self.sin_columns(d)] = k
+        pair[self.cos_columns(d)] = k
+        is_sin[self.sin_columns(d)] = True
+        return pair, is_sin
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready description (used by fixtures and reports)."""
+        return {
+            "name": self.name,
+            "layout": self.layout,
+            "frequency_shift": self.frequency_shift,
+            "position_offset": self.position_offset,
+            "argument_scale": self.argument_scale,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Convention:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            layout=data["layout"],
+            frequency_shift=data["frequency_shift"],
+            position_offset=data["position_offset"],
+            argument_scale=data["argument_scale"],
+            name=data.get("name", "custom"),
+        )
+
+
+CANONICAL = Convention()
+"""Vaswani et al. (2017), "Attention Is All You Need", §3.5: PE(pos, 2i) = sin(pos/10000^(2i/d)),
+PE(pos, 2i+1) = cos(pos/10000^(2i/d)); interleaved, ω_i = base^(−2i/d)."""
+
+TENSOR2TENSOR = Convention(layout="sin_cos_halves", frequency_shift=1, name="tensor2tensor")
+"""tensor2tensor ``common_attention.get_timing_signal_1d``: log_timescale_increment =
+log(max_timescale/min_timescale) / max(num_timescales − 1, 1) (so s = 1) and
+signal = concat([sin, cos]) (the interleave was reverted to halves, PR #177 / commit ca08ad9b)."""
+
+FAIRSEQ = Convention(
+    layout="sin_cos_halves", frequency_shift=1, position_offset=2, name="fairseq"
+)
+"""fairseq ``SinusoidalPositionalEmbedding.get_embedding``: emb = log(10000)/(half_dim − 1),
+concat([sin, cos]); ``make_positions`` numbers real tokens from padding_idx + 1, and with
+the usual padding_idx = 1 the first token sits at position 2. Also HF M2M100
+(``M2M100SinusoidalPositionalEmbedding``, offset = 2)."""
+
+WHISPER = Convention(layout="sin_cos_halves", frequency_shift=1, name="whisper")
+"""OpenAI Whisper ``model.sinusoids``: log_timescale_increment =
+log(max_timescale)/(channels//2 − 1), concat([sin, cos]) over positions 0 .. length−1."""
+
+GUIDED_DIFFUSION = Convention(layout="cos_sin_halves", name="guided-diffusion")
+"""openai/guided-diffusion ``nn.timestep_embedding``: freqs = exp(−log(max_period)·k/half),
+embedding = cat([cos, sin]) (canonical frequencies, cosines first)."""
+
+MARIAN = Convention(layout="sin_cos_halves", name="marian")
+"""HF ``MarianSinusoidalPositionalEmbedding`` (and Sockeye): ω from pos/10000^(2(j//2)/d)
+(canonical frequencies), sines in the first half and cosines in the second."""
+
+
+def diffusers_convention(
+    flip_sin_to_cos: bool = False, downscale_freq_shift: float = 1.0, scale: float = 1.0
+) -> Convention:
+    """diffusers ``get_timestep_embedding``: exponent = −log(max_period)·k/(half − shift),
+    emb = scale·t·exp(exponent), concat([sin, cos]), swapped to [cos, sin] by flip_sin_to_cos.
+    ``max_period`` is the base. Defaults as in diffusers (shift 1, scale 1, no flip)."""
+    return Convention(
+        layout="cos_sin_halves" if flip_sin_to_cos else "sin_cos_halves",
+        frequency_shift=downscale_freq_shift,
+        argument_scale=scale,
+        name=(
+            f"diffusers(flip_sin_to_cos={flip_sin_to_cos}, "
+            f"downscale_freq_shift={downscale_freq_shift}, scale={scale})"
+        ),
+    )
+
+
+DIFFUSERS_DEFAULT = diffusers_convention()
+"""diffusers ``get_timestep_embedding`` with its default arguments."""
+
+PRESETS: dict[str, Convention] = {
+    "canonical": CANONICAL,
+    "tensor2tensor": TENSOR2TENSOR,
+    "fairseq": FAIRSEQ,
+    "whisper": WHISPER,
+    "guided-diffusion": GUIDED_DIFFUSION,
+    "marian": MARIAN,
+    "diffusers": DIFFUSERS_DEFAULT,
+}
+"""Named presets by name; each documented above from its public source."""
