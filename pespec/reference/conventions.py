@@ -169,9 +169,7 @@ TENSOR2TENSOR = Convention(layout="sin_cos_halves", frequency_shift=1, name="ten
 log(max_timescale/min_timescale) / max(num_timescales − 1, 1) (so s = 1) and
 signal = concat([sin, cos]) (the interleave was reverted to halves, PR #177 / commit ca08ad9b)."""
 
-FAIRSEQ = Convention(
-    layout="sin_cos_halves", frequency_shift=1, position_offset=2, name="fairseq"
-)
+FAIRSEQ = Convention(layout="sin_cos_halves", frequency_shift=1, position_offset=2, name="fairseq")
 """fairseq ``SinusoidalPositionalEmbedding.get_embedding``: emb = log(10000)/(half_dim − 1),
 concat([sin, cos]); ``make_positions`` numbers real tokens from padding_idx + 1, and with
 the usual padding_idx = 1 the first token sits at position 2. Also HF M2M100

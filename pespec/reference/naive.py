@@ -34,7 +34,8 @@ def naive_frequencies(
     b = check_base(base)
     denominator = convention.denominator(d)
     k = np.arange(d // 2, dtype=np.float64)
-    return np.exp(-k * (np.log(b) / denominator))
+    omega: NDArray[np.float64] = np.exp(-k * (np.log(b) / denominator))
+    return omega
 
 
 def naive_encode(

@@ -1,0 +1,167 @@
+"""Shared value types of the properties layer: configurations, levels, results (SPEC §4–§5).
+
+* :class:`EncodingConfig`: what to evaluate (positions, d_model, base, convention).
+* :class:`Level`: a conformance level = output dtype + the working precision it assumes.
+* :class:`PropertyResult`: the outcome of one property check, with the numbers a report needs.
+* :class:`PropertyViolation`: the AssertionError a failed property raises; carries its result.
+* :data:`Encoder`: the backend calling convention ``(positions, d_model, base) -> array``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.reference.conventions import CANONICAL, Convention
+from pespec.reference.validation import check_base, check_d_model, check_positions
+
+__all__ = [
+    "DTYPES",
+    "LEVELS",
+    "Encoder",
+    "EncodingConfig",
+    "Level",
+    "PropertyResult",
+    "PropertyViolation",
+    "level_for_dtype",
+    "parse_level",
+]
+
+Encoder = Callable[[NDArray[Any], int, float], Any]
+"""A backend: ``(positions (n,) int64|float64, d_model, base) -> (n, d_model) array``."""
+
+DTYPES: dict[str, np.dtype[Any]] = {
+    "float64": np.dtype(np.float64),
+    "float32": np.dtype(np.float32),
+    "float16": np.dtype(np.float16),
+    "bfloat16": np.dtype(ml_dtypes.bfloat16),
+}
+"""The floating-point formats pespec knows, by name."""
+
+
+def _unit_roundoff(name: str) -> float:
+    """u = 2^-p for a format with p significand bits (including the hidden bit)."""
+    return float(2.0 ** -(ml_dtypes.finfo(DTYPES[name]).nmant + 1))
+
+
+@dataclass(frozen=True)
+class Level:
+    """A conformance level: output format ``output_dtype`` computed in ``working_dtype``.
+
+    The default level of an output dtype is float64 work for float64 output and float32
+    work for float32/float16/bfloat16 output (SPEC §4). A backend may claim a stricter
+    level, e.g. ``float16@float64``.
+    """
+
+    output_dtype: str
+    working_dtype: str
+
+    def __post_init__(self) -> None:
+        for attribute in ("output_dtype", "working_dtype"):
+            value = getattr(self, attribute)
+            if value not in DTYPES:
+                raise ValueError(f"{attribute} must be one of {sorted(DTYPES)}; got {value!r}")
+
+    @property
+    def name(self) -> str:
+        """``float16`` for a default level, ``float16@float64`` for a claimed one."""
+        if LEVELS.get(self.output_dtype) == self:
+            return self.output_dtype
+        return f"{self.output_dtype}@{self.working_dtype}"
+
+    @property
+    def u_out(self) -> float:
+        """Unit roundoff of the output format, 2^-p (half the float spacing in [1, 2))."""
+        return _unit_roundoff(self.output_dtype)
+
+    @property
+    def u_work(self) -> float:
+        """Unit roundoff of the working precision."""
+        return _unit_roundoff(self.working_dtype)
+
+    @property
+    def numpy_output_dtype(self) -> np.dtype[Any]:
+        return DTYPES[self.output_dtype]
+
+
+LEVELS: dict[str, Level] = {
+    "float64": Level("float64", "float64"),
+    "float32": Level("float32", "float32"),
+    "float16": Level("float16", "float32"),
+    "bfloat16": Level("bfloat16", "float32"),
+}
+"""The default level of each output dtype."""
+
+
+def parse_level(text: str) -> Level:
+    """``"float16"`` -> the default level; ``"float16@float64"`` -> a claimed stricter level."""
+    output, _, working = text.partition("@")
+    if output not in DTYPES or (working and working not in DTYPES):
+        raise ValueError(
+            f"level must be OUTPUT or OUTPUT@WORKING with dtypes in {sorted(DTYPES)}; got {text!r}"
+        )
+    return Level(output, working) if working else LEVELS[output]
+
+
+def level_for_dtype(dtype: Any) -> Level:
+    """The default level for an output array dtype (NumPy or ml_dtypes)."""
+    resolved = np.dtype(dtype)
+    for name, known in DTYPES.items():
+        if resolved == known:
+            return LEVELS[name]
+    raise ValueError(
+        f"dtype must be one of {sorted(DTYPES)} to pick a conformance level; got {resolved}"
+    )
+
+
+@dataclass(frozen=True)
+class EncodingConfig:
+    """What to evaluate: positions (n,), d_model, base and convention."""
+
+    positions: NDArray[Any]
+    d_model: int
+    base: float = 10000.0
+    convention: Convention = CANONICAL
+
+    def __post_init__(self) -> None:
+        positions = check_positions(self.positions)
+        if positions.ndim != 1:
+            raise ValueError(f"positions must be one-dimensional; got shape {positions.shape}")
+        object.__setattr__(self, "positions", positions)
+        object.__setattr__(self, "d_model", check_d_model(self.d_model))
+        object.__setattr__(self, "base", check_base(self.base))
+
+    def reproduction(self) -> str:
+        """Python literal arguments of this configuration, for one-line reproductions."""
+        return (
+            f"positions=np.array({self.positions.tolist()!r}), d_model={self.d_model}, "
+            f"base={self.base!r}"
+        )
+
+
+@dataclass
+class PropertyResult:
+    """Outcome of one property check (SPEC §5); every number is a float64 absolute value."""
+
+    property: str
+    section: str
+    passed: bool
+    max_error: float
+    bound: float
+    worst_position: float | int | None = None
+    worst_column: int | None = None
+    message: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class PropertyViolation(AssertionError):
+    """A property does not hold within its derived tolerance; ``.result`` has the numbers."""
+
+    def __init__(self, result: PropertyResult) -> None:
+        super().__init__(result.message)
+        self.result = result
