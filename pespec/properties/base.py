@@ -23,6 +23,7 @@ from pespec.reference.validation import check_base, check_d_model, check_positio
 __all__ = [
     "DTYPES",
     "LEVELS",
+    "SIGNIFICAND_BITS",
     "Encoder",
     "EncodingConfig",
     "Level",
@@ -44,9 +45,13 @@ DTYPES: dict[str, np.dtype[Any]] = {
 """The floating-point formats pespec knows, by name."""
 
 
+SIGNIFICAND_BITS: dict[str, int] = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}
+"""p, the significand precision including the hidden bit (IEEE 754-2008 Table 3.5; bfloat16: 8)."""
+
+
 def _unit_roundoff(name: str) -> float:
     """u = 2^-p for a format with p significand bits (including the hidden bit)."""
-    return float(2.0 ** -(ml_dtypes.finfo(DTYPES[name]).nmant + 1))
+    return 2.0 ** -SIGNIFICAND_BITS[name]
 
 
 @dataclass(frozen=True)
