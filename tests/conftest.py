@@ -1,4 +1,7 @@
-"""Shared test configuration: the derandomized ``ci`` Hypothesis profile unless PESPEC_PROFILE says otherwise."""
+"""Shared test configuration.
+
+Activates the derandomized ``ci`` Hypothesis profile unless PESPEC_PROFILE names another.
+"""
 
 from pespec.properties.profiles import load_profile
 
