@@ -1,0 +1,379 @@
+"""Tables of constants for SPEC §11 and the user guide, computed with mpmath (SPEC §11).
+
+Every function without arguments returns Markdown for a
+``<!-- GENERATED: pespec.tables:NAME -->`` block (filled by ``tools/generate_docs.py``,
+checked in CI). Nothing here uses pespec's floating-point code: exact values come
+from mpmath, and each printed digit string is *certified* by computing it at two
+working precisions (:data:`DIGITS` + 25 and + 50 decimal digits) and requiring the two
+strings to agree (:func:`certified`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Literal
+
+import ml_dtypes
+import mpmath
+import numpy as np
+
+from pespec._version import SPEC_VERSION, __version__
+
+__all__ = [
+    "BASE",
+    "DIGITS",
+    "DIMENSIONS",
+    "QUOTED",
+    "QuotedValue",
+    "certified",
+    "exact_encoding",
+    "exact_frequency",
+    "exact_wavelength",
+    "float64_of",
+    "frequency_table",
+    "front_matter",
+    "half_precision_rows",
+    "half_precision_table",
+    "quoted_table",
+    "quoted_verdict",
+    "significant",
+    "tiny_table",
+]
+
+BASE = 10000
+"""The frequency base of Vaswani et al. (2017) §3.5, an exact integer."""
+
+DIGITS = 30
+"""Significant digits printed in the constant tables."""
+
+DIMENSIONS: tuple[int, ...] = (64, 128, 256, 512, 768, 1024, 4096)
+"""The model dimensions tabulated in SPEC §11.1."""
+
+_GUARD_DIGITS = (25, 50)
+
+Exact = Callable[[], Any]
+"""A zero-argument function returning an mpmath number at the current working precision."""
+
+
+def significant(value: Any, digits: int = DIGITS) -> str:
+    """``value`` (an mpmath number) rounded to ``digits`` significant digits, zeros kept.
+
+    Fixed notation from 1e-3 up to 1e12, scientific outside; exact zero is ``0``.
+    """
+    if value == 0:
+        return "0"
+    text: str = mpmath.nstr(value, digits, strip_zeros=False, min_fixed=-4, max_fixed=12)
+    return text
+
+
+def certified(exact: Exact, digits: int = DIGITS) -> str:
+    """``exact()`` to ``digits`` significant digits, certified by two working precisions.
+
+    Raises RuntimeError when the two evaluations round differently (the value sits too
+    close to a rounding boundary for the guard digits; never happens for these tables).
+    """
+    texts = set()
+    for guard in _GUARD_DIGITS:
+        with mpmath.workdps(digits + guard):
+            texts.add(significant(exact(), digits))
+    if len(texts) != 1:
+        raise RuntimeError(f"rounding to {digits} digits is not certified: {sorted(texts)}")
+    return texts.pop()
+
+
+def float64_of(exact: Exact) -> float:
+    """The float64 nearest to ``exact()`` (round to nearest even), certified like
+    :func:`certified`: evaluated with 120 and 200 bits, the two roundings must agree."""
+    results = set()
+    for bits in (120, 200):
+        with mpmath.workprec(bits):
+            results.add(float(exact()))
+    if len(results) != 1:
+        raise RuntimeError(f"float64 rounding is not certified: {sorted(results)}")
+    return results.pop()
+
+
+def exact_frequency(i: int, d_model: int, base: int = BASE) -> Any:
+    """ω_i = base^(−2i/d) at the current mpmath precision (canonical convention)."""
+    return mpmath.power(base, mpmath.mpf(-2 * i) / d_model)
+
+
+def exact_wavelength(i: int, d_model: int, base: int = BASE) -> Any:
+    """λ_i = 2π/ω_i = 2π·base^(2i/d), in positions, at the current mpmath precision."""
+    return 2 * mpmath.pi * mpmath.power(base, mpmath.mpf(2 * i) / d_model)
+
+
+def exact_encoding(position: int, column: int, d_model: int, base: int = BASE) -> Any:
+    """PE(position, column) of the canonical interleaved encoding, at the current precision."""
+    angle = position * exact_frequency(column // 2, d_model, base)
+    return mpmath.sin(angle) if column % 2 == 0 else mpmath.cos(angle)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def front_matter() -> str:
+    """SPEC front matter: spec version, status and the package version that implements it."""
+    status = "draft" if "dev" in __version__ else "final"
+    return (
+        f"**Specification version {SPEC_VERSION}** ({status}) · implemented by pespec "
+        f"{__version__} · MIT license\n"
+    )
+
+
+def frequency_table() -> str:
+    """SPEC §11.1: ω_i and λ_i for the first, middle and last pairs of each d in DIMENSIONS."""
+    rows = []
+    for d in DIMENSIONS:
+        for label, i in (("first", 0), ("middle", d // 4), ("last", d // 2 - 1)):
+            rows.append(
+                [
+                    str(d),
+                    f"{i} ({label})",
+                    f"{2 * i}, {2 * i + 1}",
+                    certified(lambda: exact_frequency(i, d)),  # noqa: B023 (called at once)
+                    certified(lambda: exact_wavelength(i, d)),  # noqa: B023
+                    repr(float64_of(lambda: exact_frequency(i, d))),  # noqa: B023
+                ]
+            )
+    header = [
+        "d",
+        "pair i",
+        "columns",
+        f"ω_i = 10000^(−2i/d) ({DIGITS} s.d.)",
+        f"λ_i = 2π/ω_i, positions ({DIGITS} s.d.)",
+        "ω_i as float64 (correctly rounded)",
+    ]
+    return _table(header, rows)
+
+
+def tiny_table() -> str:
+    """SPEC §11.2: the tiny configuration d = 4, L = 3 (positions 0, 1, 2) in full."""
+    d, length = 4, 3
+    rows = []
+    for p in range(length):
+        for column in range(d):
+            i = column // 2
+            rows.append(
+                [
+                    str(p),
+                    str(column),
+                    f"{'sin' if column % 2 == 0 else 'cos'}({p}·ω_{i})",
+                    certified(lambda: exact_encoding(p, column, d)),  # noqa: B023
+                    repr(float64_of(lambda: exact_encoding(p, column, d))),  # noqa: B023
+                ]
+            )
+    header = [
+        "position p",
+        "column",
+        "value",
+        f"exact ({DIGITS} s.d.)",
+        "float64 (correctly rounded, shortest repr)",
+    ]
+    return (
+        "ω_0 = 1 and ω_1 = 10000^(−2/4) = 1/100 exactly, so the angles are p and p/100.\n\n"
+        + _table(header, rows)
+    )
+
+
+# --- commonly quoted values ---------------------------------------------------------------
+
+SOURCES: dict[str, str] = {
+    "S0": "long overview tutorial (theory, PyTorch module, `choose_base`, pitfalls)",
+    "S2": 'course topic page ("what to implement", "test cases to cover")',
+    "S3": "walkthrough of the common PyTorch `PositionalEncoding` module (d_model = 256)",
+    "S4": "short summary (bounded values, wavelength progression)",
+}
+"""The background documents pespec grew from; they circulate widely in this form."""
+
+
+@dataclass(frozen=True)
+class QuotedValue:
+    """A number as a tutorial prints it, and how to compute the true value.
+
+    ``claim`` is ``"≈"`` when the quote is a rounding (correct when the exact value rounds
+    to it at the decimals shown) and ``"="`` when it is stated as exact.
+    """
+
+    quantity: str
+    quoted: str
+    source: str
+    exact: Exact
+    claim: Literal["≈", "="] = "≈"
+
+
+def _choose_base(typical_seq_len: int) -> Any:
+    """The overview's ``choose_base``: 10·L/(2π), from its premise λ_max = 2π·base."""
+    return 10 * typical_seq_len / (2 * mpmath.pi)
+
+
+QUOTED: tuple[QuotedValue, ...] = (
+    QuotedValue("ω_1, d = 512 (second pair)", "0.681", "S0 §Dimension Indices",
+                lambda: exact_frequency(1, 512)),
+    QuotedValue("ω_2, d = 512", "0.464", "S0 §Dimension Indices",
+                lambda: exact_frequency(2, 512)),
+    QuotedValue("ω_255, d = 512 (lowest frequency)", "0.00010000",
+                "S0 §Frequency Calculation (printed output)", lambda: exact_frequency(255, 512)),
+    QuotedValue("ω_(d/2−1), lowest frequency, d = 512", "1/10000", "S2 §Frequency structure",
+                lambda: exact_frequency(255, 512), "="),
+    QuotedValue("λ_255, d = 512 (longest wavelength)", "62,832", "S0 §Wavelengths, S2, S4",
+                lambda: exact_wavelength(255, 512)),
+    QuotedValue("λ_31, d = 64 (last column's wavelength)", "62,832",
+                "S2 test cases (reference config d = 64)", lambda: exact_wavelength(31, 64)),
+    QuotedValue("λ_0 (shortest wavelength, any d)", "6.28", "S0 §Wavelengths",
+                lambda: exact_wavelength(0, 512)),
+    QuotedValue("ω for columns (d/4, d/4+1), i.e. pair d/8, d = 512", "0.01",
+                "S2 frequency table", lambda: exact_frequency(64, 512)),
+    QuotedValue("ω_1, d = 256", "0.97", "S3 §Frequency Analysis",
+                lambda: exact_frequency(1, 256)),
+    QuotedValue("ω_2, d = 256", "0.95", "S3 §Frequency Analysis",
+                lambda: exact_frequency(2, 256)),
+    QuotedValue("ω_127, d = 256 (columns 254, 255)", "0.001", "S3 §Frequency Analysis",
+                lambda: exact_frequency(127, 256)),
+    QuotedValue("PE(9, 252), d = 256", "0.009", "S3 §Low-Frequency Dimensions",
+                lambda: exact_encoding(9, 252, 256)),
+    QuotedValue("PE(10, 0) = sin 10 (any d)", "0.0", "S0 §Why Multiple Frequencies?",
+                lambda: exact_encoding(10, 0, 4)),
+    QuotedValue("PE(10, 1) = cos 10 (any d)", "1.0", "S0 §Why Multiple Frequencies?",
+                lambda: exact_encoding(10, 1, 4)),
+    QuotedValue("PE(10, 2), d = 4", "0.67", "S0 §Why Multiple Frequencies?",
+                lambda: exact_encoding(10, 2, 4)),
+    QuotedValue("PE(10, 3), d = 4", "0.74", "S0 §Why Multiple Frequencies?",
+                lambda: exact_encoding(10, 3, 4)),
+    QuotedValue("PE(10, 2), d = 512", "0.67", "S0 §Why Multiple Frequencies?",
+                lambda: exact_encoding(10, 2, 512)),
+    QuotedValue("PE(1, 3) = cos 0.01, d = 4", "1.0000", "S0 §Code Walkthrough",
+                lambda: exact_encoding(1, 3, 4)),
+    QuotedValue("PE(2, 3) = cos 0.02, d = 4", "1.0000", "S0 §Code Walkthrough",
+                lambda: exact_encoding(2, 3, 4)),
+    QuotedValue("PE(1, 3) = cos 0.01, d = 4", "0.99995", "S2 small example",
+                lambda: exact_encoding(1, 3, 4)),
+    QuotedValue("PE(2, 3) = cos 0.02, d = 4", "0.9998", "S2 small example",
+                lambda: exact_encoding(2, 3, 4)),
+    QuotedValue("PE(2, 1) = cos 2, d = 4", "-0.4161", "S0 §Code Walkthrough, S2",
+                lambda: exact_encoding(2, 1, 4)),
+    QuotedValue("choose_base(512) = 5120/(2π)", "814", "S0 §Base Adjustment",
+                lambda: _choose_base(512)),
+    QuotedValue("choose_base(4096) = 40960/(2π)", "6511", "S0 §Base Adjustment",
+                lambda: _choose_base(4096)),
+    QuotedValue("longest wavelength, d = 512, base = choose_base(512) (its target)", "5120",
+                "S0 §Base Adjustment (λ_max = 2π·base)",
+                lambda: 2 * mpmath.pi * mpmath.power(_choose_base(512), mpmath.mpf(510) / 512)),
+    QuotedValue("base whose longest wavelength is 5120 at d = 512: (5120/(2π))^(512/510)",
+                "814", "S0 §Base Adjustment",
+                lambda: mpmath.power(_choose_base(512), mpmath.mpf(512) / 510)),
+)  # fmt: skip
+"""Numbers the background documents print, each with the computation of its true value."""
+
+
+def _decimal(text: str) -> Decimal:
+    if "/" in text:
+        numerator, denominator = text.split("/")
+        return Decimal(numerator.replace(",", "")) / Decimal(denominator.replace(",", ""))
+    return Decimal(text.replace(",", ""))
+
+
+def quoted_verdict(quoted: str, exact: Any, claim: str = "≈") -> bool:
+    """True when ``quoted`` is right: for ``≈``, ``exact`` rounds to it at the decimals shown
+    (|exact − quoted| ≤ half a unit in the last place); for ``=``, it equals ``exact``
+    to the working precision."""
+    value = _decimal(quoted)
+    difference = abs(mpmath.mpf(exact) - mpmath.mpf(str(value)))
+    if claim == "=":
+        return bool(difference <= abs(mpmath.mpf(exact)) * mpmath.eps * 16)
+    exponent = value.as_tuple().exponent
+    if not isinstance(exponent, int):
+        raise ValueError(f"quoted must be a finite decimal number; got {quoted!r}")
+    half_unit = mpmath.mpf(10) ** exponent / 2
+    return bool(difference <= half_unit)
+
+
+def quoted_table() -> str:
+    """SPEC §11.3: commonly quoted values beside their exact values, with a verdict."""
+    rows = []
+    for item in QUOTED:
+        with mpmath.workdps(DIGITS + 25):
+            exact = item.exact()
+            correct = quoted_verdict(item.quoted, exact, item.claim)
+            quoted_value = mpmath.mpf(str(_decimal(item.quoted)))
+            relative = abs(quoted_value - exact) / abs(exact)
+        rows.append(
+            [
+                item.quantity,
+                f"{item.claim} {item.quoted}",
+                item.source,
+                certified(item.exact, 15),
+                "—" if relative == 0 else f"{float(relative):.1e}",
+                "correct as rounded" if correct else "**wrong**",
+            ]
+        )
+    header = ["quantity", "quoted", "source", "exact (15 s.d.)", "relative error", "verdict"]
+    legend = "\n".join(f"- {key}: {text}" for key, text in SOURCES.items())
+    return (
+        _table(header, rows)
+        + "\nA quote marked ≈ is correct when the exact value rounds to it at the decimals "
+        "shown; one marked = claims equality.\nSources (the background documents pespec grew "
+        "from):\n\n" + legend + "\n"
+    )
+
+
+# --- half precision: safe to store, not safe to compute in ---------------------------------
+
+_HALF_DTYPES: dict[str, Any] = {"float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
+
+
+def half_precision_rows(
+    positions: Sequence[int] = (10, 100, 1000, 2049, 10000), d_model: int = 512
+) -> list[tuple[int, str, float, float]]:
+    """(position, dtype, max |error| when stored, max |error| when computed) per row.
+
+    *Stored*: the exact value rounded once to the format. *Computed*: every step in the
+    format (position, ω_i, the product and the sine/cosine each rounded to it), as a
+    kernel that computes in that dtype does. Errors are absolute, over all d_model columns,
+    against the exact values (mpmath, 30 digits).
+    """
+    i = np.arange(d_model // 2)
+    with mpmath.workdps(30):
+        omega = [exact_frequency(int(k), d_model) for k in i]
+        exact = np.array(
+            [[float(f(p * w)) for w in omega for f in (mpmath.sin, mpmath.cos)] for p in positions]
+        )
+        omega64 = np.array([float(w) for w in omega])
+    rows = []
+    for row, p in enumerate(positions):
+        for name, dtype in _HALF_DTYPES.items():
+            stored = exact[row].astype(dtype).astype(np.float64)
+            angle = np.asarray(p, dtype=dtype) * omega64.astype(dtype)
+            computed = np.empty(d_model)
+            computed[0::2] = np.sin(angle).astype(np.float64)
+            computed[1::2] = np.cos(angle).astype(np.float64)
+            rows.append(
+                (
+                    int(p),
+                    name,
+                    float(np.max(np.abs(stored - exact[row]))),
+                    float(np.max(np.abs(computed - exact[row]))),
+                )
+            )
+    return rows
+
+
+def half_precision_table() -> str:
+    """FAQ table: half-precision storage error vs half-precision computation error, d = 512."""
+    rows = []
+    for p, name, stored, computed in half_precision_rows():
+        represented = float(np.asarray(p, dtype=_HALF_DTYPES[name]))
+        note = "" if represented == p else f" (p rounds to {represented:g})"
+        rows.append([f"{p}{note}", name, f"{stored:.1e}", f"{computed:.1e}"])
+    header = [
+        "position p",
+        "format",
+        "max abs. error, stored (exact → format)",
+        "max abs. error, computed in the format",
+    ]
+    return _table(header, rows)
