@@ -1,0 +1,546 @@
+"""The certified oracle: correctly rounded float64 encodings from exact arithmetic (SPEC §6).
+
+Every float64 this module returns is the round-to-nearest-even float64 of the exact real
+value, and the module proves it for each element (Ziv's strategy):
+
+1. evaluate with MPFR (through gmpy2) at a working precision P, where every elementary
+   operation is correctly rounded, so each step adds a relative error ≤ 2^-P;
+2. propagate those errors into a rigorous bound ``err`` on |computed − exact|;
+3. accept the float64 only if the whole interval [v − err, v + err] rounds to it;
+   otherwise recompute that element at twice the precision.
+
+The loop terminates because the exact values are never float64 numbers or midpoints
+between two of them, except the exact cases handled exactly: θ = 0 (sin 0 = 0,
+cos 0 = 1) and rational frequencies ω = base^(−k/den) (decided with an exact integer
+root). For θ ≠ 0, θ = c·(p + o)·base^(−k/den) is a nonzero real algebraic number, so
+sin θ and cos θ are transcendental (Lindemann–Weierstrass), hence not dyadic.
+
+Nothing is rounded through a decimal string. Inputs are taken at their exact value:
+Python ints of any size, float64 positions and bases as their exact binary value.
+
+The error bound used (u = 2^-P, t_k = ln(base)·k/den ≥ 0, each factor (1 + δ), |δ| ≤ u):
+
+* ln(base), ·(k·M), /N (den = N/M exactly) and exp give ω̃ = ω·(1 + μ) with
+  |μ| ≤ 3.03·t_k·u + 1.01·u (the exponent has relative error ≤ 3.01u, which exp turns
+  into a relative error ≤ 1.01·t_k·3.01u while t_k·u ≤ 2^-20);
+* θ̃ = x·ω̃ rounded once more: |θ̃ − θ| ≤ |θ̃|·(4·t_k + 3)·u (ample for the
+  terms above and for replacing |θ| by |θ̃|);
+* sin/cos are 1-Lipschitz and rounded once at P: |ỹ − y| ≤ |θ̃ − θ| + 2·|ỹ|·u.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import multiprocessing
+import numbers
+import os
+import threading
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from functools import lru_cache
+from multiprocessing import shared_memory
+from typing import Any, TypeVar
+
+import gmpy2
+import mpmath
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.reference.conventions import CANONICAL, Convention
+from pespec.reference.validation import check_base, check_d_model
+
+__all__ = [
+    "PARALLEL_THRESHOLD",
+    "encode",
+    "encode_decimal",
+    "exact_positions",
+    "frequencies",
+    "frequencies_dd",
+]
+
+_R = TypeVar("_R")
+
+PARALLEL_THRESHOLD = 1 << 17
+"""Requests with at least this many values are split over worker processes."""
+
+_GUARD_BITS = 24
+"""Extra bits above the need of float64 at the first try; a retry happens with
+probability about 2^-(_GUARD_BITS - 2) per value."""
+
+_MAX_PRECISION = 1 << 22
+"""Give up (RuntimeError) past this many bits; unreachable for transcendental values."""
+
+_F64_MIN_SAFE = 2.0**-900
+"""Below this the vectorised float64 bound arithmetic could underflow: use the scalar path."""
+
+_SLACK = 1.0 + 2.0**-40
+"""Factor covering the few float64 roundings made while evaluating a bound."""
+
+
+# ---------------------------------------------------------------------------
+# exact inputs
+
+
+def _exact_denominator(d_model: int, convention: Convention) -> Fraction:
+    """den = d/2 − s as an exact rational (s taken at its exact binary value); raises if ≤ 0."""
+    convention.denominator(d_model)  # the clear error for undefined conventions
+    den = Fraction(d_model // 2) - Fraction(convention.frequency_shift)
+    if den <= 0:  # float rounding in denominator() could hide a tiny non-positive value
+        raise ValueError(
+            f"convention {convention.name!r} is undefined for d_model={d_model}: "
+            f"d/2 - frequency_shift = {den} must be > 0"
+        )
+    return den
+
+
+def _exact_base(base: Any) -> Fraction:
+    """The base as an exact rational (a float at its binary value, an int exactly)."""
+    if isinstance(base, numbers.Integral) and not isinstance(base, bool):
+        value = int(base)
+        if value <= 1:
+            raise ValueError(f"base must be a finite real number > 1; got {value}")
+        return Fraction(value)
+    return Fraction(check_base(base))
+
+
+def _as_exact_position(value: Any) -> Fraction:
+    """One position as an exact rational: an int, or a float at its exact binary value."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"positions must be ints or finite floats; got {value!r}: bool")
+    if isinstance(value, numbers.Integral):
+        return Fraction(int(value))
+    if isinstance(value, (float, np.floating)):
+        number = float(value)  # exact for float16/32/64
+        if not math.isfinite(number):
+            raise ValueError(f"positions must be finite; got {value!r}")
+        return Fraction(number)
+    raise TypeError(
+        f"positions must be ints (any size) or finite floats; got {value!r} "
+        f"(type {type(value).__name__})"
+    )
+
+
+def exact_positions(positions: Any) -> tuple[tuple[int, ...], list[Fraction]]:
+    """(shape, flat exact values) of ``positions``: an array or a (nested) sequence.
+
+    Ints of any size and floats (taken exactly) are accepted; anything else is rejected
+    with a message naming the value.
+    """
+    if isinstance(positions, (bool, np.bool_)):
+        raise TypeError(f"positions must be ints or finite floats; got {positions!r}: bool")
+    if isinstance(positions, np.ndarray) and positions.dtype.kind in "iuf":
+        array = positions
+    else:
+        try:
+            array = np.asarray(positions)
+        except (OverflowError, ValueError) as exc:
+            raise ValueError(f"positions must be ints or finite floats: {exc}") from None
+        if array.dtype.kind not in "iufO":
+            first = array.ravel()[0].item() if array.size else None
+            raise TypeError(
+                f"positions must be ints or finite floats; got {first!r} "
+                f"(type {type(first).__name__}, array dtype {array.dtype})"
+            )
+    if array.dtype.kind in "iu":
+        return array.shape, [Fraction(int(v)) for v in array.ravel().tolist()]
+    return array.shape, [_as_exact_position(v) for v in array.ravel().tolist()]
+
+
+def _dyadic_to_mpfr(value: Fraction) -> Any:
+    """An exact mpfr of a dyadic rational (denominator a power of two)."""
+    numerator, denominator = value.numerator, value.denominator
+    exponent = denominator.bit_length() - 1
+    if denominator != 1 << exponent:
+        raise ValueError(f"internal error: {value} is not dyadic")
+    precision = max(numerator.bit_length(), 2)
+    with gmpy2.context(precision=precision):  # mul_2exp rounds to the context precision
+        result = gmpy2.mul_2exp(gmpy2.mpfr(numerator, precision), -exponent)
+    if Fraction(*result.as_integer_ratio()) != value:
+        raise ValueError(f"internal error: {value} was not converted exactly")
+    return result
+
+
+# ---------------------------------------------------------------------------
+# frequencies
+
+
+@lru_cache(maxsize=64)
+def _omega_mpfr(
+    d_model: int, base: Fraction, den: Fraction, precision: int
+) -> tuple[tuple[Any, ...], NDArray[np.float64], NDArray[np.float64]]:
+    """(ω̃_k at ``precision`` bits, ω̃_k as float64, upper bounds of t_k = ln(base)·k/den)."""
+    half = d_model // 2
+    with gmpy2.context(precision=precision):
+        log_base = gmpy2.log(_dyadic_to_mpfr(base))
+        omegas = tuple(
+            gmpy2.exp(-(log_base * (k * den.denominator)) / den.numerator) for k in range(half)
+        )
+    t_upper = math.log(float(base)) * np.arange(half, dtype=np.float64) / float(den) * _SLACK**2
+    omega_f = np.array([float(w) for w in omegas], dtype=np.float64)
+    return omegas, omega_f, t_upper
+
+
+def _rational_omega(base: Fraction, exponent: Fraction) -> Fraction | None:
+    """base^(−exponent) when it is rational (base a perfect m-th power), else None."""
+    n, m = exponent.numerator, exponent.denominator
+    root_num, exact_num = gmpy2.iroot(base.numerator, m)
+    root_den, exact_den = gmpy2.iroot(base.denominator, m)
+    if not (exact_num and exact_den):
+        return None
+    return Fraction(int(root_den), int(root_num)) ** n
+
+
+def _round_interval(
+    value: Any,
+    err: Any,
+    rounder: Callable[[Any], _R] = float,  # type: ignore[assignment]
+) -> _R | None:
+    """What every point of [value − err, value + err] rounds to under ``rounder``, or None.
+
+    ``rounder`` must be monotone (float64 round-to-nearest, decimal formatting), so the two
+    ends agreeing proves the whole interval agrees.
+    """
+    with gmpy2.context(precision=value.precision + 64, round=gmpy2.RoundDown):
+        low = value - err
+    with gmpy2.context(precision=value.precision + 64, round=gmpy2.RoundUp):
+        high = value + err
+    low_r, high_r = rounder(low), rounder(high)
+    return low_r if low_r == high_r else None
+
+
+def _bound(value: float) -> Any:
+    """A float64 upper bound as an exact mpfr."""
+    return gmpy2.mpfr(value * _SLACK, 53)
+
+
+def _certified_omega(base: Fraction, den: Fraction, k: int) -> tuple[float, float]:
+    """(hi, lo): ω_k rounded to float64, and (ω_k − hi) rounded to float64."""
+    exponent = Fraction(k) / den
+    rational = _rational_omega(base, exponent)
+    if rational is not None:
+        nearest = float(rational)  # int / int: correctly rounded by CPython
+        return nearest, float(rational - Fraction(nearest))
+    t_upper = math.log(float(base)) * float(exponent) * _SLACK**2
+    precision = 128 + max(0, math.ceil(math.log2(t_upper + 1.0)))
+    while precision <= _MAX_PRECISION:
+        with gmpy2.context(precision=precision):
+            log_base = gmpy2.log(_dyadic_to_mpfr(base))
+            omega = gmpy2.exp(-(log_base * (k * den.denominator)) / den.numerator)
+        # |ω̃ − ω| ≤ |ω̃|·(4·t + 2)·2^-P (module docstring, without the θ product)
+        with gmpy2.context(precision=64, round=gmpy2.RoundUp):
+            err = abs(omega) * _bound(4.0 * t_upper + 2.0) * gmpy2.mul_2exp(1, -precision)
+        hi = _round_interval(omega, err)
+        if hi is not None:
+            with gmpy2.context(precision=precision + 64):
+                residual = omega - gmpy2.mpfr(hi)  # exact
+            lo = _round_interval(residual, err)
+            if lo is not None:
+                return hi, lo
+        precision *= 2
+    raise RuntimeError(f"could not certify omega_{k} (base={base}, den={den})")
+
+
+@lru_cache(maxsize=256)
+def _frequencies_dd_cached(
+    d_model: int, base: Fraction, den: Fraction
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    pairs = [_certified_omega(base, den, k) for k in range(d_model // 2)]
+    hi = np.array([p[0] for p in pairs], dtype=np.float64)
+    lo = np.array([p[1] for p in pairs], dtype=np.float64)
+    hi.setflags(write=False)
+    lo.setflags(write=False)
+    return hi, lo
+
+
+def frequencies_dd(
+    d_model: int, base: float = 10000.0, *, convention: Convention = CANONICAL
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """ω_k = base^(−k/(d/2 − s)) as a double-double (hi, lo), each of shape (d/2,).
+
+    hi is ω_k correctly rounded to float64 and lo is (ω_k − hi) correctly rounded, so
+    hi + lo equals ω_k to about 106 bits. Both certified (module docstring); cached per
+    (d_model, base, convention frequencies); the arrays are read-only. The position
+    offset and argument scale are not folded in.
+    """
+    d = check_d_model(d_model)
+    return _frequencies_dd_cached(d, _exact_base(base), _exact_denominator(d, convention))
+
+
+def frequencies(
+    d_model: int,
+    base: float = 10000.0,
+    *,
+    digits: int = 40,
+    convention: Convention = CANONICAL,
+) -> list[mpmath.mpf]:
+    """ω_k = base^(−k/(d/2 − s)), k = 0 .. d/2−1, as mpmath numbers good to ``digits``
+    significant digits (computed with 20 guard digits; mpmath's power is accurate to
+    its working precision)."""
+    d = check_d_model(d_model)
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
+        raise ValueError(f"digits must be an int >= 1; got {digits!r}")
+    exact_base = _exact_base(base)
+    den = _exact_denominator(d, convention)
+    with mpmath.workdps(digits + 20):
+        b = mpmath.mpf(exact_base.numerator) / exact_base.denominator
+        return [
+            mpmath.power(b, -mpmath.mpf(k * den.denominator) / den.numerator) for k in range(d // 2)
+        ]
+
+
+# ---------------------------------------------------------------------------
+# encoding
+
+
+def _row_precision(x_bits: int, t_max: float) -> int:
+    """Working precision for a row whose |x| < 2^x_bits; a multiple of 32 (cache sharing)."""
+    need = 53 + max(0, x_bits) + math.ceil(math.log2(4.0 * t_max + 3.0)) + _GUARD_BITS
+    return 32 * math.ceil(need / 32)
+
+
+def _scalar_value(
+    x: Any,
+    base: Fraction,
+    den: Fraction,
+    k: int,
+    want_sin: bool,
+    precision: int,
+    rounder: Callable[[Any], _R] = float,  # type: ignore[assignment]
+) -> _R:
+    """rounder(sin or cos of x·ω_k), certified: recompute at doubled precision until the
+    whole error interval has one rounded result."""
+    t_upper = math.log(float(base)) * k / float(den) * _SLACK**2
+    while precision <= _MAX_PRECISION:
+        omegas = _omega_mpfr(2 * (k + 1), base, den, precision)[0]
+        with gmpy2.context(precision=precision):
+            theta = x * omegas[k]
+            value = gmpy2.sin(theta) if want_sin else gmpy2.cos(theta)
+        with gmpy2.context(precision=64, round=gmpy2.RoundUp):
+            scaled = abs(theta) * _bound(4.0 * t_upper + 3.0) + 2 * abs(value)
+            err = scaled * gmpy2.mul_2exp(1, -precision)
+        result = _round_interval(value, err, rounder)
+        if result is not None:
+            return result
+        precision *= 2
+    raise RuntimeError(f"could not certify value at x={x}, k={k}")
+
+
+def _gaps(hi: NDArray[np.float64]) -> NDArray[np.float64]:
+    """min distance from each float64 to its two neighbours (exact for normal numbers)."""
+    up = np.nextafter(hi, np.inf) - hi
+    down = hi - np.nextafter(hi, -np.inf)
+    gaps: NDArray[np.float64] = np.minimum(up, down)
+    return gaps
+
+
+def _certified_rows(
+    xs: Sequence[Fraction], d_model: int, base: Fraction, den: Fraction
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(sin, cos) certified float64 arrays of shape (len(xs), d/2) for the angles x·ω_k.
+
+    Fast path: all pairs of a row at one precision, certified with vectorised float64
+    bounds; the rare element that fails (or lies where those bounds could underflow)
+    is recomputed alone by :func:`_scalar_value`.
+    """
+    half = d_model // 2
+    sin_out = np.empty((len(xs), half), dtype=np.float64)
+    cos_out = np.empty((len(xs), half), dtype=np.float64)
+    t_max = math.log(float(base)) * (half - 1) / float(den)
+    sin_cos = gmpy2.sin_cos
+    for row, x_exact in enumerate(xs):
+        if x_exact == 0:  # θ = 0 exactly: sin 0 = 0, cos 0 = 1
+            sin_out[row] = 0.0
+            cos_out[row] = 1.0
+            continue
+        x = _dyadic_to_mpfr(x_exact)
+        x_bits = math.ceil(math.log2(abs(x_exact))) if abs(x_exact) >= 1 else 0
+        precision = _row_precision(x_bits, t_max)
+        omegas, omega_f, t_upper = _omega_mpfr(d_model, base, den, precision)
+        with gmpy2.context(precision=precision):
+            pairs = [sin_cos(x * w) for w in omegas]
+            s_hi = [float(s) for s, _ in pairs]
+            c_hi = [float(c) for _, c in pairs]
+            s_lo = [float(s - h) for (s, _), h in zip(pairs, s_hi, strict=True)]
+            c_lo = [float(c - h) for (_, c), h in zip(pairs, c_hi, strict=True)]
+        unit = 2.0**-precision
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            theta = abs(float(x)) * omega_f * _SLACK
+            theta_term = theta * (4.0 * t_upper + 3.0) * unit
+            for want_sin, hi_list, lo_list, out in (
+                (True, s_hi, s_lo, sin_out),
+                (False, c_hi, c_lo, cos_out),
+            ):
+                hi = np.array(hi_list, dtype=np.float64)
+                lo = np.abs(np.array(lo_list, dtype=np.float64))
+                err = (theta_term + 2.0 * (np.abs(hi) + lo) * unit) * _SLACK
+                margin = 2.0 * (lo * _SLACK + err) * _SLACK
+                good = (margin < _gaps(hi)) & (np.abs(hi) > _F64_MIN_SAFE)
+                good &= (theta > _F64_MIN_SAFE) & np.isfinite(theta_term)
+                out[row] = hi
+                for k in np.flatnonzero(~good).tolist():
+                    out[row, k] = _scalar_value(x, base, den, k, want_sin, 2 * precision)
+    return sin_out, cos_out
+
+
+def _scaled_positions(
+    positions: Any, convention: Convention
+) -> tuple[tuple[int, ...], list[Fraction]]:
+    """(shape, exact x = c·(p + o) for every position, flattened)."""
+    shape, exact = exact_positions(positions)
+    scale = Fraction(convention.argument_scale)
+    offset = int(convention.position_offset)
+    return shape, [scale * (p + offset) for p in exact]
+
+
+# shared state of a forked computation: set in the parent before forking, read by the child
+_FORK_JOB: tuple[list[Fraction], int, Fraction, Fraction, str, tuple[int, int]] | None = None
+
+
+def _fork_worker() -> None:
+    """Child process: compute rows [start, stop) of _FORK_JOB into its shared memory block."""
+    assert _FORK_JOB is not None
+    xs, d_model, base, den, shm_name, (start, stop) = _FORK_JOB
+    block = shared_memory.SharedMemory(name=shm_name)
+    try:
+        half = d_model // 2
+        out = np.ndarray((2, len(xs), half), dtype=np.float64, buffer=block.buf)
+        sin_part, cos_part = _certified_rows(xs[start:stop], d_model, base, den)
+        out[0, start:stop] = sin_part
+        out[1, start:stop] = cos_part
+        del out
+    finally:
+        block.close()
+
+
+def _can_fork() -> bool:
+    """Fork only where it is available and safe (no other threads in this process)."""
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def _sin_cos_table(
+    xs: list[Fraction], d_model: int, base: Fraction, den: Fraction, workers: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Certified (sin, cos) tables, shape (len(xs), d/2), using up to ``workers`` processes.
+
+    The split is deterministic and every element is correctly rounded on its own, so the
+    result does not depend on the number of workers. Results come back through shared
+    memory (no pickling); the parent computes the first chunk itself.
+    """
+    n_values = len(xs) * d_model
+    if workers <= 1 or n_values < PARALLEL_THRESHOLD or len(xs) < 2 or not _can_fork():
+        return _certified_rows(xs, d_model, base, den)
+    global _FORK_JOB
+    workers = min(workers, len(xs))
+    bounds = np.linspace(0, len(xs), workers + 1).astype(int).tolist()
+    half = d_model // 2
+    block = shared_memory.SharedMemory(create=True, size=max(1, 16 * len(xs) * half))
+    context = multiprocessing.get_context("fork")
+    children = []
+    try:
+        for start, stop in itertools.pairwise(bounds[1:]):
+            _FORK_JOB = (xs, d_model, base, den, block.name, (start, stop))
+            child = context.Process(target=_fork_worker, daemon=True)
+            child.start()
+            children.append(child)
+        _FORK_JOB = None
+        sin_first, cos_first = _certified_rows(xs[: bounds[1]], d_model, base, den)
+        for child in children:
+            child.join()
+            if child.exitcode != 0:
+                raise RuntimeError(f"oracle worker process failed (exit code {child.exitcode})")
+        shared = np.ndarray((2, len(xs), half), dtype=np.float64, buffer=block.buf)
+        sin_all = shared[0].copy()
+        cos_all = shared[1].copy()
+        del shared
+        sin_all[: bounds[1]] = sin_first
+        cos_all[: bounds[1]] = cos_first
+        return sin_all, cos_all
+    finally:
+        _FORK_JOB = None
+        for child in children:
+            if child.is_alive():
+                child.kill()
+                child.join()
+        block.close()
+        block.unlink()
+
+
+def _default_workers() -> int:
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def encode(
+    positions: Any,
+    d_model: int,
+    *,
+    base: float = 10000.0,
+    convention: Convention = CANONICAL,
+    workers: int | None = None,
+) -> NDArray[np.float64]:
+    """Certified correctly rounded encoding; shape (*positions.shape, d_model), float64.
+
+    Element [..., j] is the round-to-nearest-even float64 of sin θ or cos θ (per
+    ``convention.layout``), θ = c·(p + o)·base^(−k/(d/2 − s)) evaluated exactly.
+    ``positions``: an array or nested sequence of ints (any size) or floats (exact).
+    ``workers``: processes for large requests (default: the CPU count, at most 8).
+    """
+    d = check_d_model(d_model)
+    exact_base = _exact_base(base)
+    den = _exact_denominator(d, convention)
+    shape, xs = _scaled_positions(positions, convention)
+    if workers is None:
+        workers = _default_workers()
+    elif isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an int >= 1; got {workers!r}")
+    sin_table, cos_table = _sin_cos_table(xs, d, exact_base, den, workers)
+    out = np.empty((len(xs), d), dtype=np.float64)
+    out[:, convention.sin_columns(d)] = sin_table
+    out[:, convention.cos_columns(d)] = cos_table
+    return out.reshape((*shape, d))
+
+
+def encode_decimal(
+    positions: Any,
+    d_model: int,
+    *,
+    base: float = 10000.0,
+    convention: Convention = CANONICAL,
+    digits: int = 40,
+) -> list[list[str]]:
+    """Exact decimal strings: one row per position (flattened), d_model columns each.
+
+    Every string is the exact value correctly rounded to ``digits`` significant digits, in
+    scientific notation (``digits=20``: ``8.4147098480789650665e-01`` for sin 1), certified
+    like :func:`encode` (both ends of the error interval give the same string). For
+    implementers working beyond float64; slow (one element at a time).
+    """
+    d = check_d_model(d_model)
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 10_000:
+        raise ValueError(f"digits must be an int in [1, 10000]; got {digits!r}")
+    exact_base = _exact_base(base)
+    den = _exact_denominator(d, convention)
+    _, xs = _scaled_positions(positions, convention)
+    pair, is_sin = convention.column_roles(d)
+    spec = f".{digits - 1}e"
+
+    def to_decimal(value: Any) -> str:
+        return format(value, spec)
+
+    zero, one = to_decimal(gmpy2.mpfr(0)), to_decimal(gmpy2.mpfr(1))
+    t_max = math.log(float(exact_base)) * (d // 2 - 1) / float(den)
+    rows = []
+    for x_exact in xs:
+        if x_exact == 0:
+            rows.append([zero if s else one for s in is_sin.tolist()])
+            continue
+        x = _dyadic_to_mpfr(x_exact)
+        x_bits = math.ceil(math.log2(abs(x_exact))) if abs(x_exact) >= 1 else 0
+        precision = _row_precision(x_bits + math.ceil(digits * math.log2(10)) - 53, t_max)
+        rows.append(
+            [
+                _scalar_value(x, exact_base, den, k, s, precision, to_decimal)
+                for k, s in zip(pair.tolist(), is_sin.tolist(), strict=True)
+            ]
+        )
+    return rows

@@ -1,0 +1,220 @@
+"""The oracle against an independent method (SPEC §6).
+
+The independent method is mpmath's high-level context at 400+ bits with a different
+formula for ω (``mpmath.power`` instead of MPFR's exp(−k·ln(base)/den)) and
+mpmath's own sin/cos; its value is rounded to float64 exactly through a Fraction (never
+through a decimal string). A disagreement would need the 400-bit value to sit within
+2^-340 of a rounding boundary, which the oracle's own certification would also have to
+miss.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+from pespec.reference.conventions import (
+    CANONICAL,
+    PRESETS,
+    TENSOR2TENSOR,
+    Convention,
+    diffusers_convention,
+)
+from pespec.reference.oracle import (
+    encode,
+    encode_decimal,
+    exact_positions,
+    frequencies,
+    frequencies_dd,
+)
+
+PRECISION = 400
+
+
+def _to_fraction(value: mpmath.mpf) -> Fraction:
+    sign, mantissa, exponent, _ = value._mpf_
+    magnitude = Fraction(int(mantissa)) * Fraction(2) ** exponent
+    return -magnitude if sign else magnitude
+
+
+def _round(value: mpmath.mpf) -> float:
+    """Round an mpf to float64 exactly (Fraction → float is correctly rounded)."""
+    return float(_to_fraction(value))
+
+
+def _omega(d_model: int, base: float, convention: Convention, k: int) -> mpmath.mpf:
+    den = Fraction(d_model // 2) - Fraction(convention.frequency_shift)
+    exponent = mpmath.mpf(k * den.denominator) / den.numerator
+    return mpmath.power(mpmath.mpf(base), -exponent)
+
+
+def _independent_row(
+    position: int | float, d_model: int, base: float, convention: Convention, extra_bits: int = 0
+) -> list[float]:
+    """One row of the encoding from mpmath at PRECISION + extra_bits bits."""
+    with mpmath.workprec(PRECISION + extra_bits):
+        x = mpmath.mpf(convention.argument_scale) * (
+            mpmath.mpf(position) + convention.position_offset
+        )
+        row = [0.0] * d_model
+        sin_cols = convention.sin_columns(d_model)
+        cos_cols = convention.cos_columns(d_model)
+        for k in range(d_model // 2):
+            theta = x * _omega(d_model, base, convention, k)
+            row[int(sin_cols[k])] = _round(mpmath.sin(theta))
+            row[int(cos_cols[k])] = _round(mpmath.cos(theta))
+    return row
+
+
+@pytest.mark.parametrize(
+    ("d_model", "base", "convention"),
+    [
+        (512, 10000.0, CANONICAL),
+        (64, 4.0, CANONICAL),  # ω_16 = 4^(-1/2) = 1/2 exactly: the rational path
+        (64, 100.0, TENSOR2TENSOR),  # lowest frequency exactly 1/100
+        (8, 1e6, CANONICAL),
+        (8, 3.7, diffusers_convention(downscale_freq_shift=0.3)),
+        (2048, 1e7, CANONICAL),
+    ],
+)
+def test_frequencies_dd_is_correctly_rounded_double_double(
+    d_model: int, base: float, convention: Convention
+) -> None:
+    hi, lo = frequencies_dd(d_model, base, convention=convention)
+    assert hi.shape == lo.shape == (d_model // 2,)
+    with mpmath.workprec(PRECISION):
+        for k in range(d_model // 2):
+            omega = _omega(d_model, base, convention, k)
+            assert hi[k] == _round(omega), k
+            assert lo[k] == _round(omega - mpmath.mpf(float(hi[k]))), k
+
+
+def test_frequencies_dd_exact_cases_and_caching() -> None:
+    hi, lo = frequencies_dd(64, 4.0)
+    # ω_k = 4^(-k/32): k = 16 gives 1/2, k = 0 gives 1; both exact, so lo = 0
+    assert (hi[0], lo[0], hi[16], lo[16]) == (1.0, 0.0, 0.5, 0.0)
+    # ω_64 of d=512, base 1e4 is 10^-1 exactly: lo = 1/10 − fl(1/10) exactly
+    hi, lo = frequencies_dd(512, 10000.0)
+    assert hi[64] == 0.1
+    assert lo[64] == float(Fraction(1, 10) - Fraction(0.1))
+    assert frequencies_dd(512, 10000.0)[0] is hi  # cached
+    with pytest.raises(ValueError, match="read-only"):
+        hi[0] = 2.0
+
+
+def test_frequencies_dd_rejects_undefined_convention() -> None:
+    with pytest.raises(ValueError, match="frequency_shift"):
+        frequencies_dd(2, 10000.0, convention=TENSOR2TENSOR)
+
+
+def test_frequencies_mpmath_digits() -> None:
+    omegas = frequencies(16, 10000.0, digits=60)
+    with mpmath.workdps(80):
+        for k, value in enumerate(omegas):
+            # independent: exp(−(2k/d)·ln base) at 80 digits
+            expected = mpmath.exp(-mpmath.mpf(2 * k) / 16 * mpmath.log(10000))
+            assert abs(value - expected) <= mpmath.mpf(10) ** -60 * expected, k
+    with pytest.raises(ValueError, match="digits"):
+        frequencies(16, digits=0)
+
+
+def _random_cases(seed: int, count: int) -> list[tuple[float | int, int, float, Convention]]:
+    rng = random.Random(seed)
+    conventions = [*PRESETS.values(), diffusers_convention(True, 0.0, 1000.0)]
+    cases: list[tuple[float | int, int, float, Convention]] = []
+    for i in range(count):
+        kind = i % 4
+        position: float | int
+        if kind == 0:
+            position = rng.randrange(0, 2**40)
+        elif kind == 1:
+            position = rng.uniform(-1e6, 1e6)  # fractional, exact binary value
+        elif kind == 2:
+            position = rng.randrange(-(2**20), 2**20)
+        else:
+            position = rng.uniform(0, 2**40)
+        base = float(math.exp(rng.uniform(math.log(2.0), math.log(1e7))))
+        d_model = 2 * rng.randrange(2, 12)
+        cases.append((position, d_model, base, conventions[i % len(conventions)]))
+    return cases
+
+
+@pytest.mark.parametrize(("position", "d_model", "base", "convention"), _random_cases(3, 24))
+def test_encode_matches_independent_method(
+    position: float | int, d_model: int, base: float, convention: Convention
+) -> None:
+    got = encode([position], d_model, base=base, convention=convention)
+    expected = _independent_row(position, d_model, base, convention)
+    assert got.shape == (1, d_model)
+    assert got[0].tolist() == expected
+
+
+def test_encode_bulk_rows_match_independent_method() -> None:
+    positions = [0, 1, 2, 3, 1000, 4999, 2**31 - 1, 2**40 + 3]
+    got = encode(positions, 64)
+    for row, position in zip(got, positions, strict=True):
+        assert row.tolist() == _independent_row(position, 64, 10000.0, CANONICAL)
+
+
+def test_encode_exact_zero_angle_and_shapes() -> None:
+    out = encode(np.zeros((2, 3), dtype=np.int64), 8)
+    assert out.shape == (2, 3, 8)
+    assert np.array_equal(out[..., 0::2], np.zeros((2, 3, 4)))
+    assert np.array_equal(out[..., 1::2], np.ones((2, 3, 4)))
+    # fairseq offset 2: position −2 is angle 0
+    fairseq = encode([-2], 8, convention=PRESETS["fairseq"])
+    assert fairseq[0, :4].tolist() == [0.0] * 4 and fairseq[0, 4:].tolist() == [1.0] * 4
+
+
+def test_encode_huge_int_and_tiny_positions() -> None:
+    huge = 2**200 + 12345  # far outside float64's integers: taken exactly
+    assert encode([huge], 4)[0].tolist() == _independent_row(huge, 4, 10000.0, CANONICAL, 300)
+    tiny = 5e-324  # sin(ω·2^-1074) is subnormal: rounds to 2^-1074 or 0
+    row = encode([tiny, 1e-300], 4)
+    assert row[0].tolist() == _independent_row(tiny, 4, 10000.0, CANONICAL)
+    assert row[1].tolist() == _independent_row(1e-300, 4, 10000.0, CANONICAL)
+
+
+def test_encode_is_independent_of_worker_count() -> None:
+    positions = list(range(0, 4096 * 37, 37))
+    one = encode(positions, 64, workers=1)
+    two = encode(positions, 64, workers=2)
+    assert one.tobytes() == two.tobytes()
+
+
+def test_encode_decimal_matches_mpmath() -> None:
+    positions = [1, 2.5, -7, 2**33]
+    rows = encode_decimal(positions, 6, digits=30)
+    assert rows[0][0] == "8.41470984807896506652502321630e-01"  # sin 1 (published)
+    with mpmath.workprec(PRECISION):
+        for position, row in zip(positions, rows, strict=True):
+            x = mpmath.mpf(position)
+            for k in range(3):
+                theta = x * _omega(6, 10000.0, CANONICAL, k)
+                for column, value in ((2 * k, mpmath.sin(theta)), (2 * k + 1, mpmath.cos(theta))):
+                    assert mpmath.mpf(row[column]) == mpmath.mpf(
+                        mpmath.nstr(value, 30, min_fixed=1, max_fixed=0)
+                    )
+
+
+def test_exact_positions_accepts_exact_values_and_rejects_bad_input() -> None:
+    shape, values = exact_positions([[1, 2**70], [0.1, -3]])
+    assert shape == (2, 2)
+    assert values == [Fraction(1), Fraction(2**70), Fraction(0.1), Fraction(-3)]
+    with pytest.raises(ValueError, match="finite"):
+        exact_positions([1.0, math.nan])
+    with pytest.raises(TypeError, match="bool"):
+        exact_positions([True])
+    with pytest.raises(TypeError, match="str"):
+        exact_positions(["1"])
+    with pytest.raises(ValueError, match="workers"):
+        encode([1], 4, workers=0)
+    with pytest.raises(ValueError, match="d_model"):
+        encode([1], 5)
+    with pytest.raises(ValueError, match="base"):
+        encode([1], 4, base=1)
