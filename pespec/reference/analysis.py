@@ -57,7 +57,7 @@ def relative_position_matrix(
     block is read off PE[k] directly.
 
     Returns ``(M_k, error)``: M_k has shape (d, d); ``error`` is the largest Euclidean
-    norm ‖M_k·PE[p] − PE[p + k]‖₂ over all p = 0 .. L − 1 − k (0.0 when there is none).
+    norm ‖M_k·PE[p] − PE[p + k]‖₂ over all p = 0 .. L − 1 − k.
     """
     matrix = check_encoding_matrix(pe)
     k = check_non_negative_int(offset, "offset")
@@ -79,7 +79,7 @@ def relative_position_matrix(
     rotation[even + 1, even] = -sin_phi
     rotation[even + 1, even + 1] = cos_phi
     residual = matrix[: length - k] @ rotation.T - matrix[k:]
-    error = float(np.max(np.linalg.norm(residual, axis=1))) if residual.size else 0.0
+    error = float(np.max(np.linalg.norm(residual, axis=1)))
     return rotation, error
 
 
@@ -87,10 +87,13 @@ def dot_product_distance(pe: Any) -> NDArray[np.float64]:
     """D with D[i, j] = PE[i]·PE[j]; shape (L, L), float64.
 
     For the canonical encoding D[i, j] = Σ_k cos(ω_k·(i − j)), a function of i − j only
-    (a symmetric Toeplitz matrix with d/2 on the diagonal).
+    (a symmetric Toeplitz matrix with d/2 on the diagonal). Exactly symmetric.
     """
     matrix = check_encoding_matrix(pe)
-    result: NDArray[np.float64] = matrix @ matrix.T
+    gram = matrix @ matrix.T
+    # BLAS may round D[i, j] and D[j, i] differently; the average is exactly symmetric
+    # (floating-point addition commutes) and moves each entry by at most one rounding.
+    result: NDArray[np.float64] = 0.5 * (gram + gram.T)
     return result
 
 
@@ -132,7 +135,7 @@ def wavelengths(d_model: int, base: float = 10000.0) -> NDArray[np.float64]:
     """λ_i = 2π/ω_i = 2π·base^(2i/d) in positions; shape (d_model/2,), float64.
 
     The longest is 2π·base^((d−2)/d), not 2π·base: ω_i only reaches 1/base in the limit
-    d → ∞ (for d = 512, base = 10⁴ it is about 60 612, not 62 832).
+    d → ∞ (for d = 512, base = 10⁴ it is about 60 611, not 62 832).
     """
     result: NDArray[np.float64] = (2.0 * math.pi) / frequencies(d_model, base)
     return result
