@@ -1,0 +1,325 @@
+"""Pictures: the encoding as a heatmap, and a backend's error against the bound of its level.
+
+``pespec plot encoding --d-model 128 --seq-len 200 -o pe.png`` draws the float64 reference
+encoding (positions down, columns across). ``pespec plot error BACKEND -o err.png`` draws
+|backend − exact| against position for a few columns on log–log axes, with the element bound
+of the backend's level (SPEC §4) dashed in the same colour: a conformant backend stays under
+its dashed lines. The exact values are the certified oracle's (SPEC §6).
+
+matplotlib is the optional ``[plot]`` extra; it is imported lazily (Agg backend, no display)
+and its absence raises :class:`PlotDependencyError` saying how to install it. The conformance
+report embeds :func:`error_plot` when matplotlib is installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.properties.base import EncodingConfig, Level, level_for_dtype, parse_level
+from pespec.reference import oracle
+from pespec.reference.encoding import sinusoidal_positional_encoding
+from pespec.reference.validation import check_base, check_d_model, check_non_negative_int
+
+__all__ = [
+    "PlotDependencyError",
+    "default_columns",
+    "default_positions",
+    "encoding_figure",
+    "encoding_plot",
+    "error_curves",
+    "error_figure",
+    "error_plot",
+    "register",
+]
+
+_INSTALL_HINT = "install the plot extra: pip install 'pespec[plot]' (or pip install matplotlib)"
+
+
+class PlotDependencyError(ImportError):
+    """matplotlib (the ``[plot]`` extra) is not installed."""
+
+
+def _pyplot() -> Any:
+    """matplotlib.pyplot with the non-interactive Agg backend, or PlotDependencyError."""
+    try:
+        matplotlib = importlib.import_module("matplotlib")
+    except ImportError:
+        raise PlotDependencyError(f"pespec plot needs matplotlib; {_INSTALL_HINT}") from None
+    matplotlib.use("Agg")
+    return importlib.import_module("matplotlib.pyplot")
+
+
+def _save(figure: Any, path: str | os.PathLike[str]) -> Path:
+    """Write ``figure`` as PNG to ``path`` atomically (temp file + os.replace); close it.
+
+    Metadata that would change from run to run (the Software version string) is pinned,
+    so the same inputs give the same bytes.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".png")
+    os.close(fd)
+    try:
+        figure.savefig(tmp, format="png", dpi=110, metadata={"Software": "pespec"})
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    finally:
+        _pyplot().close(figure)
+    return target
+
+
+def encoding_figure(d_model: int, seq_len: int, *, base: float = 10000.0) -> Any:
+    """matplotlib Figure: heatmap of the float64 reference encoding, shape (seq_len, d_model)."""
+    d = check_d_model(d_model)
+    length = check_non_negative_int(seq_len, "seq_len")
+    if length == 0:
+        raise ValueError("seq_len must be a positive int to draw a heatmap; got 0")
+    b = check_base(base)
+    pe = sinusoidal_positional_encoding(length, d, base=b)
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(8.0, 5.0), layout="constrained")
+    image = axes.imshow(
+        pe, aspect="auto", cmap="RdBu_r", vmin=-1.0, vmax=1.0, interpolation="nearest"
+    )
+    axes.set_xlabel("column j   (j = 2i: sin(p·ω_i),  j = 2i+1: cos(p·ω_i))")
+    axes.set_ylabel("position p")
+    axes.set_title(f"Sinusoidal positional encoding PE(p, j), d = {d}, base = {b:g}")
+    figure.colorbar(image, ax=axes, label="PE(p, j)")
+    return figure
+
+
+def encoding_plot(
+    d_model: int, seq_len: int, path: str | os.PathLike[str], *, base: float = 10000.0
+) -> Path:
+    """Write :func:`encoding_figure` as a PNG to ``path``; returns the path."""
+    return _save(encoding_figure(d_model, seq_len, base=base), path)
+
+
+def default_positions(max_position: float = 1e5, count: int = 160) -> NDArray[np.int64]:
+    """Integer positions 1 … max_position spaced evenly on a log scale (duplicates removed)."""
+    top = max(1.0, float(max_position))
+    return np.unique(np.round(np.geomspace(1.0, top, count))).astype(np.int64)
+
+
+def default_columns(d_model: int) -> list[int]:
+    """Columns drawn: sin and cos of the fastest pair, sin of the middle and last pairs."""
+    d = check_d_model(d_model)
+    return sorted({0, 1, 2 * (d // 4), d - 2})
+
+
+def _as_level(level: Level | str | None, output: NDArray[Any], backend: Any) -> Level:
+    """The level to draw: given, else the backend's claimed level, else its dtype's default."""
+    if isinstance(level, Level):
+        return level
+    if isinstance(level, str):
+        return parse_level(level)
+    capabilities = getattr(backend, "capabilities", None)
+    claimed = capabilities.claimed_level() if capabilities is not None else None
+    return claimed if claimed is not None else level_for_dtype(output.dtype)
+
+
+def error_curves(
+    encoder: Callable[[NDArray[Any], int, float], Any],
+    level: Level | str | None = None,
+    *,
+    d_model: int = 64,
+    positions: Any = None,
+    base: float = 10000.0,
+) -> tuple[Level, NDArray[Any], NDArray[np.float64], NDArray[np.float64]]:
+    """(level, positions (n,), |error| (n, d), bound (n, d)) for ``encoder`` against the oracle.
+
+    |error| is the absolute difference (in float64) from the certified correctly rounded
+    float64 encoding; non-finite outputs give ``inf``. The bound is the element bound of the
+    level, :func:`pespec.properties.errormodel.element_bound` (SPEC §4).
+    """
+    from pespec.conformance.backends import to_host
+    from pespec.properties.errormodel import element_bound
+
+    d = check_d_model(d_model)
+    b = check_base(base)
+    config = EncodingConfig(
+        default_positions() if positions is None else np.asarray(positions), d, b
+    )
+    output = to_host(encoder(config.positions, d, b))
+    if output.shape != (config.positions.shape[0], d):
+        raise ValueError(
+            f"backend output must have shape {(config.positions.shape[0], d)}; got {output.shape}"
+        )
+    chosen = _as_level(level, output, encoder)
+    exact = oracle.encode(config.positions, d, base=b)
+    with np.errstate(invalid="ignore", over="ignore"):
+        error = np.abs(output.astype(np.float64) - exact)
+    error[~np.isfinite(error)] = np.inf
+    bound = np.broadcast_to(
+        np.asarray(element_bound(config, chosen), dtype=np.float64), error.shape
+    )
+    return chosen, config.positions, error, np.array(bound)
+
+
+def error_figure(
+    encoder_or_backend: Any,
+    level: Level | str | None = None,
+    *,
+    d_model: int = 64,
+    positions: Any = None,
+    columns: list[int] | None = None,
+    base: float = 10000.0,
+) -> Any:
+    """matplotlib Figure: |error| against position for a few columns, the level's bound dashed.
+
+    ``encoder_or_backend``: a :class:`pespec.conformance.backends.Backend`, a backend spec
+    string (``"numpy-float32"``, ``"torch"``, ``"module:attr"``) or any Encoder callable.
+    ``level``: a Level, a level name such as ``"float16@float64"``, or None for the backend's
+    claimed level (or the default level of its output dtype). Zero errors are drawn at the
+    bottom of the axes; non-finite outputs are counted in the title.
+    """
+    from pespec.conformance.backends import load_backend
+
+    backend = load_backend(encoder_or_backend)
+    if positions is None:
+        declared = backend.capabilities.max_position
+        positions = default_positions(1e5 if declared is None else declared)
+    chosen, pos, error, bound = error_curves(
+        backend, level, d_model=d_model, positions=positions, base=base
+    )
+    cols = default_columns(d_model) if columns is None else list(columns)
+    if not cols or any(not 0 <= c < d_model for c in cols):
+        raise ValueError(f"columns must be column indices in [0, {d_model}); got {columns!r}")
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(8.0, 5.0), layout="constrained")
+    finite = error[np.isfinite(error)]
+    positive = finite[finite > 0]
+    floor = float(min(positive.min() if positive.size else 1.0, bound.min())) / 10
+    x = np.maximum(pos.astype(np.float64), 0.5)  # position 0 drawn at 0.5 on the log axis
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for n, column in enumerate(cols):
+        colour = colours[n % len(colours)]
+        role = "sin" if column % 2 == 0 else "cos"
+        label = f"column {column} ({role}, pair {column // 2})"
+        axes.plot(x, np.maximum(error[:, column], floor), ".-", color=colour, ms=3, lw=0.8,
+                  label=label)  # fmt: skip
+        axes.plot(x, bound[:, column], "--", color=colour, lw=1.2)
+    axes.plot([], [], "--", color="grey", label=f"element bound, level {chosen.name} (SPEC §4)")
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlabel("position p")
+    axes.set_ylabel("|backend − exact|  (absolute error)")
+    bad = int(np.count_nonzero(~np.isfinite(error[:, cols])))
+    drawn = error[:, cols]
+    over = int(np.count_nonzero(np.isfinite(drawn) & (drawn > bound[:, cols])))
+    title = f"{backend.name}: error vs exact, d = {d_model}, level {chosen.name}"
+    title += f" — {over} of {drawn.size} values above the bound"
+    if bad:
+        title += f", {bad} non-finite (not drawn)"
+    axes.set_title(title, fontsize=10)
+    axes.grid(True, which="major", alpha=0.3)
+    if np.any(error[:, cols] == 0):
+        axes.annotate("errors of exactly 0 are drawn on the bottom edge", (0.99, 0.01),
+                      xycoords="axes fraction", ha="right", va="bottom", fontsize=8)  # fmt: skip
+    axes.legend(fontsize=8, loc="upper left")
+    return figure
+
+
+def error_plot(
+    encoder_or_backend: Any,
+    level: Level | str | None,
+    path: str | os.PathLike[str],
+    *,
+    d_model: int = 64,
+    positions: Any = None,
+    columns: list[int] | None = None,
+    base: float = 10000.0,
+) -> Path:
+    """Write :func:`error_figure` as a PNG to ``path``; returns the path.
+
+    The entry point the conformance report calls to embed the picture.
+    """
+    figure = error_figure(
+        encoder_or_backend, level, d_model=d_model, positions=positions, columns=columns,
+        base=base,
+    )  # fmt: skip
+    return _save(figure, path)
+
+
+# --- the ``pespec plot`` sub-command --------------------------------------------------------
+
+
+def register(subparsers: Any) -> None:
+    """Add ``pespec plot encoding`` and ``pespec plot error``."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "plot", help="draw the encoding or a backend's error (needs the [plot] extra)"
+    )
+    kinds = parser.add_subparsers(dest="plot_kind", metavar="KIND", required=True)
+    encoding = kinds.add_parser("encoding", help="heatmap of the reference encoding")
+    encoding.add_argument("--d-model", type=int, required=True, help="model dimension (even)")
+    encoding.add_argument("--seq-len", type=int, required=True, help="number of positions")
+    encoding.add_argument("--base", type=float, default=10000.0, help="frequency base (> 1)")
+    encoding.add_argument("-o", "--output", required=True, help="PNG file to write")
+    encoding.set_defaults(func=_run_encoding)
+    error = kinds.add_parser("error", help="|error| vs position with the level's bound")
+    error.add_argument("backend", help="backend spec: numpy-float32, torch, module:attr, ...")
+    error.add_argument("--level", default=None, help="level, e.g. float32 or float16@float64")
+    error.add_argument("--d-model", type=int, default=64, help="model dimension (even)")
+    error.add_argument(
+        "--max-position",
+        type=float,
+        default=None,
+        help="largest position drawn (default: 1e5, or the backend's declared maximum)",
+    )
+    error.add_argument("--base", type=float, default=10000.0, help="frequency base (> 1)")
+    error.add_argument("-o", "--output", required=True, help="PNG file to write")
+    error.set_defaults(func=_run_error)
+
+
+def _report_missing(exc: PlotDependencyError) -> int:
+    print(f"pespec: error: {exc}", file=sys.stderr)
+    return 2
+
+
+def _run_encoding(args: argparse.Namespace) -> int:
+    try:
+        path = encoding_plot(args.d_model, args.seq_len, args.output, base=args.base)
+    except PlotDependencyError as exc:
+        return _report_missing(exc)
+    print(f"wrote {path}")
+    return 0
+
+
+def _run_error(args: argparse.Namespace) -> int:
+    from pespec.conformance.backends import BackendLoadError
+
+    try:
+        path = error_plot(
+            args.backend,
+            args.level,
+            args.output,
+            d_model=args.d_model,
+            positions=None if args.max_position is None else default_positions(args.max_position),
+            base=args.base,
+        )
+    except PlotDependencyError as exc:
+        return _report_missing(exc)
+    except (BackendLoadError, ValueError, TypeError) as exc:
+        print(f"pespec: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a misbehaving backend: report it, never a traceback
+        print(
+            f"pespec: error: backend {args.backend!r} failed while plotting: "
+            f"{type(exc).__name__}: {exc}",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"wrote {path}")
+    return 0
