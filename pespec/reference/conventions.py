@@ -38,11 +38,13 @@ __all__ = [
     "LAYOUTS",
     "MARIAN",
     "PRESETS",
+    "PRESET_SOURCES",
     "TENSOR2TENSOR",
     "WHISPER",
     "Convention",
     "Layout",
     "diffusers_convention",
+    "presets_markdown",
 ]
 
 Layout = Literal["interleaved", "sin_cos_halves", "cos_sin_halves"]
@@ -64,16 +66,27 @@ class Convention:
             raise ValueError(f"layout must be one of {LAYOUTS}; got {self.layout!r}")
         for field_name in ("frequency_shift", "argument_scale"):
             value = getattr(self, field_name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise TypeError(f"{field_name} must be a finite real number; got {value!r}")
-            if not math.isfinite(float(value)):
-                raise ValueError(f"{field_name} must be a finite real number; got {value!r}")
-        if isinstance(self.position_offset, bool) or not isinstance(
+            allowed = "a finite real number exactly representable in float64"
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+                raise TypeError(f"{field_name} must be {allowed}; got {value!r}")
+            try:
+                as_float = float(value)
+            except OverflowError:
+                raise ValueError(f"{field_name} must be {allowed}; got {value!r}") from None
+            if not math.isfinite(as_float) or as_float != value:
+                raise ValueError(f"{field_name} must be {allowed}; got {value!r}")
+            object.__setattr__(self, field_name, as_float)  # normalised: JSON is stable
+        if isinstance(self.position_offset, (bool, np.bool_)) or not isinstance(
             self.position_offset, numbers.Integral
         ):
             raise TypeError(f"position_offset must be an int; got {self.position_offset!r}")
-        if float(self.argument_scale) == 0.0:
+        object.__setattr__(self, "position_offset", int(self.position_offset))
+        if self.argument_scale == 0.0:
             raise ValueError("argument_scale must be non-zero; got 0")
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a str; got {self.name!r}")
+        if self.name == "canonical" and not self.is_canonical:
+            object.__setattr__(self, "name", "custom")  # the default name would mislead
 
     @property
     def is_canonical(self) -> bool:
@@ -150,7 +163,15 @@ class Convention:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Convention:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`; a missing or unknown key raises ValueError naming it."""
+        required = ("layout", "frequency_shift", "position_offset", "argument_scale")
+        missing = [key for key in required if key not in data]
+        unknown = sorted(set(data) - {*required, "name"})
+        if missing or unknown:
+            raise ValueError(
+                f"convention dict must have keys {required} (and optionally 'name'); "
+                f"missing {missing}, unknown {unknown}"
+            )
         return cls(
             layout=data["layout"],
             frequency_shift=data["frequency_shift"],
@@ -165,9 +186,11 @@ CANONICAL = Convention()
 PE(pos, 2i+1) = cos(pos/10000^(2i/d)); interleaved, ω_i = base^(−2i/d)."""
 
 TENSOR2TENSOR = Convention(layout="sin_cos_halves", frequency_shift=1, name="tensor2tensor")
-"""tensor2tensor ``common_attention.get_timing_signal_1d``: log_timescale_increment =
-log(max_timescale/min_timescale) / max(num_timescales − 1, 1) (so s = 1) and
-signal = concat([sin, cos]) (the interleave was reverted to halves, PR #177 / commit ca08ad9b)."""
+"""tensor2tensor ``common_attention.get_timing_signal_1d`` (min_timescale 1, max_timescale =
+base): log_timescale_increment = log(max_timescale/min_timescale) / max(num_timescales − 1, 1)
+(so s = 1) and signal = concat([sin, cos], axis=1); the halves layout is discussed in
+tensor2tensor issues #177, #1591 and #1925. lucidrains' ``SinusoidalPosEmb`` and the HF
+annotated-diffusion ``SinusoidalPositionEmbeddings`` use the same formula."""
 
 FAIRSEQ = Convention(layout="sin_cos_halves", frequency_shift=1, position_offset=2, name="fairseq")
 """fairseq ``SinusoidalPositionalEmbedding.get_embedding``: emb = log(10000)/(half_dim − 1),
@@ -181,11 +204,14 @@ log(max_timescale)/(channels//2 − 1), concat([sin, cos]) over positions 0 .. l
 
 GUIDED_DIFFUSION = Convention(layout="cos_sin_halves", name="guided-diffusion")
 """openai/guided-diffusion ``nn.timestep_embedding``: freqs = exp(−log(max_period)·k/half),
-embedding = cat([cos, sin]) (canonical frequencies, cosines first)."""
+embedding = cat([cos, sin]) (canonical frequencies, cosines first; fractional timesteps
+allowed). DiT's ``TimestepEmbedder.timestep_embedding`` is the same."""
 
 MARIAN = Convention(layout="sin_cos_halves", name="marian")
-"""HF ``MarianSinusoidalPositionalEmbedding`` (and Sockeye): ω from pos/10000^(2(j//2)/d)
-(canonical frequencies), sines in the first half and cosines in the second."""
+"""HF ``MarianSinusoidalPositionalEmbedding._init_weight``: angle pos/10000^(2(j//2)/d)
+(canonical frequencies); out[:, :d/2] = sin(even-j angles), out[:, d/2:] = cos(odd-j angles).
+Transformer-XL's ``PositionalEmbedding`` (inv_freq = 1/10000^(arange(0, d, 2)/d),
+cat([sin, cos])) has the same layout and frequencies."""
 
 
 def diffusers_convention(
@@ -218,3 +244,32 @@ PRESETS: dict[str, Convention] = {
     "diffusers": DIFFUSERS_DEFAULT,
 }
 """Named presets by name; each documented above from its public source."""
+
+PRESET_SOURCES: dict[str, str] = {
+    "canonical": "Vaswani et al. 2017, §3.5",
+    "tensor2tensor": "tensor2tensor `common_attention.get_timing_signal_1d`",
+    "fairseq": "fairseq `SinusoidalPositionalEmbedding` + `make_positions` (padding_idx 1); "
+    "HF `M2M100SinusoidalPositionalEmbedding`",
+    "whisper": "openai/whisper `model.sinusoids`",
+    "guided-diffusion": "openai/guided-diffusion `nn.timestep_embedding`; DiT",
+    "marian": "HF `MarianSinusoidalPositionalEmbedding`; Transformer-XL `PositionalEmbedding`",
+    "diffusers": "diffusers `get_timestep_embedding` (defaults)",
+}
+"""Where each preset's facts come from (the docstrings above give the formulas)."""
+
+
+def presets_markdown(d_model: int = 512, base: float = 10000.0) -> str:
+    """SPEC §3's presets table: fields of every preset and its lowest frequency."""
+    lines = [
+        f"| preset | layout | s | o | c | lowest ω (d={d_model}, base={base:g}) | source |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    half = d_model // 2
+    for name, convention in PRESETS.items():
+        lowest = base ** (-(half - 1) / convention.denominator(d_model))
+        lines.append(
+            f"| `{name}` | {convention.layout} | {convention.frequency_shift:g} "
+            f"| {convention.position_offset} | {convention.argument_scale:g} "
+            f"| {lowest:.6g} | {PRESET_SOURCES[name]} |"
+        )
+    return "\n".join(lines) + "\n"
