@@ -1,0 +1,655 @@
+"""Diagnosis of a non-conformant backend: its convention and its working precision (SPEC §10).
+
+Called by the conformance suite only after a failing verdict, so a conformant backend is
+never slowed down. :func:`diagnose` probes the backend with a few small configurations,
+fits the convention family of SPEC §3 (layout × frequency shift × base × position offset ×
+argument scale, plus an overall output scale such as MLX's √(2/d)), estimates the working
+precision from how the error grows with the angle and from which integer positions the
+backend can still tell apart, and returns a :class:`Diagnosis` with a JSON form and a
+one-sentence summary. A backend that raises, returns the wrong shape, NaN, garbage or a
+constant gets "no known convention", never an exception.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.conformance._diagnosis_fit import (
+    Candidate,
+    candidate_grid,
+    combine,
+    fit_probe,
+)
+from pespec.properties.base import (
+    DTYPES,
+    SIGNIFICAND_BITS,
+    Encoder,
+    EncodingConfig,
+    Level,
+)
+from pespec.reference.conventions import PRESETS, Convention, diffusers_convention
+from pespec.reference.encoding import encode, frequencies
+
+__all__ = [
+    "LIMIT_TOLERANCE",
+    "PRIMARY_BASE",
+    "SECONDARY_BASE",
+    "Diagnosis",
+    "classify_error_bits",
+    "diagnose",
+    "precision_classes_table",
+    "probe_table",
+]
+
+PRIMARY_BASE = 10000.0
+"""Base of the main probes (the canonical base)."""
+
+SECONDARY_BASE = 500.0
+"""A second requested base: tells a backend that honours ``base`` from one that fixes it."""
+
+FIT_DIMS = (64, 32)
+"""Model dimensions of the fit probes; two are needed to separate the base from the shift s."""
+
+LIMIT_TOLERANCE = 1e-2
+"""|output/A − exact| allowed for a position to count as meaningful (SPEC §10.3)."""
+
+_FORMATS_COARSE_TO_FINE = ("bfloat16", "float16", "float32", "float64")
+
+_SPREAD_BITS = 2.0
+"""The observed angle-error ratio of a format with unit roundoff u lies in [u/4, u] (SPEC §10.2)."""
+
+_REPRESENTABILITY_FORMATS = ("bfloat16", "float16", "float32")
+"""Formats whose integer range (2^p) the large-position probe straddles."""
+
+_MIN_INFORMATIVE_FRACTION = 0.25
+"""Fraction of fit-probe elements whose bound must be below 0.05·A for `explained` to count."""
+
+
+def _fit_positions(integer_positions_only: bool) -> NDArray[Any]:
+    """The uniform grid of the fit probes: 0..48 (integers) or 0..32 in steps of 1/4."""
+    if integer_positions_only:
+        return np.arange(49, dtype=np.int64)
+    return np.arange(129, dtype=np.float64) / 4.0
+
+
+def _large_positions() -> NDArray[np.int64]:
+    """2^j − 1, 2^j, 2^j + 1, 2^j + 2 and 3·2^(j−1) + 1 for j = 6..30, sorted."""
+    values: set[int] = set()
+    for j in range(6, 31):
+        values.update({2**j - 1, 2**j, 2**j + 1, 2**j + 2, 3 * 2 ** (j - 1) + 1})
+    return np.array(sorted(values), dtype=np.int64)
+
+
+@dataclass
+class _Probe:
+    """One call of the backend: the request and, when usable, its output as float64."""
+
+    d_model: int
+    base: float
+    positions: NDArray[Any]
+    values: NDArray[np.float64] | None = None
+    dtype: str | None = None
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"d_model={self.d_model}, base={self.base:g}, {len(self.positions)} positions"
+
+
+def _format_name(dtype: Any) -> str | None:
+    for name, known in DTYPES.items():
+        if dtype == known:
+            return name
+    return None
+
+
+def _call(encoder: Encoder, probe: _Probe) -> None:
+    """Run the backend on ``probe``; store float64 values or a note saying what went wrong."""
+    try:
+        raw = np.asarray(encoder(probe.positions.copy(), probe.d_model, probe.base))
+        with np.errstate(all="ignore"):
+            values = raw.astype(np.float64)
+    except Exception as exc:  # a misbehaving backend must not crash the diagnosis
+        probe.note = f"raised {type(exc).__name__}: {exc}"[:200]
+        return
+    expected = (len(probe.positions), probe.d_model)
+    if values.shape != expected:
+        probe.note = f"returned shape {values.shape}, expected {expected}"
+        return
+    probe.values = values
+    probe.dtype = _format_name(raw.dtype)
+
+
+def _call_rowwise(encoder: Encoder, probe: _Probe) -> None:
+    """Like :func:`_call`, falling back to one call per position (failed rows become NaN)."""
+    _call(encoder, probe)
+    if probe.values is not None:
+        return
+    note = probe.note
+    rows = np.full((len(probe.positions), probe.d_model), np.nan)
+    for i in range(len(probe.positions)):
+        single = _Probe(probe.d_model, probe.base, probe.positions[i : i + 1])
+        _call(encoder, single)
+        if single.values is not None:
+            rows[i] = single.values[0]
+            probe.dtype = probe.dtype or single.dtype
+    if np.isfinite(rows).any():
+        probe.values = rows
+        probe.note = f"whole call {note}; evaluated position by position"
+    else:
+        probe.note = note
+
+
+def _model(candidate: Candidate, probe: _Probe) -> NDArray[np.float64]:
+    """The candidate's float64 reference output for ``probe``, shape (n, d)."""
+    reference = encode(
+        probe.positions,
+        probe.d_model,
+        base=candidate.base_for(probe.base),
+        convention=candidate.convention,
+    )
+    return candidate.scale_for(probe.d_model) * reference
+
+
+def _angles(candidate: Candidate, probe: _Probe) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(|θ| per element (n, d), |ln ω_k| per column (d,)) of the candidate at ``probe``."""
+    convention = candidate.convention
+    omega = frequencies(probe.d_model, candidate.base_for(probe.base), convention=convention)
+    pair, _ = convention.column_roles(probe.d_model)
+    shifted = probe.positions.astype(np.float64) + float(convention.position_offset)
+    theta = np.abs(float(convention.argument_scale) * shifted[:, None] * omega[pair][None, :])
+    return theta, np.abs(np.log(omega[pair]))
+
+
+def _element_bound(candidate: Candidate, probe: _Probe, level: Level) -> NDArray[np.float64]:
+    """Per-element bound (n, d) in output units: the error model (SPEC §4) times A."""
+    try:
+        from pespec.properties.errormodel import element_bound  # type: ignore[import-not-found]
+    except ImportError:
+        theta, log_omega = _angles(candidate, probe)
+        unit = level.u_out + 4.0 * level.u_work * (1.0 + theta * (2.0 + log_omega))
+    else:
+        config = EncodingConfig(
+            probe.positions,
+            probe.d_model,
+            candidate.base_for(probe.base),
+            candidate.convention,
+        )
+        unit = np.asarray(element_bound(config, level), dtype=np.float64)
+    return candidate.scale_for(probe.d_model) * unit
+
+
+def _rms(candidate: Candidate, probes: list[_Probe]) -> float:
+    """Root-mean-square difference between the probes and the candidate's output."""
+    total = 0.0
+    count = 0
+    for probe in probes:
+        assert probe.values is not None
+        diff = probe.values - _model(candidate, probe)
+        finite = np.isfinite(diff)
+        total += float(np.sum(diff[finite] ** 2))
+        count += int(finite.sum())
+    return math.sqrt(total / count) if count else math.inf
+
+
+def _best_candidate(candidates: list[Candidate], probes: list[_Probe]) -> tuple[Candidate, float]:
+    """The candidate with the most snapped parameters among those within 1.5× the best RMS.
+
+    The raw fit also fits the backend's rounding errors, so a round value can be the truth
+    while being a little worse in RMS; 1.5× tolerates that, a wrong round value is far off.
+    """
+    scored = [(_rms(candidate, probes), candidate) for candidate in candidates]
+    best_rms = min(rms for rms, _ in scored)
+    near = [(c.snapped, -rms, c) for rms, c in scored if rms <= 1.5 * best_rms + 1e-300]
+    _, negative_rms, chosen = max(near, key=lambda item: (item[0], item[1]))
+    return chosen, -negative_rms
+
+
+def classify_error_bits(bits: float, floor_bits: float) -> str:
+    """Working precision from bits = −log2(max angle-error ratio) (SPEC §10.2).
+
+    A format with p significand bits shows bits in [p, p + 2]; the cut between two
+    neighbouring formats is halfway between the coarse one's p + 2 and the fine one's p.
+    bits below p_bfloat16 − 1.5 is more error than any format explains ("unknown"). When
+    nothing was seen (bits = inf), the precision is finer than every format that the probes
+    could have seen (those with p + 2 < floor_bits): float64 if float32 was visible.
+    """
+    if math.isinf(bits):
+        visible = [
+            f for f in _FORMATS_COARSE_TO_FINE if SIGNIFICAND_BITS[f] + _SPREAD_BITS < floor_bits
+        ]
+        return "float64" if "float32" in visible else "unknown"
+    if bits < SIGNIFICAND_BITS["bfloat16"] - 1.5:
+        return "unknown"
+    for coarse, fine in itertools.pairwise(_FORMATS_COARSE_TO_FINE):
+        cut = (SIGNIFICAND_BITS[coarse] + _SPREAD_BITS + SIGNIFICAND_BITS[fine]) / 2.0
+        if bits < cut:
+            return coarse
+    return "float64"
+
+
+def _error_growth(candidate: Candidate, probes: list[_Probe], u_out: float) -> tuple[float, float]:
+    """(bits, floor_bits): −log2 of the largest angle-error ratio and of the resolution.
+
+    ratio = max(0, |y/A − exact| − 2·u_out) / (1 + |θ|·(2 + |ln ω_k|)): output rounding
+    removed, normalised by how a relative error of the working precision enters the angle
+    (position, frequency — through exp of an argument of size |ln ω| — and product).
+    """
+    largest = 0.0
+    resolution = math.inf
+    for probe in probes:
+        assert probe.values is not None
+        scale = candidate.scale_for(probe.d_model)
+        error = np.abs(probe.values - _model(candidate, probe)) / scale
+        theta, log_omega = _angles(candidate, probe)
+        denominator = 1.0 + theta * (2.0 + log_omega[None, :])
+        finite = np.isfinite(error)
+        ratio = np.maximum(error[finite] - 2.0 * u_out, 0.0) / denominator[finite]
+        if ratio.size:
+            largest = max(largest, float(ratio.max()))
+            resolution = min(resolution, float((2.0 * u_out / denominator[finite]).min()))
+    bits = -math.log2(largest) if largest > 0 else math.inf
+    floor_bits = -math.log2(resolution) if resolution > 0 else math.inf
+    return bits, floor_bits
+
+
+def _representability(probe: _Probe | None) -> str | None:
+    """The coarsest format whose rounding of integer positions shows in the output.
+
+    In a format with p significand bits 2^p + 1 rounds to 2^p while 2^p + 2 stays exact, so
+    the rows of 2^p and 2^p + 1 are identical and the row of 2^p + 2 differs.
+    """
+    if probe is None or probe.values is None:
+        return None
+    index = {int(p): i for i, p in enumerate(probe.positions)}
+    for name in _REPRESENTABILITY_FORMATS:
+        start = 2 ** SIGNIFICAND_BITS[name]
+        rows = [probe.values[index[start + j]] for j in range(3)]
+        if not all(np.isfinite(row).all() for row in rows):
+            continue
+        if np.array_equal(rows[0], rows[1]) and not np.array_equal(rows[0], rows[2]):
+            return name
+    return None
+
+
+def _coarser(first: str, second: str) -> str:
+    return first if SIGNIFICAND_BITS[first] <= SIGNIFICAND_BITS[second] else second
+
+
+def _meaningful_limit(candidate: Candidate, probes: list[_Probe]) -> tuple[float | None, bool]:
+    """(largest position up to which every probed row is within 1e-2·A, is a lower bound)."""
+    positions: list[NDArray[np.float64]] = []
+    errors: list[NDArray[np.float64]] = []
+    for probe in probes:
+        assert probe.values is not None
+        error = np.abs(probe.values - _model(candidate, probe)) / candidate.scale_for(probe.d_model)
+        row = np.where(np.isfinite(error).all(axis=1), error.max(axis=1, initial=0.0), np.inf)
+        positions.append(probe.positions.astype(np.float64))
+        errors.append(row)
+    position = np.concatenate(positions)
+    error = np.concatenate(errors)
+    order = np.argsort(position, kind="stable")
+    position, error = position[order], error[order]
+    failing = np.flatnonzero(~(error <= LIMIT_TOLERANCE))
+    if failing.size == 0:
+        return float(position[-1]), True
+    first = int(failing[0])
+    return (float(position[first - 1]) if first > 0 else None), False
+
+
+def _verify(
+    candidate: Candidate, probes: list[_Probe], fit_count: int, level: Level
+) -> tuple[bool, float]:
+    """(within the bound everywhere with enough informative elements, max error/bound)."""
+    worst = 0.0
+    informative = 0
+    total = 0
+    for i, probe in enumerate(probes):
+        assert probe.values is not None
+        error = np.abs(probe.values - _model(candidate, probe))
+        bound = _element_bound(candidate, probe, level)
+        finite = np.isfinite(error)
+        if finite.any():
+            worst = max(worst, float((error[finite] / bound[finite]).max()))
+        if i < fit_count:
+            informative += int((bound <= 0.05 * candidate.scale_for(probe.d_model)).sum())
+            total += bound.size
+    enough = total > 0 and informative >= _MIN_INFORMATIVE_FRACTION * total
+    return (worst <= 1.0 and enough), worst
+
+
+def _matching_presets(convention: Convention) -> list[str]:
+    return [name for name, preset in PRESETS.items() if preset == convention]
+
+
+def _describe(candidate: Candidate, d_model: int) -> dict[str, Any]:
+    """The JSON ``convention`` object of a candidate."""
+    data = candidate.to_dict(d_model)
+    names = _matching_presets(candidate.convention)
+    data["preset"] = names[0] if names else None
+    data["matching_presets"] = names
+    return data
+
+
+def _residuals(candidate: Candidate, probes: list[_Probe], level: Level) -> dict[str, Any]:
+    """A candidate's residuals on the fit probes, in output units."""
+    largest = 0.0
+    over_bound = 0.0
+    for probe in probes:
+        assert probe.values is not None
+        error = np.abs(probe.values - _model(candidate, probe))
+        bound = _element_bound(candidate, probe, level)
+        largest = max(largest, float(error.max()))
+        over_bound = max(over_bound, float((error / bound).max()))
+    return {
+        "convention": _describe(candidate, FIT_DIMS[0]),
+        "rms_error": _rms(candidate, probes),
+        "max_abs_error": largest,
+        "max_error_over_bound": over_bound,
+    }
+
+
+def _closest(
+    fitted: Candidate | None, probes: list[_Probe], level: Level, amplitude: float
+) -> list[dict[str, Any]]:
+    """The three candidates (fitted, then the presets) with the lowest RMS residual."""
+    pool = [] if fitted is None else [fitted]
+    for preset in PRESETS.values():
+        pool.append(Candidate(preset, PRIMARY_BASE, True, amplitude, "constant", 0))
+    rows = [_residuals(candidate, probes, level) for candidate in pool]
+    rows.sort(key=lambda row: (row["rms_error"], row["max_abs_error"]))
+    return rows[:3]
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """What a failing backend computes (SPEC §10).
+
+    ``convention``: the fitted family member (``layout``, ``frequency_shift``, ``base``,
+    ``base_follows_argument``, ``position_offset``, ``argument_scale``, ``output_scale`` at
+    d = 64 with its ``output_scale_rule``, ``preset``, ``matching_presets``), or None when no
+    member explains the output. ``working_precision``: the format the angles are effectively
+    computed in, or "unknown". ``meaningful_position_limit``: the largest probed position up
+    to which every probed row stays within 1e-2 (relative to the output scale) of the exact
+    encoding of the fitted convention; ``limit_is_lower_bound`` when no probed row failed.
+    """
+
+    convention: dict[str, Any] | None
+    explained: bool
+    working_precision: str
+    meaningful_position_limit: float | None
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+    limit_is_lower_bound: bool = False
+    level: str = "float64"
+    level_working_precision: str = "float64"
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the report's ``diagnosis`` object)."""
+        return {
+            "convention": self.convention,
+            "explained": self.explained,
+            "working_precision": self.working_precision,
+            "meaningful_position_limit": self.meaningful_position_limit,
+            "limit_is_lower_bound": self.limit_is_lower_bound,
+            "candidates": self.candidates,
+            "level": self.level,
+            "evidence": self.evidence,
+            "sentence": self.sentence(),
+        }
+
+    @property
+    def precision_is_cause(self) -> bool:
+        """True when the backend works in a coarser format than its level assumes."""
+        return (
+            self.working_precision in SIGNIFICAND_BITS
+            and SIGNIFICAND_BITS[self.working_precision]
+            < SIGNIFICAND_BITS[self.level_working_precision]
+        )
+
+    def _precision_clause(self) -> str:
+        limit = self.meaningful_position_limit
+        if limit is None:
+            reach = "is not within 1e-2 of exact even at the first probed position"
+        elif self.limit_is_lower_bound:
+            reach = f"stays within 1e-2 of exact at every probed position (up to {limit:.0f})"
+        else:
+            reach = f"stays within 1e-2 of exact only up to position ~{limit:.0f}"
+        return f"angles are computed in {self.working_precision}: the encoding {reach}"
+
+    def sentence(self) -> str:
+        """One sentence for the terminal report."""
+        if not self.explained or self.convention is None:
+            text = "Output matches no known convention of the sinusoidal family"
+            if self.candidates:
+                best = self.candidates[0]
+                text += (
+                    f" (closest: {_convention_name(best['convention'])}, max error "
+                    f"{best['max_abs_error']:.3g})"
+                )
+            return text + "."
+        name = _convention_name(self.convention)
+        if _is_canonical(self.convention):
+            if self.precision_is_cause:
+                return f"Output follows the canonical convention, but {self._precision_clause()}."
+            return (
+                f"Output matches the canonical convention computed in {self.working_precision}; "
+                "the failure is neither a different convention nor a lower working precision."
+            )
+        text = (
+            f"Output matches the {name} convention ({_details(self.convention)}): it is a "
+            "valid variant, not the canonical encoding"
+        )
+        if self.precision_is_cause:
+            text += f"; {self._precision_clause()}"
+        return text + "."
+
+
+def _is_canonical(data: dict[str, Any]) -> bool:
+    return (
+        _convention_of(data).is_canonical
+        and data["output_scale_rule"] == "constant"
+        and data["output_scale"] == 1.0
+        and (data["base_follows_argument"] or data["base"] == PRIMARY_BASE)
+    )
+
+
+def _convention_of(data: dict[str, Any]) -> Convention:
+    keys = ("layout", "frequency_shift", "position_offset", "argument_scale")
+    return Convention.from_dict({key: data[key] for key in keys} | {"name": "fitted"})
+
+
+def _convention_name(data: dict[str, Any]) -> str:
+    """Preset names joined by "/", a diffusers parameterisation, or "a fitted"."""
+    if data.get("matching_presets"):
+        return "/".join(data["matching_presets"])
+    convention = _convention_of(data)
+    if convention.layout != "interleaved" and convention.position_offset == 0:
+        return diffusers_convention(
+            convention.layout == "cos_sin_halves",
+            float(convention.frequency_shift),
+            float(convention.argument_scale),
+        ).name
+    return "fitted"
+
+
+_LAYOUT_WORDS = {
+    "interleaved": "interleaved sin/cos",
+    "sin_cos_halves": "sines|cosines halves",
+    "cos_sin_halves": "cosines|sines halves",
+}
+
+
+def _details(data: dict[str, Any]) -> str:
+    """Layout, frequency law and every non-default parameter, in words."""
+    shift = float(data["frequency_shift"])
+    if shift == 0:
+        law = "ω_k = base^(−2k/d)"
+    elif shift == 1:
+        law = "ω_k = base^(−k/(d/2−1))"
+    else:
+        law = f"ω_k = base^(−k/(d/2−{shift:g}))"
+    parts = [_LAYOUT_WORDS[data["layout"]], law]
+    if not data["base_follows_argument"]:
+        parts.append(f"base fixed at {data['base']:g} whatever base is requested")
+    if data["position_offset"]:
+        parts.append(f"positions shifted by {data['position_offset']:+d}")
+    if data["argument_scale"] != 1.0:
+        parts.append(f"angles scaled by {data['argument_scale']:g}")
+    if data["output_scale_rule"] == "sqrt(2/d)":
+        parts.append("outputs scaled by √(2/d)")
+    elif data["output_scale"] != 1.0:
+        parts.append(f"outputs scaled by {data['output_scale']:g}")
+    return ", ".join(parts)
+
+
+def diagnose(encoder: Encoder, *, level: Level, integer_positions_only: bool = False) -> Diagnosis:
+    """Which convention ``encoder`` implements and in what precision it computes (SPEC §10).
+
+    ``encoder``: ``(positions (n,), d_model, base) -> (n, d_model)`` array in any float dtype.
+    ``level``: the conformance level it failed. ``integer_positions_only``: probe with
+    integer positions only. Makes 3 small calls plus one of 125 large positions (row by row
+    if that one raises). Never raises because of the backend's behaviour.
+    """
+    grid = _fit_positions(integer_positions_only)
+    fit_probes = [_Probe(d, PRIMARY_BASE, grid) for d in FIT_DIMS]
+    fit_probes.append(_Probe(FIT_DIMS[0], SECONDARY_BASE, grid))
+    for probe in fit_probes:
+        _call(encoder, probe)
+        if probe.values is not None and not np.isfinite(probe.values).all():
+            probe.values, probe.note = None, "returned non-finite values"
+    large = _Probe(FIT_DIMS[0], PRIMARY_BASE, _large_positions())
+    _call_rowwise(encoder, large)
+    usable = [probe for probe in fit_probes if probe.values is not None]
+    dtypes = {probe.dtype for probe in [*usable, large] if probe.dtype is not None}
+    u_out = max([level.u_out, *(2.0 ** -SIGNIFICAND_BITS[name] for name in dtypes)])
+    evidence: dict[str, Any] = {
+        "probe_notes": {probe.label: probe.note for probe in [*fit_probes, large] if probe.note},
+        "output_dtypes": sorted(dtypes),
+    }
+
+    def unexplained(fitted: Candidate | None, precision: str = "unknown") -> Diagnosis:
+        amplitude = 1.0
+        if usable:
+            assert usable[0].values is not None
+            amplitude = float(np.max(np.abs(usable[0].values))) or 1.0
+        candidates = _closest(fitted, usable, level, amplitude) if usable else []
+        return Diagnosis(
+            convention=None,
+            explained=False,
+            working_precision=precision,
+            meaningful_position_limit=None,
+            candidates=candidates,
+            level=level.name,
+            level_working_precision=level.working_dtype,
+            evidence=evidence,
+        )
+
+    representability = _representability(large)
+    evidence["positions_merged_in"] = representability
+    fits = []
+    for probe in usable:
+        assert probe.values is not None
+        try:
+            fit = fit_probe(grid.astype(np.float64), probe.values, probe.base)
+        except (ValueError, FloatingPointError, np.linalg.LinAlgError, OverflowError):
+            fit = None
+        if fit is not None:
+            fits.append(fit)
+    combined = combine(fits, PRIMARY_BASE) if len(fits) == len(usable) else None
+    candidates = candidate_grid(combined, list(FIT_DIMS)) if combined is not None else []
+    if not candidates:
+        return unexplained(None, representability or "unknown")
+    chosen, rms = _best_candidate(candidates, usable)
+    evidence["fit_rms_error"] = rms
+    checked = [*usable, large] if large.values is not None else usable
+    bits, floor_bits = _error_growth(chosen, checked, u_out)
+    growth = classify_error_bits(bits, floor_bits)
+    evidence["error_bits"] = None if math.isinf(bits) else round(bits, 2)
+    evidence["resolution_bits"] = None if math.isinf(floor_bits) else round(floor_bits, 2)
+    evidence["precision_from_error_growth"] = growth
+    precision = growth
+    if growth != "unknown" and representability is not None:
+        precision = _coarser(growth, representability)
+    if growth == "unknown" and not math.isinf(bits):
+        return unexplained(chosen, representability or "unknown")
+    working = level.working_dtype if precision == "unknown" else precision
+    verify_level = Level(level.output_dtype, _coarser(level.working_dtype, working))
+    explained, worst = _verify(chosen, checked, len(usable), verify_level)
+    evidence["verified_at"] = verify_level.name
+    evidence["max_error_over_bound"] = worst
+    if not explained:
+        return unexplained(chosen, precision)
+    main = [
+        probe for probe in checked if probe.d_model == FIT_DIMS[0] and probe.base == PRIMARY_BASE
+    ]
+    limit, lower_bound = _meaningful_limit(chosen, main)
+    return Diagnosis(
+        convention=_describe(chosen, FIT_DIMS[0]),
+        explained=True,
+        working_precision=precision,
+        meaningful_position_limit=limit,
+        candidates=[],
+        limit_is_lower_bound=lower_bound,
+        level=level.name,
+        level_working_precision=level.working_dtype,
+        evidence=evidence,
+    )
+
+
+def precision_classes_table() -> str:
+    """Markdown table of the precision classes of SPEC §10.2 (generated into SPEC.md)."""
+    lines = [
+        "| format | p | u = 2^−p | integers exact up to | merged probe rows "
+        "| error bits classified as |",
+        "|---|---|---|---|---|---|",
+    ]
+    low = SIGNIFICAND_BITS["bfloat16"] - 1.5
+    for coarse_index, name in enumerate(_FORMATS_COARSE_TO_FINE):
+        p = SIGNIFICAND_BITS[name]
+        if coarse_index + 1 < len(_FORMATS_COARSE_TO_FINE):
+            fine = _FORMATS_COARSE_TO_FINE[coarse_index + 1]
+            high = (p + _SPREAD_BITS + SIGNIFICAND_BITS[fine]) / 2.0
+            interval = f"[{low:g}, {high:g})"
+            low = high
+        else:
+            interval = f"≥ {low:g} (or none seen where float32 would show)"
+        merged = f"{2**p} and {2**p + 1}" if name in _REPRESENTABILITY_FORMATS else "—"
+        lines.append(f"| {name} | {p} | {2.0**-p:.3g} | {2**p} | {merged} | {interval} |")
+    return "\n".join(lines)
+
+
+def _describe_positions(positions: NDArray[Any]) -> str:
+    first, last = (f"{int(v)}" if float(v).is_integer() else f"{v:g}" for v in positions[[0, -1]])
+    return f"{len(positions)} positions {first} … {last}"
+
+
+def probe_table() -> str:
+    """Markdown table of the probes :func:`diagnose` makes (generated into SPEC.md)."""
+    fractional = _describe_positions(_fit_positions(False))
+    integer = _describe_positions(_fit_positions(True))
+    rows = [
+        ("fit", FIT_DIMS[0], PRIMARY_BASE, fractional, integer),
+        ("fit", FIT_DIMS[1], PRIMARY_BASE, fractional, integer),
+        ("fit", FIT_DIMS[0], SECONDARY_BASE, fractional, integer),
+        (
+            "precision and limit",
+            FIT_DIMS[0],
+            PRIMARY_BASE,
+            _describe_positions(_large_positions()),
+            "same",
+        ),
+    ]
+    lines = [
+        "| probe | d_model | base | positions | with integer positions only |",
+        "|---|---|---|---|---|",
+    ]
+    for role, d, base, positions, integer_only in rows:
+        lines.append(f"| {role} | {d} | {base:g} | {positions} | {integer_only} |")
+    return "\n".join(lines)

@@ -1,0 +1,281 @@
+"""NumPy emulations of public sinusoidal-encoding implementations, for the diagnosis tests.
+
+Each :class:`Emulation` is an Encoder ``(positions, d_model, base) -> (n, d_model)`` that
+follows one public recipe step by step, rounding every intermediate to its working format
+the way a framework does when the whole computation runs in the model dtype:
+
+    k = 0 .. d/2−1;  e_k = k·fl(−ln(base)/(d/2 − s));  ω_k = exp(e_k);  q = p + o;
+    θ = (c·q)·ω_k;   sin θ and cos θ placed by the layout;  times the output scale A.
+
+Every arithmetic result is computed in float64 and rounded once to the working format
+(``_round``), i.e. correctly rounded operations in that format. The recipes are written
+from the published formulas (cited in :mod:`pespec.reference.conventions` and in
+``EMULATIONS`` below), not copied from the projects.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+from numpy.typing import NDArray
+
+FORMATS: dict[str, Any] = {
+    "float64": np.float64,
+    "float32": np.float32,
+    "float16": np.float16,
+    "bfloat16": ml_dtypes.bfloat16,
+}
+
+
+def _round(values: Any, fmt: str) -> NDArray[np.float64]:
+    """``values`` rounded to the format ``fmt`` (round to nearest even), returned as float64."""
+    with np.errstate(over="ignore"):
+        return np.asarray(values, dtype=np.float64).astype(FORMATS[fmt]).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class Emulation:
+    """One backend: a convention family member computed in a given working format.
+
+    ``frequency_format``: when set, ω is stored in this format (a buffer cast with the
+    model) while positions and angles stay in ``work``. ``output``: output format
+    (default ``work``). ``fixed_base``: the base the backend uses whatever it is asked.
+    ``output_scale``: a number, or ``"sqrt(2/d)"`` (MLX).
+    """
+
+    name: str
+    layout: str = "interleaved"
+    shift: float = 0.0
+    offset: int = 0
+    scale: float = 1.0
+    output_scale: float | str = 1.0
+    fixed_base: float | None = None
+    work: str = "float64"
+    frequency_format: str | None = None
+    output: str | None = None
+
+    def __call__(self, positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+        w = self.work
+        b = self.fixed_base if self.fixed_base is not None else base
+        half = d_model // 2
+        k = np.arange(half, dtype=np.float64)
+        step = _round(-math.log(b) / (half - self.shift), w)
+        omega = _round(np.exp(_round(k * step, w)), w)
+        if self.frequency_format is not None:
+            omega = _round(omega, self.frequency_format)
+        q = _round(_round(np.asarray(positions, dtype=np.float64), w) + self.offset, w)
+        if self.scale != 1.0:
+            q = _round(self.scale * q, w)
+        theta = _round(q[:, None] * omega[None, :], w)
+        sin, cos = _round(np.sin(theta), w), _round(np.cos(theta), w)
+        out = np.empty((len(q), d_model), dtype=np.float64)
+        if self.layout == "interleaved":
+            out[:, 0::2], out[:, 1::2] = sin, cos
+        elif self.layout == "interleaved_cos_first":
+            out[:, 0::2], out[:, 1::2] = cos, sin
+        elif self.layout == "sin_cos_halves":
+            out[:, :half], out[:, half:] = sin, cos
+        else:
+            out[:, :half], out[:, half:] = cos, sin
+        if self.output_scale == "sqrt(2/d)":
+            out = _round(out * math.sqrt(2.0 / d_model), w)
+        elif self.output_scale != 1.0:
+            out = _round(out * float(self.output_scale), w)
+        return out.astype(FORMATS[self.output or w])
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the diagnosis must say about an emulation."""
+
+    emulation: Emulation
+    layout: str | None
+    frequency_shift: float | None = None
+    preset: str | None = None
+    precision: str = "unknown"
+    position_offset: int = 0
+    argument_scale: float = 1.0
+    base: float | None = None
+    output_scale_rule: str = "constant"
+
+
+def _family(
+    name: str, layout: str, shift: float, preset: str | None, **options: Any
+) -> list[Expected]:
+    """One convention in several working precisions (float64, float32, float16, bfloat16)."""
+    expected_keys = {"position_offset", "argument_scale", "base", "output_scale_rule"}
+    keys = {key: value for key, value in options.items() if key in expected_keys}
+    emulation_options = {k: v for k, v in options.items() if k not in expected_keys}
+    out = []
+    for work in ("float64", "float32", "float16", "bfloat16"):
+        emulation = Emulation(
+            f"{name} @{work}", layout=layout, shift=shift, work=work, **emulation_options
+        )
+        out.append(Expected(emulation, layout, shift, preset, work, **keys))
+    return out
+
+
+EMULATIONS: list[Expected] = [
+    # Vaswani et al. 2017, the canonical encoding, with torch.arange/exp in the model dtype.
+    *_family("canonical", "interleaved", 0.0, "canonical"),
+    # ω in bfloat16 (a buffer cast with a bfloat16 model), positions and angles in float32.
+    Expected(
+        Emulation("canonical, bfloat16 frequencies", work="float32", frequency_format="bfloat16"),
+        "interleaved",
+        0.0,
+        "canonical",
+        "bfloat16",
+    ),
+    # float64 work rounded to a bfloat16 output; float32 work rounded to bfloat16.
+    Expected(
+        Emulation("canonical @float64 -> bfloat16", output="bfloat16"),
+        "interleaved",
+        0.0,
+        "canonical",
+        "float64",
+    ),
+    Expected(
+        Emulation("canonical @float32 -> bfloat16", work="float32", output="bfloat16"),
+        "interleaved",
+        0.0,
+        "canonical",
+        "float32",
+    ),
+    # tensor2tensor get_timing_signal_1d / Whisper sinusoids: halves, s = 1.
+    *_family("tensor2tensor", "sin_cos_halves", 1.0, "tensor2tensor"),
+    # fairseq SinusoidalPositionalEmbedding / HF M2M100: halves, s = 1, offset 2.
+    *_family("fairseq", "sin_cos_halves", 1.0, "fairseq", offset=2, position_offset=2),
+    # guided-diffusion timestep_embedding: cos|sin halves, canonical frequencies.
+    *_family("guided-diffusion", "cos_sin_halves", 0.0, "guided-diffusion"),
+    # HF Marian / Sockeye: sin|cos halves, canonical frequencies.
+    *_family("marian", "sin_cos_halves", 0.0, "marian"),
+    # diffusers get_timestep_embedding(flip_sin_to_cos=True, downscale_freq_shift=1).
+    Expected(
+        Emulation("diffusers flip_sin_to_cos", layout="cos_sin_halves", shift=1.0, work="float32"),
+        "cos_sin_halves",
+        1.0,
+        None,
+        "float32",
+    ),
+    # diffusers downscale_freq_shift=0.5 (a non-integer shift).
+    Expected(
+        Emulation("diffusers shift 0.5", layout="sin_cos_halves", shift=0.5, work="float32"),
+        "sin_cos_halves",
+        0.5,
+        None,
+        "float32",
+    ),
+    # diffusers scale=1000 (timesteps in [0, 1] scaled to [0, 1000]).
+    Expected(
+        Emulation(
+            "diffusers scale 1000", layout="sin_cos_halves", shift=1.0, scale=1000.0, work="float32"
+        ),
+        "sin_cos_halves",
+        1.0,
+        None,
+        "float32",
+        argument_scale=1000.0,
+    ),
+    # MLX SinusoidalPositionalEncoding: ω from min_freq=1e-4 to max_freq=1 (s = 1, base 1e4),
+    # output scale √(2/d); cos_first puts the cosines first.
+    Expected(
+        Emulation(
+            "mlx", layout="sin_cos_halves", shift=1.0, output_scale="sqrt(2/d)", work="float32"
+        ),
+        "sin_cos_halves",
+        1.0,
+        "tensor2tensor",
+        "float32",
+        output_scale_rule="sqrt(2/d)",
+    ),
+    Expected(
+        Emulation(
+            "mlx cos_first",
+            layout="cos_sin_halves",
+            shift=1.0,
+            output_scale="sqrt(2/d)",
+            work="float32",
+        ),
+        "cos_sin_halves",
+        1.0,
+        None,
+        "float32",
+        output_scale_rule="sqrt(2/d)",
+    ),
+    # A backend with its base fixed (1000, or 500000 as in Llama-3-style tables).
+    Expected(
+        Emulation("base fixed 1000", fixed_base=1000.0, work="float32"),
+        "interleaved",
+        0.0,
+        "canonical",
+        "float32",
+        base=1000.0,
+    ),
+    Expected(
+        Emulation("base fixed 500000", fixed_base=500000.0, work="float64"),
+        "interleaved",
+        0.0,
+        "canonical",
+        "float64",
+        base=500000.0,
+    ),
+]
+"""Every family member in several working precisions, with what the diagnosis must report."""
+
+
+def garbage(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float64]:
+    """Uniform noise in [−1, 1], seeded by the request so that it is deterministic."""
+    rng = np.random.default_rng([len(positions), d_model, int(base)])
+    return rng.uniform(-1.0, 1.0, size=(len(positions), d_model))
+
+
+def constant(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float64]:
+    """Every element 0.5."""
+    return np.full((len(positions), d_model), 0.5)
+
+
+def zeros(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float64]:
+    """Every element 0."""
+    return np.zeros((len(positions), d_model))
+
+
+def raises(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float64]:
+    """A backend that always fails."""
+    raise RuntimeError("backend exploded")
+
+
+def wrong_shape(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float64]:
+    """One column too many."""
+    return np.zeros((len(positions), d_model + 1))
+
+
+def nans(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float64]:
+    """All NaN."""
+    return np.full((len(positions), d_model), np.nan)
+
+
+def linear_frequencies(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float64]:
+    """Interleaved sin/cos with ω_k = 1 − k/(d/2): sinusoidal, but no member of the family."""
+    half = d_model // 2
+    omega = 1.0 - np.arange(half) / half
+    theta = np.asarray(positions, dtype=np.float64)[:, None] * omega
+    out = np.empty((len(positions), d_model))
+    out[:, 0::2], out[:, 1::2] = np.sin(theta), np.cos(theta)
+    return out
+
+
+UNEXPLAINED = {
+    "garbage": garbage,
+    "constant": constant,
+    "zeros": zeros,
+    "raises": raises,
+    "wrong shape": wrong_shape,
+    "nan": nans,
+    "linear frequencies": linear_frequencies,
+    "interleaved cos first": Emulation("interleaved cos first", layout="interleaved_cos_first"),
+}
+"""Backends no family member explains; each must get "no known convention"."""
