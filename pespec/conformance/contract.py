@@ -1,0 +1,325 @@
+"""Calling a backend safely, and the contract stage of the suite (SPEC §9.2, stage 1).
+
+:class:`GuardedBackend` runs every call in a worker thread with a per-call timeout, moves
+the result to host memory and validates it (type, shape, dtype, finiteness, input not
+mutated); any misbehaviour becomes a :class:`BackendFailure` that the runner turns into a
+failed check, so a broken backend never crashes the suite. A call that times out leaves its
+thread running; the backend is then marked hung and later calls fail at once instead of
+hanging again.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.conformance.backends import Backend, to_host
+from pespec.properties.base import DTYPES
+
+__all__ = [
+    "CONTRACT_ITEMS",
+    "BackendFailure",
+    "ContractProbe",
+    "GuardedBackend",
+    "contract_probes",
+    "dtype_name",
+    "first_non_finite",
+    "probe_base",
+    "run_contract",
+    "validate_output",
+]
+
+CONTRACT_ITEMS: dict[str, str] = {
+    "shape": "returns an array of shape (n, d_model)",
+    "dtype": "output dtype is float64, float32, float16 or bfloat16 and stays the same",
+    "finite": "every value is finite",
+    "deterministic": "two calls with the same input are bit-identical",
+    "input-unchanged": "the positions array is not modified",
+}
+"""The contract items, in order, with the one-line rule each checks."""
+
+_FINITE_BLOCK = 1 << 22
+"""Elements scanned at a time by :func:`first_non_finite` (bounded temporary memory)."""
+
+
+class BackendFailure(Exception):
+    """The backend misbehaved; ``kind`` says how (raised, timeout, hung, type, shape, ...)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def dtype_name(dtype: np.dtype[Any]) -> str | None:
+    """The pespec name of a NumPy/ml_dtypes dtype, or None when it is not one pespec knows."""
+    for name, known in DTYPES.items():
+        if dtype == known:
+            return name
+    return None
+
+
+def first_non_finite(array: NDArray[Any]) -> tuple[int, ...] | None:
+    """Index of the first NaN/Inf of a 2-D ``array`` (scanned in row blocks), or None."""
+    if array.ndim != 2 or array.size == 0:
+        return None
+    rows = max(1, _FINITE_BLOCK // max(array.shape[1], 1))
+    for start in range(0, array.shape[0], rows):
+        block = np.asarray(array[start : start + rows], dtype=np.float32)
+        bad = ~np.isfinite(block)
+        if bad.any():
+            row, column = np.argwhere(bad)[0]
+            return start + int(row), int(column)
+    return None
+
+
+def _describe_positions(positions: NDArray[Any]) -> str:
+    if positions.size <= 6:
+        return f"positions {positions.tolist()}"
+    return f"{positions.size} positions {positions[0].item()!r}..{positions[-1].item()!r}"
+
+
+class GuardedBackend:
+    """A :class:`Backend` called with a timeout and with its output validated.
+
+    ``expected_dtype`` (a pespec dtype name) is enforced once known. Calling it returns the
+    host array of shape (n, d_model) or raises :class:`BackendFailure`. It is an
+    :data:`~pespec.properties.base.Encoder`, so property checks can call it directly.
+    """
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        timeout: float,
+        expected_dtype: str | None = None,
+        check_finite: bool = True,
+    ) -> None:
+        self.backend = backend
+        self.timeout = timeout
+        self.expected_dtype = expected_dtype
+        self.check_finite = check_finite
+        self.hung = False
+
+    def raw_call(self, positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+        """Call the backend on ``positions`` with the timeout; host array, unvalidated."""
+        if self.hung:
+            raise BackendFailure(
+                "hung",
+                f"not called: the backend hung in an earlier call (timeout {self.timeout:g} s)",
+            )
+        box: dict[str, Any] = {}
+
+        def target() -> None:
+            try:
+                box["value"] = to_host(self.backend.fn(positions, d_model, base))
+            except BaseException as exc:  # a backend may raise anything, even SystemExit
+                box["error"] = exc
+
+        worker = threading.Thread(target=target, name="pespec-backend-call", daemon=True)
+        worker.start()
+        worker.join(self.timeout)
+        where = f"{_describe_positions(positions)}, d_model={d_model}, base={base!r}"
+        if worker.is_alive():
+            self.hung = True
+            raise BackendFailure(
+                "timeout", f"the backend did not return within {self.timeout:g} s ({where})"
+            )
+        if "error" in box:
+            exc = box["error"]
+            if isinstance(exc, TypeError) and "must return an array" in str(exc):
+                raise BackendFailure("type", f"{exc} ({where})")
+            raise BackendFailure(
+                "raised", f"the backend raised {type(exc).__name__}: {exc} ({where})"
+            )
+        value: NDArray[Any] = box["value"]
+        return value
+
+    def validate(
+        self, output: NDArray[Any], positions: NDArray[Any], d_model: int, base: float
+    ) -> NDArray[Any]:
+        """:func:`validate_output` with this guard's expected dtype and finiteness setting."""
+        return validate_output(
+            output,
+            positions,
+            d_model,
+            base,
+            expected_dtype=self.expected_dtype,
+            check_finite=self.check_finite,
+        )
+
+    def __call__(self, positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+        given = np.array(positions, copy=True)
+        output = self.raw_call(given, d_model, base)
+        if given.dtype != positions.dtype or not np.array_equal(given, positions):
+            raise BackendFailure("mutated", "the backend modified its positions argument")
+        return self.validate(output, positions, d_model, base)
+
+
+def validate_output(
+    output: NDArray[Any],
+    positions: NDArray[Any],
+    d_model: int,
+    base: float,
+    *,
+    expected_dtype: str | None = None,
+    check_finite: bool = True,
+) -> NDArray[Any]:
+    """Raise BackendFailure unless ``output`` has shape (n, d_model), a known dtype (equal to
+    ``expected_dtype`` when given) and, with ``check_finite``, only finite values."""
+    expected = (positions.shape[0], d_model)
+    where = f"{_describe_positions(positions)}, d_model={d_model}, base={base!r}"
+    if output.shape != expected:
+        raise BackendFailure(
+            "shape", f"output shape must be {expected}; got {output.shape} ({where})"
+        )
+    name = dtype_name(output.dtype)
+    if name is None:
+        raise BackendFailure(
+            "dtype", f"output dtype must be one of {sorted(DTYPES)}; got {output.dtype} ({where})"
+        )
+    if expected_dtype is not None and name != expected_dtype:
+        raise BackendFailure(
+            "dtype",
+            f"output dtype must be {expected_dtype} (the level tested); got {name} ({where})",
+        )
+    if check_finite:
+        bad = first_non_finite(output)
+        if bad is not None:
+            raise BackendFailure(
+                "finite",
+                f"output must be finite; got {float(output[bad])!r} at position "
+                f"{positions[bad[0]].item()!r}, column {bad[1]} ({where})",
+            )
+    return output
+
+
+@dataclass(frozen=True)
+class ContractProbe:
+    """One probe configuration of the contract stage."""
+
+    positions: NDArray[Any]
+    d_model: int
+    base: float
+
+
+def contract_probes(
+    *, integer_only: bool, base: float, max_d_model: int | None, max_position: float | None
+) -> list[ContractProbe]:
+    """The contract probes, narrowed to what the backend declares.
+
+    n ≠ d_model in every probe so that a transposed output shows as a wrong shape; position 0
+    is included (sin 0 = 0, cos 0 = 1 are the values most often special-cased).
+    """
+    limit = np.inf if max_position is None else max_position
+    d_first = 16 if max_d_model is None else min(16, max_d_model)
+    d_second = 6 if max_d_model is None else min(6, max_d_model)
+    ints = np.arange(0, 48, dtype=np.int64)
+    probes = [ContractProbe(ints[np.abs(ints) <= limit], d_first, base)]
+    if not integer_only:
+        fractional = np.array([0.5, -3.25, 1000.75, 0.0, 12345.5, 2.0**-20], dtype=np.float64)
+        probes.append(ContractProbe(fractional[np.abs(fractional) <= limit], d_second, base))
+    return probes
+
+
+def run_contract(
+    guard: GuardedBackend, probes: list[ContractProbe]
+) -> tuple[dict[str, tuple[bool, str]], str | None]:
+    """Evaluate every contract item on ``probes``.
+
+    Returns ({item: (passed, message)}, output dtype name or None). Each probe is called
+    twice with a fresh writable copy of its positions.
+    """
+    problems: dict[str, list[str]] = {item: [] for item in CONTRACT_ITEMS}
+    dtypes: set[str] = set()
+    for probe in probes:
+        outputs: list[NDArray[Any]] = []
+        for _ in range(2):
+            given = np.array(probe.positions, copy=True)
+            try:
+                output = guard.raw_call(given, probe.d_model, probe.base)
+            except BackendFailure as failure:
+                problems["shape"].append(failure.message)
+                break
+            if given.dtype != probe.positions.dtype or not np.array_equal(given, probe.positions):
+                problems["input-unchanged"].append(
+                    f"positions {probe.positions.tolist()} became {given.tolist()}"
+                )
+            outputs.append(output)
+        for output in outputs:
+            _check_output(guard, output, probe, problems, dtypes)
+        if len(outputs) == 2 and not _bit_identical(outputs[0], outputs[1]):
+            problems["deterministic"].append(
+                f"two calls with d_model={probe.d_model}, base={probe.base!r} gave different "
+                "outputs"
+            )
+    if len(dtypes) > 1:
+        problems["dtype"].append(f"output dtype changes between calls: {sorted(dtypes)}")
+    if guard.expected_dtype is not None and dtypes and dtypes != {guard.expected_dtype}:
+        problems["dtype"].append(
+            f"output dtype must be {guard.expected_dtype} (the level tested); got {sorted(dtypes)}"
+        )
+    called = not problems["shape"] or dtypes
+    results: dict[str, tuple[bool, str]] = {}
+    for item, rule in CONTRACT_ITEMS.items():
+        found = _unique(problems[item])
+        if found:
+            results[item] = (False, "; ".join(found))
+        elif item != "shape" and not called:
+            results[item] = (False, "not evaluated: the backend produced no output (see shape)")
+        else:
+            results[item] = (True, rule)
+    output_dtype = next(iter(dtypes)) if len(dtypes) == 1 else None
+    return results, output_dtype
+
+
+def _check_output(
+    guard: GuardedBackend,
+    output: NDArray[Any],
+    probe: ContractProbe,
+    problems: dict[str, list[str]],
+    dtypes: set[str],
+) -> None:
+    expected = (probe.positions.shape[0], probe.d_model)
+    if output.shape != expected:
+        problems["shape"].append(
+            f"output shape must be {expected}; got {output.shape} "
+            f"(d_model={probe.d_model}, {probe.positions.shape[0]} positions)"
+        )
+    name = dtype_name(output.dtype)
+    if name is None:
+        problems["dtype"].append(
+            f"output dtype must be one of {sorted(DTYPES)}; got {output.dtype}"
+        )
+        return
+    dtypes.add(name)
+    if output.ndim == 2:
+        bad = first_non_finite(output)
+        if bad is not None:
+            row = bad[0]
+            position = probe.positions[row].item() if row < probe.positions.shape[0] else row
+            problems["finite"].append(
+                f"output must be finite; got {float(output[bad])!r} at position {position!r}, "
+                f"column {bad[1]} (d_model={probe.d_model})"
+            )
+
+
+def _bit_identical(first: NDArray[Any], second: NDArray[Any]) -> bool:
+    if first.shape != second.shape or first.dtype != second.dtype:
+        return False
+    return bool(np.ascontiguousarray(first).tobytes() == np.ascontiguousarray(second).tobytes())
+
+
+def _unique(messages: list[str]) -> list[str]:
+    return list(dict.fromkeys(messages))
+
+
+def probe_base(bases: tuple[float, ...] | None) -> float:
+    """The base used by the contract probes: 10000, or the first base the backend supports."""
+    if bases is None or 10000.0 in bases:
+        return 10000.0
+    return bases[0]

@@ -1,0 +1,256 @@
+"""Checking a saved output: for implementations that are not Python (SPEC §9.5).
+
+``pespec check --from-file out.npy --d-model D --positions 0:4096`` loads the array
+(``.npy`` memory-mapped, ``.npz``, or ``.csv``; never with pickle) and runs the checks that
+need no calls: the contract items that apply to a single output (shape, dtype, finite), the
+comparison of every value with the exact reference (the primary verdict, in row blocks), and
+the golden fixtures whose d_model, base and positions the file covers. Properties need calls
+at positions the suite chooses, so they are reported as skipped.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.conformance.contract import BackendFailure, validate_output
+from pespec.conformance.report import CheckResult, Report
+from pespec.properties.base import DTYPES, Level, level_for_dtype, parse_level
+from pespec.reference.validation import check_base, check_d_model, check_positions
+
+__all__ = ["check_output", "load_output", "parse_positions"]
+
+
+def load_output(
+    path: str | Path, *, key: str | None = None
+) -> tuple[NDArray[Any], NDArray[Any] | None]:
+    """(array, positions or None) from ``.npy`` (memory-mapped), ``.npz`` or ``.csv``.
+
+    An ``.npz`` may hold the output under ``key`` (default: its only array other than
+    ``positions``, or ``encoding``) and the positions under ``positions``. No pickle.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise ValueError(
+            f"from_file must be an existing .npy, .npz or .csv file; got {str(file)!r}"
+        )
+    suffix = file.suffix.lower()
+    if suffix == ".npy":
+        return np.load(file, mmap_mode="r", allow_pickle=False), None
+    if suffix == ".npz":
+        with np.load(file, allow_pickle=False) as archive:
+            names = [n for n in archive.files if n != "positions"]
+            if key is None:
+                if len(names) == 1:
+                    key = names[0]
+                elif "encoding" in names:
+                    key = "encoding"
+                else:
+                    raise ValueError(
+                        f"key must name the output array in {str(file)!r}; it holds {names}"
+                    )
+            if key not in archive.files:
+                raise ValueError(f"key must be one of {names} in {str(file)!r}; got {key!r}")
+            positions = archive["positions"] if "positions" in archive.files else None
+            return archive[key], positions
+    if suffix in (".csv", ".txt"):
+        return np.loadtxt(file, delimiter=",", dtype=np.float64, ndmin=2), None
+    raise ValueError(f"from_file must end in .npy, .npz or .csv; got {str(file)!r}")
+
+
+def parse_positions(text: str) -> NDArray[Any]:
+    """Positions from ``START:STOP`` (integers START..STOP−1), ``a,b,c`` or a .npy/.csv file."""
+    value = text.strip()
+    if Path(value).is_file():
+        file = Path(value)
+        if file.suffix.lower() == ".npy":
+            loaded = np.load(file, allow_pickle=False)
+        else:
+            loaded = np.loadtxt(file, delimiter=",", ndmin=1)
+            if np.all(loaded == np.round(loaded)):
+                loaded = loaded.astype(np.int64)
+        return check_positions(np.ravel(loaded))
+    if ":" in value:
+        start, _, stop = value.partition(":")
+        try:
+            first, last = int(start), int(stop)
+        except ValueError:
+            raise ValueError(
+                f"positions must be START:STOP with integers, a,b,c or a file; got {text!r}"
+            ) from None
+        return np.arange(first, last, dtype=np.int64)
+    try:
+        items = [float(v) if any(c in v for c in ".eE") else int(v) for v in value.split(",")]
+    except ValueError:
+        raise ValueError(
+            f"positions must be START:STOP with integers, a,b,c or a file; got {text!r}"
+        ) from None
+    return check_positions(items)
+
+
+def _result(
+    check_id: str, stage: str, title: str, status: str, message: str, **kw: Any
+) -> CheckResult:
+    section = {"contract": "§9.2", "reference": "§9.2", "golden": "§8", "property": "§5"}[stage]
+    return CheckResult(check_id, stage, title, section, status, message, **kw)
+
+
+def check_output(
+    output: NDArray[Any],
+    positions: Any,
+    d_model: int,
+    base: float = 10000.0,
+    *,
+    level: str | Level | None = None,
+    name: str = "from-file",
+) -> Report:
+    """Check an already computed (n, d_model) output for ``positions`` against the spec.
+
+    ``level`` defaults to the default level of the array's dtype. Returns the same
+    :class:`Report` as :func:`pespec.conformance.check`.
+    """
+    from pespec.conformance.runner import compare_blocks
+
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    clock = time.perf_counter()
+    d = check_d_model(d_model)
+    b = check_base(base)
+    p = check_positions(positions).reshape(-1)
+    if isinstance(level, str):
+        level = parse_level(level)
+    array = output
+    checks: list[CheckResult] = []
+    chosen: Level | None = level
+    dtype_ok = any(array.dtype == known for known in DTYPES.values())
+    if chosen is None and dtype_ok:
+        chosen = level_for_dtype(array.dtype)
+    shape_ok = True
+    try:
+        validate_output(
+            array, p, d, b, expected_dtype=None if chosen is None else chosen.output_dtype
+        )
+        messages = {"shape": "ok", "dtype": "ok", "finite": "ok"}
+        failed_kind = None
+    except BackendFailure as failure:
+        failed_kind = failure.kind
+        messages = {"shape": "ok", "dtype": "ok", "finite": "ok", failure.kind: failure.message}
+        shape_ok = failure.kind != "shape"
+    order = ["shape", "dtype", "finite"]
+    for item in order:
+        if failed_kind is not None and order.index(item) > order.index(failed_kind):
+            checks.append(
+                _result(
+                    f"contract:{item}",
+                    "contract",
+                    item,
+                    "failed",
+                    f"not evaluated: contract:{failed_kind} failed",
+                )
+            )
+            continue
+        status = "failed" if item == failed_kind else "passed"
+        checks.append(_result(f"contract:{item}", "contract", item, status, messages[item]))
+    for item in ("deterministic", "input-unchanged"):
+        checks.append(
+            _result(f"contract:{item}", "contract", item, "skipped", "needs calls; not from a file")
+        )
+    if chosen is not None and shape_ok and dtype_ok:
+        worst = compare_blocks(array, p, d, b, chosen)
+        checks.append(
+            _comparison(
+                worst,
+                chosen,
+                "reference:file",
+                "reference",
+                f"all {p.size} rows against the exact reference",
+            )
+        )
+        checks += _golden_from_table(array, p, d, b, chosen)
+    else:
+        checks.append(
+            _result(
+                "reference:file",
+                "reference",
+                "comparison",
+                "failed",
+                "not evaluated: the output failed the contract or has no level",
+            )
+        )
+    checks.append(
+        _result(
+            "property:*",
+            "property",
+            "properties",
+            "skipped",
+            "properties need calls at positions the suite chooses; not from a file",
+        )
+    )
+    return Report(
+        backend=name,
+        backend_spec=None,
+        device="file",
+        capabilities={},
+        output_dtype=None if chosen is None else chosen.output_dtype,
+        level=None if chosen is None else chosen.name,
+        working_dtype=None if chosen is None else chosen.working_dtype,
+        profile="file",
+        checks=checks,
+        timestamp=started,
+        duration_s=time.perf_counter() - clock,
+    )
+
+
+def _comparison(worst: Any, level: Level, check_id: str, stage: str, title: str) -> CheckResult:
+    from pespec.conformance.runner import comparison_message
+
+    passed, message = comparison_message(worst, level)
+    return _result(
+        check_id,
+        stage,
+        title,
+        "passed" if passed else "failed",
+        message,
+        max_error=worst.error,
+        bound=worst.bound,
+        worst_position=worst.position,
+        worst_column=worst.column,
+        details={"max_abs_error": worst.max_abs_error, "values_compared": worst.compared},
+    )
+
+
+def _golden_from_table(
+    array: NDArray[Any], positions: NDArray[Any], d_model: int, base: float, level: Level
+) -> list[CheckResult]:
+    """Golden fixtures with this d_model and base, on the rows the file holds."""
+    from pespec.conformance.runner import _is_canonical, compare_fixture
+    from pespec.reference.golden import load_fixture_sets
+
+    index = {float(p): i for i, p in enumerate(positions.tolist())}
+    results = []
+    for fixture in load_fixture_sets():
+        if int(fixture.d_model) != d_model or float(fixture.base) != base:
+            continue
+        if not _is_canonical(fixture):
+            continue
+        fixture_positions = np.asarray(fixture.positions)
+        wanted = [
+            (r, index[float(p)])
+            for r, p in enumerate(fixture_positions.tolist())
+            if float(p) in index
+        ]
+        if not wanted:
+            continue
+        rows = np.array([w[0] for w in wanted], dtype=np.intp)
+        file_rows = np.array([w[1] for w in wanted], dtype=np.intp)
+        worst = compare_fixture(
+            np.asarray(array[file_rows]), fixture, rows, fixture_positions[rows], level
+        )
+        results.append(
+            _comparison(worst, level, f"golden:{fixture.name}", "golden", fixture.description)
+        )
+    return results

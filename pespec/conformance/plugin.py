@@ -1,0 +1,184 @@
+"""The pytest plugin (entry point ``pytest11``): the conformance suite as pytest tests (SPEC §9).
+
+    pytest --pyargs pespec.conformance --pe-backend numpy-float16 [--pe-level L]
+        [--pe-profile ci|dev|thorough] [--pe-skip-file F] [--pe-xfail-file F] [--pe-json PATH]
+
+One test per planned check (``test_conformance[golden:tiny]``, ``...[property:norm]``), run by
+the same :class:`~pespec.conformance.runner.Suite` as ``pespec check``, so the verdicts agree.
+Skip/xfail files hold one check id (or test name, node id, or fnmatch pattern) per line;
+``#`` starts a comment; a line that matches no test gives a warning.
+
+pytest loads this module in every run of an environment where pespec is installed, so it
+imports nothing heavy and does nothing unless ``--pe-backend`` is given.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_SUITE = pytest.StashKey[Any]()
+_RESULTS = pytest.StashKey[dict[str, Any]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Register the ``--pe-*`` options."""
+    group = parser.getgroup("pespec", "pespec conformance suite")
+    group.addoption("--pe-backend", default=None, help="backend spec to check (see pespec check)")
+    group.addoption("--pe-level", default=None, help="level, e.g. float16 or float16@float64")
+    group.addoption(
+        "--pe-profile", default=None, choices=("ci", "dev", "thorough"), help="suite profile"
+    )
+    group.addoption("--pe-timeout", type=float, default=None, help="seconds per backend call")
+    group.addoption("--pe-skip-file", default=None, help="file of check ids to skip")
+    group.addoption("--pe-xfail-file", default=None, help="file of check ids expected to fail")
+    group.addoption("--pe-json", default=None, help="write the JSON report to this path")
+
+
+def _suite(config: pytest.Config) -> Any:
+    """The Suite for ``--pe-backend`` (built once per session), or None without the option."""
+    if _SUITE in config.stash:
+        return config.stash[_SUITE]
+    spec = config.getoption("--pe-backend")
+    suite = None
+    if spec:
+        from pespec.conformance.backends import BackendLoadError
+        from pespec.conformance.runner import DEFAULT_TIMEOUT, Suite
+
+        timeout = config.getoption("--pe-timeout") or DEFAULT_TIMEOUT
+        try:
+            suite = Suite(
+                spec,
+                level=config.getoption("--pe-level"),
+                profile=config.getoption("--pe-profile"),
+                timeout=timeout,
+            )
+        except (BackendLoadError, ValueError, TypeError) as exc:
+            raise pytest.UsageError(f"--pe-backend {spec!r}: {exc}") from None
+    config.stash[_SUITE] = suite
+    config.stash[_RESULTS] = {}
+    return suite
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize ``pe_check`` with the planned checks (ids = check ids)."""
+    if "pe_check" not in metafunc.fixturenames:
+        return
+    suite = _suite(metafunc.config)
+    if suite is None:
+        skip = pytest.mark.skip(reason="no backend: pass --pe-backend BACKEND")
+        metafunc.parametrize("pe_check", [pytest.param(None, marks=skip)], ids=["no-backend"])
+        return
+    planned = suite.plan()
+    metafunc.parametrize("pe_check", planned, ids=[p.id for p in planned])
+
+
+@pytest.fixture
+def pe_suite(request: pytest.FixtureRequest) -> Any:
+    """The session's :class:`~pespec.conformance.runner.Suite` (needs ``--pe-backend``)."""
+    suite = _suite(request.config)
+    if suite is None:
+        pytest.skip("no backend: pass --pe-backend BACKEND")
+    return suite
+
+
+@pytest.fixture
+def pe_record(request: pytest.FixtureRequest) -> Any:
+    """Records a check's result for the session verdict and the ``--pe-json`` report."""
+    results = request.config.stash.setdefault(_RESULTS, {})
+
+    def record(result: Any) -> None:
+        results[result.id] = result
+
+    return record
+
+
+def _read_ids(path: str) -> list[str]:
+    """Non-empty lines of ``path`` with ``#`` comments removed."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise pytest.UsageError(f"cannot read check id file {path!r}: {exc}") from None
+    ids = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+    return [i for i in ids if i]
+
+
+def _matches(pattern: str, item: pytest.Item) -> bool:
+    check = getattr(item, "callspec", None)
+    check_id = None if check is None else getattr(check.params.get("pe_check"), "id", None)
+    names = [n for n in (check_id, item.name, item.nodeid) if n]
+    return any(fnmatch.fnmatchcase(n, pattern) for n in names) or item.nodeid.endswith(pattern)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Apply ``--pe-skip-file``/``--pe-xfail-file``; warn on lines that match no test."""
+    if not config.getoption("--pe-backend"):
+        return
+    for option in ("--pe-skip-file", "--pe-xfail-file"):
+        path = config.getoption(option)
+        if not path:
+            continue
+        reason = f"listed in {option} {path}"
+        mark = (
+            pytest.mark.skip(reason=reason)
+            if "skip" in option
+            else pytest.mark.xfail(reason=reason)
+        )
+        for pattern in _read_ids(path):
+            hits = [item for item in items if _matches(pattern, item)]
+            if not hits:
+                warnings.warn(
+                    pytest.PytestWarning(f"{option} {path}: {pattern!r} matches no test"),
+                    stacklevel=1,
+                )
+            for item in hits:
+                item.add_marker(mark)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """Print the verdict (and the diagnosis of a non-conformant backend) after the tests."""
+    report = _session_report(config)
+    if report is None:
+        return
+    terminalreporter.section("pespec conformance")
+    if report.diagnosis_sentence:
+        terminalreporter.write_line(f"Diagnosis: {report.diagnosis_sentence}")
+    terminalreporter.write_line(report.summary())
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the session when the verdict is non-conformant; write ``--pe-json``."""
+    report = _session_report(session.config)
+    if report is None:
+        return
+    path = session.config.getoption("--pe-json")
+    if path:
+        report.write_json(path)
+    if not report.conformant and exitstatus == 0 and not report.failed:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_REPORT = pytest.StashKey[Any]()
+
+
+def _session_report(config: pytest.Config) -> Any:
+    """The report of the checks that ran (all planned checks ran when nothing was deselected)."""
+    if _REPORT in config.stash:
+        return config.stash[_REPORT]
+    suite = config.stash.get(_SUITE, None)
+    results = config.stash.get(_RESULTS, {})
+    report = None
+    if suite is not None and results:
+        from datetime import datetime, timezone
+
+        ordered = [results[p.id] for p in suite.plan() if p.id in results]
+        stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        report = suite.report(ordered, stamp, sum(r.duration_s for r in ordered))
+        if not report.conformant:
+            suite._diagnose(report)
+    config.stash[_REPORT] = report
+    return report

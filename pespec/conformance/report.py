@@ -1,0 +1,345 @@
+"""Conformance reports: per-check results, the verdict, and their JSON/Markdown/terminal forms.
+
+The JSON form is a versioned schema (SPEC §9.4): ``schema`` names it, ``schema_version``
+changes when a field changes meaning. Every float is a float64 absolute value or null;
+non-finite numbers (a backend returning NaN) are written as null with the message saying why.
+Files are written atomically (temporary file + ``os.replace``).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import math
+import os
+import platform
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pespec._version import SPEC_VERSION, __version__
+
+__all__ = [
+    "REPORT_SCHEMA",
+    "REPORT_SCHEMA_VERSION",
+    "STATUSES",
+    "SUITE_VERSION",
+    "CheckResult",
+    "Report",
+    "environment",
+    "write_atomic",
+]
+
+SUITE_VERSION = "1.0"
+"""Version of the suite (its checks and their order); bumped when a verdict can change."""
+
+REPORT_SCHEMA = "pespec-conformance-report"
+REPORT_SCHEMA_VERSION = "1.0"
+
+STATUSES: tuple[str, ...] = ("passed", "failed", "skipped")
+
+_LIBRARIES: tuple[str, ...] = ("numpy", "mpmath", "gmpy2", "ml_dtypes", "hypothesis")
+
+
+@dataclass
+class CheckResult:
+    """One check of the suite.
+
+    ``max_error`` and ``bound`` are absolute (float64) at the worst element, the one whose
+    error is the largest fraction of its bound; ``worst_position``/``worst_column`` locate it.
+    ``reproduction`` is one line of Python that re-runs the failing case.
+    """
+
+    id: str
+    stage: str
+    title: str
+    section: str
+    status: str
+    message: str = ""
+    max_error: float | None = None
+    bound: float | None = None
+    worst_position: int | float | None = None
+    worst_column: int | None = None
+    reproduction: str | None = None
+    duration_s: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}; got {self.status!r}")
+
+    @property
+    def ratio(self) -> float | None:
+        """max_error / bound, or None when either is missing or the bound is 0."""
+        if self.max_error is None or self.bound is None or self.bound == 0:
+            return None
+        return self.max_error / self.bound
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (non-finite floats become null)."""
+        return {
+            "id": self.id,
+            "stage": self.stage,
+            "title": self.title,
+            "section": self.section,
+            "status": self.status,
+            "message": self.message,
+            "max_error": _json_float(self.max_error),
+            "bound": _json_float(self.bound),
+            "ratio": _json_float(self.ratio),
+            "worst_position": _json_number(self.worst_position),
+            "worst_column": self.worst_column,
+            "reproduction": self.reproduction,
+            "duration_s": round(self.duration_s, 3),
+            "details": _jsonable(self.details),
+        }
+
+
+@dataclass
+class Report:
+    """The outcome of one suite run against one backend."""
+
+    backend: str
+    backend_spec: str | None
+    device: str
+    capabilities: dict[str, Any]
+    output_dtype: str | None
+    level: str | None
+    working_dtype: str | None
+    profile: str
+    checks: list[CheckResult]
+    timestamp: str
+    duration_s: float
+    libraries: dict[str, str] = field(default_factory=dict)
+    diagnosis: dict[str, Any] | None = None
+    diagnosis_sentence: str | None = None
+
+    @property
+    def failed(self) -> list[CheckResult]:
+        """The failed checks, in suite order."""
+        return [c for c in self.checks if c.status == "failed"]
+
+    @property
+    def conformant(self) -> bool:
+        """True when no check failed and at least one primary check (golden/reference) passed."""
+        primary = [c for c in self.checks if c.stage in ("golden", "reference")]
+        return not self.failed and any(c.status == "passed" for c in primary)
+
+    @property
+    def verdict(self) -> str:
+        """``"conformant"`` or ``"non-conformant"``."""
+        return "conformant" if self.conformant else "non-conformant"
+
+    def summary(self) -> str:
+        """One line: verdict, level, counts, and the first failure."""
+        counts = {s: sum(c.status == s for c in self.checks) for s in STATUSES}
+        text = (
+            f"{self.backend}: {self.verdict.upper()} at level {self.level or 'unknown'} "
+            f"({counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped)"
+        )
+        if self.failed:
+            first = self.failed[0]
+            text += f"; first failure {first.id}: {first.message}"
+        elif not self.conformant:
+            text += "; no golden or reference check ran inside the declared capabilities"
+        return text
+
+    def get(self, check_id: str) -> CheckResult:
+        """The check with this id; KeyError names the ids that exist."""
+        for result in self.checks:
+            if result.id == check_id:
+                return result
+        raise KeyError(f"check_id must be one of {[c.id for c in self.checks]}; got {check_id!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The versioned JSON document (SPEC §9.4)."""
+        return {
+            "schema": REPORT_SCHEMA,
+            "schema_version": REPORT_SCHEMA_VERSION,
+            "spec_version": SPEC_VERSION,
+            "suite_version": SUITE_VERSION,
+            "pespec_version": __version__,
+            "verdict": self.verdict,
+            "conformant": self.conformant,
+            "backend": {
+                "name": self.backend,
+                "spec": self.backend_spec,
+                "output_dtype": self.output_dtype,
+                "capabilities": _jsonable(self.capabilities),
+            },
+            "level": {
+                "name": self.level,
+                "output_dtype": self.output_dtype,
+                "working_dtype": self.working_dtype,
+            },
+            "profile": self.profile,
+            "execution": {
+                "device": self.device,
+                "libraries": dict(sorted(self.libraries.items())),
+                **environment(),
+            },
+            "timestamp": self.timestamp,
+            "duration_s": round(self.duration_s, 3),
+            "summary": self.summary(),
+            "checks": [c.to_dict() for c in self.checks],
+            "diagnosis": _jsonable(self.diagnosis),
+            "diagnosis_sentence": self.diagnosis_sentence,
+        }
+
+    def to_json(self) -> str:
+        """The JSON document as text (sorted by the schema's field order, 2-space indent)."""
+        return json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n"
+
+    def to_markdown(self) -> str:
+        """The same report for humans."""
+        lines = [
+            f"# pespec conformance report: {self.backend}",
+            "",
+            f"**Verdict: {self.verdict}** at level `{self.level or 'unknown'}` "
+            f"(output {self.output_dtype or 'unknown'}, working precision "
+            f"{self.working_dtype or 'unknown'}).",
+            "",
+            f"- spec {SPEC_VERSION}, suite {SUITE_VERSION}, pespec {__version__}, "
+            f"profile `{self.profile}`",
+            f"- backend spec `{self.backend_spec}`, device `{self.device}`",
+            f"- capabilities: {_capabilities_text(self.capabilities)}",
+            f"- {self.timestamp}, {self.duration_s:.1f} s",
+        ]
+        if self.diagnosis_sentence:
+            lines += ["", f"**Diagnosis:** {self.diagnosis_sentence}"]
+        lines += [
+            "",
+            "| check | status | max abs error | bound | worst position | worst column | note |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for c in self.checks:
+            note = c.message.replace("|", "\\|").replace("\n", " ")
+            lines.append(
+                f"| `{c.id}` | {c.status} | {_fmt(c.max_error)} | {_fmt(c.bound)} | "
+                f"{_fmt_position(c.worst_position)} | "
+                f"{'' if c.worst_column is None else c.worst_column} | {note} |"
+            )
+        reproductions = [c for c in self.failed if c.reproduction]
+        if reproductions:
+            lines += ["", "## Reproductions", ""]
+            for c in reproductions:
+                lines += [f"`{c.id}`:", "", "```bash", str(c.reproduction), "```", ""]
+        return "\n".join(lines).rstrip("\n") + "\n"
+
+    def write_json(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_json` to ``path`` atomically."""
+        write_atomic(Path(path), self.to_json())
+
+    def write_markdown(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_markdown` to ``path`` atomically."""
+        write_atomic(Path(path), self.to_markdown())
+
+    def rich_table(self) -> Any:
+        """A ``rich.table.Table`` of the checks (imported lazily: rich is only for terminals)."""
+        from rich.markup import escape
+        from rich.table import Table
+
+        table = Table(title=f"pespec check {self.backend} (level {self.level or 'unknown'})")
+        for header in ("check", "status", "max abs error", "bound", "worst pos", "col", "note"):
+            table.add_column(header, overflow="fold")
+        styles = {"passed": "green", "failed": "bold red", "skipped": "yellow"}
+        for c in self.checks:
+            note = c.message if c.status != "passed" else ""
+            table.add_row(
+                escape(c.id),
+                f"[{styles[c.status]}]{c.status}[/]",
+                _fmt(c.max_error),
+                _fmt(c.bound),
+                _fmt_position(c.worst_position),
+                "" if c.worst_column is None else str(c.worst_column),
+                escape(note),
+            )
+        return table
+
+
+def environment() -> dict[str, Any]:
+    """Python, platform and library versions of this process (for the report)."""
+    versions: dict[str, str] = {"pespec": __version__}
+    for name in _LIBRARIES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    for name in ("torch", "jax"):
+        module = sys.modules.get(name)
+        if module is not None:
+            versions[name] = str(getattr(module, "__version__", "unknown"))
+    return {
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "pespec_libraries": versions,
+    }
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder + os.replace."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _json_float(value: float | None) -> float | None:
+    if value is None:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _json_number(value: int | float | None) -> int | float | None:
+    if value is None or isinstance(value, int):
+        return value
+    number = float(value)
+    if number.is_integer() and abs(number) < 2**53:
+        return int(number)
+    return number if math.isfinite(number) else None
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON types from dicts/lists of NumPy scalars, tuples and non-finite floats."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return value
+    if hasattr(value, "item") and callable(value.item):
+        return _jsonable(value.item())
+    if isinstance(value, float):
+        return _json_float(value)
+    return str(value)
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return ""
+    return f"{value:.3g}"
+
+
+def _fmt_position(value: int | float | None) -> str:
+    if value is None:
+        return ""
+    return repr(_json_number(value))
+
+
+def _capabilities_text(capabilities: dict[str, Any]) -> str:
+    declared = {k: v for k, v in capabilities.items() if v not in (None, False)}
+    if not declared:
+        return "none declared"
+    return ", ".join(f"{k}={v}" for k, v in declared.items())

@@ -1,0 +1,733 @@
+"""The conformance suite: plan, run, verdict (SPEC §9.2–§9.3).
+
+Stages, in order:
+
+1. ``contract``: shape, dtype, finiteness, determinism, input not mutated;
+2. ``golden``: the frozen golden fixtures, the primary verdict;
+3. ``property``: the Hypothesis properties of :mod:`pespec.properties` at the backend's
+   level (derandomized in the ``ci`` profile);
+4. ``large``: large configurations (L up to 131072, d_model up to 4096) compared in row
+   blocks against the exact float64 reference, with bounded memory.
+
+:class:`Suite` plans the checks (stable ids such as ``golden:tiny`` or ``property:norm``)
+and runs them one at a time, so the CLI, the pytest plugin and :func:`check` run exactly
+the same checks and reach the same verdict.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.conformance.backends import Backend, load_backend
+from pespec.conformance.contract import (
+    CONTRACT_ITEMS,
+    BackendFailure,
+    GuardedBackend,
+    contract_probes,
+    probe_base,
+    run_contract,
+)
+from pespec.conformance.report import CheckResult, Report
+from pespec.properties.base import EncodingConfig, Level, level_for_dtype, parse_level
+from pespec.properties.profiles import PROFILES
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "FIXTURE_ERROR",
+    "LARGE_SIZES",
+    "REFERENCE_ERROR",
+    "STAGES",
+    "PlannedCheck",
+    "Suite",
+    "check",
+    "compare_blocks",
+    "compare_fixture",
+    "comparison_bound",
+    "comparison_message",
+]
+
+STAGES: tuple[str, ...] = ("contract", "golden", "property", "large")
+"""The suite's stages, in the order they run."""
+
+SECTIONS: dict[str, str] = {
+    "contract": "§9.2",
+    "golden": "§8",
+    "property": "§5",
+    "large": "§9.2",
+    "reference": "§9.2",
+}
+
+LARGE_SIZES: dict[str, tuple[tuple[int, int], ...]] = {
+    "ci": ((131072, 16), (8192, 4096)),
+    "dev": ((131072, 16), (8192, 4096)),
+    "thorough": ((131072, 4096),),
+}
+"""(L, d_model) of the large stage per profile: positions 0 .. L−1, base 10000 (SPEC §9.2)."""
+
+DEFAULT_TIMEOUT = 120.0
+"""Seconds one backend call may take before it counts as hung."""
+
+REFERENCE_ERROR = 2.0**-52
+"""Max abs error of the exact float64 reference against the exact value (SPEC §7)."""
+
+FIXTURE_ERROR = 2.0**-54
+"""Max abs error of a golden value: half an ulp of a correctly rounded float64 in [−1, 1]."""
+
+_BLOCK_ELEMENTS = 1 << 21
+"""Elements compared at a time in the large stage (about ten float64 temporaries of 16 MiB)."""
+
+
+@dataclass(frozen=True)
+class PlannedCheck:
+    """One check the suite will run: a stable id, its stage, a title and its SPEC section."""
+
+    id: str
+    stage: str
+    title: str
+    section: str
+    payload: Any = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparison against a reference, in blocks
+
+
+@dataclass
+class _Worst:
+    """Running statistics of |y − x| against a per-element bound, block by block."""
+
+    max_abs_error: float = 0.0
+    ratio: float = -1.0
+    error: float | None = None
+    bound: float | None = None
+    position: int | float | None = None
+    column: int | None = None
+    violations: int = 0
+    compared: int = 0
+
+    def update(
+        self,
+        values: NDArray[Any],
+        reference: NDArray[np.float64],
+        bound: NDArray[np.float64],
+        positions: NDArray[Any],
+        columns: NDArray[np.intp],
+    ) -> None:
+        """Fold one block (rows = ``positions``, columns = ``columns``) into the statistics."""
+        error = np.abs(values.astype(np.float64) - reference)
+        error[~np.isfinite(error)] = np.inf
+        bad = ~(error <= bound)
+        self.violations += int(np.count_nonzero(bad))
+        self.compared += error.size
+        if error.size == 0:
+            return
+        self.max_abs_error = max(self.max_abs_error, float(error.max()))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(bound > 0, error / bound, np.where(error > 0, np.inf, 0.0))
+        row, col = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+        if float(ratio[row, col]) > self.ratio:
+            self.ratio = float(ratio[row, col])
+            self.error = float(error[row, col])
+            self.bound = float(bound[row, col])
+            self.position = positions[row].item()
+            self.column = int(columns[col])
+
+
+def comparison_bound(
+    reference: NDArray[np.float64], config: EncodingConfig, level: Level, reference_error: float
+) -> NDArray[np.float64]:
+    """Tolerance for |y − reference| at ``level``, shape (n, d_model).
+
+    The element bound of SPEC §4 with |x| ≤ |reference| + ``reference_error`` in its rounding
+    term, plus ``reference_error`` itself (triangle inequality: the reference is not exact).
+    """
+    from pespec.properties.errormodel import element_bound_parts
+
+    magnitude = np.minimum(np.abs(reference) + reference_error, 1.0)
+    bound = element_bound_parts(config, level, magnitude).total
+    return np.asarray(bound, dtype=np.float64) + reference_error
+
+
+def compare_blocks(
+    output: NDArray[Any],
+    positions: NDArray[Any],
+    d_model: int,
+    base: float,
+    level: Level,
+    *,
+    block_elements: int = _BLOCK_ELEMENTS,
+) -> _Worst:
+    """Compare a (n, d_model) output with the exact float64 reference, row block by row block.
+
+    Each block's tolerance is :func:`comparison_bound` with the reference's own error
+    :data:`REFERENCE_ERROR`. Memory: a few float64 arrays of ``block_elements``.
+    """
+    from pespec.reference.encoding import encode
+
+    worst = _Worst()
+    columns = np.arange(d_model, dtype=np.intp)
+    rows = max(1, block_elements // d_model)
+    for start in range(0, positions.shape[0], rows):
+        chunk = positions[start : start + rows]
+        reference = encode(chunk, d_model, base=base)
+        config = EncodingConfig(chunk, d_model, base)
+        bound = comparison_bound(reference, config, level, REFERENCE_ERROR)
+        worst.update(np.asarray(output[start : start + rows]), reference, bound, chunk, columns)
+    return worst
+
+
+def compare_fixture(
+    output: NDArray[Any],
+    fixture: Any,
+    rows: NDArray[np.intp],
+    positions: NDArray[Any],
+    level: Level,
+) -> _Worst:
+    """Compare ``output`` (n, d_model), the backend's rows for ``positions``, with the golden
+    values of ``fixture`` at ``rows``, at the fixture's columns; tolerance with FIXTURE_ERROR."""
+    d_model = int(fixture.d_model)
+    columns = np.asarray(fixture.columns, dtype=np.intp)
+    reference = np.asarray(fixture.values, dtype=np.float64)[rows]
+    full = np.zeros((positions.shape[0], d_model), dtype=np.float64)
+    full[:, columns] = reference
+    config = EncodingConfig(positions, d_model, float(fixture.base))
+    bound = comparison_bound(full, config, level, FIXTURE_ERROR)[:, columns]
+    worst = _Worst()
+    worst.update(np.asarray(output)[:, columns], reference, bound, positions, columns)
+    return worst
+
+
+def comparison_message(worst: _Worst, level: Level) -> tuple[bool, str]:
+    """(passed, one-line message) of a comparison against a reference."""
+    if worst.violations == 0 and worst.compared > 0:
+        return True, (
+            f"{worst.compared} values within the {level.name} bound "
+            f"(worst at {worst.ratio:.3g} of its bound)"
+        )
+    if worst.compared == 0:
+        return False, "nothing was compared"
+    return False, (
+        f"{worst.violations} of {worst.compared} values exceed the {level.name} bound; "
+        f"worst |error| {_fmt(worst.error)} > bound {_fmt(worst.bound)} at position "
+        f"{worst.position!r}, column {worst.column}"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Property registry adapters (pespec.properties.checks)
+
+
+def _properties() -> dict[str, Callable[..., Any]]:
+    from pespec.properties.checks import PROPERTIES
+
+    return dict(PROPERTIES)
+
+
+def _section_of(fn: Callable[..., Any]) -> str:
+    """The SPEC section a property cites: its ``section`` attribute or the § in its docstring."""
+    section = getattr(fn, "section", None)
+    if isinstance(section, str) and section:
+        return section if section.startswith("§") else f"§{section}"
+    found = re.search(r"§\s*(\d+(?:\.\d+)*)", fn.__doc__ or "")
+    return f"§{found.group(1)}" if found else SECTIONS["property"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The suite
+
+
+class Suite:
+    """The planned checks for one backend, runnable one at a time or all together.
+
+    ``backend``: a spec string, a callable or a :class:`Backend`. ``level``: force a level
+    (``"float16"``, ``"float16@float64"``); default: the backend's claimed level, else the
+    default level of its output dtype. ``profile``: ``ci`` (default, derandomized), ``dev`` or
+    ``thorough``. ``timeout``: seconds per backend call. ``stages``: a subset of
+    :data:`STAGES`. ``examples``: override the profile's Hypothesis example count.
+    """
+
+    def __init__(
+        self,
+        backend: str | Backend | Callable[..., Any],
+        *,
+        level: str | Level | None = None,
+        profile: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        stages: Sequence[str] = STAGES,
+        examples: int | None = None,
+        large_sizes: Sequence[tuple[int, int]] | None = None,
+    ) -> None:
+        self.backend = load_backend(backend)
+        chosen = profile or os.environ.get("PESPEC_PROFILE", "ci")
+        if chosen not in PROFILES:
+            raise ValueError(f"profile must be one of {sorted(PROFILES)}; got {chosen!r}")
+        self.profile = chosen
+        unknown = [s for s in stages if s not in STAGES]
+        if unknown:
+            raise ValueError(f"stages must be a subset of {list(STAGES)}; got unknown {unknown}")
+        self.stages = tuple(s for s in STAGES if s in stages)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+            raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
+        if examples is not None and (
+            isinstance(examples, bool) or not isinstance(examples, int) or examples < 1
+        ):
+            raise ValueError(f"examples must be a positive int; got {examples!r}")
+        self.examples = examples
+        self.large_sizes = tuple(large_sizes) if large_sizes is not None else LARGE_SIZES[chosen]
+        if isinstance(level, str):
+            level = parse_level(level)
+        self.requested_level: Level | None = level or self.backend.capabilities.claimed_level()
+        self.guard = GuardedBackend(
+            self.backend,
+            timeout=float(timeout),
+            expected_dtype=None
+            if self.requested_level is None
+            else self.requested_level.output_dtype,
+        )
+        self._contract: dict[str, tuple[bool, str]] | None = None
+        self.output_dtype: str | None = None
+        self.level: Level | None = self.requested_level
+
+    # -- planning ------------------------------------------------------------------------
+
+    def plan(self) -> list[PlannedCheck]:
+        """Every check of the selected stages, in suite order, with stable ids."""
+        planned: list[PlannedCheck] = []
+        if "contract" in self.stages:
+            planned += [
+                PlannedCheck(f"contract:{item}", "contract", rule, SECTIONS["contract"])
+                for item, rule in CONTRACT_ITEMS.items()
+            ]
+        if "golden" in self.stages:
+            from pespec.reference.golden import load_fixture_sets
+
+            for fixture in load_fixture_sets():
+                if not _is_canonical(fixture):
+                    continue
+                planned.append(
+                    PlannedCheck(
+                        f"golden:{fixture.name}",
+                        "golden",
+                        fixture.description,
+                        SECTIONS["golden"],
+                        fixture,
+                    )
+                )
+        if "property" in self.stages:
+            for name, fn in _properties().items():
+                statement = getattr(fn, "statement", None)
+                title = statement or (fn.__doc__ or name).strip().splitlines()[0]
+                planned.append(
+                    PlannedCheck(f"property:{name}", "property", title, _section_of(fn), fn)
+                )
+        if "large" in self.stages:
+            for length, d_model in self.large_sizes:
+                planned.append(
+                    PlannedCheck(
+                        f"large:{length}x{d_model}",
+                        "large",
+                        f"positions 0..{length - 1}, d_model={d_model}, base 10000 against "
+                        "the exact reference",
+                        SECTIONS["large"],
+                        (length, d_model),
+                    )
+                )
+        return planned
+
+    # -- running -------------------------------------------------------------------------
+
+    def run_check(self, planned: PlannedCheck) -> CheckResult:
+        """Run one planned check; a misbehaving backend gives a failed result, never an error."""
+        start = time.perf_counter()
+        try:
+            result = self._dispatch(planned)
+        except BackendFailure as failure:
+            result = self._result(planned, "failed", failure.message)
+        except Exception as exc:  # the suite must report, not crash, whatever the backend did
+            result = self._result(
+                planned, "failed", f"check raised {type(exc).__name__}: {exc}".strip()
+            )
+        result.duration_s = time.perf_counter() - start
+        return result
+
+    def run(
+        self,
+        progress: Callable[[PlannedCheck, CheckResult | None], None] | None = None,
+        *,
+        diagnose: bool = True,
+    ) -> Report:
+        """Run every planned check in order and build the report.
+
+        ``progress(planned, None)`` is called before each check and
+        ``progress(planned, result)`` after it. When the verdict is non-conformant and
+        ``diagnose`` is true, the diagnosis (SPEC §10) is added.
+        """
+        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        clock = time.perf_counter()
+        results: list[CheckResult] = []
+        for planned in self.plan():
+            if progress is not None:
+                progress(planned, None)
+            result = self.run_check(planned)
+            results.append(result)
+            if progress is not None:
+                progress(planned, result)
+        report = self.report(results, started, time.perf_counter() - clock)
+        if diagnose and not report.conformant:
+            self._diagnose(report)
+        return report
+
+    def report(self, results: list[CheckResult], started: str, duration: float) -> Report:
+        """A :class:`Report` of ``results`` for this backend."""
+        return Report(
+            backend=self.backend.name,
+            backend_spec=self.backend.spec,
+            device=self.backend.device,
+            capabilities=self.backend.capabilities.to_dict(),
+            output_dtype=self.output_dtype
+            or (None if self.level is None else self.level.output_dtype),
+            level=None if self.level is None else self.level.name,
+            working_dtype=None if self.level is None else self.level.working_dtype,
+            profile=self.profile,
+            checks=results,
+            timestamp=started,
+            duration_s=duration,
+            libraries=dict(self.backend.libraries),
+        )
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _result(self, planned: PlannedCheck, status: str, message: str, **kw: Any) -> CheckResult:
+        return CheckResult(
+            id=planned.id,
+            stage=planned.stage,
+            title=planned.title,
+            section=planned.section,
+            status=status,
+            message=message,
+            **kw,
+        )
+
+    def _dispatch(self, planned: PlannedCheck) -> CheckResult:
+        if planned.stage == "contract":
+            return self._contract_check(planned)
+        level = self._resolve_level()
+        if level is None:
+            return self._result(
+                planned,
+                "failed",
+                "no level to test against: the output dtype is not one pespec knows and no "
+                "level was given or claimed",
+            )
+        if planned.stage == "golden":
+            return self._golden_check(planned, level)
+        if planned.stage == "property":
+            return self._property_check(planned, level)
+        return self._large_check(planned, level)
+
+    def _ensure_contract(self) -> dict[str, tuple[bool, str]]:
+        if self._contract is None:
+            caps = self.backend.capabilities
+            probes = contract_probes(
+                integer_only=caps.integer_positions_only,
+                base=probe_base(caps.bases),
+                max_d_model=caps.max_d_model,
+                max_position=caps.max_position,
+            )
+            self._contract, self.output_dtype = run_contract(self.guard, probes)
+            if self.level is None and self.output_dtype is not None:
+                self.level = level_for_dtype(self.backend_dtype())
+            if self.level is not None:
+                self.guard.expected_dtype = self.level.output_dtype
+        return self._contract
+
+    def backend_dtype(self) -> np.dtype[Any]:
+        """The NumPy dtype of the backend's output (after the contract probes)."""
+        from pespec.properties.base import DTYPES
+
+        return DTYPES[self.output_dtype or "float64"]
+
+    def _resolve_level(self) -> Level | None:
+        self._ensure_contract()
+        return self.level
+
+    def _contract_check(self, planned: PlannedCheck) -> CheckResult:
+        item = planned.id.partition(":")[2]
+        passed, message = self._ensure_contract()[item]
+        reproduction = None
+        if not passed:
+            reproduction = self._call_reproduction(np.arange(0, 48, dtype=np.int64), 16, 10000.0)
+        return self._result(
+            planned, "passed" if passed else "failed", message, reproduction=reproduction
+        )
+
+    def _golden_check(self, planned: PlannedCheck, level: Level) -> CheckResult:
+        fixture = planned.payload
+        positions, rows, why_not = self._narrow(fixture)
+        if why_not is not None:
+            return self._result(planned, "skipped", why_not)
+        output = self.guard(positions, int(fixture.d_model), float(fixture.base))
+        worst = compare_fixture(output, fixture, rows, positions, level)
+        return self._comparison_result(
+            planned, worst, int(fixture.d_model), float(fixture.base), level
+        )
+
+    def _narrow(self, fixture: Any) -> tuple[NDArray[Any], NDArray[np.intp], str | None]:
+        """The fixture's positions (and their row indices) inside the declared capabilities."""
+        caps = self.backend.capabilities
+        positions = np.asarray(fixture.positions)
+        rows = np.arange(positions.shape[0], dtype=np.intp)
+        if caps.integer_positions_only and positions.dtype.kind == "f":
+            keep = np.isfinite(positions) & (positions == np.round(positions))
+            rows, positions = rows[keep], positions[keep].astype(np.int64)
+        if caps.max_position is not None:
+            keep = np.abs(positions) <= caps.max_position
+            rows, positions = rows[keep], positions[keep]
+        if positions.size == 0:
+            return positions, rows, "no fixture position is inside the declared capabilities"
+        why_not = caps.accepts(positions, int(fixture.d_model), float(fixture.base))
+        return positions, rows, why_not
+
+    def _property_check(self, planned: PlannedCheck, level: Level) -> CheckResult:
+        from hypothesis import HealthCheck, Verbosity, given, settings
+
+        from pespec.properties.base import PropertyResult, PropertyViolation
+        from pespec.properties.profiles import profile_name
+
+        fn = planned.payload
+        strategy = self._config_strategy(level)
+        seen: dict[str, Any] = {}
+        options: dict[str, Any] = {
+            "verbosity": Verbosity.quiet,
+            "report_multiple_bugs": False,
+            "database": None,
+            "suppress_health_check": list(HealthCheck),
+        }
+        if self.examples is not None:
+            options["max_examples"] = self.examples
+
+        @settings(settings.get_profile(profile_name(self.profile)), **options)
+        @given(strategy)
+        def run(config: EncodingConfig) -> None:
+            seen["config"] = config
+            outcome = fn(self.guard, config, level)
+            if isinstance(outcome, PropertyResult):
+                best = seen.get("worst")
+                if best is None or _ratio(outcome) > _ratio(best):
+                    seen["worst"] = outcome
+
+        try:
+            run()
+        except PropertyViolation as violation:
+            return self._property_result(planned, violation.result, seen.get("config"), level)
+        except BackendFailure as failure:
+            config = seen.get("config")
+            repro = None if config is None else self._property_reproduction(fn, config, level)
+            return self._result(planned, "failed", failure.message, reproduction=repro)
+        worst = seen.get("worst")
+        if worst is None:
+            return self._result(planned, "passed", "holds on every example")
+        result = self._property_result(planned, worst, None, level)
+        result.status = "passed"
+        return result
+
+    def _property_result(
+        self, planned: PlannedCheck, outcome: Any, config: EncodingConfig | None, level: Level
+    ) -> CheckResult:
+        fn = planned.payload
+        return self._result(
+            planned,
+            "passed" if outcome.passed else "failed",
+            outcome.message or ("holds" if outcome.passed else "violated"),
+            max_error=float(outcome.max_error),
+            bound=float(outcome.bound),
+            worst_position=outcome.worst_position,
+            worst_column=outcome.worst_column,
+            reproduction=None if config is None else self._property_reproduction(fn, config, level),
+            details=dict(outcome.details),
+        )
+
+    def _config_strategy(self, level: Level) -> Any:
+        """Hypothesis strategy of configurations for ``level``, narrowed to the capabilities."""
+        from hypothesis import strategies as st
+
+        from pespec.properties.strategies import encoding_configs
+
+        caps = self.backend.capabilities
+        base_strategy = encoding_configs(level=level)
+
+        def adapt(pair: tuple[EncodingConfig, float | None]) -> EncodingConfig:
+            config, base = pair
+            positions = config.positions
+            if caps.integer_positions_only and positions.dtype.kind == "f":
+                positions = np.round(positions).astype(np.int64)
+            if caps.max_position is not None:
+                limit = caps.max_position
+                positions = np.clip(positions, -limit, limit).astype(positions.dtype)
+            d_model = config.d_model
+            if caps.max_d_model is not None:
+                d_model = min(d_model, caps.max_d_model)
+            return EncodingConfig(
+                positions, d_model, config.base if base is None else base, config.convention
+            )
+
+        bases = st.none() if caps.bases is None else st.sampled_from(caps.bases)
+        return st.tuples(base_strategy, bases).map(adapt)
+
+    def _large_check(self, planned: PlannedCheck, level: Level) -> CheckResult:
+        length, d_model = planned.payload
+        positions = np.arange(length, dtype=np.int64)
+        why_not = self.backend.capabilities.accepts(positions, d_model, 10000.0)
+        if why_not is not None:
+            return self._result(planned, "skipped", why_not)
+        self.guard.check_finite = False  # the comparison itself flags NaN/Inf, block by block
+        try:
+            output = self.guard(positions, d_model, 10000.0)
+        finally:
+            self.guard.check_finite = True
+        worst = compare_blocks(output, positions, d_model, 10000.0, level)
+        return self._comparison_result(planned, worst, d_model, 10000.0, level)
+
+    def _comparison_result(
+        self, planned: PlannedCheck, worst: _Worst, d_model: int, base: float, level: Level
+    ) -> CheckResult:
+        passed, message = comparison_message(worst, level)
+        reproduction = None
+        if not passed and worst.position is not None:
+            reproduction = self._value_reproduction(
+                worst.position, d_model, base, worst.column, level
+            )
+        return self._result(
+            planned,
+            "passed" if passed else "failed",
+            message,
+            max_error=worst.error,
+            bound=worst.bound,
+            worst_position=worst.position,
+            worst_column=worst.column,
+            reproduction=reproduction,
+            details={
+                "max_abs_error": worst.max_abs_error,
+                "values_compared": worst.compared,
+                "values_over_bound": worst.violations,
+            },
+        )
+
+    # -- reproductions -------------------------------------------------------------------
+
+    def _backend_expr(self) -> tuple[str, str]:
+        """(import prefix, expression) that rebuild the backend in a fresh interpreter."""
+        if self.backend.spec is not None:
+            return (
+                "from pespec.conformance import load_backend; ",
+                f"load_backend({self.backend.spec!r})",
+            )
+        return "", "backend"
+
+    def _value_reproduction(
+        self, position: int | float, d_model: int, base: float, column: int | None, level: Level
+    ) -> str:
+        backend = "backend" if self.backend.spec is None else repr(self.backend.spec)
+        return (
+            f'python -c "from pespec.conformance import reproduce; reproduce({backend}, '
+            f'[{position!r}], {d_model}, {base!r}, column={column}, level={level.name!r})"'
+        )
+
+    def _call_reproduction(self, positions: NDArray[Any], d_model: int, base: float) -> str:
+        prefix, backend = self._backend_expr()
+        return (
+            f'python -c "import numpy as np; {prefix}print({backend}.fn(np.array('
+            f'{positions.tolist()!r}), {d_model}, {base!r}))"'
+        )
+
+    def _property_reproduction(
+        self, fn: Callable[..., Any], config: EncodingConfig, level: Level
+    ) -> str:
+        prefix, backend = self._backend_expr()
+        fn = getattr(fn, "function", fn)  # a registry entry wraps the check function
+        return (
+            f'python -c "import numpy as np; {prefix}'
+            f"from pespec.properties.base import EncodingConfig, parse_level; "
+            f"from {fn.__module__} import {fn.__name__}; "
+            f"{fn.__name__}({backend}, EncodingConfig({config.reproduction()}), "
+            f'parse_level({level.name!r}))"'
+        )
+
+    def _diagnose(self, report: Report) -> None:
+        """Attach the diagnosis (SPEC §10) to a non-conformant report; never raises."""
+        try:
+            from pespec.conformance.diagnosis import diagnose
+        except ImportError:
+            return
+        if self.level is None or self.guard.hung:
+            return
+        try:
+            diagnosis = diagnose(
+                self.guard,
+                level=self.level,
+                integer_positions_only=self.backend.capabilities.integer_positions_only,
+            )
+            report.diagnosis = diagnosis.to_dict()
+            report.diagnosis_sentence = diagnosis.sentence()
+        except Exception as exc:  # diagnosis is advice; it must never hide the verdict
+            report.diagnosis_sentence = f"diagnosis unavailable ({type(exc).__name__}: {exc})"
+
+
+def _is_canonical(fixture: Any) -> bool:
+    convention = getattr(fixture, "convention", None)
+    if convention is None:
+        return True
+    if isinstance(convention, str):
+        return convention == "canonical"
+    return bool(getattr(convention, "is_canonical", False))
+
+
+def _ratio(outcome: Any) -> float:
+    bound = float(outcome.bound)
+    if bound > 0:
+        return float(outcome.max_error) / bound
+    return math.inf if float(outcome.max_error) > 0 else 0.0
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3g}"
+
+
+def check(
+    backend: str | Backend | Callable[..., Any],
+    *,
+    level: str | Level | None = None,
+    profile: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    stages: Sequence[str] = STAGES,
+    examples: int | None = None,
+    large_sizes: Sequence[tuple[int, int]] | None = None,
+    progress: Callable[[PlannedCheck, CheckResult | None], None] | None = None,
+    diagnose: bool = True,
+) -> Report:
+    """Run the conformance suite on ``backend`` and return its :class:`Report`.
+
+    The same checks, in the same order, as ``pespec check`` and the pytest plugin; see
+    :class:`Suite` for the arguments. Raises only for bad arguments (ValueError/TypeError)
+    or a backend spec that cannot be loaded (:class:`BackendLoadError`).
+    """
+    suite = Suite(
+        backend,
+        level=level,
+        profile=profile,
+        timeout=timeout,
+        stages=stages,
+        examples=examples,
+        large_sizes=large_sizes,
+    )
+    return suite.run(progress, diagnose=diagnose)
