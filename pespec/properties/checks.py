@@ -1,0 +1,806 @@
+"""The properties of SPEC §5, each written once for our tests and the conformance suite.
+
+Every check has the signature ``check_<name>(encoder, config, level) -> PropertyResult``
+(extra keyword arguments have defaults), evaluates ``encoder`` on ``config`` and compares
+with the certified oracle (:func:`pespec.reference.oracle.encode`, correctly rounded, so
+each reference value is within ½ulp ≤ 2^-54 of the exact one). Tolerances come from the
+element bound b of SPEC §4 (:mod:`pespec.properties.errormodel`) and from rigorous bounds
+on the float64 arithmetic of the check itself. A failed check raises
+:class:`~pespec.properties.base.PropertyViolation` whose message says what was expected,
+what was found, by how much, where, and how to reproduce it; a backend that raises,
+returns the wrong shape or a non-float array also gets a violation, never a crash.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.properties.base import (
+    DTYPES,
+    Encoder,
+    EncodingConfig,
+    Level,
+    PropertyResult,
+    PropertyViolation,
+)
+from pespec.properties.errormodel import (
+    EVALUATION_SAFETY,
+    element_bound_parts,
+    exact_frequencies,
+    gamma,
+)
+from pespec.reference import oracle
+
+__all__ = [
+    "DEFAULT_OFFSETS",
+    "MAX_ROWS",
+    "ORACLE_ERROR",
+    "PROPERTIES",
+    "PropertyCheck",
+    "check_accuracy",
+    "check_boundedness",
+    "check_determinism",
+    "check_dot_products",
+    "check_frequency_structure",
+    "check_low_precision",
+    "check_norm",
+    "check_rotation",
+    "check_uniqueness",
+]
+
+ORACLE_ERROR = 2.0**-54
+"""|x_ref − x| for the oracle: correctly rounded float64 of a value in [−1, 1] (½ulp ≤ 2^-54)."""
+
+U64 = 2.0**-53
+"""Unit roundoff of float64, the arithmetic of the checks themselves."""
+
+DEFAULT_OFFSETS: tuple[int, ...] = (1, 5, 10, 50)
+"""Offsets k of the rotation property (SPEC §5.4), the seed's list."""
+
+MAX_ROWS = 32
+"""Rows (the first positions of a configuration) used by the pairwise properties §5.5–§5.6."""
+
+PropertyFunction = Callable[[Encoder, EncodingConfig, Level], PropertyResult]
+
+
+@dataclass(frozen=True)
+class PropertyCheck:
+    """A registered property: its name, SPEC section, one-line statement and check function."""
+
+    name: str
+    section: str
+    statement: str
+    function: PropertyFunction
+
+    def __call__(self, encoder: Encoder, config: EncodingConfig, level: Level) -> PropertyResult:
+        return self.function(encoder, config, level)
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every message needs: the property, the backend and its configuration."""
+
+    name: str
+    section: str
+    encoder: Encoder
+    config: EncodingConfig
+    level: Level
+
+    def header(self) -> str:
+        c = self.config
+        return (
+            f"{self.name} (SPEC §{self.section}) violated at level {self.level.name} "
+            f"(d_model={c.d_model}, base={c.base!r}, convention={c.convention.name})"
+        )
+
+    def column_role(self, column: int) -> str:
+        pair, is_sin = self.config.convention.column_roles(self.config.d_model)
+        return f"pair {int(pair[column])}, {'sin' if is_sin[column] else 'cos'}"
+
+    def reproduction(self, position: Any, column: int | None) -> str:
+        c = self.config
+        index = f"[0, {column}]" if column is not None else "[0]"
+        exact = (
+            f"; x = pespec.reference.oracle.encode([{position!r}], {c.d_model}, "
+            f"base={c.base!r}, convention=config.convention){index}"
+        )
+        return f"y = encoder(np.array([{position!r}]), {c.d_model}, {c.base!r}){index}" + (
+            exact if column is not None else ""
+        )
+
+    def violation(
+        self,
+        *,
+        expected: str,
+        found: str,
+        excess: str,
+        position: Any = None,
+        column: int | None = None,
+        max_error: float = math.inf,
+        bound: float = 0.0,
+        details: dict[str, Any] | None = None,
+    ) -> PropertyViolation:
+        where = ""
+        if position is not None:
+            where = f" at position {position!r}"
+            if column is not None:
+                where += f", column {column} ({self.column_role(column)})"
+        message = f"{self.header()}: expected {expected}; found {found} ({excess}){where}."
+        if position is not None:
+            message += f" Reproduce: {self.reproduction(position, column)}"
+        result = PropertyResult(
+            property=self.name,
+            section=self.section,
+            passed=False,
+            max_error=float(max_error),
+            bound=float(bound),
+            worst_position=position,
+            worst_column=column,
+            message=message,
+            details=details or {},
+        )
+        return PropertyViolation(result)
+
+    def passed(
+        self,
+        max_error: float,
+        bound: float,
+        position: Any = None,
+        column: int | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> PropertyResult:
+        return PropertyResult(
+            property=self.name,
+            section=self.section,
+            passed=True,
+            max_error=float(max_error),
+            bound=float(bound),
+            worst_position=position,
+            worst_column=column,
+            message=f"{self.name} (SPEC §{self.section}) holds at level {self.level.name}",
+            details=details or {},
+        )
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Backend output at some positions with the exact values and the §4 bound; (m, d)."""
+
+    positions: NDArray[Any]
+    raw: NDArray[Any]
+    y: NDArray[np.float64]
+    x: NDArray[np.float64]
+    bound: NDArray[np.float64]
+
+
+def _position_value(positions: NDArray[Any], row: int) -> int | float:
+    value = positions[row].item()
+    return int(value) if isinstance(value, int) else float(value)
+
+
+def _call(ctx: _Context, positions: NDArray[Any]) -> NDArray[Any]:
+    """Run the backend; any exception, wrong shape or non-float result is a violation."""
+    c = ctx.config
+    n = positions.shape[0]
+    first = _position_value(positions, 0) if n else None
+    try:
+        out = ctx.encoder(positions.copy(), c.d_model, c.base)
+        array = np.asarray(out)
+    except Exception as exc:  # a misbehaving backend gets a verdict, not a crash
+        raise ctx.violation(
+            expected=f"an array of shape ({n}, {c.d_model})",
+            found=f"the encoder raised {type(exc).__name__}: {exc}",
+            excess="no output",
+            position=first,
+        ) from exc
+    if array.shape != (n, c.d_model):
+        raise ctx.violation(
+            expected=f"an array of shape ({n}, {c.d_model})",
+            found=f"shape {array.shape}",
+            excess="wrong shape",
+            position=first,
+        )
+    if array.dtype not in DTYPES.values():
+        raise ctx.violation(
+            expected=f"a floating-point array of dtype {sorted(DTYPES)}",
+            found=f"dtype {array.dtype}",
+            excess="wrong dtype",
+            position=first,
+        )
+    return array
+
+
+def _sub_config(config: EncodingConfig, positions: NDArray[Any]) -> EncodingConfig:
+    return EncodingConfig(positions, config.d_model, config.base, config.convention)
+
+
+def _oracle(
+    config: EncodingConfig, positions: NDArray[Any], convention: Any = None
+) -> NDArray[np.float64]:
+    values: NDArray[np.float64] = oracle.encode(
+        positions,
+        config.d_model,
+        base=config.base,
+        convention=config.convention if convention is None else convention,
+        workers=1 if positions.size * config.d_model < oracle.PARALLEL_THRESHOLD else None,
+    )
+    return values
+
+
+def _rows(ctx: _Context, positions: NDArray[Any]) -> _Rows:
+    """Backend rows, oracle rows and the §4 element bound b ≥ |y − x| at ``positions``."""
+    raw = _call(ctx, positions)
+    y = raw.astype(np.float64)
+    sub = _sub_config(ctx.config, positions)
+    x = _oracle(ctx.config, positions)
+    bound = element_bound_parts(sub, ctx.level, np.abs(x) + ORACLE_ERROR).total
+    return _Rows(positions=positions, raw=raw, y=y, x=x, bound=bound)
+
+
+def _norm_up(values: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64]:
+    """An upper bound on the Euclidean norm along ``axis`` (float64 evaluation error covered).
+
+    A non-finite input gives 0: the residual that uses it is non-finite and fails anyway.
+    """
+    count = values.shape[axis] + 2
+    with np.errstate(over="ignore", invalid="ignore"):
+        norm = np.sqrt(np.sum(values * values, axis=axis))
+    norm = np.where(np.isfinite(norm), norm, 0.0)
+    result: NDArray[np.float64] = norm * (1.0 + gamma(count, U64))
+    return result
+
+
+def _norm_down(values: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64]:
+    """A lower bound on the Euclidean norm along ``axis``."""
+    count = values.shape[axis] + 2
+    with np.errstate(over="ignore", invalid="ignore"):
+        norm = np.sqrt(np.sum(values * values, axis=axis))
+    result: NDArray[np.float64] = norm * (1.0 - gamma(count, U64))
+    return result
+
+
+def _worst(ratio: NDArray[np.float64]) -> tuple[int, ...]:
+    """Index of the largest ratio (NaN counts as worst)."""
+    safe = np.where(np.isnan(ratio), np.inf, ratio)
+    return tuple(int(i) for i in np.unravel_index(int(np.argmax(safe)), safe.shape))
+
+
+def _ratio(error: NDArray[np.float64], bound: NDArray[np.float64]) -> NDArray[np.float64]:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(bound > 0, error / bound, np.where(error > 0, np.inf, 0.0))
+    ratio = np.where(np.isnan(error), np.inf, ratio)
+    result: NDArray[np.float64] = ratio
+    return result
+
+
+def _describe_excess(error: float, bound: float) -> str:
+    if not math.isfinite(error):
+        return "not finite"
+    if bound > 0:
+        return f"{error:.3e} = {error / bound:.3g}× the tolerance {bound:.3e}"
+    return f"{error:.3e} above the tolerance 0"
+
+
+def _elementwise(ctx: _Context, rows: _Rows, what: str) -> PropertyResult:
+    """|y − x_ref| ≤ b + 2^-54 element by element (shared by §5.1 and §5.7)."""
+    with np.errstate(invalid="ignore"):
+        error = np.abs(rows.y - rows.x)
+    error = np.where(np.isfinite(rows.y), error, np.inf)
+    tolerance = rows.bound + ORACLE_ERROR
+    ratio = _ratio(error, tolerance)
+    r, j = _worst(ratio)
+    position = _position_value(rows.positions, r)
+    details = {"max_ratio": float(ratio[r, j]), "elements": int(error.size)}
+    if not ratio[r, j] <= 1.0:
+        raise ctx.violation(
+            expected=f"{what} |y − x| ≤ {tolerance[r, j]:.3e} (SPEC §4 bound + oracle 2^-54)",
+            found=f"y = {float(rows.y[r, j])!r}, exact x = {float(rows.x[r, j])!r}, "
+            f"|y − x| = {error[r, j]:.3e}",
+            excess=_describe_excess(float(error[r, j]), float(tolerance[r, j])),
+            position=position,
+            column=j,
+            max_error=float(error[r, j]),
+            bound=float(tolerance[r, j]),
+            details=details,
+        )
+    return ctx.passed(float(np.max(error)), float(tolerance[r, j]), position, j, details)
+
+
+def check_accuracy(encoder: Encoder, config: EncodingConfig, level: Level) -> PropertyResult:
+    """SPEC §5.1 accuracy: |y(p, j) − x(p, j)| ≤ b(p, j) + 2^-54 for every element."""
+    ctx = _Context("accuracy", "5.1", encoder, config, level)
+    return _elementwise(ctx, _rows(ctx, config.positions), "every element")
+
+
+def check_boundedness(encoder: Encoder, config: EncodingConfig, level: Level) -> PropertyResult:
+    """SPEC §5.2 boundedness: every element is finite and |y| ≤ 1 exactly (no tolerance)."""
+    ctx = _Context("boundedness", "5.2", encoder, config, level)
+    raw = _call(ctx, config.positions)
+    y = raw.astype(np.float64)
+    excess = np.where(np.isfinite(y), np.abs(y) - 1.0, np.inf)
+    r, j = _worst(excess)
+    position = _position_value(config.positions, r)
+    if not excess[r, j] <= 0.0:
+        raise ctx.violation(
+            expected="|y| ≤ 1 exactly (rounding a value in [−1, 1] cannot leave it)",
+            found=f"y = {float(y[r, j])!r}",
+            excess=f"|y| − 1 = {excess[r, j]:.3e}",
+            position=position,
+            column=j,
+            max_error=float(excess[r, j]),
+        )
+    return ctx.passed(float(np.max(np.abs(y))), 1.0, position, j)
+
+
+def check_norm(encoder: Encoder, config: EncodingConfig, level: Level) -> PropertyResult:
+    """SPEC §5.3 norm: | ‖y_p‖ − √(d/2) | ≤ ‖b_p‖ for every row (plus float64 evaluation)."""
+    ctx = _Context("norm", "5.3", encoder, config, level)
+    rows = _rows(ctx, config.positions)
+    d = config.d_model
+    exact = math.sqrt(d / 2)
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = np.sqrt(np.sum(rows.y * rows.y, axis=1))
+        error = np.where(np.isfinite(norms), np.abs(norms - exact), np.inf)
+    bound_norm = _norm_up(rows.bound)
+    evaluation = gamma(d + 4, U64) * (exact + bound_norm)
+    tolerance = (bound_norm + evaluation) * EVALUATION_SAFETY
+    ratio = _ratio(error, tolerance)
+    (r,) = _worst(ratio)
+    position = _position_value(config.positions, r)
+    details = {"max_ratio": float(ratio[r])}
+    if not ratio[r] <= 1.0:
+        raise ctx.violation(
+            expected=f"‖y_p‖ = √(d/2) = {exact!r} within ‖b_p‖ = {tolerance[r]:.3e}",
+            found=f"‖y_p‖ = {float(norms[r])!r}",
+            excess=_describe_excess(float(error[r]), float(tolerance[r])),
+            position=position,
+            max_error=float(error[r]),
+            bound=float(tolerance[r]),
+            details=details,
+        )
+    return ctx.passed(float(np.max(error)), float(tolerance[r]), position, None, details)
+
+
+def _without_offset(config: EncodingConfig) -> Any:
+    """The convention with position offset 0: angles of a position *difference*."""
+    return dataclasses.replace(config.convention, position_offset=0)
+
+
+def _shifted(positions: NDArray[Any], shift: int | float) -> tuple[NDArray[Any], NDArray[np.bool_]]:
+    """(positions + shift, mask of rows where that sum is exact in the positions' dtype)."""
+    if positions.dtype.kind in "iu":
+        exact = np.array([abs(int(p) + int(shift)) < 2**63 for p in positions.tolist()], dtype=bool)
+        safe = np.where(exact, positions, 0)
+        return (safe + np.int64(shift)).astype(np.int64), exact
+    shifted = positions + float(shift)
+    exact = np.array(
+        [
+            math.isfinite(s) and Fraction(s) == Fraction(p) + Fraction(shift)
+            for p, s in zip(positions.tolist(), shifted.tolist(), strict=True)
+        ],
+        dtype=bool,
+    )
+    return shifted, exact
+
+
+def _pair_columns(config: EncodingConfig) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    c = config.convention
+    return c.sin_columns(config.d_model), c.cos_columns(config.d_model)
+
+
+def check_rotation(
+    encoder: Encoder,
+    config: EncodingConfig,
+    level: Level,
+    *,
+    offsets: Sequence[int] = DEFAULT_OFFSETS,
+) -> PropertyResult:
+    """SPEC §5.4 rotation: ‖M_k y_p − y_{p+k}‖ ≤ ‖b_p‖ + ‖b_{p+k}‖ (+ evaluation terms), with
+    one M_k = diag(R_i(k)) for every p (M_k from the oracle's sin, cos of c·k·ω_i)."""
+    ctx = _Context("rotation", "5.4", encoder, config, level)
+    base_rows = _rows(ctx, config.positions)
+    sin_cols, cos_cols = _pair_columns(config)
+    d = config.d_model
+    worst: tuple[float, float, float, Any, int, int] = (-1.0, 0.0, 0.0, None, 0, 0)
+    skipped = 0
+    for k in offsets:
+        shifted, exact = _shifted(config.positions, int(k))
+        skipped += int(np.count_nonzero(~exact))
+        if not np.any(exact):
+            continue
+        p_rows = _Rows(
+            positions=base_rows.positions[exact],
+            raw=base_rows.raw[exact],
+            y=base_rows.y[exact],
+            x=base_rows.x[exact],
+            bound=base_rows.bound[exact],
+        )
+        k_rows = _rows(ctx, shifted[exact])
+        angle = _oracle(config, np.array([int(k)], dtype=np.int64), _without_offset(config))[0]
+        sin_k, cos_k = angle[sin_cols], angle[cos_cols]
+        a, b = p_rows.y[:, sin_cols], p_rows.y[:, cos_cols]
+        rotated = np.empty_like(p_rows.y)
+        rotated[:, sin_cols] = a * cos_k + b * sin_k
+        rotated[:, cos_cols] = b * cos_k - a * sin_k
+        with np.errstate(invalid="ignore", over="ignore"):
+            residual_vec = rotated - k_rows.y
+            residual = np.sqrt(np.sum(residual_vec * residual_vec, axis=1))
+        residual = np.where(np.isfinite(residual), residual, np.inf)
+        norm_p = _norm_up(p_rows.y)
+        norm_k = _norm_up(k_rows.y)
+        tolerance = (
+            (1.0 + gamma(d + 2, U64))
+            * (
+                _norm_up(p_rows.bound)
+                + _norm_up(k_rows.bound)
+                + 2.0 * ORACLE_ERROR * norm_p
+                + gamma(3, U64) * (math.sqrt(2.0) * norm_p + norm_k)
+            )
+            * EVALUATION_SAFETY
+        )
+        ratio = _ratio(residual, tolerance)
+        (r,) = _worst(ratio)
+        if ratio[r] > worst[0] or worst[3] is None:
+            column = int(
+                np.argmax(np.where(np.isnan(residual_vec[r]), np.inf, np.abs(residual_vec[r])))
+            )
+            worst = (
+                float(ratio[r]),
+                float(residual[r]),
+                float(tolerance[r]),
+                _position_value(p_rows.positions, r),
+                column,
+                int(k),
+            )
+    ratio_max, residual_max, tolerance_max, position, column, k_max = worst
+    details = {"max_ratio": ratio_max, "offset": k_max, "skipped_inexact_shifts": skipped}
+    if position is None:
+        return ctx.passed(0.0, 0.0, None, None, details)
+    if not ratio_max <= 1.0:
+        raise ctx.violation(
+            expected=f"y_(p+{k_max}) = M_{k_max}·y_p within ‖b_p‖ + ‖b_(p+{k_max})‖ = "
+            f"{tolerance_max:.3e} (M_k block-diagonal rotations R_i({k_max}), the same for "
+            "every p)",
+            found=f"‖M_k y_p − y_(p+k)‖ = {residual_max:.3e}, largest in column {column}",
+            excess=_describe_excess(residual_max, tolerance_max),
+            position=position,
+            column=column,
+            max_error=residual_max,
+            bound=tolerance_max,
+            details=details,
+        )
+    return ctx.passed(residual_max, tolerance_max, position, column, details)
+
+
+def _differences(
+    positions: NDArray[Any],
+) -> tuple[NDArray[Any], NDArray[np.intp], NDArray[np.bool_]]:
+    """Distinct |p − q| over all pairs (exactly), the index of each pair's |p − q| (m, m), and
+    a mask of pairs whose difference is exact in the positions' dtype."""
+    values = positions.tolist()
+    m = len(values)
+    exact_diff: dict[Fraction, int] = {}
+    index = np.zeros((m, m), dtype=np.intp)
+    valid = np.zeros((m, m), dtype=bool)
+    is_int = positions.dtype.kind in "iu"
+    for r in range(m):
+        for s in range(m):
+            diff = abs(Fraction(values[r]) - Fraction(values[s]))
+            fits = diff < 2**63 if is_int else Fraction(float(diff)) == diff
+            if not fits:
+                continue
+            valid[r, s] = True
+            index[r, s] = exact_diff.setdefault(diff, len(exact_diff))
+    ordered = sorted(exact_diff, key=exact_diff.__getitem__)
+    if is_int:
+        diffs: NDArray[Any] = np.array([int(v) for v in ordered], dtype=np.int64)
+    else:
+        diffs = np.array([float(v) for v in ordered], dtype=np.float64)
+    return diffs, index, valid
+
+
+def check_dot_products(
+    encoder: Encoder, config: EncodingConfig, level: Level, *, max_rows: int = MAX_ROWS
+) -> PropertyResult:
+    """SPEC §5.5 dot products: y_p·y_q = S(p − q) = Σ_i cos(c·ω_i·(p − q)) within
+    √(d/2)(‖b_p‖ + ‖b_q‖) + ‖b_p‖‖b_q‖, for all pairs of the first ``max_rows`` rows."""
+    ctx = _Context("dot_products", "5.5", encoder, config, level)
+    positions = config.positions[:max_rows]
+    rows = _rows(ctx, positions)
+    d = config.d_model
+    diffs, index, valid = _differences(positions)
+    if diffs.size == 0:
+        return ctx.passed(0.0, 0.0)
+    _, cos_cols = _pair_columns(config)
+    cosines = _oracle(config, diffs, _without_offset(config))[:, cos_cols]
+    sums = np.sum(cosines, axis=1)
+    sum_error = (d / 2) * ORACLE_ERROR + gamma(d, U64) * (d / 2)
+    expected = sums[index]
+    with np.errstate(invalid="ignore", over="ignore"):
+        dots = rows.y @ rows.y.T
+        error = np.where(np.isfinite(dots), np.abs(dots - expected), np.inf)
+    norm_y = _norm_up(rows.y)
+    norm_b = _norm_up(rows.bound)
+    root = math.sqrt(d / 2)
+    tolerance = (
+        root * (norm_b[:, None] + norm_b[None, :])
+        + norm_b[:, None] * norm_b[None, :]
+        + gamma(d + 2, U64) * norm_y[:, None] * norm_y[None, :]
+        + sum_error
+    ) * EVALUATION_SAFETY
+    ratio = np.where(valid, _ratio(error, tolerance), 0.0)
+    r, s = _worst(ratio)
+    p, q = _position_value(positions, r), _position_value(positions, s)
+    details = {"max_ratio": float(ratio[r, s]), "pairs": int(np.count_nonzero(valid)), "q": q}
+    if not ratio[r, s] <= 1.0:
+        raise ctx.violation(
+            expected=f"y_p·y_q = Σ_i cos(ω_i·(p − q)) = {float(expected[r, s])!r} for q = {q!r} "
+            f"within {tolerance[r, s]:.3e}",
+            found=f"y_p·y_q = {float(dots[r, s])!r}",
+            excess=_describe_excess(float(error[r, s]), float(tolerance[r, s])),
+            position=p,
+            max_error=float(error[r, s]),
+            bound=float(tolerance[r, s]),
+            details=details,
+        )
+    return ctx.passed(
+        float(np.max(np.where(valid, error, 0.0))), float(tolerance[r, s]), p, None, details
+    )
+
+
+def check_uniqueness(
+    encoder: Encoder, config: EncodingConfig, level: Level, *, max_rows: int = MAX_ROWS
+) -> PropertyResult:
+    """SPEC §5.6 uniqueness: ‖y_p − y_q‖ ≥ σ(p − q) − ‖b_p‖ − ‖b_q‖ > 0 for every pair of the
+    first ``max_rows`` rows whose exact separation σ = 2·(Σ_i sin²(c·ω_i·(p − q)/2))^½
+    exceeds ‖b_p‖ + ‖b_q‖ (other pairs are not claimed distinct)."""
+    ctx = _Context("uniqueness", "5.6", encoder, config, level)
+    positions = config.positions[:max_rows]
+    rows = _rows(ctx, positions)
+    d = config.d_model
+    diffs, index, valid = _differences(positions)
+    if diffs.size == 0:
+        return ctx.passed(0.0, 0.0)
+    halves = diffs.astype(np.float64) / 2.0  # exact: |p − q| < 2^63 and float halving
+    halves_exact = np.array(
+        [
+            Fraction(h) * 2 == Fraction(v)
+            for h, v in zip(halves.tolist(), diffs.tolist(), strict=True)
+        ],
+        dtype=bool,
+    )
+    sin_cols, _ = _pair_columns(config)
+    sines = _oracle(config, halves, _without_offset(config))[:, sin_cols]
+    # ‖ŝ − s‖ ≤ 2^-54·√(d/2), so σ ≥ 2·(‖ŝ‖ − 2^-54·√(d/2)).
+    sigma_low = 2.0 * np.maximum(_norm_down(sines) - ORACLE_ERROR * math.sqrt(d / 2), 0.0)
+    sigma_low = np.where(halves_exact, sigma_low, 0.0)
+    norm_b = _norm_up(rows.bound)
+    margin = (norm_b[:, None] + norm_b[None, :]) * EVALUATION_SAFETY
+    required = sigma_low[index] - margin
+    claimed = valid & (required > 0) & ~np.eye(len(positions), dtype=bool)
+    separation = np.empty((len(positions), len(positions)))
+    with np.errstate(invalid="ignore", over="ignore"):
+        for r in range(len(positions)):
+            diff = rows.y - rows.y[r]
+            separation[r] = np.sqrt(np.sum(diff * diff, axis=1)) * (1.0 + gamma(d + 3, U64))
+    separation = np.where(np.isfinite(separation), separation, -np.inf)
+    shortfall = np.where(claimed, required - separation, -np.inf)
+    r, s = _worst(shortfall)
+    off_diagonal = valid & ~np.eye(len(positions), dtype=bool)
+    details: dict[str, Any] = {
+        "claimed_pairs": int(np.count_nonzero(claimed)),
+        "unclaimed_pairs": int(np.count_nonzero(off_diagonal & ~claimed)),
+    }
+    if not np.any(claimed):
+        return ctx.passed(0.0, 0.0, None, None, details)
+    p, q = _position_value(positions, r), _position_value(positions, s)
+    details["q"] = q
+    if shortfall[r, s] > 0:
+        identical = bool(np.array_equal(rows.raw[r], rows.raw[s]))
+        raise ctx.violation(
+            expected=f"‖y_p − y_q‖ ≥ σ − ‖b_p‖ − ‖b_q‖ = {required[r, s]:.3e} for q = {q!r} "
+            f"(exact separation σ ≥ {sigma_low[index[r, s]]:.6g})",
+            found=("identical rows" if identical else f"‖y_p − y_q‖ = {separation[r, s]:.3e}"),
+            excess=f"short by {shortfall[r, s]:.3e}",
+            position=p,
+            max_error=float(shortfall[r, s]),
+            bound=0.0,
+            details=details,
+        )
+    return ctx.passed(float(np.max(shortfall[claimed])), 0.0, p, None, details)
+
+
+LOW_PRECISION = ("float16", "bfloat16")
+
+
+def check_low_precision(encoder: Encoder, config: EncodingConfig, level: Level) -> PropertyResult:
+    """SPEC §5.7 low precision: at a float16/bfloat16 level the output has that dtype and every
+    element is within its §4 bound; for other levels the property does not apply (passes)."""
+    ctx = _Context("low_precision", "5.7", encoder, config, level)
+    if level.output_dtype not in LOW_PRECISION:
+        return ctx.passed(0.0, 0.0, details={"applicable": False})
+    rows = _rows(ctx, config.positions)
+    if rows.raw.dtype != level.numpy_output_dtype:
+        raise ctx.violation(
+            expected=f"output dtype {level.output_dtype}",
+            found=f"dtype {rows.raw.dtype}",
+            excess="wrong dtype for the claimed level",
+            position=_position_value(config.positions, 0),
+        )
+    result = _elementwise(ctx, rows, f"{level.output_dtype} output,")
+    result.details["applicable"] = True
+    return result
+
+
+def _wavelength(config: EncodingConfig, pair: int, fraction: Fraction) -> tuple[float, Any]:
+    """(fraction·λ_pair rounded to float64, λ_pair·fraction as an mpmath number at 120 bits)."""
+    den = config.convention.denominator(config.d_model)
+    with mpmath.workprec(120):
+        omega = mpmath.power(mpmath.mpf(config.base), -mpmath.mpf(pair) / mpmath.mpf(den))
+        scale = abs(mpmath.mpf(float(config.convention.argument_scale)))
+        length = (
+            2 * mpmath.pi / (omega * scale) * mpmath.mpf(fraction.numerator) / fraction.denominator
+        )
+        return float(length), length
+
+
+def check_frequency_structure(
+    encoder: Encoder, config: EncodingConfig, level: Level, *, max_rows: int = MAX_ROWS
+) -> PropertyResult:
+    """SPEC §5.8 frequency structure: pair 0 has wavelength 2π and the last pair
+    2π·base^((d−2)/d) (shifting p by λ repeats the pair, by λ/2 negates it), and each column's
+    variance over the positions equals the exact variance, within derived tolerances."""
+    ctx = _Context("frequency_structure", "5.8", encoder, config, level)
+    positions = config.positions[:max_rows].astype(np.float64)
+    d = config.d_model
+    rows = _rows(ctx, positions)
+    omega, _ = exact_frequencies(d, config.base, config.convention)
+    scale = abs(float(config.convention.argument_scale))
+    sin_cols, cos_cols = _pair_columns(config)
+    worst: tuple[float, float, float, Any, int, str] = (-1.0, 0.0, 0.0, None, 0, "")
+    for pair in sorted({0, d // 2 - 1}):
+        for fraction, sign in ((Fraction(1), 1.0), (Fraction(1, 2), -1.0)):
+            step, step_exact = _wavelength(config, pair, fraction)
+            shifted = positions + step
+            finite = np.isfinite(shifted)
+            if not np.any(finite):
+                continue
+            moved = _rows(ctx, shifted[finite])
+            # The backend sees p' = fl(p + step); x(p') = ±x(p) up to c·ω·|p' − p − λ·fraction|.
+            with mpmath.workprec(120):
+                gaps = [
+                    float(abs(mpmath.mpf(s) - mpmath.mpf(p) - step_exact)) * (1 + 2.0**-50)
+                    for p, s in zip(
+                        positions[finite].tolist(), shifted[finite].tolist(), strict=True
+                    )
+                ]
+            drift = scale * omega[pair] * np.array(gaps) * (1 + 2.0**-50)
+            columns = np.array([sin_cols[pair], cos_cols[pair]])
+            with np.errstate(invalid="ignore"):
+                error = np.abs(moved.y[:, columns] - sign * rows.y[finite][:, columns])
+            error = np.where(np.isfinite(error), error, np.inf)
+            tolerance = (
+                (moved.bound[:, columns] + rows.bound[finite][:, columns] + drift[:, None])
+                * (1 + 2 * U64)
+                * EVALUATION_SAFETY
+            )
+            ratio = _ratio(error, tolerance)
+            r, j = _worst(ratio)
+            if ratio[r, j] > worst[0]:
+                label = "λ" if fraction == 1 else "λ/2"
+                worst = (
+                    float(ratio[r, j]),
+                    float(error[r, j]),
+                    float(tolerance[r, j]),
+                    _position_value(positions[finite], r),
+                    int(columns[j]),
+                    f"y(p + {label}) = {'' if sign > 0 else '−'}y(p) for pair {pair}, "
+                    f"λ = {_wavelength(config, pair, Fraction(1))[0]!r}",
+                )
+    ratio_max, err_max, tol_max, position, column, statement = worst
+    if position is not None and not ratio_max <= 1.0:
+        raise ctx.violation(
+            expected=f"{statement} within {tol_max:.3e}",
+            found=f"|difference| = {err_max:.3e}",
+            excess=_describe_excess(err_max, tol_max),
+            position=position,
+            column=column,
+            max_error=err_max,
+            bound=tol_max,
+            details={"max_ratio": ratio_max},
+        )
+    _check_variances(ctx, rows)
+    return ctx.passed(err_max, tol_max, position, column, {"max_ratio": ratio_max})
+
+
+def _check_variances(ctx: _Context, rows: _Rows) -> None:
+    """Per-column variance over the rows: |Var y_j − Var x_j| ≤ mean(b(2|x| + b)) + b̄(2|x̄| + b̄)."""
+    m = rows.y.shape[0]
+    if m < 2:
+        return
+    b = rows.bound + ORACLE_ERROR
+    with np.errstate(invalid="ignore", over="ignore"):
+        var_y = np.var(rows.y, axis=0)
+        var_x = np.var(rows.x, axis=0)
+        error = np.where(np.isfinite(var_y), np.abs(var_y - var_x), np.inf)
+    b_mean = np.mean(b, axis=0)
+    tolerance = (
+        np.mean(b * (2 * np.abs(rows.x) + b), axis=0)
+        + b_mean * (2 * np.abs(np.mean(rows.x, axis=0)) + b_mean)
+        + gamma(m + 4, U64) * 4.0
+    ) * EVALUATION_SAFETY
+    ratio = _ratio(error, tolerance)
+    (j,) = _worst(ratio)
+    if not ratio[j] <= 1.0:
+        raise ctx.violation(
+            expected=f"variance of column {j} over the {m} positions = {float(var_x[j])!r} "
+            f"within {tolerance[j]:.3e}",
+            found=f"variance {float(var_y[j])!r}",
+            excess=_describe_excess(float(error[j]), float(tolerance[j])),
+            position=_position_value(rows.positions, 0),
+            column=j,
+            max_error=float(error[j]),
+            bound=float(tolerance[j]),
+        )
+
+
+def check_determinism(encoder: Encoder, config: EncodingConfig, level: Level) -> PropertyResult:
+    """SPEC §5.9 determinism: two calls with the same arguments give bit-identical arrays."""
+    ctx = _Context("determinism", "5.9", encoder, config, level)
+    first = _call(ctx, config.positions)
+    second = _call(ctx, config.positions)
+    if first.dtype != second.dtype:
+        raise ctx.violation(
+            expected="the same dtype from both calls",
+            found=f"{first.dtype} then {second.dtype}",
+            excess="dtype changed",
+            position=_position_value(config.positions, 0),
+        )
+    a = np.ascontiguousarray(first).view(np.uint8).reshape(first.shape[0], -1)
+    b = np.ascontiguousarray(second).view(np.uint8).reshape(second.shape[0], -1)
+    differs = np.any((a != b).reshape(first.shape[0], first.shape[1], first.dtype.itemsize), axis=2)
+    if np.any(differs):
+        r, j = (int(i) for i in np.argwhere(differs)[0])
+        y1, y2 = first.astype(np.float64)[r, j], second.astype(np.float64)[r, j]
+        raise ctx.violation(
+            expected="bit-identical outputs from two calls",
+            found=f"y = {float(y1)!r} then {float(y2)!r}",
+            excess=f"{int(np.count_nonzero(differs))} elements differ",
+            position=_position_value(config.positions, r),
+            column=j,
+            max_error=float(abs(y1 - y2)) if math.isfinite(y1 - y2) else math.inf,
+        )
+    return ctx.passed(0.0, 0.0)
+
+
+PROPERTIES: dict[str, PropertyCheck] = {
+    check.name: check
+    for check in (
+        PropertyCheck("accuracy", "5.1", "|y − x| ≤ b elementwise", check_accuracy),
+        PropertyCheck("boundedness", "5.2", "|y| ≤ 1 exactly", check_boundedness),
+        PropertyCheck("norm", "5.3", "‖y_p‖ = √(d/2) within ‖b_p‖", check_norm),
+        PropertyCheck("rotation", "5.4", "y_(p+k) = M_k y_p, M_k independent of p", check_rotation),
+        PropertyCheck("dot_products", "5.5", "y_p·y_q = Σ cos(ω_i(p − q))", check_dot_products),
+        PropertyCheck("uniqueness", "5.6", "distinct positions, distinct rows", check_uniqueness),
+        PropertyCheck(
+            "low_precision", "5.7", "float16/bfloat16 within their level", check_low_precision
+        ),
+        PropertyCheck(
+            "frequency_structure",
+            "5.8",
+            "wavelengths 2π … 2π·base^((d−2)/d); variances",
+            check_frequency_structure,
+        ),
+        PropertyCheck("determinism", "5.9", "bit-identical repeated calls", check_determinism),
+    )
+}
+"""The properties in SPEC order; the conformance suite iterates over this registry."""

@@ -1,0 +1,439 @@
+"""The error model of SPEC §4: a per-element bound |y − x| for a backend's output y.
+
+A backend computes pair k of position p in working precision T_work (unit roundoff u_w)
+and stores the result in T_out (unit roundoff u_out). With the exact angle θ = q·ω_k,
+q = c·(p + o) the scaled position, λ_k = |ln ω_k| and Δq the error of q in T_work,
+
+    E(p, k) = u_w·K_f + γ(K_θ(k))·|θ| + ω_k·Δq·(1 + γ(K_θ(k))),
+    K_f = c_f,  K_θ(k) = (2·c_f + 2)·(1 + λ_k),  γ(n) = n·u_w / (1 − n·u_w),
+    |y − x| ≤ ½·ulp*_out(min(|x| + E, 1)) + E,
+
+where c_f is the accuracy in ulps assumed for sin, cos, exp, log and pow in T_work
+(:data:`FUNCTION_ULPS`, with the published figures it rests on) and ulp* is the spacing of
+T_out below 1 (SPEC §4 has the derivation). Everything here is float64 NumPy; shapes are
+(n, d_model) with columns ordered by ``config.convention``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import mpmath
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.properties.base import DTYPES, LEVELS, SIGNIFICAND_BITS, EncodingConfig, Level
+from pespec.reference.conventions import CANONICAL, Convention
+from pespec.reference.validation import check_base, check_d_model
+
+__all__ = [
+    "EVALUATION_SAFETY",
+    "FUNCTION_ULPS",
+    "MIN_EXPONENT",
+    "TABLE_LEVELS",
+    "ElementBound",
+    "angle_coefficients",
+    "constants_table",
+    "element_bound",
+    "element_bound_parts",
+    "exact_frequencies",
+    "gamma",
+    "max_element_bound",
+    "meaningful_position_limit",
+    "position_limits_table",
+    "reference_error_bound",
+    "rounding_term",
+    "sup_working_error",
+    "uniqueness_position_limit",
+    "uniqueness_table",
+    "working_error",
+]
+
+FUNCTION_ULPS: dict[str, float] = {"float64": 2.0, "float32": 4.0, "float16": 4.0, "bfloat16": 4.0}
+"""c_f: assumed worst error, in ulps of T_work, of sin, cos, exp, log and pow (SPEC §4.2).
+
+float64: glibc documents ≤ 1 ulp for these on x86_64 ("Errors in Math Functions", glibc
+manual); the CUDA C Programming Guide (Mathematical Functions appendix) gives 2 ulp for
+double sin/cos/pow; c_f = 2 covers both. float32: CUDA gives 2 ulp for sinf/cosf/expf and
+4 ulp for powf; NumPy's SIMD float32 routines are documented at about 4 ulp
+(numpy/numpy#29699); c_f = 4. float16/bfloat16 as *working* precisions only occur in
+claimed levels; the same 4 ulp is assumed.
+"""
+
+MIN_EXPONENT: dict[str, int] = {"float64": -1022, "float32": -126, "float16": -14, "bfloat16": -126}
+"""e_min of each format (IEEE 754-2008 Table 3.5; bfloat16 shares float32's exponent range)."""
+
+MAX_FINITE: dict[str, float] = {
+    name: float(np.finfo(dtype).max) for name, dtype in DTYPES.items() if name != "bfloat16"
+}
+MAX_FINITE["bfloat16"] = float(np.finfo(np.float32).max) * (1.0 - 2.0**-8)
+
+EVALUATION_SAFETY = 1.0 + 2.0**-40
+"""The bound is evaluated in float64 with a relative error below 2^-45; this factor keeps
+the evaluated number above the exact bound."""
+
+TABLE_LEVELS: tuple[Level, ...] = (
+    LEVELS["float64"],
+    LEVELS["float32"],
+    LEVELS["float16"],
+    LEVELS["bfloat16"],
+    Level("float32", "float64"),
+    Level("float16", "float64"),
+    Level("bfloat16", "float64"),
+)
+"""The levels tabulated in SPEC §4: the four defaults and three claimed stricter levels."""
+
+
+def gamma(n: NDArray[np.float64] | float, u: float) -> NDArray[np.float64]:
+    """γ(n) = n·u/(1 − n·u): bound on |Π(1 + δ_j) − 1| for n factors with |δ_j| ≤ u (Higham,
+    *Accuracy and Stability of Numerical Algorithms*, 2nd ed., Lemma 3.1); inf when n·u ≥ 1."""
+    nu = np.asarray(n, dtype=np.float64) * u
+    with np.errstate(divide="ignore"):
+        return np.where(nu < 1.0, nu / np.maximum(1.0 - nu, 0.0), np.inf)
+
+
+def ulp_below_one(magnitude: NDArray[np.float64], dtype_name: str) -> NDArray[np.float64]:
+    """Spacing of ``dtype_name`` at |v| for 0 ≤ |v| ≤ 1, using the binade [1/2, 1) at |v| = 1.
+
+    A value |v| ≤ 1 rounds to nearest with error ≤ half this spacing (1 is representable).
+    Subnormals: the spacing never drops below 2^(e_min − p + 1). Shape as ``magnitude``.
+    """
+    p = SIGNIFICAND_BITS[dtype_name]
+    a = np.minimum(np.abs(magnitude), 1.0)
+    _, exponent = np.frexp(a)  # a = m·2^exponent, m in [1/2, 1): floor(log2 a) = exponent − 1
+    binade = np.clip(exponent.astype(np.int64) - 1, MIN_EXPONENT[dtype_name], -1)
+    spacing: NDArray[np.float64] = np.ldexp(1.0, binade - p + 1)
+    return spacing
+
+
+def _ulp(magnitude: NDArray[np.float64], dtype_name: str) -> NDArray[np.float64]:
+    """Spacing of ``dtype_name`` at |v| for any finite |v| (subnormals included)."""
+    p = SIGNIFICAND_BITS[dtype_name]
+    _, exponent = np.frexp(np.abs(magnitude))
+    binade = np.maximum(exponent.astype(np.int64) - 1, MIN_EXPONENT[dtype_name])
+    spacing: NDArray[np.float64] = np.ldexp(1.0, binade - p + 1)
+    return spacing
+
+
+def rounding_term(magnitude: NDArray[np.float64], dtype_name: str) -> NDArray[np.float64]:
+    """½·ulp*(min(|v|, 1)): the largest error of rounding a value of size ≤ |v| ≤ 1 to nearest."""
+    half: NDArray[np.float64] = 0.5 * ulp_below_one(magnitude, dtype_name)
+    return half
+
+
+def exact_frequencies(
+    d_model: int, base: float = 10000.0, convention: Convention = CANONICAL
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(ω_k, λ_k = |ln ω_k|) for k = 0 .. d/2 − 1, from mpmath at 80 bits, rounded to float64.
+
+    These feed the bound only (relative error ≤ 2^-53, covered by EVALUATION_SAFETY).
+    The arrays are read-only (cached).
+    """
+    d = check_d_model(d_model)
+    return _exact_frequencies(d, check_base(base), convention.denominator(d))
+
+
+@lru_cache(maxsize=256)
+def _exact_frequencies(
+    d: int, base: float, den: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    with mpmath.workprec(80):
+        log_base = mpmath.log(mpmath.mpf(base))
+        steps = [k * log_base / mpmath.mpf(den) for k in range(d // 2)]
+        lam = np.array([float(t) for t in steps], dtype=np.float64)
+        omega = np.array([float(mpmath.exp(-t)) for t in steps], dtype=np.float64)
+    lam.flags.writeable = False
+    omega.flags.writeable = False
+    return omega, lam
+
+
+def angle_coefficients(level: Level, lam: NDArray[np.float64]) -> NDArray[np.float64]:
+    """K_θ(k) = (2·c_f + 2)·(1 + λ_k): rounding-error count of the angle θ̂ = fl(q̂·ω̂_k)."""
+    c_f = FUNCTION_ULPS[level.working_dtype]
+    coefficients: NDArray[np.float64] = (2.0 * c_f + 2.0) * (1.0 + lam)
+    return coefficients
+
+
+def _position_error(
+    q: NDArray[np.float64], p: NDArray[Any], config: EncodingConfig, level: Level
+) -> NDArray[np.float64]:
+    """Δq ≥ |q̂ − q|: error of the scaled position q = c·(p + o) once in T_work (shape (n,)).
+
+    Conversions and operations round to nearest; a canonical convention only converts p.
+    """
+    work = level.working_dtype
+    u = level.u_work
+    convention = config.convention
+    p_float = p.astype(np.float64)
+    exact_p = _representable(p, work)
+    delta = np.where(exact_p, 0.0, 0.5 * _ulp(np.abs(p_float), work))
+    scale = abs(float(convention.argument_scale))
+    offset = float(convention.position_offset)
+    if offset != 0.0:
+        delta = delta + u * (np.abs(p_float) + abs(offset))
+    if scale != 1.0:
+        delta = scale * delta + 2.0 * u * np.abs(q)
+    result: NDArray[np.float64] = delta
+    return result
+
+
+def _representable(p: NDArray[Any], dtype_name: str) -> NDArray[np.bool_]:
+    """True where position p is exactly a finite number of ``dtype_name`` (shape (n,))."""
+    dtype = DTYPES[dtype_name]
+    with np.errstate(over="ignore", invalid="ignore"):
+        back = p.astype(dtype).astype(np.float64)  # one rounding to nearest, then exact
+        finite = np.isfinite(back)
+        if p.dtype.kind in "iu":
+            # An integer rounds to an integer-valued float; compare exactly in int64.
+            fits = finite & (np.abs(back) < 2.0**63)
+            as_int = np.where(fits, back, 0.0).astype(np.int64)
+            same_int: NDArray[np.bool_] = fits & (as_int == p.astype(np.int64))
+            return same_int
+        same: NDArray[np.bool_] = finite & (back == p)
+        return same
+
+
+@dataclass(frozen=True)
+class ElementBound:
+    """The parts of the §4 bound for one configuration; arrays have shape (n, d_model).
+
+    ``working``: E, the error before rounding to T_out. ``rounding``: ½·ulp*_out(min(|x|+E, 1)).
+    ``total`` = working + rounding (inf where the level cannot represent the position).
+    """
+
+    working: NDArray[np.float64]
+    rounding: NDArray[np.float64]
+    theta: NDArray[np.float64]
+
+    @property
+    def total(self) -> NDArray[np.float64]:
+        total: NDArray[np.float64] = (self.working + self.rounding) * EVALUATION_SAFETY
+        return total
+
+
+def _scaled_positions(config: EncodingConfig) -> NDArray[np.float64]:
+    """q = c·(p + o) in float64, shape (n,); used only to size the bound."""
+    convention = config.convention
+    shifted = config.positions.astype(np.float64) + float(convention.position_offset)
+    scaled: NDArray[np.float64] = float(convention.argument_scale) * shifted
+    return scaled
+
+
+def working_error(
+    config: EncodingConfig, level: Level
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(E, |θ|) per (position, pair): shapes (n, d/2); E is the error before output rounding."""
+    omega, lam = exact_frequencies(config.d_model, config.base, config.convention)
+    q = _scaled_positions(config)
+    theta = np.abs(q)[:, None] * omega[None, :]
+    u = level.u_work
+    g = gamma(angle_coefficients(level, lam), u)[None, :]
+    delta_q = _position_error(q, config.positions, config, level)
+    with np.errstate(over="ignore", invalid="ignore"):
+        error = u * FUNCTION_ULPS[level.working_dtype] + g * theta
+        error = error + omega[None, :] * delta_q[:, None] * (1.0 + g)
+        overflow = np.abs(q) > MAX_FINITE[level.working_dtype]
+        error = np.where(overflow[:, None] | ~np.isfinite(error), np.inf, error)
+    return error, theta
+
+
+def reference_error_bound(config: EncodingConfig) -> NDArray[np.float64]:
+    """Bound on |x_ref − x| for the float64 reference used to size ½ulp(x), shape (n, d).
+
+    Any float64-level backend satisfies it (the naive formula and the exact reference alike),
+    so the rounding term stays sound whichever reference is installed.
+    """
+    return element_bound_parts(config, LEVELS["float64"], None).total
+
+
+def element_bound_parts(
+    config: EncodingConfig, level: Level, exact_values: NDArray[Any] | None = None
+) -> ElementBound:
+    """The §4 bound split into its working and rounding parts; arrays of shape (n, d_model).
+
+    ``exact_values`` (n, d), when given, are the exact x (or a float64 reference whose error
+    is added). None: the rounding term uses its worst case ½·ulp*_out(1) = u_out/2.
+    """
+    error_pairs, theta_pairs = working_error(config, level)
+    pair, _ = config.convention.column_roles(config.d_model)
+    working = error_pairs[:, pair]
+    theta = theta_pairs[:, pair]
+    if exact_values is None:
+        magnitude = np.ones_like(working)
+    else:
+        magnitude = np.abs(np.asarray(exact_values, dtype=np.float64)) + working
+    rounding = rounding_term(magnitude, level.output_dtype)
+    return ElementBound(working=working, rounding=rounding, theta=theta)
+
+
+def element_bound(config: EncodingConfig, level: Level) -> NDArray[np.float64]:
+    """Per-element bound on |y − x| (SPEC §4) for output y at ``level``; shape (n, d_model).
+
+    |x| for the rounding term comes from :func:`pespec.reference.encoding.encode` plus its
+    own float64-level bound, so the result is sound for any conformant float64 reference.
+    """
+    from pespec.reference.encoding import encode
+
+    reference = encode(
+        config.positions, config.d_model, base=config.base, convention=config.convention
+    )
+    magnitude_bound = np.abs(reference) + reference_error_bound(config)
+    return element_bound_parts(config, level, np.minimum(magnitude_bound, 1.0)).total
+
+
+def sup_working_error(
+    level: Level, position: float, d_model: int, base: float = 10000.0
+) -> NDArray[np.float64]:
+    """Per-pair E (shape (d/2,)) at its supremum over integer positions |p'| ≤ |position|,
+    canonical convention; E is non-decreasing in |p'| once Δq takes its sup ½·ulp_w(|p|)."""
+    p = abs(float(position))
+    omega, lam = exact_frequencies(d_model, base)
+    work = level.working_dtype
+    g = gamma(angle_coefficients(level, lam), level.u_work)
+    # Integers up to 2^p_work are exact in T_work; above, Δq ≤ ½·ulp_w(|p|) at worst.
+    exact = p <= 2.0 ** SIGNIFICAND_BITS[work]
+    delta = 0.0 if exact else 0.5 * float(_ulp(np.array([p]), work)[0])
+    with np.errstate(over="ignore", invalid="ignore"):
+        error: NDArray[np.float64] = (
+            level.u_work * FUNCTION_ULPS[work] + g * p * omega + omega * delta * (1.0 + g)
+        )
+    if p > MAX_FINITE[work]:
+        error = np.full_like(error, np.inf)
+    return error
+
+
+def max_element_bound(level: Level, position: float, d_model: int, base: float = 10000.0) -> float:
+    """The largest §4 bound over all columns, all |x| ≤ 1 and all integer |p'| ≤ |position|."""
+    error = sup_working_error(level, position, d_model, base)
+    rounding = 0.5 * float(ulp_below_one(np.array([1.0]), level.output_dtype)[0])
+    return float(np.max(error) + rounding) * EVALUATION_SAFETY
+
+
+def _largest_integer_below(predicate_holds: Any, hi: int) -> int:
+    """Largest integer n in [0, hi] with predicate_holds(n) for a monotone predicate; −1 if none."""
+    if not predicate_holds(0):
+        return -1
+    if predicate_holds(hi):
+        return hi
+    lo = 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if predicate_holds(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _position_cap(level: Level) -> int:
+    """Largest integer position the level can hold: int64, and T_work's largest finite value."""
+    cap = min(float(2**62), MAX_FINITE[level.working_dtype])
+    return int(cap)
+
+
+def meaningful_position_limit(
+    level: Level, d_model: int, base: float = 10000.0, threshold: float = 1e-2
+) -> float:
+    """Largest integer position P such that the level's bound is < ``threshold`` for every
+    column and every integer |p| ≤ P (SPEC §4.5); 0.0 ≤ P ≤ min(2^62, max finite of T_work).
+
+    Returns −1.0 when even position 0 exceeds the threshold.
+    """
+    check_d_model(d_model)
+    check_base(base)
+    if not (isinstance(threshold, float | int) and math.isfinite(threshold) and threshold > 0):
+        raise ValueError(f"threshold must be a positive finite number; got {threshold!r}")
+    limit = _largest_integer_below(
+        lambda n: max_element_bound(level, float(n), d_model, base) < threshold,
+        _position_cap(level),
+    )
+    return float(limit)
+
+
+def adjacent_separation(d_model: int, base: float = 10000.0) -> float:
+    """‖x_{p+1} − x_p‖ = (2·Σ_k (1 − cos ω_k))^½, the same for every p (mpmath, 80 bits)."""
+    d = check_d_model(d_model)
+    b = check_base(base)
+    with mpmath.workprec(80):
+        log_base = mpmath.log(mpmath.mpf(b))
+        total = mpmath.fsum(
+            2 * mpmath.sin(mpmath.exp(-2 * k * log_base / d) / 2) ** 2 for k in range(d // 2)
+        )
+        return float(mpmath.sqrt(2 * total))
+
+
+def uniqueness_position_limit(level: Level, d_model: int, base: float = 10000.0) -> float:
+    """Largest integer P such that adjacent rows p, p + 1 with |p| + 1 ≤ P are guaranteed
+    distinct at ``level``: ‖x_{p+1} − x_p‖ > ‖b_p‖ + ‖b_{p+1}‖ (SPEC §5.6)."""
+    separation = adjacent_separation(d_model, base)
+
+    def holds(n: int) -> bool:
+        # ‖b_p‖ over the d columns: each pair contributes two elements of size ≤ E_k + ρ.
+        error = sup_working_error(level, float(n), d_model, base)
+        rounding = 0.5 * float(ulp_below_one(np.array([1.0]), level.output_dtype)[0])
+        norm = math.sqrt(2.0 * float(np.sum((error + rounding) ** 2))) * EVALUATION_SAFETY
+        return 2.0 * norm < separation
+
+    return float(_largest_integer_below(holds, _position_cap(level)))
+
+
+def _format_position(value: float) -> str:
+    if value < 0:
+        return "none"
+    if value >= 1e6:
+        return f"{value:.3g}"
+    return f"{int(value):,}".replace(",", " ")
+
+
+def constants_table() -> str:
+    """Markdown table of the §4 constants per working precision (SPEC §4.3)."""
+    lines = [
+        "| T_work | u_w | c_f (ulps) | K_f = c_f | K_θ(k) = (2c_f + 2)(1 + λ_k) | K_θ at pair 0 |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name in ("float64", "float32", "float16", "bfloat16"):
+        c_f = FUNCTION_ULPS[name]
+        lines.append(
+            f"| {name} | 2^−{SIGNIFICAND_BITS[name]} | {c_f:g} | {c_f:g} | "
+            f"{2 * c_f + 2:g}·(1 + λ_k) | {2 * c_f + 2:g} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def position_limits_table(d_model: int = 512, base: float = 10000.0) -> str:
+    """Markdown table of meaningful position ranges per level (SPEC §4.5), generated by code."""
+    lines = [
+        f"d_model = {d_model}, base = {base:g}. P(τ): largest integer position up to which the "
+        "bound stays below τ in every column.",
+        "",
+        "| level | T_out | T_work | bound at p = 0 | bound at p = 1000 | P(10⁻²) | P(10⁻³) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for level in TABLE_LEVELS:
+        at0 = max_element_bound(level, 0.0, d_model, base)
+        at1000 = max_element_bound(level, 1000.0, d_model, base)
+        p2 = meaningful_position_limit(level, d_model, base, 1e-2)
+        p3 = meaningful_position_limit(level, d_model, base, 1e-3)
+        lines.append(
+            f"| `{level.name}` | {level.output_dtype} | {level.working_dtype} | {at0:.3g} | "
+            f"{at1000:.3g} | {_format_position(p2)} | {_format_position(p3)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def uniqueness_table(d_model: int = 512, base: float = 10000.0) -> str:
+    """Markdown table of the guaranteed-uniqueness range of adjacent rows per level (SPEC §5.6)."""
+    separation = adjacent_separation(d_model, base)
+    lines = [
+        f"d_model = {d_model}, base = {base:g}; ‖x_(p+1) − x_p‖ = {separation:.6f} for every p.",
+        "",
+        "| level | adjacent rows guaranteed distinct for |p| up to |",
+        "|---|---|",
+    ]
+    for level in TABLE_LEVELS:
+        limit = uniqueness_position_limit(level, d_model, base)
+        lines.append(f"| `{level.name}` | {_format_position(limit)} |")
+    return "\n".join(lines) + "\n"
