@@ -1,0 +1,175 @@
+"""``pespec golden regenerate|verify|export``: maintain and check the golden fixtures (SPEC §8).
+
+Exit codes: 0 success, 1 a difference, a checksum mismatch or a wrong value was found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from pespec.reference.golden import (
+    CATALOG,
+    FixtureError,
+    FixtureSpec,
+    check_directory,
+    export_fixture_sets,
+    fixture_directory,
+    load_fixture_sets,
+    parse_fixture,
+    regenerate,
+    verify_checksums,
+    verify_values,
+)
+
+MAX_REPORTED = 20
+"""Wrong values listed per file by ``verify`` (the count is always given)."""
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``golden`` sub-command and its three actions."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "golden", help="regenerate, verify or export the golden fixtures"
+    )
+    actions = parser.add_subparsers(dest="golden_action", metavar="ACTION", required=True)
+    source = argparse.ArgumentParser(add_help=False)
+    source.add_argument(
+        "--fixtures",
+        type=Path,
+        default=None,
+        help="fixture directory (default: the shipped pespec/golden)",
+    )
+    regen = actions.add_parser(
+        "regenerate", parents=[source], help="recompute every set with the oracle (atomic)"
+    )
+    regen.add_argument(
+        "--check",
+        action="store_true",
+        help="regenerate in memory and compare byte for byte; exit 1 naming differing files",
+    )
+    regen.set_defaults(func=_regenerate)
+    verify = actions.add_parser(
+        "verify", parents=[source], help="check MANIFEST checksums, then recompute every value"
+    )
+    verify.set_defaults(func=_verify)
+    export = actions.add_parser(
+        "export", parents=[source], help="write the sets as .npz or .csv files into DIR"
+    )
+    export.add_argument("--format", choices=("npz", "csv"), required=True, dest="file_format")
+    export.add_argument("directory", type=Path, metavar="DIR", help="output directory")
+    export.set_defaults(func=_export)
+
+
+@contextmanager
+def _progress(description: str, total: int) -> Iterator[Callable[[FixtureSpec], None]]:
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[current]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=not console.is_terminal,
+    ) as progress:
+        task = progress.add_task(description, total=total, current="")
+
+        def advance(spec: FixtureSpec) -> None:
+            progress.update(task, advance=1, current=spec.name)
+
+        yield advance
+
+
+def _regenerate(args: argparse.Namespace) -> int:
+    directory = args.fixtures or fixture_directory()
+    start = time.perf_counter()
+    if args.check:
+        with _progress("regenerating in memory", len(CATALOG)) as advance:
+            differing = check_directory(directory, CATALOG, advance)
+        seconds = time.perf_counter() - start
+        if differing:
+            for name in differing:
+                print(f"differs: {directory / name}")
+            print(f"{len(differing)} file(s) differ from a fresh regeneration ({seconds:.1f} s)")
+            return 1
+        print(f"all {len(CATALOG)} fixture files and MANIFEST are byte-identical ({seconds:.1f} s)")
+        return 0
+    with _progress("regenerating", len(CATALOG)) as advance:
+        files = regenerate(directory, CATALOG, advance)
+    size = sum(len(data) for data in files.values())
+    print(
+        f"wrote {len(files)} files ({size / 1e6:.2f} MB) to {directory} "
+        f"in {time.perf_counter() - start:.1f} s"
+    )
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    directory = args.fixtures or fixture_directory()
+    start = time.perf_counter()
+    try:
+        problems = verify_checksums(directory)
+    except FixtureError as exc:
+        print(f"error: {exc}")
+        return 1
+    for problem in problems:
+        print(f"checksum: {problem}")
+    paths = sorted(directory.glob("*.json"))
+    wrong = checked = 0
+    for path in paths:
+        try:
+            fixture = parse_fixture(path.name, path.read_bytes())
+        except FixtureError as exc:
+            print(f"malformed: {exc}")
+            problems.append(str(exc))
+            continue
+        mismatches = verify_values(fixture, path.name)
+        checked += fixture.values.size
+        wrong += len(mismatches)
+        for mismatch in mismatches[:MAX_REPORTED]:
+            print(f"wrong value: {mismatch}")
+        if len(mismatches) > MAX_REPORTED:
+            print(f"wrong value: {path.name}: ... {len(mismatches)} in all")
+    seconds = time.perf_counter() - start
+    if problems or wrong:
+        print(
+            f"FAILED: {len(problems)} file problem(s), {wrong} wrong value(s) of {checked} "
+            f"checked in {len(paths)} files ({seconds:.1f} s)"
+        )
+        return 1
+    print(
+        f"OK: {len(paths)} files match MANIFEST; all {checked} values equal the certified "
+        f"oracle values ({seconds:.1f} s)"
+    )
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    try:
+        fixtures = load_fixture_sets(args.fixtures)
+    except FixtureError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    written = export_fixture_sets(fixtures, args.directory, args.file_format)
+    print(f"wrote {len(written)} {args.file_format} files to {args.directory}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m pespec.reference.golden_cli ACTION ...`` (same as ``pespec golden``)."""
+    parser = argparse.ArgumentParser(prog="pespec")
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["golden", *(sys.argv[1:] if argv is None else argv)])
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
