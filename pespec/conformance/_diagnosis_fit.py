@@ -58,6 +58,7 @@ class ProbeFit:
     amplitude: float
     amplitude_spread: float
     log_scale: float
+    scale_sign: float
     slope: float
     offset: float
     pairs_used: int
@@ -203,10 +204,16 @@ def fit_probe(
     x = positions - positions[0]
     phi = np.unwrap(np.arctan2(values[:, first], values[:, second]), axis=0)
     rate, phase = _line_fits(x, phi)
+    # The lowest frequencies never alias; if their angles fall with p, either the halves
+    # are the other way round (cos|sin) or, interleaved, the argument scale is negative.
     layout: Layout = "interleaved" if pairing == "interleaved" else "sin_cos_halves"
-    if pairing == "halves" and float(np.median(rate[-_MIN_PAIRS:])) < 0:
-        layout = "cos_sin_halves"
-        phi = np.unwrap(np.arctan2(values[:, second], values[:, first]), axis=0)
+    sign = 1.0
+    if float(np.median(rate[-_MIN_PAIRS:])) < 0:
+        if pairing == "halves":
+            layout = "cos_sin_halves"
+            phi = np.unwrap(np.arctan2(values[:, second], values[:, first]), axis=0)
+        else:
+            sign, phi = -1.0, -phi
         rate, phase = _line_fits(x, phi)
     start = _usable_suffix(rate, step)
     if len(rate) - start < _MIN_PAIRS:
@@ -228,6 +235,7 @@ def fit_probe(
         amplitude=amplitude,
         amplitude_spread=spread,
         log_scale=float(log_scale),
+        scale_sign=sign,
         slope=float(slope),
         offset=offset,
         pairs_used=len(usable),
@@ -241,7 +249,7 @@ def combine(fits: list[ProbeFit], primary_base: float) -> CombinedFit | None:
     single one the backend is assumed to use the base it is asked for. A probe at another
     requested base tells whether it does (ln b within 2 % of the requested one).
     """
-    if not fits or len({fit.layout for fit in fits}) != 1:
+    if not fits or len({(fit.layout, fit.scale_sign) for fit in fits}) != 1:
         return None
     primary = [fit for fit in fits if fit.base == primary_base]
     if not primary:
@@ -270,7 +278,8 @@ def combine(fits: list[ProbeFit], primary_base: float) -> CombinedFit | None:
         base=primary_base if follows else math.exp(log_base),
         base_follows_argument=follows,
         frequency_shift=shift,
-        argument_scale=math.exp(float(np.mean([fit.log_scale for fit in fits]))),
+        argument_scale=fits[0].scale_sign
+        * math.exp(float(np.mean([fit.log_scale for fit in fits]))),
         position_offset=float(np.mean([fit.offset for fit in fits])),
         amplitudes={fit.d_model: fit.amplitude for fit in fits},
     )
@@ -306,9 +315,10 @@ def candidate_grid(fit: CombinedFit, dims: list[int]) -> list[Candidate]:
         math.inf,
     )
     shifts = [(s, snapped) for s, snapped in shifts if abs(s - fit.frequency_shift) <= 0.25]
+    sign = math.copysign(1.0, fit.argument_scale)
     scales = _options(
         fit.argument_scale,
-        [1.0, 2 * math.pi, round_significant(fit.argument_scale, 3)],
+        [sign, sign * 2 * math.pi, round_significant(fit.argument_scale, 3)],
         0.05,
     )
     mean_amplitude = float(np.mean(list(fit.amplitudes.values())))

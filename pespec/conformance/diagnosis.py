@@ -33,8 +33,9 @@ from pespec.properties.base import (
     EncodingConfig,
     Level,
 )
+from pespec.properties.errormodel import element_bound, exact_frequencies
 from pespec.reference.conventions import PRESETS, Convention, diffusers_convention
-from pespec.reference.encoding import encode, frequencies
+from pespec.reference.encoding import encode
 
 __all__ = [
     "LIMIT_TOLERANCE",
@@ -158,31 +159,21 @@ def _model(candidate: Candidate, probe: _Probe) -> NDArray[np.float64]:
 
 
 def _angles(candidate: Candidate, probe: _Probe) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(|θ| per element (n, d), |ln ω_k| per column (d,)) of the candidate at ``probe``."""
+    """(|θ| per element (n, d), λ = |ln ω_k| per column (d,)) of the candidate at ``probe``."""
     convention = candidate.convention
-    omega = frequencies(probe.d_model, candidate.base_for(probe.base), convention=convention)
+    omega, lam = exact_frequencies(probe.d_model, candidate.base_for(probe.base), convention)
     pair, _ = convention.column_roles(probe.d_model)
     shifted = probe.positions.astype(np.float64) + float(convention.position_offset)
     theta = np.abs(float(convention.argument_scale) * shifted[:, None] * omega[pair][None, :])
-    return theta, np.abs(np.log(omega[pair]))
+    return theta, lam[pair]
 
 
 def _element_bound(candidate: Candidate, probe: _Probe, level: Level) -> NDArray[np.float64]:
-    """Per-element bound (n, d) in output units: the error model (SPEC §4) times A."""
-    try:
-        from pespec.properties.errormodel import element_bound  # type: ignore[import-not-found]
-    except ImportError:
-        theta, log_omega = _angles(candidate, probe)
-        unit = level.u_out + 4.0 * level.u_work * (1.0 + theta * (2.0 + log_omega))
-    else:
-        config = EncodingConfig(
-            probe.positions,
-            probe.d_model,
-            candidate.base_for(probe.base),
-            candidate.convention,
-        )
-        unit = np.asarray(element_bound(config, level), dtype=np.float64)
-    return candidate.scale_for(probe.d_model) * unit
+    """Per-element bound (n, d) in output units: the error model of SPEC §4 times A."""
+    config = EncodingConfig(
+        probe.positions, probe.d_model, candidate.base_for(probe.base), candidate.convention
+    )
+    return candidate.scale_for(probe.d_model) * element_bound(config, level)
 
 
 def _rms(candidate: Candidate, probes: list[_Probe]) -> float:
@@ -303,25 +294,38 @@ def _meaningful_limit(candidate: Candidate, probes: list[_Probe]) -> tuple[float
     return (float(position[first - 1]) if first > 0 else None), False
 
 
-def _verify(
-    candidate: Candidate, probes: list[_Probe], fit_count: int, level: Level
-) -> tuple[bool, float]:
-    """(within the bound everywhere with enough informative elements, max error/bound)."""
+def _verify(candidate: Candidate, probes: list[_Probe], level: Level) -> tuple[bool, float]:
+    """(every element within the bound and enough elements informative, max error/bound).
+
+    An element is informative when its bound is below 0.05·A; at a coarse working precision
+    large angles have bounds of order 1 and prove nothing, so at least a quarter of the
+    elements must be informative.
+    """
     worst = 0.0
     informative = 0
     total = 0
-    for i, probe in enumerate(probes):
+    for probe in probes:
         assert probe.values is not None
         error = np.abs(probe.values - _model(candidate, probe))
         bound = _element_bound(candidate, probe, level)
-        finite = np.isfinite(error)
-        if finite.any():
-            worst = max(worst, float((error[finite] / bound[finite]).max()))
-        if i < fit_count:
-            informative += int((bound <= 0.05 * candidate.scale_for(probe.d_model)).sum())
-            total += bound.size
+        worst = max(worst, float((error / bound).max()))
+        informative += int((bound <= 0.05 * candidate.scale_for(probe.d_model)).sum())
+        total += bound.size
     enough = total > 0 and informative >= _MIN_INFORMATIVE_FRACTION * total
     return (worst <= 1.0 and enough), worst
+
+
+def _departure(candidate: Candidate, probe: _Probe, level: Level) -> float | None:
+    """First large-probe position whose row leaves the bound (or fails), None if none does."""
+    if probe.values is None:
+        return None
+    error = np.abs(probe.values - _model(candidate, probe))
+    bound = _element_bound(candidate, probe, level)
+    with np.errstate(invalid="ignore"):
+        # An infinite bound: the working format cannot hold the position; nothing expected.
+        bad = ~((error <= bound) | np.isinf(bound)).all(axis=1)
+    rows = np.flatnonzero(bad)
+    return float(probe.positions[rows[0]]) if rows.size else None
 
 
 def _matching_presets(convention: Convention) -> list[str]:
@@ -386,6 +390,7 @@ class Diagnosis:
     meaningful_position_limit: float | None
     candidates: list[dict[str, Any]] = field(default_factory=list)
     limit_is_lower_bound: bool = False
+    departs_from_position: float | None = None
     level: str = "float64"
     level_working_precision: str = "float64"
     evidence: dict[str, Any] = field(default_factory=dict)
@@ -398,6 +403,7 @@ class Diagnosis:
             "working_precision": self.working_precision,
             "meaningful_position_limit": self.meaningful_position_limit,
             "limit_is_lower_bound": self.limit_is_lower_bound,
+            "departs_from_position": self.departs_from_position,
             "candidates": self.candidates,
             "level": self.level,
             "evidence": self.evidence,
@@ -413,15 +419,28 @@ class Diagnosis:
             < SIGNIFICAND_BITS[self.level_working_precision]
         )
 
-    def _precision_clause(self) -> str:
+    def _reach(self) -> str:
         limit = self.meaningful_position_limit
         if limit is None:
-            reach = "is not within 1e-2 of exact even at the first probed position"
-        elif self.limit_is_lower_bound:
-            reach = f"stays within 1e-2 of exact at every probed position (up to {limit:.0f})"
-        else:
-            reach = f"stays within 1e-2 of exact only up to position ~{limit:.0f}"
-        return f"angles are computed in {self.working_precision}: the encoding {reach}"
+            return "is not within 1e-2 of exact even at the first probed position"
+        if self.limit_is_lower_bound:
+            return f"stays within 1e-2 of exact at every probed position (up to {limit:.0f})"
+        return f"stays within 1e-2 of exact only up to position ~{limit:.0f}"
+
+    def _clauses(self) -> list[str]:
+        """The precision and large-position findings, as clauses."""
+        clauses = []
+        if self.precision_is_cause:
+            clauses.append(
+                f"angles are computed in {self.working_precision}: the encoding {self._reach()}"
+            )
+        if self.departs_from_position is not None:
+            reach = "" if clauses else f" (the encoding {self._reach()})"
+            clauses.append(
+                f"from position ~{self.departs_from_position:.0f} on the output departs from it "
+                f"by more than {self.working_precision} rounding explains{reach}"
+            )
+        return clauses
 
     def sentence(self) -> str:
         """One sentence for the terminal report."""
@@ -434,21 +453,19 @@ class Diagnosis:
                     f"{best['max_abs_error']:.3g})"
                 )
             return text + "."
-        name = _convention_name(self.convention)
+        clauses = self._clauses()
         if _is_canonical(self.convention):
-            if self.precision_is_cause:
-                return f"Output follows the canonical convention, but {self._precision_clause()}."
+            if clauses:
+                return f"Output follows the canonical convention, but {'; '.join(clauses)}."
             return (
                 f"Output matches the canonical convention computed in {self.working_precision}; "
                 "the failure is neither a different convention nor a lower working precision."
             )
         text = (
-            f"Output matches the {name} convention ({_details(self.convention)}): it is a "
-            "valid variant, not the canonical encoding"
+            f"Output matches {_convention_name(self.convention)} ({_details(self.convention)}): "
+            "it is a valid variant, not the canonical encoding"
         )
-        if self.precision_is_cause:
-            text += f"; {self._precision_clause()}"
-        return text + "."
+        return "; ".join([text, *clauses]) + "."
 
 
 def _is_canonical(data: dict[str, Any]) -> bool:
@@ -466,17 +483,23 @@ def _convention_of(data: dict[str, Any]) -> Convention:
 
 
 def _convention_name(data: dict[str, Any]) -> str:
-    """Preset names joined by "/", a diffusers parameterisation, or "a fitted"."""
-    if data.get("matching_presets"):
-        return "/".join(data["matching_presets"])
+    """ "the tensor2tensor/whisper/diffusers convention", a diffusers parameterisation, or
+    "a convention of the family"."""
+    names = data.get("matching_presets") or []
+    if names == ["canonical"]:
+        canonical = _is_canonical(data)
+        return "the canonical convention" if canonical else "a variant of the canonical convention"
+    if names:
+        return f"the {'/'.join(names)} convention"
     convention = _convention_of(data)
     if convention.layout != "interleaved" and convention.position_offset == 0:
-        return diffusers_convention(
+        name = diffusers_convention(
             convention.layout == "cos_sin_halves",
             float(convention.frequency_shift),
             float(convention.argument_scale),
         ).name
-    return "fitted"
+        return f"the {name} convention"
+    return "a convention of the family"
 
 
 _LAYOUT_WORDS = {
@@ -568,27 +591,32 @@ def diagnose(encoder: Encoder, *, level: Level, integer_positions_only: bool = F
         return unexplained(None, representability or "unknown")
     chosen, rms = _best_candidate(candidates, usable)
     evidence["fit_rms_error"] = rms
-    checked = [*usable, large] if large.values is not None else usable
-    bits, floor_bits = _error_growth(chosen, checked, u_out)
+    # Precision from the fit probes; the large positions only where those cannot resolve it
+    # (a low-precision output hides float32 rounding at small angles), so that a bug at
+    # large positions (a clipped table) is not mistaken for a low precision.
+    bits, floor_bits = _error_growth(chosen, usable, u_out)
     growth = classify_error_bits(bits, floor_bits)
+    if growth == "unknown" and math.isinf(bits) and large.values is not None:
+        bits, floor_bits = _error_growth(chosen, [*usable, large], u_out)
+        growth = classify_error_bits(bits, floor_bits)
     evidence["error_bits"] = None if math.isinf(bits) else round(bits, 2)
     evidence["resolution_bits"] = None if math.isinf(floor_bits) else round(floor_bits, 2)
     evidence["precision_from_error_growth"] = growth
+    if growth == "unknown" and not math.isinf(bits):
+        return unexplained(chosen, representability or "unknown")
     precision = growth
     if growth != "unknown" and representability is not None:
         precision = _coarser(growth, representability)
-    if growth == "unknown" and not math.isinf(bits):
-        return unexplained(chosen, representability or "unknown")
     working = level.working_dtype if precision == "unknown" else precision
     verify_level = Level(level.output_dtype, _coarser(level.working_dtype, working))
-    explained, worst = _verify(chosen, checked, len(usable), verify_level)
+    explained, worst = _verify(chosen, usable, verify_level)
     evidence["verified_at"] = verify_level.name
     evidence["max_error_over_bound"] = worst
     if not explained:
         return unexplained(chosen, precision)
-    main = [
-        probe for probe in checked if probe.d_model == FIT_DIMS[0] and probe.base == PRIMARY_BASE
-    ]
+    departure = _departure(chosen, large, verify_level)
+    main = [probe for probe in [*usable, large] if probe.values is not None]
+    main = [p for p in main if p.d_model == FIT_DIMS[0] and p.base == PRIMARY_BASE]
     limit, lower_bound = _meaningful_limit(chosen, main)
     return Diagnosis(
         convention=_describe(chosen, FIT_DIMS[0]),
@@ -597,6 +625,7 @@ def diagnose(encoder: Encoder, *, level: Level, integer_positions_only: bool = F
         meaningful_position_limit=limit,
         candidates=[],
         limit_is_lower_bound=lower_bound,
+        departs_from_position=departure,
         level=level.name,
         level_working_precision=level.working_dtype,
         evidence=evidence,
