@@ -1,11 +1,10 @@
 """The oracle against an independent method (SPEC §6).
 
-The independent method is mpmath's high-level context at 400+ bits with a different
-formula for ω (``mpmath.power`` instead of MPFR's exp(−k·ln(base)/den)) and
-mpmath's own sin/cos; its value is rounded to float64 exactly through a Fraction (never
-through a decimal string). A disagreement would need the 400-bit value to sit within
-2^-340 of a rounding boundary, which the oracle's own certification would also have to
-miss.
+The independent method (:mod:`pespec.reference._oracle_mpmath`) is mpmath's high-level
+context at 400+ bits with a different formula for ω (``mpmath.power`` instead of MPFR's
+exp(−k·ln(base)/den)) and mpmath's own sin/cos; its value is rounded to float64 exactly
+through a Fraction (never through a decimal string). A disagreement would need the
+400-bit value to sit within about 2^-340 of a rounding boundary.
 """
 
 from __future__ import annotations
@@ -13,11 +12,14 @@ from __future__ import annotations
 import math
 import random
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 import numpy as np
 import pytest
 
+from pespec.reference import oracle
+from pespec.reference._oracle_mpmath import mpf_to_float, mpmath_omega, mpmath_row
 from pespec.reference.conventions import (
     CANONICAL,
     PRESETS,
@@ -36,39 +38,18 @@ from pespec.reference.oracle import (
 PRECISION = 400
 
 
-def _to_fraction(value: mpmath.mpf) -> Fraction:
-    sign, mantissa, exponent, _ = value._mpf_
-    magnitude = Fraction(int(mantissa)) * Fraction(2) ** exponent
-    return -magnitude if sign else magnitude
-
-
 def _round(value: mpmath.mpf) -> float:
-    """Round an mpf to float64 exactly (Fraction → float is correctly rounded)."""
-    return float(_to_fraction(value))
+    return mpf_to_float(value)
 
 
 def _omega(d_model: int, base: float, convention: Convention, k: int) -> mpmath.mpf:
-    den = Fraction(d_model // 2) - Fraction(convention.frequency_shift)
-    exponent = mpmath.mpf(k * den.denominator) / den.numerator
-    return mpmath.power(mpmath.mpf(base), -exponent)
+    return mpmath_omega(d_model, base, convention, k)
 
 
 def _independent_row(
     position: int | float, d_model: int, base: float, convention: Convention, extra_bits: int = 0
 ) -> list[float]:
-    """One row of the encoding from mpmath at PRECISION + extra_bits bits."""
-    with mpmath.workprec(PRECISION + extra_bits):
-        x = mpmath.mpf(convention.argument_scale) * (
-            mpmath.mpf(position) + convention.position_offset
-        )
-        row = [0.0] * d_model
-        sin_cols = convention.sin_columns(d_model)
-        cos_cols = convention.cos_columns(d_model)
-        for k in range(d_model // 2):
-            theta = x * _omega(d_model, base, convention, k)
-            row[int(sin_cols[k])] = _round(mpmath.sin(theta))
-            row[int(cos_cols[k])] = _round(mpmath.cos(theta))
-    return row
+    return mpmath_row(position, d_model, base, convention, PRECISION + extra_bits)
 
 
 @pytest.mark.parametrize(
@@ -180,11 +161,34 @@ def test_encode_huge_int_and_tiny_positions() -> None:
     assert row[1].tolist() == _independent_row(1e-300, 4, 10000.0, CANONICAL)
 
 
-def test_encode_is_independent_of_worker_count() -> None:
-    positions = list(range(0, 4096 * 37, 37))
+def test_encode_is_independent_of_worker_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(oracle, "PARALLEL_THRESHOLD", 1000)
+    assert oracle._can_fork()  # so that workers=3 really forks two children here
+    positions = list(range(0, 200 * 37, 37))
     one = encode(positions, 64, workers=1)
-    two = encode(positions, 64, workers=2)
-    assert one.tobytes() == two.tobytes()
+    three = encode(positions, 64, workers=3)
+    assert one.tobytes() == three.tobytes()
+
+
+def test_low_precision_fast_path_falls_back_and_stays_correct(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With 45 guard bits removed the vectorised check must reject most elements; the
+    scalar Ziv loop then recomputes them, and the result is still correctly rounded."""
+    calls = []
+    scalar = oracle._scalar_value
+
+    def spy(*args: Any) -> Any:
+        calls.append(args)
+        return scalar(*args)
+
+    monkeypatch.setattr(oracle, "_GUARD_BITS", -45)
+    monkeypatch.setattr(oracle, "_scalar_value", spy)
+    positions = [1, 7, 1000, 2**30 + 5, 0.1]
+    got = encode(positions, 16, base=777.0)
+    assert len(calls) >= 20  # 30 of the 80 values at the time of writing
+    for row, position in zip(got, positions, strict=True):
+        assert row.tolist() == _independent_row(position, 16, 777.0, CANONICAL)
 
 
 def test_encode_decimal_matches_mpmath() -> None:

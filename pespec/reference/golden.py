@@ -497,8 +497,8 @@ def parse_fixture(name: str, data: bytes) -> FixtureSet:
         if mismatch.size:
             i, j = (int(v) for v in mismatch[0])
             raise FixtureError(
-                f"{name}: position {positions[i]!r}, column {int(columns[j])}: decimal "
-                f"{decimal_values[i, j]!r} differs from hex {values[i, j].hex()}"
+                f"{name}: position {positions[i].item()!r}, column {int(columns[j])}: decimal "
+                f"{float(decimal_values[i, j])!r} differs from hex {float(values[i, j]).hex()}"
             )
         _require(list(values.shape) == doc["shape"], name, "shape does not match the values")
         base = float.fromhex(doc["base_hex"])

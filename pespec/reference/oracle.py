@@ -295,8 +295,10 @@ def frequencies(
 
 def _row_precision(x_bits: int, t_max: float) -> int:
     """Working precision for a row whose |x| < 2^x_bits; a multiple of 32 (cache sharing)."""
-    need = 53 + max(0, x_bits) + math.ceil(math.log2(4.0 * t_max + 3.0)) + _GUARD_BITS
-    return 32 * math.ceil(need / 32)
+    t_bits = math.ceil(math.log2(4.0 * t_max + 3.0))
+    need = 53 + max(0, x_bits) + t_bits + _GUARD_BITS
+    # the bound's first-order expansion needs (4·t + 3)·2^-P ≤ 2^-20 (module docstring)
+    return 32 * math.ceil(max(need, t_bits + 32) / 32)
 
 
 def _scalar_value(
