@@ -71,7 +71,8 @@ class Emulation:
         if self.scale != 1.0:
             q = _round(self.scale * q, w)
         theta = _round(q[:, None] * omega[None, :], w)
-        sin, cos = _round(np.sin(theta), w), _round(np.cos(theta), w)
+        with np.errstate(invalid="ignore"):  # inf angles (float16 overflow) give NaN
+            sin, cos = _round(np.sin(theta), w), _round(np.cos(theta), w)
         out = np.empty((len(q), d_model), dtype=np.float64)
         if self.layout == "interleaved":
             out[:, 0::2], out[:, 1::2] = sin, cos

@@ -68,6 +68,10 @@ _SPREAD_BITS = 2.0
 _REPRESENTABILITY_FORMATS = ("bfloat16", "float16", "float32")
 """Formats whose integer range (2^p) the large-position probe straddles."""
 
+_AMPLITUDE_ULPS = 16.0
+"""|sqrt(sin² + cos²)/A − 1| allowed, in units u of the format the values lie in: each of
+sin, cos within 4 ulps = 8u (FUNCTION_ULPS, SPEC §4.2), and the radius within 2 × that."""
+
 _MIN_INFORMATIVE_FRACTION = 0.25
 """Fraction of fit-probe elements whose bound must be below 0.05·A for `explained` to count."""
 
@@ -292,6 +296,34 @@ def _meaningful_limit(candidate: Candidate, probes: list[_Probe]) -> tuple[float
         return float(position[-1]), True
     first = int(failing[0])
     return (float(position[first - 1]) if first > 0 else None), False
+
+
+def _values_format(probes: list[_Probe]) -> str:
+    """The coarsest format holding every output value exactly: where the values were last
+    rounded (bfloat16 values returned as float32 still lie on the bfloat16 grid)."""
+    values = np.concatenate([probe.values.ravel() for probe in probes if probe.values is not None])
+    for name in _FORMATS_COARSE_TO_FINE:
+        with np.errstate(over="ignore"):
+            if np.array_equal(values.astype(DTYPES[name]).astype(np.float64), values):
+                return name
+    return "float64"
+
+
+def _amplitude_deviation(candidate: Candidate, probes: list[_Probe]) -> float:
+    """max |sqrt(sin² + cos²)/A − 1| over the candidate's column pairs.
+
+    A low working precision moves the angles, not the amplitude: only the rounding of the
+    values themselves (or a bug) makes sin² + cos² differ from A².
+    """
+    worst = 0.0
+    for probe in probes:
+        assert probe.values is not None
+        convention = candidate.convention
+        sin = probe.values[:, convention.sin_columns(probe.d_model)]
+        cos = probe.values[:, convention.cos_columns(probe.d_model)]
+        radius = np.hypot(sin, cos) / candidate.scale_for(probe.d_model)
+        worst = max(worst, float(np.abs(radius - 1.0).max()))
+    return worst
 
 
 def _verify(candidate: Candidate, probes: list[_Probe], level: Level) -> tuple[bool, float]:
@@ -612,6 +644,12 @@ def diagnose(encoder: Encoder, *, level: Level, integer_positions_only: bool = F
     explained, worst = _verify(chosen, usable, verify_level)
     evidence["verified_at"] = verify_level.name
     evidence["max_error_over_bound"] = worst
+    values_format = _values_format(usable)
+    deviation = _amplitude_deviation(chosen, usable)
+    evidence["values_format"] = values_format
+    evidence["amplitude_deviation"] = deviation
+    if deviation > _AMPLITUDE_ULPS * 2.0 ** -SIGNIFICAND_BITS[values_format]:
+        explained = False
     if not explained:
         return unexplained(chosen, precision)
     departure = _departure(chosen, large, verify_level)

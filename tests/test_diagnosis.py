@@ -1,0 +1,245 @@
+"""Tests of the diagnosis (SPEC §10): convention and working precision of failing backends.
+
+Expected answers come from how each emulation is built (tests/diagnosis_emulations.py:
+layout, shift, offset, scale, base and working format are its constructor arguments), from
+IEEE 754 facts (the largest exactly representable integer of each format) and from the
+error model's own position limit (SPEC §4.5), never from the diagnosis itself.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+from diagnosis_emulations import EMULATIONS, FORMATS, UNEXPLAINED, Emulation, Expected
+from numpy.typing import NDArray
+
+from pespec.conformance.diagnosis import Diagnosis, classify_error_bits, diagnose
+from pespec.properties.base import LEVELS, SIGNIFICAND_BITS, Level, level_for_dtype
+from pespec.properties.errormodel import meaningful_position_limit
+
+
+def _level(emulation: Emulation) -> Level:
+    """The default level of the emulation's output format (what the suite would check)."""
+    return level_for_dtype(FORMATS[emulation.output or emulation.work])
+
+
+_CACHE: dict[str, Diagnosis] = {}
+
+
+def _diagnosis(expected: Expected) -> Diagnosis:
+    """One diagnosis per emulation for the whole module (they are deterministic)."""
+    name = expected.emulation.name
+    if name not in _CACHE:
+        _CACHE[name] = diagnose(expected.emulation, level=_level(expected.emulation))
+    return _CACHE[name]
+
+
+@pytest.mark.parametrize("expected", EMULATIONS, ids=lambda e: e.emulation.name)
+def test_names_the_convention_and_the_precision(expected: Expected) -> None:
+    diagnosis = _diagnosis(expected)
+    assert diagnosis.explained, diagnosis.sentence()
+    convention = diagnosis.convention
+    assert convention is not None
+    assert convention["layout"] == expected.layout
+    assert convention["frequency_shift"] == expected.frequency_shift
+    assert convention["preset"] == expected.preset
+    assert convention["position_offset"] == expected.position_offset
+    assert convention["argument_scale"] == expected.argument_scale
+    assert convention["output_scale_rule"] == expected.output_scale_rule
+    if expected.output_scale_rule == "constant":
+        assert convention["output_scale"] == 1.0
+    else:
+        assert convention["output_scale"] == math.sqrt(2.0 / 64)
+    if expected.base is None:
+        assert convention["base_follows_argument"] and convention["base"] == 10000.0
+    else:
+        assert not convention["base_follows_argument"] and convention["base"] == expected.base
+    assert diagnosis.working_precision == expected.precision
+
+
+@pytest.mark.parametrize("expected", EMULATIONS, ids=lambda e: e.emulation.name)
+def test_meaningful_limit_is_consistent_with_the_format(expected: Expected) -> None:
+    """Below: the error model guarantees 1e-2 up to its limit at the detected precision
+    (the probes are at most a factor 2 apart). Above: integer positions beyond 2^p are
+    rounded in a p-bit working format, and one position step moves column 0 (ω_0 = 1) by
+    |sin(2^p + 1) − sin(2^p)| > 1e-2 (asserted here from math.sin)."""
+    diagnosis = _diagnosis(expected)
+    limit = diagnosis.meaningful_position_limit
+    assert limit is not None
+    level = Level(_level(expected.emulation).output_dtype, expected.precision)
+    base = expected.base or 10000.0
+    # The bound depends on the angle c·p·ω: a scale c divides the position limit by c.
+    model = meaningful_position_limit(level, 64, base) / expected.argument_scale
+    assert limit >= min(model, 32.0)
+    assert limit >= model / 2 or diagnosis.limit_is_lower_bound  # every probe passed
+    if expected.precision == "float64":
+        assert diagnosis.limit_is_lower_bound
+    else:
+        top = 2 ** SIGNIFICAND_BITS[expected.precision]
+        assert abs(math.sin(top + 1) - math.sin(top)) > 1e-2
+        assert limit < top + 1 and not diagnosis.limit_is_lower_bound
+
+
+@pytest.mark.parametrize("name", sorted(UNEXPLAINED))
+def test_no_false_match(name: str) -> None:
+    diagnosis = diagnose(UNEXPLAINED[name], level=LEVELS["float64"])
+    assert not diagnosis.explained
+    assert diagnosis.convention is None
+    assert diagnosis.meaningful_position_limit is None
+    assert diagnosis.sentence().startswith("Output matches no known convention")
+    json.dumps(diagnosis.to_dict(), allow_nan=False)  # JSON-ready, no NaN/inf
+    for candidate in diagnosis.candidates:
+        assert set(candidate) == {
+            "convention",
+            "rms_error",
+            "max_abs_error",
+            "max_error_over_bound",
+        }
+        assert candidate["max_error_over_bound"] > 1.0  # none of them explains the output
+
+
+@pytest.mark.parametrize("name", ["garbage", "constant", "raises", "nan"])
+def test_unusable_output_has_unknown_precision(name: str) -> None:
+    assert diagnose(UNEXPLAINED[name], level=LEVELS["float32"]).working_precision == "unknown"
+
+
+def test_garbage_lists_closest_candidates_by_residual() -> None:
+    candidates = diagnose(UNEXPLAINED["garbage"], level=LEVELS["float64"]).candidates
+    assert 1 <= len(candidates) <= 3
+    residuals = [candidate["rms_error"] for candidate in candidates]
+    assert residuals == sorted(residuals)
+
+
+def _perturbed(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float64]:
+    """Canonical float64 with one column 1 % too large: a bug, not a convention."""
+    out = np.asarray(Emulation("canonical")(positions, d_model, base), dtype=np.float64)
+    out[:, 5] *= 1.01
+    return out
+
+
+def test_a_small_bug_is_not_explained() -> None:
+    diagnosis = diagnose(_perturbed, level=LEVELS["float64"])
+    assert not diagnosis.explained
+    assert diagnosis.candidates[0]["max_abs_error"] < 0.02  # the near miss is reported
+
+
+def test_sentences_say_what_was_found() -> None:
+    by_name = {expected.emulation.name: expected for expected in EMULATIONS}
+    t2t = _diagnosis(by_name["tensor2tensor @float32"]).sentence()
+    assert "tensor2tensor" in t2t and "sines|cosines halves" in t2t
+    assert "ω_k = base^(−k/(d/2−1))" in t2t and "not the canonical encoding" in t2t
+    bf16 = _diagnosis(by_name["canonical @bfloat16"]).sentence()
+    assert bf16.startswith("Output follows the canonical convention")
+    assert "computed in bfloat16" in bf16 and "only up to position ~" in bf16
+    fixed = _diagnosis(by_name["base fixed 1000"]).sentence()
+    assert "base fixed at 1000" in fixed
+    fairseq = _diagnosis(by_name["fairseq @float64"]).sentence()
+    assert "positions shifted by +2" in fairseq
+    mlx = _diagnosis(by_name["mlx"]).sentence()
+    assert "√(2/d)" in mlx
+
+
+def test_to_dict_is_json_and_deterministic() -> None:
+    emulation = EMULATIONS[3].emulation
+    first = diagnose(emulation, level=_level(emulation)).to_dict()
+    second = diagnose(emulation, level=_level(emulation)).to_dict()
+    assert json.dumps(first, allow_nan=False) == json.dumps(second, allow_nan=False)
+    assert set(first["convention"]) >= {
+        "layout",
+        "frequency_shift",
+        "base",
+        "position_offset",
+        "argument_scale",
+        "output_scale",
+        "preset",
+    }
+    assert first["working_precision"] in {"float64", "float32", "float16", "bfloat16", "unknown"}
+
+
+def _integer_table(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+    """A fairseq-style lookup table in float32: integer positions only."""
+    if np.asarray(positions).dtype.kind != "i":
+        raise TypeError("positions must be integers")
+    return Emulation("fairseq table", "sin_cos_halves", 1.0, offset=2, work="float32")(
+        positions, d_model, base
+    )
+
+
+def test_integer_positions_only_is_honoured() -> None:
+    diagnosis = diagnose(_integer_table, level=LEVELS["float32"], integer_positions_only=True)
+    assert diagnosis.explained and diagnosis.convention is not None
+    assert diagnosis.convention["preset"] == "fairseq"
+    assert diagnosis.working_precision == "float32"
+    # Probed with fractional positions, the same backend raises: nothing to fit.
+    assert not diagnose(_integer_table, level=LEVELS["float32"]).explained
+
+
+def _short_table(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+    """Canonical float32 that raises beyond a 5000-row table."""
+    if int(np.max(positions)) >= 5000:
+        raise IndexError("position out of the table")
+    return Emulation("canonical", work="float32")(positions, d_model, base)
+
+
+def test_a_backend_failing_at_large_positions_is_still_diagnosed() -> None:
+    diagnosis = diagnose(_short_table, level=LEVELS["float32"])
+    assert diagnosis.explained and diagnosis.working_precision == "float32"
+    assert diagnosis.convention is not None and diagnosis.convention["preset"] == "canonical"
+    limit = diagnosis.meaningful_position_limit
+    assert limit is not None and limit < 5000
+    assert diagnosis.departs_from_position is not None
+    assert diagnosis.departs_from_position >= 5000
+
+
+@pytest.mark.parametrize(
+    ("bits", "floor_bits", "expected"),
+    [
+        # A p-bit format shows bits in [p, p + 2] (SPEC §10.2): both ends of each interval.
+        (8.0, 40.0, "bfloat16"),
+        (10.0, 40.0, "bfloat16"),
+        (11.0, 40.0, "float16"),
+        (13.0, 40.0, "float16"),
+        (24.0, 40.0, "float32"),
+        (26.0, 40.0, "float32"),
+        (53.0, 90.0, "float64"),
+        (55.0, 90.0, "float64"),
+        (3.0, 40.0, "unknown"),  # more error than bfloat16 makes: not a precision
+        (math.inf, 30.0, "float64"),  # float32 (24..26 bits) would have shown
+        (math.inf, 20.0, "unknown"),  # float32 would have been invisible
+    ],
+)
+def test_precision_classes(bits: float, floor_bits: float, expected: str) -> None:
+    assert classify_error_bits(bits, floor_bits) == expected
+
+
+def test_real_pytorch_module_in_low_precision() -> None:
+    """The common PyTorch PositionalEncoding recipe run in the model dtype (torch arithmetic,
+    not our emulation): arange, exp(arange·(−ln base/d)), position·div_term, sin/cos."""
+    torch = pytest.importorskip("torch")
+    import ml_dtypes
+
+    def module(dtype: Any) -> Any:
+        def encoder(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+            position = torch.as_tensor(np.asarray(positions)).to(dtype).unsqueeze(1)
+            step = -math.log(base) / d_model
+            div_term = torch.exp(torch.arange(0, d_model, 2, dtype=dtype) * step)
+            pe = torch.zeros(len(positions), d_model, dtype=dtype)
+            pe[:, 0::2] = torch.sin(position * div_term)
+            pe[:, 1::2] = torch.cos(position * div_term)
+            return (
+                pe.float()
+                .numpy()
+                .astype(ml_dtypes.bfloat16 if dtype == torch.bfloat16 else np.float16)
+            )
+
+        return encoder
+
+    for dtype, name in ((torch.bfloat16, "bfloat16"), (torch.float16, "float16")):
+        diagnosis = diagnose(module(dtype), level=LEVELS[name])
+        assert diagnosis.explained and diagnosis.convention is not None
+        assert diagnosis.convention["preset"] == "canonical"
+        assert diagnosis.working_precision == name
