@@ -36,6 +36,7 @@ from pespec.properties.base import (
 from pespec.properties.errormodel import element_bound, exact_frequencies
 from pespec.reference.conventions import PRESETS, Convention, diffusers_convention
 from pespec.reference.encoding import encode
+from pespec.reference.naive import naive_encode
 
 __all__ = [
     "LIMIT_TOLERANCE",
@@ -151,9 +152,13 @@ def _call_rowwise(encoder: Encoder, probe: _Probe) -> None:
         probe.note = note
 
 
-def _model(candidate: Candidate, probe: _Probe) -> NDArray[np.float64]:
-    """The candidate's float64 reference output for ``probe``, shape (n, d)."""
-    reference = encode(
+def _model(candidate: Candidate, probe: _Probe, fast: bool = False) -> NDArray[np.float64]:
+    """The candidate's float64 reference output for ``probe``, shape (n, d).
+
+    ``fast``: the naive float64 formula (error ~1e-16·|θ|, ample for ranking candidates on
+    the small fit probes) instead of the exact reference, about ten times cheaper.
+    """
+    reference = (naive_encode if fast else encode)(
         probe.positions,
         probe.d_model,
         base=candidate.base_for(probe.base),
@@ -181,12 +186,12 @@ def _element_bound(candidate: Candidate, probe: _Probe, level: Level) -> NDArray
 
 
 def _rms(candidate: Candidate, probes: list[_Probe]) -> float:
-    """Root-mean-square difference between the probes and the candidate's output."""
+    """Root-mean-square difference between the probes and the candidate's (naive) output."""
     total = 0.0
     count = 0
     for probe in probes:
         assert probe.values is not None
-        diff = probe.values - _model(candidate, probe)
+        diff = probe.values - _model(candidate, probe, fast=True)
         finite = np.isfinite(diff)
         total += float(np.sum(diff[finite] ** 2))
         count += int(finite.sum())
@@ -398,9 +403,8 @@ def _closest(
     pool = [] if fitted is None else [fitted]
     for preset in PRESETS.values():
         pool.append(Candidate(preset, PRIMARY_BASE, True, amplitude, "constant", 0))
-    rows = [_residuals(candidate, probes, level) for candidate in pool]
-    rows.sort(key=lambda row: (row["rms_error"], row["max_abs_error"]))
-    return rows[:3]
+    ranked = sorted(pool, key=lambda candidate: _rms(candidate, probes))[:3]
+    return [_residuals(candidate, probes, level) for candidate in ranked]
 
 
 @dataclass(frozen=True)
