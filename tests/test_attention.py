@@ -50,6 +50,30 @@ def test_softmax_against_mpmath_and_stable_for_large_scores() -> None:
     assert np.all(np.isfinite(out))
 
 
+def test_attention_against_mpmath_on_a_tiny_input() -> None:
+    # softmax(Q·Kᵀ/√d_k)·V for L = 3, d = 4, d_k = 2, evaluated in mpmath from the layer's
+    # own (exactly representable) weights. Each step is a short float64 computation of
+    # O(1) values: the output is within 64·u·(1 + max|score|)·max|V| of the exact value.
+    layer = SelfAttention(4, d_k=2, rng=np.random.default_rng(9))
+    x = np.random.default_rng(10).standard_normal((3, 4))
+    got = layer.forward(x)
+    with mp.workdps(40):
+        xm = mp.matrix(x.tolist())
+        q = xm * mp.matrix(layer.w_q.tolist())
+        k = xm * mp.matrix(layer.w_k.tolist())
+        v = xm * mp.matrix(layer.w_v.tolist())
+        scores = q * k.T / mp.sqrt(2)
+        expected = np.zeros((3, 2))
+        for i in range(3):
+            exps = [mp.exp(scores[i, j]) for j in range(3)]
+            total = mp.fsum(exps)
+            for c in range(2):
+                expected[i, c] = float(mp.fsum(exps[j] / total * v[j, c] for j in range(3)))
+        max_score = float(max(abs(scores[i, j]) for i in range(3) for j in range(3)))
+        max_v = float(max(abs(v[i, j]) for i in range(3) for j in range(2)))
+    np.testing.assert_allclose(got, expected, rtol=0, atol=64 * U * (1 + max_score) * max_v)
+
+
 def test_attention_shapes_and_weights() -> None:
     layer = SelfAttention(D_MODEL, d_k=16)
     x = _tokens()

@@ -2,7 +2,7 @@
 
 * :class:`SinusoidalPositionalEncoding`: a read-only precomputed float64 table of
   ``max_seq_len`` rows; ``forward`` adds it to embeddings, computing rows past the table
-  on the fly with the same function, so a long input is never silently wrong.
+  on the fly with the reference function, so a long input is never silently wrong.
 * :class:`LearnedPositionalEncoding`: a trainable table initialised N(0, 0.02²) (BERT,
   GPT-2) with an explicit ``backward`` (seed 002, "Learned positional embeddings").
 
@@ -91,8 +91,10 @@ class SinusoidalPositionalEncoding:
     """Fixed sinusoidal encoding with a precomputed read-only table (seed 002).
 
     ``pe`` is the (max_seq_len, d_model) float64 table for positions 0 .. max_seq_len − 1,
-    bit-identical to :func:`~pespec.reference.encoding.sinusoidal_positional_encoding`.
-    Positions at or past ``max_seq_len`` are computed on the fly by that same function.
+    ``sinusoidal_positional_encoding(max_seq_len, d_model, base=base)``. Positions at or
+    past ``max_seq_len`` are computed on the fly by that same function (see
+    :meth:`get_encoding`); both are within the reference's error bound of the exact
+    values (SPEC §7), though not necessarily bit-identical to a longer table's rows.
     ``dropout`` is the inverted-dropout probability applied to ``X + PE`` when
     ``training=True`` (zeroed elements, survivors scaled by 1/(1 − dropout)), drawn from
     ``rng`` (a ``numpy.random.Generator``; None means ``default_rng(0)``).
@@ -124,14 +126,24 @@ class SinusoidalPositionalEncoding:
     def get_encoding(self, seq_len: int, offset: int = 0) -> NDArray[np.float64]:
         """Rows for positions offset .. offset + seq_len − 1; shape (seq_len, d_model).
 
-        A read-only view of the table when the rows lie inside it, otherwise a freshly
-        computed array (the same function computes the table, so both agree bit for bit).
+        Positions below ``max_seq_len`` always come from the table (a read-only view when
+        all do), so a position gets the same vector whether or not the request extends
+        past the table. Positions m .. offset + seq_len − 1 past it (m = max(offset,
+        max_seq_len)) are ``sinusoidal_positional_encoding(offset + seq_len − m, d_model,
+        base=base, offset=m)``: never wrapped, clipped or reused rows, only correct ones.
         """
         n = check_non_negative_int(seq_len, "seq_len")
         start = check_non_negative_int(offset, "offset")
-        if start + n <= self.max_seq_len:
-            return self._pe[start : start + n]
-        return sinusoidal_positional_encoding(n, self.d_model, base=self.base, offset=start)
+        end = start + n
+        if end <= self.max_seq_len:
+            return self._pe[start:end]
+        first_past = max(start, self.max_seq_len)
+        past = sinusoidal_positional_encoding(
+            end - first_past, self.d_model, base=self.base, offset=first_past
+        )
+        if start >= self.max_seq_len:
+            return past
+        return np.concatenate([self._pe[start:], past], axis=0)
 
     def forward(self, x: Any, offset: int = 0, *, training: bool = False) -> NDArray[np.float64]:
         """``X + PE[offset : offset + L]`` (then dropout if training); float64, X's shape."""
