@@ -18,6 +18,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import mpmath
@@ -226,13 +227,26 @@ def _sub_config(config: EncodingConfig, positions: NDArray[Any]) -> EncodingConf
 def _oracle(
     config: EncodingConfig, positions: NDArray[Any], convention: Any = None
 ) -> NDArray[np.float64]:
+    """Certified values at ``positions`` (n, d); memoised, since checks share positions."""
+    chosen = config.convention if convention is None else convention
+    return _oracle_cached(
+        positions.tobytes(), positions.dtype.str, config.d_model, config.base, chosen
+    )
+
+
+@lru_cache(maxsize=128)
+def _oracle_cached(
+    data: bytes, dtype: str, d_model: int, base: float, convention: Any
+) -> NDArray[np.float64]:
+    positions = np.frombuffer(data, dtype=np.dtype(dtype))
     values: NDArray[np.float64] = oracle.encode(
         positions,
-        config.d_model,
-        base=config.base,
-        convention=config.convention if convention is None else convention,
-        workers=1 if positions.size * config.d_model < oracle.PARALLEL_THRESHOLD else None,
+        d_model,
+        base=base,
+        convention=convention,
+        workers=1 if positions.size * d_model < oracle.PARALLEL_THRESHOLD else None,
     )
+    values.flags.writeable = False
     return values
 
 
@@ -609,8 +623,16 @@ def check_uniqueness(
         raise ctx.violation(
             expected=f"‖y_p − y_q‖ ≥ σ − ‖b_p‖ − ‖b_q‖ = {required[r, s]:.3e} for q = {q!r} "
             f"(exact separation σ ≥ {sigma_low[index[r, s]]:.6g})",
-            found=("identical rows" if identical else f"‖y_p − y_q‖ = {separation[r, s]:.3e}"),
-            excess=f"short by {shortfall[r, s]:.3e}",
+            found=(
+                "identical rows"
+                if identical
+                else f"‖y_p − y_q‖ = {separation[r, s]:.3e}"
+                if np.isfinite(separation[r, s])
+                else "rows with non-finite values"
+            ),
+            excess=(
+                f"short by {shortfall[r, s]:.3e}" if np.isfinite(shortfall[r, s]) else "not finite"
+            ),
             position=p,
             max_error=float(shortfall[r, s]),
             bound=0.0,

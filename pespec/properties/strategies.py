@@ -75,12 +75,18 @@ def conventions(canonical_only: bool = False) -> st.SearchStrategy[Convention]:
     return st.sampled_from(list(PRESETS.values()))
 
 
+REACH: dict[str, float] = {
+    "small": 2048.0,
+    "fractional": 1e4,
+    "negative": 1e6,
+    "large": 2.0**31,
+    "huge": 2.0**53,
+}
+"""Smallest |p| bound that still lets a kind be drawn (huge needs at least 2^53)."""
+
+
 def _position_values(kind: str, cap: float = 2.0**62) -> st.SearchStrategy[Any]:
-    """Position values of one kind with |p| ≤ ``cap``."""
-    return _raw_position_values(kind).filter(lambda v: abs(v) <= cap)
-
-
-def _raw_position_values(kind: str) -> st.SearchStrategy[Any]:
+    """Position values of one kind with |p| ≤ ``cap`` (≥ REACH[kind])."""
     if kind == "small":
         return st.integers(0, 2048)
     if kind == "large":
@@ -89,8 +95,10 @@ def _raw_position_values(kind: str) -> st.SearchStrategy[Any]:
         return st.integers(-(10**6), -1)
     if kind == "fractional":
         return st.floats(-1e4, 1e4, allow_nan=False, allow_infinity=False)
+    top = int(min(cap, 2.0**62))
     return st.one_of(
-        st.integers(2**53, 2**62), st.floats(1e9, 1e15, allow_nan=False, allow_infinity=False)
+        st.integers(2**53, top),
+        st.floats(1e9, min(1e15, float(top)), allow_nan=False, allow_infinity=False),
     )
 
 
@@ -103,7 +111,7 @@ def positions(
 ) -> np.ndarray[Any, Any]:
     """1-D positions of one kind (int64 or float64), 1 .. ``max_size`` of them, unique,
     with |p| ≤ ``max_magnitude`` (kinds whose range lies beyond it are not drawn)."""
-    usable = [k for k in kinds if k in ("small", "fractional") or max_magnitude >= 2.0**62]
+    usable = [k for k in kinds if REACH[k] <= max_magnitude]
     kind = draw(st.sampled_from(usable or ["small"]))
     values = draw(
         st.lists(_position_values(kind, max_magnitude), min_size=1, max_size=max_size, unique=True)
@@ -123,19 +131,20 @@ def encoding_configs(
     kinds: tuple[str, ...] = POSITION_KINDS,
     canonical_only: bool = True,
     level: Level | None = None,
+    max_magnitude: float = 2.0**62,
 ) -> EncodingConfig:
     """A configuration with n·d ≤ ``max_elements`` (n ≥ 1, so d ≤ max_elements).
 
     ``level``: keep positions within what its working precision can hold (|p| ≤ 2048 for a
     float16 or bfloat16 T_work, whose integers are exact up to 2^11 and 2^8 only at best).
+    ``max_magnitude``: a backend's domain limit on |p| (e.g. 2^53 for the float64 reference).
     """
     convention = draw(conventions(canonical_only))
     shift = float(convention.frequency_shift)
     d = draw(d_models(min(max_d_model, max_elements)).filter(lambda w: w / 2 - shift > 0))
     n_max = max(1, min(max_positions, max_elements // d))
     low_work = level is not None and level.working_dtype in ("float16", "bfloat16")
-    pos = draw(
-        positions(max_size=n_max, kinds=kinds, max_magnitude=2048.0 if low_work else 2.0**62)
-    )
+    cap = min(max_magnitude, 2048.0 if low_work else 2.0**62)
+    pos = draw(positions(max_size=n_max, kinds=kinds, max_magnitude=cap))
     base = draw(bases())
     return EncodingConfig(pos, d, base, convention)

@@ -1,0 +1,210 @@
+"""Tests of the SPEC §4 error model: its building blocks against independent derivations."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import ml_dtypes
+import mpmath
+import numpy as np
+import pytest
+
+from pespec.properties import errormodel as em
+from pespec.properties.base import DTYPES, LEVELS, SIGNIFICAND_BITS, EncodingConfig, Level
+from pespec.reference.conventions import MARIAN, TENSOR2TENSOR
+
+ALL_LEVELS = em.TABLE_LEVELS
+
+
+@pytest.mark.parametrize("name", ["float64", "float32", "float16"])
+def test_ulp_below_one_matches_numpy_spacing(name: str) -> None:
+    # np.spacing(v) is the gap to the next representable value above |v| (NumPy docs), an
+    # independent source for the spacing in (0, 1); at 1 the binade [1/2, 1) is used.
+    dtype = DTYPES[name]
+    rng = np.random.default_rng(5)
+    values = np.concatenate([rng.uniform(0, 1, 500), 2.0 ** -np.arange(1, 40)]).astype(dtype)
+    values = values[values > 0]
+    spacing = np.spacing(values).astype(np.float64)
+    assert np.array_equal(em.ulp_below_one(values.astype(np.float64), name), spacing)
+    below_one = float(np.spacing(np.nextafter(dtype.type(1), dtype.type(0))))
+    assert em.ulp_below_one(np.array([1.0]), name)[0] == below_one
+
+
+@pytest.mark.parametrize(
+    ("name", "dtype", "limit"),
+    [
+        ("float16", np.float16, 2.0**-12),
+        ("bfloat16", ml_dtypes.bfloat16, 2.0**-9),
+        ("float32", np.float32, 2.0**-25),
+    ],
+)
+def test_rounding_to_output_on_minus_one_one(name: str, dtype: type, limit: float) -> None:
+    # Exhaustive over the format's values in [-1, 1]: midpoints between neighbours are the
+    # worst case of round-to-nearest; the error there must be ≤ rounding_term(|v|) ≤ u/2.
+    if name == "float32":
+        grid = np.linspace(-1, 1, 200_001).astype(np.float32)
+    else:
+        bits = np.arange(2**16, dtype=np.uint16).view(np.dtype(dtype))
+        with np.errstate(invalid="ignore"):
+            as64 = bits.astype(np.float64)
+        grid = np.sort(as64[np.isfinite(as64)])
+        grid = grid[np.abs(grid) <= 1.0]
+    grid64 = np.unique(np.asarray(grid, dtype=np.float64))
+    midpoints = (grid64[1:] + grid64[:-1]) / 2  # exact in float64 (fewer than 53 bits)
+    values = np.concatenate([midpoints, grid64, np.random.default_rng(1).uniform(-1, 1, 10_000)])
+    error = np.abs(values.astype(dtype).astype(np.float64) - values)
+    term = em.rounding_term(np.abs(values), name)
+    assert np.all(error <= term)
+    assert float(np.max(term)) == limit  # u/2 = 2^-(p+1): the issue's 2^-12 for float16
+    assert float(np.max(error)) == limit  # attained: the bound is exact
+
+
+def test_gamma_matches_definition() -> None:
+    u = 2.0**-24
+    assert float(em.gamma(10.0, u)) == pytest.approx(10 * u / (1 - 10 * u), rel=1e-15)
+    assert math.isinf(float(em.gamma(2.0**24, u)))
+
+
+def test_exact_frequencies_against_mpmath() -> None:
+    # ω_k = base^(−2k/d) at 60 digits, independently of the code's exp/log formulation.
+    d, base = 512, 10000.0
+    omega, lam = em.exact_frequencies(d, base)
+    mpmath.mp.dps = 60
+    for k in (0, 1, 100, 255):
+        expected = mpmath.power(10000, -mpmath.mpf(2 * k) / d)
+        assert omega[k] == float(expected)
+        assert lam[k] == pytest.approx(float(-mpmath.log(expected)), rel=1e-15)
+    # Seed 002: the last pair's frequency is base^(−(d−2)/d), not 1/base.
+    assert omega[-1] == pytest.approx(10000.0 ** (-(d - 2) / d), rel=1e-14)
+    assert omega[-1] != pytest.approx(1e-4, rel=1e-3)
+    omega_t2t, _ = em.exact_frequencies(d, base, TENSOR2TENSOR)
+    assert omega_t2t[-1] == pytest.approx(1e-4, rel=1e-14)  # s = 1: lowest is exactly 1/base
+
+
+def test_element_bound_at_position_zero_by_hand() -> None:
+    # p = 0: θ = 0, so E = u_w·c_f exactly; x = 0 in sin columns and 1 in cos columns.
+    config = EncodingConfig(np.array([0]), 8)
+    level = LEVELS["float16"]
+    u_w, u_out = 2.0**-24, 2.0**-11
+    e = 4 * u_w
+    bound = em.element_bound(config, level)[0]
+    # sin: |x| + E = 2^-22, a float16 subnormal: spacing 2^-24, half of it 2^-25.
+    assert bound[0::2] == pytest.approx(e + 2.0**-25, rel=1e-12)
+    # cos: |x| + E > 1 clips to the binade below 1: half spacing u_out/2.
+    assert bound[1::2] == pytest.approx(e + u_out / 2, rel=1e-12)
+
+
+def test_element_bound_working_part_by_hand() -> None:
+    # float32 level, p = 1000, pair 0 (ω = 1, λ = 0): E = u(4 + γ(10)·1000/u).
+    config = EncodingConfig(np.array([1000]), 4)
+    parts = em.element_bound_parts(config, LEVELS["float32"])
+    u = 2.0**-24
+    assert parts.working[0, 0] == pytest.approx(4 * u + 10 * u / (1 - 10 * u) * 1000, rel=1e-14)
+    # pair 1: ω = 10^-2, λ = ln 100, K_θ = 10(1 + ln 100).
+    k_theta = 10 * (1 + math.log(100))
+    expected = 4 * u + k_theta * u / (1 - k_theta * u) * 1000 * 0.01
+    assert parts.working[0, 2] == pytest.approx(expected, rel=1e-12)
+
+
+def test_position_term_when_not_representable() -> None:
+    # 2^24 + 1 is not a float32: q̂ is off by ≤ ½ulp32 = 1, adding ω_k·1·(1 + γ) to E.
+    level = LEVELS["float32"]
+    exact = em.element_bound_parts(EncodingConfig(np.array([2**24]), 2), level).working[0, 0]
+    inexact = em.element_bound_parts(EncodingConfig(np.array([2**24 + 1]), 2), level).working
+    growth = 10 * 2.0**-24 / (1 - 10 * 2.0**-24)
+    assert inexact[0, 0] - exact == pytest.approx(1.0 + growth * (1 + 1), rel=1e-9)
+    # 0.1 is not a float32 either (nor float64): a fractional position gets the term too.
+    frac = em.element_bound_parts(EncodingConfig(np.array([0.1]), 2), level).working[0, 0]
+    half_ulp = float(np.spacing(np.float32(0.1))) / 2
+    assert frac >= 4 * 2.0**-24 + half_ulp
+    # float64 work holds 0.1 (as given) exactly: no position term.
+    frac64 = em.element_bound_parts(EncodingConfig(np.array([0.1]), 2), LEVELS["float64"])
+    assert frac64.working[0, 0] == pytest.approx(2 * 2.0**-53 + 6 * 2.0**-53 * 0.1, rel=1e-12)
+
+
+def test_overflowing_working_precision_gives_infinite_bound() -> None:
+    config = EncodingConfig(np.array([70000, 10]), 4)
+    bound = em.element_bound(config, Level("float16", "float16"))
+    assert np.all(np.isinf(bound[0])) and np.all(np.isfinite(bound[1]))
+
+
+def test_bound_layout_follows_convention() -> None:
+    # MARIAN has canonical frequencies with sines in the first half: same per-pair bound,
+    # columns permuted by the layout.
+    config = EncodingConfig(np.array([3, 700]), 8)
+    marian = EncodingConfig(np.array([3, 700]), 8, convention=MARIAN)
+    parts = em.element_bound_parts(config, LEVELS["float32"])
+    parts_m = em.element_bound_parts(marian, LEVELS["float32"])
+    assert np.array_equal(parts_m.working[:, :4], parts.working[:, 0::2])
+    assert np.array_equal(parts_m.working[:, 4:], parts.working[:, 1::2])
+
+
+def test_bound_non_decreasing_in_position() -> None:
+    for level in ALL_LEVELS:
+        values = [em.max_element_bound(level, p, 64) for p in (0, 10, 1e3, 1e5, 2.0**40)]
+        assert values == sorted(values), level.name
+
+
+def _limit_by_hand(level: Level, threshold: float) -> int:
+    """Pair 0 dominates (K_θ(k)·ω_k = K_θ(0)·(1 + λ)e^−λ ≤ K_θ(0)): solve for P exactly while
+    P ≤ 2^p_work (no position term), in rationals."""
+    u_w = Fraction(1, 2 ** SIGNIFICAND_BITS[level.working_dtype])
+    u_out = Fraction(1, 2 ** SIGNIFICAND_BITS[level.output_dtype])
+    c_f = Fraction(em.FUNCTION_ULPS[level.working_dtype])
+    n = (2 * c_f + 2) * u_w
+    g = n / (1 - n)
+    limit = (Fraction(threshold) / Fraction(em.EVALUATION_SAFETY) - u_out / 2 - c_f * u_w) / g
+    whole = math.floor(limit)
+    return whole - 1 if whole == limit else whole
+
+
+@pytest.mark.parametrize("name", ["float32", "float16", "bfloat16"])
+def test_meaningful_position_limit_by_hand(name: str) -> None:
+    level = LEVELS[name]
+    expected = _limit_by_hand(level, 1e-2)
+    assert expected < 2**24
+    assert em.meaningful_position_limit(level, 512, 10000.0, 1e-2) == float(expected)
+
+
+def test_meaningful_position_limit_orders_levels_and_rejects_bad_threshold() -> None:
+    limits = {lv.name: em.meaningful_position_limit(lv, 512) for lv in ALL_LEVELS}
+    assert limits["float64"] > limits["float32"] > limits["bfloat16"]
+    assert limits["float16@float64"] > 1e12  # a claimed float64 working precision pays off
+    assert em.meaningful_position_limit(LEVELS["bfloat16"], 512, threshold=1e-3) == -1.0
+    with pytest.raises(ValueError, match="threshold must be a positive finite number; got -1"):
+        em.meaningful_position_limit(LEVELS["float32"], 512, threshold=-1)
+
+
+def test_adjacent_separation_against_direct_sum() -> None:
+    # ‖x_{p+1} − x_p‖² = Σ_k (Δsin² + Δcos²) at p = 123, from the oracle-free mpmath values.
+    mpmath.mp.dps = 40
+    d = 16
+    total = mpmath.mpf(0)
+    for k in range(d // 2):
+        w = mpmath.power(10000, -mpmath.mpf(2 * k) / d)
+        total += (mpmath.sin(124 * w) - mpmath.sin(123 * w)) ** 2
+        total += (mpmath.cos(124 * w) - mpmath.cos(123 * w)) ** 2
+    assert em.adjacent_separation(d) == pytest.approx(float(mpmath.sqrt(total)), rel=1e-14)
+
+
+def test_uniqueness_limit_holds_at_and_fails_after() -> None:
+    level = LEVELS["float32"]
+    limit = int(em.uniqueness_position_limit(level, 64))
+    separation = em.adjacent_separation(64)
+
+    def envelope(n: int) -> float:
+        error = em.sup_working_error(level, float(n), 64)
+        return 2 * math.sqrt(2 * float(np.sum((error + 2.0**-25) ** 2)))
+
+    assert envelope(limit) < separation <= envelope(limit + 1) * (1 + 1e-12)
+
+
+def test_tables_contain_the_computed_numbers() -> None:
+    table = em.position_limits_table()
+    for level in ALL_LEVELS:
+        assert f"`{level.name}`" in table
+    p = em.meaningful_position_limit(LEVELS["float32"], 512)
+    assert f"{int(p):,}".replace(",", " ") in table
+    assert "| float32 | 2^−24 | 4 | 4 | 10·(1 + λ_k) | 10 |" in em.constants_table()
+    assert f"{em.adjacent_separation(512):.6f}" in em.uniqueness_table()

@@ -1,0 +1,183 @@
+"""Meta-tests of the SPEC §4 error model itself: sound, tight, and sensitive to real bugs.
+
+* Soundness: over the Hypothesis space, correct implementations pass every §5 property at
+  their level (the certified oracle rounded to each dtype; the naive formula computed in
+  float32 and stored as float32/float16/bfloat16; naive float64; the float64 reference).
+* Tightness: the naive float32-work formula reaches a sizeable fraction of the bound.
+* Sensitivity: float16 angles or bfloat16 frequencies (bugs found in public code) break the
+  default float16/bfloat16 levels at moderate positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from numpy.typing import NDArray
+
+from pespec.properties import checks, strategies
+from pespec.properties.base import LEVELS, EncodingConfig, Level, PropertyViolation
+from pespec.properties.errormodel import element_bound_parts
+from pespec.reference import encoding, oracle
+from pespec.reference.naive import naive_encode
+
+Backend = Callable[[NDArray[Any], int, float], NDArray[Any]]
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def naive_float32(dtype: Any) -> Backend:
+    """The seed's log-space formula entirely in float32 (ω = exp(−k·(ln base/(d/2)))), then
+    stored as ``dtype``: the typical PyTorch float32 implementation."""
+
+    def encoder(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+        k = np.arange(d_model // 2, dtype=np.float32)
+        step = np.float32(np.log(base) / (d_model // 2))
+        omega = np.exp(-(k * step))
+        theta = positions.astype(np.float32)[:, None] * omega
+        out = np.empty((positions.shape[0], d_model), dtype=np.float32)
+        out[:, 0::2] = np.sin(theta)
+        out[:, 1::2] = np.cos(theta)
+        return out.astype(dtype)
+
+    return encoder
+
+
+def naive_float64(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+    return naive_encode(positions, d_model, base=base)
+
+
+def reference_float64(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+    return encoding.encode(positions, d_model, base=base)
+
+
+@lru_cache(maxsize=64)
+def _certified(data: bytes, dtype: str, d_model: int, base: float) -> NDArray[np.float64]:
+    return oracle.encode(np.frombuffer(data, dtype=np.dtype(dtype)), d_model, base=base)
+
+
+def oracle_rounded(dtype: Any) -> Backend:
+    """Certified values rounded once to ``dtype``: the best any backend can do."""
+    return lambda p, d, b: _certified(p.tobytes(), p.dtype.str, d, b).astype(dtype)
+
+
+IMPLEMENTATIONS: dict[str, tuple[Backend, Level]] = {
+    "oracle→float64": (oracle_rounded(np.float64), LEVELS["float64"]),
+    "oracle→float32": (oracle_rounded(np.float32), LEVELS["float32"]),
+    "oracle→float16": (oracle_rounded(np.float16), LEVELS["float16"]),
+    "oracle→bfloat16": (oracle_rounded(BF16), LEVELS["bfloat16"]),
+    "oracle→float16@float64": (oracle_rounded(np.float16), Level("float16", "float64")),
+    "naive float32→float32": (naive_float32(np.float32), LEVELS["float32"]),
+    "naive float32→float16": (naive_float32(np.float16), LEVELS["float16"]),
+    "naive float32→bfloat16": (naive_float32(BF16), LEVELS["bfloat16"]),
+    "naive float64": (naive_float64, LEVELS["float64"]),
+    "reference float64": (reference_float64, LEVELS["float64"]),
+}
+
+
+@pytest.mark.parametrize("name", list(IMPLEMENTATIONS))
+@given(data=st.data())
+def test_soundness_correct_implementations_pass_every_property(
+    name: str, data: st.DataObject
+) -> None:
+    encoder, level = IMPLEMENTATIONS[name]
+    # The float64 reference's domain is |p| ≤ 2^53 (SPEC §7) and the properties also
+    # evaluate p + k and p + λ: keep p ≤ 2^52 there. The others take any int64.
+    cap = 2.0**52 if name == "reference float64" else 2.0**62
+    config = data.draw(
+        strategies.encoding_configs(max_elements=256, max_positions=8, max_magnitude=cap)
+    )
+    for check in checks.PROPERTIES.values():
+        assert check(encoder, config, level).passed
+
+
+@given(
+    config=strategies.encoding_configs(max_elements=256, max_positions=6, canonical_only=False),
+    dtype=st.sampled_from(["float64", "float32", "float16", "bfloat16"]),
+)
+def test_soundness_across_conventions(config: EncodingConfig, dtype: str) -> None:
+    # The oracle rounded to each dtype, for every preset convention of SPEC §3.
+    def encoder(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+        exact = oracle.encode(positions, d_model, base=base, convention=config.convention)
+        return exact.astype(BF16 if dtype == "bfloat16" else dtype)
+
+    for check in checks.PROPERTIES.values():
+        assert check(encoder, config, LEVELS[dtype]).passed
+
+
+@given(k=strategies.offsets(200), config=strategies.encoding_configs(max_elements=256))
+def test_soundness_rotation_any_offset(k: int, config: EncodingConfig) -> None:
+    encoder, level = IMPLEMENTATIONS["naive float32→float32"]
+    assert checks.check_rotation(encoder, config, level, offsets=(k,)).passed
+
+
+def _ratio(encoder: Backend, positions: NDArray[Any], d_model: int, level: Level) -> float:
+    """max over elements of |y − x| / b, with x certified (oracle) and b the §4 bound."""
+    config = EncodingConfig(positions, d_model)
+    x = oracle.encode(positions, d_model)
+    y = encoder(positions, d_model, 10000.0).astype(np.float64)
+    bound = element_bound_parts(config, level, np.abs(x) + checks.ORACLE_ERROR).total
+    return float(np.max(np.abs(y - x) / bound))
+
+
+def test_tightness_naive_float32_reaches_ten_percent_of_the_bound() -> None:
+    # At large positions the angle error dominates; K_θ from the derivation (10 for pair 0)
+    # must not be so loose that the real float32 error stays below a tenth of the bound.
+    positions = np.arange(100_000, 100_064, dtype=np.int64)
+    ratio = _ratio(naive_float32(np.float32), positions, 512, LEVELS["float32"])
+    print(f"tightness naive float32 at p ≈ 1e5, d = 512: max |y − x|/b = {ratio:.3f}")
+    assert 0.1 <= ratio <= 1.0
+    far = np.arange(10**6, 10**6 + 16, dtype=np.int64)
+    far_ratio = _ratio(naive_float32(np.float32), far, 512, LEVELS["float32"])
+    print(f"tightness naive float32 at p ≈ 1e6, d = 512: max |y − x|/b = {far_ratio:.3f}")
+    assert 0.1 <= far_ratio <= 1.0
+
+
+def test_tightness_rounding_term_is_attained_by_correct_rounding() -> None:
+    # The oracle rounded to float16 is within ½ulp: the rounding part of the bound is reached.
+    ratio = _ratio(oracle_rounded(np.float16), np.arange(0, 64), 64, LEVELS["float16"])
+    print(f"tightness oracle→float16: max |y − x|/b = {ratio:.3f}")
+    assert 0.5 <= ratio <= 1.0
+
+
+def float16_angles(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+    """Bug: the angle p·ω formed in float16 (half-precision model code), sin/cos in float32."""
+    k = np.arange(d_model // 2, dtype=np.float32)
+    omega = np.exp(-(k * np.float32(np.log(base) / (d_model // 2)))).astype(np.float16)
+    theta = positions.astype(np.float16)[:, None] * omega
+    out = np.empty((positions.shape[0], d_model), dtype=np.float32)
+    out[:, 0::2] = np.sin(theta.astype(np.float32))
+    out[:, 1::2] = np.cos(theta.astype(np.float32))
+    return out.astype(np.float16)
+
+
+def bfloat16_frequencies(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+    """Bug: the frequency buffer stored in bfloat16 (a model cast to bf16), rest in float32."""
+    k = np.arange(d_model // 2, dtype=np.float32)
+    omega = np.exp(-(k * np.float32(np.log(base) / (d_model // 2)))).astype(BF16)
+    theta = positions.astype(np.float32)[:, None] * omega.astype(np.float32)
+    out = np.empty((positions.shape[0], d_model), dtype=np.float32)
+    out[:, 0::2] = np.sin(theta)
+    out[:, 1::2] = np.cos(theta)
+    return out.astype(BF16)
+
+
+@pytest.mark.parametrize(
+    ("bug", "level"),
+    [(float16_angles, LEVELS["float16"]), (bfloat16_frequencies, LEVELS["bfloat16"])],
+)
+def test_sensitivity_real_bugs_fail_at_moderate_positions(bug: Backend, level: Level) -> None:
+    # Positions 100 .. 163, well inside the meaningful range of both levels (SPEC §4.5).
+    config = EncodingConfig(np.arange(100, 164, dtype=np.int64), 64)
+    with pytest.raises(PropertyViolation) as info:
+        checks.check_accuracy(bug, config, level)
+    ratio = info.value.result.details["max_ratio"]
+    print(f"sensitivity {bug.__name__} at {level.name}: max |y − x|/b = {ratio:.1f}")
+    assert ratio > 2
+    # The same bug is invisible to the properties that only test structure at a single row.
+    assert checks.check_boundedness(bug, config, level).passed
