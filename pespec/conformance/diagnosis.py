@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -331,6 +331,15 @@ def _amplitude_deviation(candidate: Candidate, probes: list[_Probe]) -> float:
     return worst
 
 
+def _error_and_bound(
+    candidate: Candidate, probe: _Probe, level: Level
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(|y − A·x|, the §4 bound times A), both (n, d), for a probe with values."""
+    assert probe.values is not None
+    error = np.abs(probe.values - _model(candidate, probe))
+    return error, _element_bound(candidate, probe, level)
+
+
 def _verify(candidate: Candidate, probes: list[_Probe], level: Level) -> tuple[bool, float]:
     """(every element within the bound and enough elements informative, max error/bound).
 
@@ -342,9 +351,7 @@ def _verify(candidate: Candidate, probes: list[_Probe], level: Level) -> tuple[b
     informative = 0
     total = 0
     for probe in probes:
-        assert probe.values is not None
-        error = np.abs(probe.values - _model(candidate, probe))
-        bound = _element_bound(candidate, probe, level)
+        error, bound = _error_and_bound(candidate, probe, level)
         worst = max(worst, float((error / bound).max()))
         informative += int((bound <= 0.05 * candidate.scale_for(probe.d_model)).sum())
         total += bound.size
@@ -356,8 +363,7 @@ def _departure(candidate: Candidate, probe: _Probe, level: Level) -> float | Non
     """First large-probe position whose row leaves the bound (or fails), None if none does."""
     if probe.values is None:
         return None
-    error = np.abs(probe.values - _model(candidate, probe))
-    bound = _element_bound(candidate, probe, level)
+    error, bound = _error_and_bound(candidate, probe, level)
     with np.errstate(invalid="ignore"):
         # An infinite bound: the working format cannot hold the position; nothing expected.
         bad = ~((error <= bound) | np.isinf(bound)).all(axis=1)
@@ -383,9 +389,7 @@ def _residuals(candidate: Candidate, probes: list[_Probe], level: Level) -> dict
     largest = 0.0
     over_bound = 0.0
     for probe in probes:
-        assert probe.values is not None
-        error = np.abs(probe.values - _model(candidate, probe))
-        bound = _element_bound(candidate, probe, level)
+        error, bound = _error_and_bound(candidate, probe, level)
         largest = max(largest, float(error.max()))
         over_bound = max(over_bound, float((error / bound).max()))
     return {
@@ -432,19 +436,8 @@ class Diagnosis:
     evidence: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (the report's ``diagnosis`` object)."""
-        return {
-            "convention": self.convention,
-            "explained": self.explained,
-            "working_precision": self.working_precision,
-            "meaningful_position_limit": self.meaningful_position_limit,
-            "limit_is_lower_bound": self.limit_is_lower_bound,
-            "departs_from_position": self.departs_from_position,
-            "candidates": self.candidates,
-            "level": self.level,
-            "evidence": self.evidence,
-            "sentence": self.sentence(),
-        }
+        """JSON-ready form (the report's ``diagnosis`` object), with the sentence."""
+        return {**asdict(self), "sentence": self.sentence()}
 
     @property
     def precision_is_cause(self) -> bool:
