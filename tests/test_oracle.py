@@ -10,6 +10,7 @@ through a Fraction (never through a decimal string). A disagreement would need t
 from __future__ import annotations
 
 import math
+import os
 import random
 from fractions import Fraction
 from typing import Any
@@ -168,6 +169,23 @@ def test_encode_is_independent_of_worker_count(monkeypatch: pytest.MonkeyPatch) 
     one = encode(positions, 64, workers=1)
     three = encode(positions, 64, workers=3)
     assert one.tobytes() == three.tobytes()
+
+
+def test_failing_worker_process_is_an_error_not_a_wrong_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parent = os.getpid()
+    rows = oracle._certified_rows
+
+    def crash_in_child(*args: Any) -> Any:
+        if os.getpid() != parent:
+            raise MemoryError("simulated worker failure")
+        return rows(*args)
+
+    monkeypatch.setattr(oracle, "PARALLEL_THRESHOLD", 100)
+    monkeypatch.setattr(oracle, "_certified_rows", crash_in_child)
+    with pytest.raises(RuntimeError, match="oracle worker process failed"):
+        encode(list(range(40)), 8, workers=2)
 
 
 def test_low_precision_fast_path_falls_back_and_stays_correct(

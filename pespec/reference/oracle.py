@@ -165,17 +165,21 @@ def _dyadic_to_mpfr(value: Fraction) -> Any:
 # frequencies
 
 
+def _omega_at(base: Fraction, den: Fraction, ks: range, precision: int) -> list[Any]:
+    """ω̃_k = exp(−(ln(base)·(k·M))/N) at ``precision`` bits for k in ``ks`` (den = N/M);
+    four correctly rounded operations each (module docstring)."""
+    with gmpy2.context(precision=precision):
+        log_base = gmpy2.log(_dyadic_to_mpfr(base))
+        return [gmpy2.exp(-(log_base * (k * den.denominator)) / den.numerator) for k in ks]
+
+
 @lru_cache(maxsize=64)
 def _omega_mpfr(
     d_model: int, base: Fraction, den: Fraction, precision: int
 ) -> tuple[tuple[Any, ...], NDArray[np.float64], NDArray[np.float64]]:
     """(ω̃_k at ``precision`` bits, ω̃_k as float64, upper bounds of t_k = ln(base)·k/den)."""
     half = d_model // 2
-    with gmpy2.context(precision=precision):
-        log_base = gmpy2.log(_dyadic_to_mpfr(base))
-        omegas = tuple(
-            gmpy2.exp(-(log_base * (k * den.denominator)) / den.numerator) for k in range(half)
-        )
+    omegas = tuple(_omega_at(base, den, range(half), precision))
     t_upper = math.log(float(base)) * np.arange(half, dtype=np.float64) / float(den) * _SLACK**2
     omega_f = np.array([float(w) for w in omegas], dtype=np.float64)
     return omegas, omega_f, t_upper
@@ -224,9 +228,7 @@ def _certified_omega(base: Fraction, den: Fraction, k: int) -> tuple[float, floa
     t_upper = math.log(float(base)) * float(exponent) * _SLACK**2
     precision = 128 + max(0, math.ceil(math.log2(t_upper + 1.0)))
     while precision <= _MAX_PRECISION:
-        with gmpy2.context(precision=precision):
-            log_base = gmpy2.log(_dyadic_to_mpfr(base))
-            omega = gmpy2.exp(-(log_base * (k * den.denominator)) / den.numerator)
+        omega = _omega_at(base, den, range(k, k + 1), precision)[0]
         # |ω̃ − ω| ≤ |ω̃|·(4·t + 2)·2^-P (module docstring, without the θ product)
         with gmpy2.context(precision=64, round=gmpy2.RoundUp):
             err = abs(omega) * _bound(4.0 * t_upper + 2.0) * gmpy2.mul_2exp(1, -precision)
@@ -314,9 +316,9 @@ def _scalar_value(
     whole error interval has one rounded result."""
     t_upper = math.log(float(base)) * k / float(den) * _SLACK**2
     while precision <= _MAX_PRECISION:
-        omegas = _omega_mpfr(2 * (k + 1), base, den, precision)[0]
+        omega = _omega_at(base, den, range(k, k + 1), precision)[0]
         with gmpy2.context(precision=precision):
-            theta = x * omegas[k]
+            theta = x * omega
             value = gmpy2.sin(theta) if want_sin else gmpy2.cos(theta)
         with gmpy2.context(precision=64, round=gmpy2.RoundUp):
             scaled = abs(theta) * _bound(4.0 * t_upper + 3.0) + 2 * abs(value)
