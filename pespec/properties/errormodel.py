@@ -430,7 +430,7 @@ def uniqueness_table(d_model: int = 512, base: float = 10000.0) -> str:
     lines = [
         f"d_model = {d_model}, base = {base:g}; ‖x_(p+1) − x_p‖ = {separation:.6f} for every p.",
         "",
-        "| level | adjacent rows guaranteed distinct for |p| up to |",
+        "| level | adjacent rows guaranteed distinct up to position |",
         "|---|---|",
     ]
     for level in TABLE_LEVELS:
