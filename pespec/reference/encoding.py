@@ -1,32 +1,39 @@
 """Public float64 reference API: frequencies, encode, sinusoidal_positional_encoding (SPEC §2).
 
-These are the functions other backends are judged against. They currently
-delegate to the naive formula (:mod:`pespec.reference.naive`); the exact,
-position-independent-error implementation replaces it (SPEC §7).
+These are the functions other backends are judged against. They are the exact reference
+of SPEC §7 (:mod:`pespec.reference.exact`): every element is within 2^-52 of the
+correctly rounded value, at every position |p + o| < 2^31 (no drift with position).
+The naive formula stays available in :mod:`pespec.reference.naive` as the benchmark
+baseline and as an example of a conformant-but-drifting float64 backend.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from pespec.reference.conventions import CANONICAL, Convention
-from pespec.reference.naive import (
-    naive_encode,
-    naive_frequencies,
-    naive_sinusoidal_positional_encoding,
+from pespec.reference.exact import (
+    exact_encode,
+    exact_frequencies,
+    exact_sinusoidal_positional_encoding,
 )
+from pespec.reference.exact import iter_encoding_chunks as _iter_encoding_chunks
 
-__all__ = ["encode", "frequencies", "sinusoidal_positional_encoding"]
+__all__ = ["encode", "frequencies", "iter_encoding_chunks", "sinusoidal_positional_encoding"]
 
 
 def frequencies(
     d_model: int, base: float = 10000.0, *, convention: Convention = CANONICAL
 ) -> NDArray[np.float64]:
-    """ω_i = base^(−2i/d) (or base^(−i/(d/2−s)) for a shifted convention); shape (d_model/2,)."""
-    return naive_frequencies(d_model, base, convention=convention)
+    """ω_i = base^(−2i/d) (or base^(−i/(d/2−s)) for a shifted convention); shape (d_model/2,).
+
+    Correctly rounded to float64 (certified by the oracle).
+    """
+    return exact_frequencies(d_model, base, convention=convention)
 
 
 def encode(
@@ -36,8 +43,11 @@ def encode(
     base: float = 10000.0,
     convention: Convention = CANONICAL,
 ) -> NDArray[np.float64]:
-    """Encoding of any finite real positions; shape (*positions.shape, d_model), float64."""
-    return naive_encode(positions, d_model, base=base, convention=convention)
+    """Encoding of any finite real positions; shape (*positions.shape, d_model), float64.
+
+    |position + position_offset| must be ≤ 2^53 (beyond, use the oracle).
+    """
+    return exact_encode(positions, d_model, base=base, convention=convention)
 
 
 def sinusoidal_positional_encoding(
@@ -52,6 +62,26 @@ def sinusoidal_positional_encoding(
 
     Canonical layout: sin at even columns, cos at odd columns.
     """
-    return naive_sinusoidal_positional_encoding(
+    return exact_sinusoidal_positional_encoding(
         seq_len, d_model, base=base, offset=offset, convention=convention
+    )
+
+
+def iter_encoding_chunks(
+    positions: range | Any,
+    d_model: int,
+    *,
+    base: float = 10000.0,
+    convention: Convention = CANONICAL,
+    chunk_rows: int = 4096,
+) -> Iterator[tuple[int, NDArray[np.float64]]]:
+    """Stream the encoding in blocks of rows: yields (first_row, block (rows, d_model)).
+
+    ``positions`` is a ``range`` (e.g. ``range(131072)``; any non-zero step) or a 1-D array.
+    Memory stays O(chunk_rows·d_model) however long the range, so a 131072 × 4096
+    encoding can be compared block by block. Each block equals the matching rows of
+    :func:`encode`.
+    """
+    return _iter_encoding_chunks(
+        positions, d_model, base=base, convention=convention, chunk_rows=chunk_rows
     )

@@ -1,0 +1,316 @@
+"""The exact float64 reference (SPEC §7) against the oracle, the golden fixtures and mpmath.
+
+Expected values never come from the code under test: the certified oracle
+(:func:`pespec.reference.oracle.encode`, MPFR with a Ziv loop, correctly rounded), the
+committed golden fixtures (certified), and mpmath at 60+ digits for the constants.
+BOUND = 2^-52 is the theorem of SPEC §7 (max |reference − oracle| for |p + o| < 2^31,
+|c·(p + o)| ≤ 2^40, d ≤ 65536, base in [2, 10^7]), not a tolerance chosen to pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from numpy.typing import NDArray
+
+from pespec.reference import encoding, exact, oracle
+from pespec.reference.conventions import LAYOUTS, PRESETS, Convention, diffusers_convention
+from pespec.reference.golden import load_fixture_sets
+from pespec.reference.naive import naive_encode
+
+BOUND = 2.0**-52
+LIMIT = 2**31 - 1  # |p + o| < 2^31: the domain of the requirement
+
+
+def max_error(got: NDArray[np.float64], expected: NDArray[np.float64]) -> float:
+    assert got.shape == expected.shape
+    return float(np.max(np.abs(got - expected))) if got.size else 0.0
+
+
+# --- constants against mpmath ----------------------------------------------------------------
+
+
+def test_two_pi_words_match_mpmath() -> None:
+    with mpmath.workdps(80):
+        two_pi = 2 * mpmath.pi
+        hi = mpmath.mpf(exact.TWO_PI_HI)
+        assert exact.TWO_PI_HI == float(two_pi)  # correctly rounded head
+        assert abs(hi + mpmath.mpf(exact.TWO_PI_LO) - two_pi) <= mpmath.mpf(2) ** -104
+        assert exact.TWO_PI_LO == float(two_pi - hi)
+
+
+def test_inverse_two_pi_fixed_point_matches_mpmath() -> None:
+    with mpmath.workdps(120):
+        expected = int(mpmath.floor(mpmath.mpf(2) ** 256 / (2 * mpmath.pi)))
+    assert exact._inv_two_pi_fixed() == expected
+
+
+def test_circle_table_matches_mpmath() -> None:
+    cos_hi, cos_lo, sin_hi, sin_lo, cos_a, cos_b, sin_a, sin_b = exact._circle_table()
+    with mpmath.workdps(60):
+        for m in range(exact.TABLE_SIZE):
+            angle = 2 * mpmath.pi * m / exact.TABLE_SIZE
+            for hi, lo, value in (
+                (cos_hi, cos_lo, mpmath.cos(angle)),
+                (sin_hi, sin_lo, mpmath.sin(angle)),
+            ):
+                assert abs(mpmath.mpf(hi[m]) + mpmath.mpf(lo[m]) - value) <= mpmath.mpf(2) ** -104
+    for head, a, b in ((cos_hi, cos_a, cos_b), (sin_hi, sin_a, sin_b)):
+        assert np.array_equal(a + b, head)  # the split is exact
+        assert all(_significant_bits(v) <= 26 for v in np.concatenate([a, b]).tolist())
+
+
+def _significant_bits(value: float) -> int:
+    """Number of significant bits of a float64 (0 for zero)."""
+    if value == 0.0:
+        return 0
+    numerator, _ = abs(value).as_integer_ratio()
+    return numerator.bit_length() - (numerator & -numerator).bit_length() + 1
+
+
+TURN_CONFIGS = [
+    (8, 10000.0, PRESETS["canonical"]),
+    (6, 3.7, diffusers_convention(True, 0.5, 1000.0)),
+    (64, 1e7, Convention(frequency_shift=2.25, argument_scale=-0.01, name="odd")),
+]
+
+
+@pytest.mark.parametrize(("d_model", "base", "convention"), TURN_CONFIGS)
+def test_turn_pieces_are_26_bit_words_summing_to_c_omega_over_two_pi(
+    d_model: int, base: float, convention: Convention
+) -> None:
+    pieces = exact.turn_pieces(d_model, base, convention=convention)
+    hi, lo = oracle.frequencies_dd(d_model, base, convention=convention)
+    with mpmath.workdps(80):
+        for k in range(d_model // 2):
+            wanted = (
+                mpmath.mpf(convention.argument_scale)
+                * (mpmath.mpf(hi[k]) + mpmath.mpf(lo[k]))
+                / (2 * mpmath.pi)
+            )
+            total = mpmath.fsum(mpmath.mpf(w) for w in pieces[k].tolist())
+            assert abs(total - wanted) <= abs(wanted) * mpmath.mpf(2) ** -128
+    assert all(_significant_bits(w) <= 26 for w in pieces.ravel().tolist())
+    assert np.all(np.abs(pieces[:, 1:]) <= np.abs(pieces[:, :-1]))
+
+
+# --- against the oracle on drawn configurations ----------------------------------------------
+
+CUSTOM = st.builds(
+    Convention,
+    layout=st.sampled_from(LAYOUTS),
+    frequency_shift=st.sampled_from([0.0, 1.0, 0.5, 2.25]),
+    position_offset=st.integers(-5, 5),
+    argument_scale=st.sampled_from([1.0, 0.5, 100.0, -3.0, 0.01]),
+    name=st.just("drawn"),
+)
+CONVENTIONS = st.one_of(st.sampled_from(list(PRESETS.values())), CUSTOM)
+
+
+@st.composite
+def position_arrays(draw: Any, max_n: int = 24) -> NDArray[Any]:
+    """Unit ranges anywhere below 2^31, scattered ints, or floats (fractional or integral)."""
+    n = draw(st.integers(1, max_n))
+    kind = draw(st.sampled_from(["range", "ints", "floats"]))
+    limit = LIMIT - 8  # room for the convention's offset o
+    if kind == "range":
+        start = draw(st.integers(-limit, limit - n))
+        return np.arange(start, start + n, dtype=np.int64)
+    if kind == "ints":
+        return np.array(draw(st.lists(st.integers(-limit, limit), min_size=n, max_size=n)))
+    values = st.floats(-float(limit), float(limit), allow_nan=False, allow_infinity=False)
+    return np.array(draw(st.lists(values, min_size=n, max_size=n)), dtype=np.float64)
+
+
+@given(
+    positions=position_arrays(),
+    d_model=st.sampled_from([2, 4, 6, 10, 16, 34, 64]),
+    base=st.floats(2.0, 1e7, allow_nan=False),
+    convention=CONVENTIONS,
+)
+def test_encode_within_2_pow_minus_52_of_the_oracle(
+    positions: NDArray[Any], d_model: int, base: float, convention: Convention
+) -> None:
+    if convention.denominator(d_model) <= 0:  # pragma: no cover - denominator() raises
+        return
+    expected = oracle.encode(positions, d_model, base=base, convention=convention, workers=1)
+    assert (
+        max_error(encoding.encode(positions, d_model, base=base, convention=convention), expected)
+        <= BOUND
+    )
+
+
+def _defined(d_model: int, convention: Convention) -> bool:
+    try:
+        convention.denominator(d_model)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("convention", list(PRESETS.values()), ids=list(PRESETS))
+def test_table_at_the_end_of_the_domain_within_bound(convention: Convention) -> None:
+    # The last 80 positions below 2^31 (minus the preset's offset): no drift with position.
+    offset = LIMIT - 80 - convention.position_offset
+    table = encoding.sinusoidal_positional_encoding(80, 128, offset=offset, convention=convention)
+    positions = np.arange(offset, offset + 80)
+    expected = oracle.encode(positions, 128, convention=convention, workers=1)
+    assert max_error(table, expected) <= BOUND
+
+
+EDGE_POSITIONS = np.array(
+    [0.0, -0.0, 5e-324, 1e-300, 0.5, -0.75, 2.0**31 - 1, -(2.0**31 - 1), 2.0**31 - 0.5, 1e9 + 0.3]
+)
+
+
+@pytest.mark.parametrize(("d_model", "base"), [(2, 2.0), (4, 1e7), (256, 10000.0)])
+def test_edge_positions_within_bound(d_model: int, base: float) -> None:
+    expected = oracle.encode(EDGE_POSITIONS, d_model, base=base, workers=1)
+    assert max_error(encoding.encode(EDGE_POSITIONS, d_model, base=base), expected) <= BOUND
+
+
+def test_widest_model_at_the_last_position() -> None:
+    # d = 65536, base 10^7: the smallest frequencies and the largest position.
+    positions = np.array([LIMIT, 12345.5])
+    expected = oracle.encode(positions, 65536, base=1e7, workers=1)
+    assert max_error(encoding.encode(positions, 65536, base=1e7), expected) <= BOUND
+
+
+def test_naive_formula_drifts_where_the_exact_one_does_not() -> None:
+    # The comparison can fail: the naive path rounds θ before sin/cos and is far off at 2^31.
+    positions = np.arange(LIMIT - 4, LIMIT + 1)
+    expected = oracle.encode(positions, 64, workers=1)
+    assert max_error(naive_encode(positions, 64), expected) > 1e6 * BOUND
+    assert max_error(encoding.encode(positions, 64), expected) <= BOUND
+
+
+# --- against the golden fixtures ----------------------------------------------------------------
+
+FIXTURES = load_fixture_sets()
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=[f.name for f in FIXTURES])
+def test_golden_fixtures_within_bound(fixture: Any) -> None:
+    got = encoding.encode(
+        fixture.positions, fixture.d_model, base=fixture.base, convention=fixture.convention
+    )
+    assert max_error(got[:, fixture.columns], fixture.values) <= BOUND
+
+
+# --- every element is a function of its position --------------------------------------------
+
+
+def test_element_depends_on_position_only() -> None:
+    d, offset, n = 64, 1000, 300
+    table = encoding.sinusoidal_positional_encoding(n, d, offset=offset)
+    positions = np.arange(offset, offset + n)
+    order = np.random.default_rng(7).permutation(n)
+    assert np.array_equal(encoding.encode(positions[order], d), table[order])
+    assert np.array_equal(encoding.encode(positions.astype(np.float64), d), table)
+    assert np.array_equal(
+        encoding.sinusoidal_positional_encoding(50, d, offset=offset + 77), table[77:127]
+    )
+    streamed = list(encoding.iter_encoding_chunks(range(offset, offset + n), d, chunk_rows=37))
+    assert [first for first, _ in streamed] == list(range(0, n, 37))
+    assert np.array_equal(np.concatenate([block for _, block in streamed]), table)
+
+
+def test_chunks_of_strided_ranges_and_arrays_equal_encode() -> None:
+    for positions in (range(-500, 2000, 3), range(2**31 - 1, 2**31 - 400, -7)):
+        whole = encoding.encode(np.arange(positions.start, positions.stop, positions.step), 16)
+        blocks = [b for _, b in encoding.iter_encoding_chunks(positions, 16, chunk_rows=64)]
+        assert np.array_equal(np.concatenate(blocks), whole)
+    mixed = np.array([3.25, -7.0, 2.0**30 + 0.5, 11.0, 0.0])
+    blocks = [b for _, b in encoding.iter_encoding_chunks(mixed, 16, chunk_rows=2)]
+    assert np.array_equal(np.concatenate(blocks), encoding.encode(mixed, 16))
+
+
+def test_frequencies_are_the_correctly_rounded_oracle_values() -> None:
+    hi, _ = oracle.frequencies_dd(64, 500.0, convention=PRESETS["fairseq"])
+    got = encoding.frequencies(64, 500.0, convention=PRESETS["fairseq"])
+    assert np.array_equal(got, hi)
+    got[0] = 0.0  # a fresh, writable copy: the oracle's cache is untouched
+    assert oracle.frequencies_dd(64, 500.0, convention=PRESETS["fairseq"])[0][0] == 1.0
+
+
+# --- memory -------------------------------------------------------------------------------------
+
+
+def _peak_bytes(run: Any) -> int:
+    """Peak traced allocation (bytes) while ``run()`` executes."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        run()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_extra_memory_of_a_full_table_does_not_depend_on_length() -> None:
+    # SPEC §7: besides the output, at most 4096·d bytes (fine offsets) + 4 MiB (tiles),
+    # whatever L; that is within the required output + O(d·√L).
+    d = 256
+    encoding.sinusoidal_positional_encoding(70, d)  # warm the caches (frequencies, tables)
+    for length in (1024, 8192):
+        peak = _peak_bytes(lambda n=length: encoding.sinusoidal_positional_encoding(n, d))
+        assert peak - length * d * 8 <= 4096 * d + 4 * 2**20
+
+
+def test_streaming_memory_does_not_grow_with_length() -> None:
+    d, rows = 512, 256
+    encoding.sinusoidal_positional_encoding(70, d)
+
+    def stream(n_chunks: int) -> None:
+        for _, block in encoding.iter_encoding_chunks(range(n_chunks * rows), d, chunk_rows=rows):
+            assert block.shape == (rows, d)
+
+    short, long = _peak_bytes(lambda: stream(2)), _peak_bytes(lambda: stream(40))
+    assert long <= 1.05 * short  # 20 times the rows, the same memory
+    assert short <= 2 * rows * d * 8 + 4096 * d + 4 * 2**20
+
+
+# --- validation -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "words"),
+    [
+        (
+            lambda: list(encoding.iter_encoding_chunks(range(3), 4, chunk_rows=0)),
+            ValueError,
+            ("chunk_rows", "0"),
+        ),
+        (
+            lambda: list(encoding.iter_encoding_chunks(range(3), 4, chunk_rows=True)),
+            TypeError,
+            ("chunk_rows", "bool"),
+        ),
+        (
+            lambda: list(encoding.iter_encoding_chunks(np.zeros((2, 2)), 4)),
+            ValueError,
+            ("positions", "(2, 2)"),
+        ),
+        (lambda: list(encoding.iter_encoding_chunks(range(3), 5)), ValueError, ("d_model", "5")),
+        (lambda: encoding.encode([2**53 + 2], 4), ValueError, ("positions", str(2**53 + 2))),
+        (lambda: encoding.encode([1e300], 4), ValueError, ("positions", "2**53")),
+        (
+            lambda: list(encoding.iter_encoding_chunks(range(2**54, 2**54 + 2), 4)),
+            ValueError,
+            ("positions",),
+        ),
+    ],
+)
+def test_bad_input_names_the_parameter(
+    call: Any, error: type[Exception], words: tuple[str, ...]
+) -> None:
+    with pytest.raises(error) as info:
+        call()
+    for word in words:
+        assert word in str(info.value)
