@@ -15,6 +15,7 @@ import random
 from fractions import Fraction
 from typing import Any
 
+import gmpy2
 import mpmath
 import numpy as np
 import pytest
@@ -207,6 +208,23 @@ def test_low_precision_fast_path_falls_back_and_stays_correct(
     assert len(calls) >= 20  # 30 of the 80 values at the time of writing
     for row, position in zip(got, positions, strict=True):
         assert row.tolist() == _independent_row(position, 16, 777.0, CANONICAL)
+
+
+def test_callers_gmpy2_context_does_not_matter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every conversion happens in a fresh round-to-nearest context."""
+    monkeypatch.setattr(oracle, "_GUARD_BITS", -45)  # exercise the scalar path too
+    gmpy2.set_context(gmpy2.context(round=gmpy2.RoundUp, precision=20, subnormalize=True))
+    try:
+        got = encode([3, 1234.5, 2**35 + 1], 10, base=31.0)
+        hi, lo = frequencies_dd(10, 31.0)
+    finally:
+        gmpy2.set_context(gmpy2.context())
+    for row, position in zip(got, [3, 1234.5, 2**35 + 1], strict=True):
+        assert row.tolist() == _independent_row(position, 10, 31.0, CANONICAL)
+    with mpmath.workprec(PRECISION):
+        for k in range(5):
+            omega = _omega(10, 31.0, CANONICAL, k)
+            assert (hi[k], lo[k]) == (_round(omega), _round(omega - mpmath.mpf(float(hi[k]))))
 
 
 def test_encode_decimal_matches_mpmath() -> None:

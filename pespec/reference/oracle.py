@@ -209,7 +209,8 @@ def _round_interval(
         low = value - err
     with gmpy2.context(precision=value.precision + 64, round=gmpy2.RoundUp):
         high = value + err
-    low_r, high_r = rounder(low), rounder(high)
+    with gmpy2.context():  # round to nearest, whatever the caller's gmpy2 context says
+        low_r, high_r = rounder(low), rounder(high)
     return low_r if low_r == high_r else None
 
 
