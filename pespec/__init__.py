@@ -16,6 +16,7 @@ from pespec.reference import (
     frequencies,
     interpolated_encoding,
     interpolated_positions,
+    iter_encoding_chunks,
     sinusoidal_positional_encoding,
 )
 
@@ -33,5 +34,6 @@ __all__ = [
     "frequencies",
     "interpolated_encoding",
     "interpolated_positions",
+    "iter_encoding_chunks",
     "sinusoidal_positional_encoding",
 ]

@@ -6,7 +6,12 @@ self-attention layer for integration tests).
 """
 
 from pespec.reference.conventions import CANONICAL, PRESETS, Convention
-from pespec.reference.encoding import encode, frequencies, sinusoidal_positional_encoding
+from pespec.reference.encoding import (
+    encode,
+    frequencies,
+    iter_encoding_chunks,
+    sinusoidal_positional_encoding,
+)
 from pespec.reference.extension import (
     InterpolatedPositionalEncoding,
     choose_base,
@@ -27,5 +32,6 @@ __all__ = [
     "frequencies",
     "interpolated_encoding",
     "interpolated_positions",
+    "iter_encoding_chunks",
     "sinusoidal_positional_encoding",
 ]
