@@ -102,6 +102,8 @@ class Expected:
     argument_scale: float = 1.0
     base: float | None = None
     output_scale_rule: str = "constant"
+    output_scale: float = 1.0
+    integer_positions_only: bool = False
 
 
 def _family(
@@ -109,6 +111,7 @@ def _family(
 ) -> list[Expected]:
     """One convention in several working precisions (float64, float32, float16, bfloat16)."""
     expected_keys = {"position_offset", "argument_scale", "base", "output_scale_rule"}
+    assert not set(options) & {"output_scale", "integer_positions_only"}
     keys = {key: value for key, value in options.items() if key in expected_keys}
     emulation_options = {k: v for k, v in options.items() if k not in expected_keys}
     out = []
@@ -223,6 +226,68 @@ EMULATIONS: list[Expected] = [
         "canonical",
         "float64",
         base=500000.0,
+    ),
+    Expected(
+        Emulation("base fixed 12345", fixed_base=12345.0, work="float64"),
+        "interleaved",
+        0.0,
+        "canonical",
+        "float64",
+        base=12345.0,
+    ),
+    # A constant output scale (the encoding multiplied by a factor).
+    Expected(
+        Emulation("output scale 2", output_scale=2.0, work="float32"),
+        "interleaved",
+        0.0,
+        "canonical",
+        "float32",
+        output_scale=2.0,
+    ),
+    Expected(
+        Emulation("output scale 0.5 @bfloat16", output_scale=0.5, work="bfloat16"),
+        "interleaved",
+        0.0,
+        "canonical",
+        "bfloat16",
+        output_scale=0.5,
+    ),
+    # Probed with integer positions only: scale 1000 aliases every pair at base 500.
+    Expected(
+        Emulation(
+            "diffusers scale 1000, integer positions",
+            layout="sin_cos_halves",
+            shift=1.0,
+            scale=1000.0,
+            work="float32",
+        ),
+        "sin_cos_halves",
+        1.0,
+        None,
+        "float32",
+        argument_scale=1000.0,
+        integer_positions_only=True,
+    ),
+    Expected(
+        Emulation(
+            "tensor2tensor @bfloat16, integer positions", "sin_cos_halves", 1.0, work="bfloat16"
+        ),
+        "sin_cos_halves",
+        1.0,
+        "tensor2tensor",
+        "bfloat16",
+        integer_positions_only=True,
+    ),
+    # MLX full_turns=True: angles scaled by 2π.
+    Expected(
+        Emulation(
+            "mlx full_turns", layout="sin_cos_halves", shift=1.0, scale=2 * math.pi, work="float32"
+        ),
+        "sin_cos_halves",
+        1.0,
+        None,
+        "float32",
+        argument_scale=2 * math.pi,
     ),
 ]
 """Every family member in several working precisions, with what the diagnosis must report."""

@@ -34,7 +34,11 @@ def _diagnosis(expected: Expected) -> Diagnosis:
     """One diagnosis per emulation for the whole module (they are deterministic)."""
     name = expected.emulation.name
     if name not in _CACHE:
-        _CACHE[name] = diagnose(expected.emulation, level=_level(expected.emulation))
+        _CACHE[name] = diagnose(
+            expected.emulation,
+            level=_level(expected.emulation),
+            integer_positions_only=expected.integer_positions_only,
+        )
     return _CACHE[name]
 
 
@@ -51,7 +55,7 @@ def test_names_the_convention_and_the_precision(expected: Expected) -> None:
     assert convention["argument_scale"] == expected.argument_scale
     assert convention["output_scale_rule"] == expected.output_scale_rule
     if expected.output_scale_rule == "constant":
-        assert convention["output_scale"] == 1.0
+        assert convention["output_scale"] == expected.output_scale
     else:
         assert convention["output_scale"] == math.sqrt(2.0 / 64)
     if expected.base is None:

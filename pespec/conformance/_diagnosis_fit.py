@@ -301,14 +301,14 @@ def _options(raw: float, snapped: list[float], tolerance: float) -> list[tuple[f
 def candidate_grid(fit: CombinedFit, dims: list[int]) -> list[Candidate]:
     """Raw fitted parameters and their round neighbours, every combination that is defined.
 
-    Snapping: base to 1–3 significant digits, s to an integer or half-integer (within
+    Snapping: base to 1–6 significant digits, s to an integer or half-integer (within
     0.25), c to 1, 2π or 3 significant digits, A to 1, √(2/d) or 3 significant digits,
     the offset to the nearest integer (a :class:`Convention` offset is an int).
     """
     if fit.base_follows_argument:
         bases = [(fit.base, 1)]
     else:
-        bases = _options(fit.base, [round_significant(fit.base, n) for n in (1, 2, 3)], 0.05)
+        bases = _options(fit.base, [round_significant(fit.base, n) for n in range(1, 7)], 0.05)
     shifts = _options(
         fit.frequency_shift,
         [float(round(fit.frequency_shift)), round(2 * fit.frequency_shift) / 2],

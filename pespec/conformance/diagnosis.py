@@ -546,7 +546,7 @@ def _details(data: dict[str, Any]) -> str:
     elif shift == 1:
         law = "ω_k = base^(−k/(d/2−1))"
     else:
-        law = f"ω_k = base^(−k/(d/2−{shift:g}))"
+        law = f"ω_k = base^(−k/(d/2{-shift:+g}))".replace("-", "−")
     parts = [_LAYOUT_WORDS[data["layout"]], law]
     if not data["base_follows_argument"]:
         parts.append(f"base fixed at {data['base']:g} whatever base is requested")
@@ -614,7 +614,8 @@ def diagnose(encoder: Encoder, *, level: Level, integer_positions_only: bool = F
             fit = None
         if fit is not None:
             fits.append(fit)
-    combined = combine(fits, PRIMARY_BASE) if len(fits) == len(usable) else None
+    # A probe that does not fit (e.g. every pair aliased at base 500) is still verified.
+    combined = combine(fits, PRIMARY_BASE)
     candidates = candidate_grid(combined, list(FIT_DIMS)) if combined is not None else []
     if not candidates:
         return unexplained(None, representability or "unknown")
