@@ -157,6 +157,10 @@ def test_encode_exact_zero_angle_and_shapes() -> None:
 def test_encode_huge_int_and_tiny_positions() -> None:
     huge = 2**200 + 12345  # far outside float64's integers: taken exactly
     assert encode([huge], 4)[0].tolist() == _independent_row(huge, 4, 10000.0, CANONICAL, 300)
+    beyond_float = 3**1400  # > 1.8e308: its magnitude must be handled without floats
+    assert encode([beyond_float], 2)[0].tolist() == _independent_row(
+        beyond_float, 2, 10000.0, CANONICAL, 2300
+    )
     tiny = 5e-324  # sin(ω·2^-1074) is subnormal: rounds to 2^-1074 or 0
     row = encode([tiny, 1e-300], 4)
     assert row[0].tolist() == _independent_row(tiny, 4, 10000.0, CANONICAL)

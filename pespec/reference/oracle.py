@@ -296,6 +296,11 @@ def frequencies(
 # encoding
 
 
+def _magnitude_bits(x: Fraction) -> int:
+    """An int b ≥ 0 with |x| < 2^b (exact integer arithmetic: x may exceed float64)."""
+    return max(0, abs(x.numerator).bit_length() - x.denominator.bit_length() + 1)
+
+
 def _row_precision(x_bits: int, t_max: float) -> int:
     """Working precision for a row whose |x| < 2^x_bits; a multiple of 32 (cache sharing)."""
     t_bits = math.ceil(math.log2(4.0 * t_max + 3.0))
@@ -359,7 +364,7 @@ def _certified_rows(
             cos_out[row] = 1.0
             continue
         x = _dyadic_to_mpfr(x_exact)
-        x_bits = math.ceil(math.log2(abs(x_exact))) if abs(x_exact) >= 1 else 0
+        x_bits = _magnitude_bits(x_exact)
         precision = _row_precision(x_bits, t_max)
         omegas, omega_f, t_upper = _omega_mpfr(d_model, base, den, precision)
         with gmpy2.context(precision=precision):
@@ -540,7 +545,7 @@ def encode_decimal(
             rows.append([zero if s else one for s in is_sin.tolist()])
             continue
         x = _dyadic_to_mpfr(x_exact)
-        x_bits = math.ceil(math.log2(abs(x_exact))) if abs(x_exact) >= 1 else 0
+        x_bits = _magnitude_bits(x_exact)
         precision = _row_precision(x_bits + math.ceil(digits * math.log2(10)) - 53, t_max)
         rows.append(
             [
