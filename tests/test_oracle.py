@@ -19,6 +19,8 @@ import gmpy2
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pespec.reference import oracle
 from pespec.reference._oracle_mpmath import mpf_to_float, mpmath_omega, mpmath_row
@@ -135,6 +137,32 @@ def test_encode_matches_independent_method(
     expected = _independent_row(position, d_model, base, convention)
     assert got.shape == (1, d_model)
     assert got[0].tolist() == expected
+
+
+_positions = st.one_of(
+    st.integers(-(2**40), 2**40),
+    st.floats(-(2.0**40), 2.0**40, allow_nan=False, allow_infinity=False),
+)
+_conventions = st.builds(
+    Convention,
+    layout=st.sampled_from(["interleaved", "sin_cos_halves", "cos_sin_halves"]),
+    frequency_shift=st.sampled_from([0.0, 1.0, 0.5, -1.0]),
+    position_offset=st.integers(-3, 3),
+    argument_scale=st.sampled_from([1.0, 1000.0, 0.5, -2.5, 2 * math.pi]),
+)
+
+
+@given(
+    position=_positions,
+    half=st.integers(2, 6),
+    base=st.floats(2.0, 1e7, allow_nan=False),
+    convention=st.one_of(st.sampled_from(list(PRESETS.values())), _conventions),
+)
+def test_encode_matches_independent_method_property(
+    position: int | float, half: int, base: float, convention: Convention
+) -> None:
+    got = encode([position], 2 * half, base=base, convention=convention)
+    assert got[0].tolist() == _independent_row(position, 2 * half, base, convention)
 
 
 def test_encode_bulk_rows_match_independent_method() -> None:
