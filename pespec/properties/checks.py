@@ -138,21 +138,14 @@ class _Context:
         message = f"{self.header()}: expected {expected}; found {found} ({excess}){where}."
         if position is not None:
             message += f" Reproduce: {self.reproduction(position, column)}"
-        result = PropertyResult(
-            property=self.name,
-            section=self.section,
-            passed=False,
-            max_error=float(max_error),
-            bound=float(bound),
-            worst_position=position,
-            worst_column=column,
-            message=message,
-            details=details or {},
+        return PropertyViolation(
+            self.result(False, message, max_error, bound, position, column, details)
         )
-        return PropertyViolation(result)
 
-    def passed(
+    def result(
         self,
+        passed: bool,
+        message: str,
         max_error: float,
         bound: float,
         position: Any = None,
@@ -162,14 +155,25 @@ class _Context:
         return PropertyResult(
             property=self.name,
             section=self.section,
-            passed=True,
+            passed=passed,
             max_error=float(max_error),
             bound=float(bound),
             worst_position=position,
             worst_column=column,
-            message=f"{self.name} (SPEC §{self.section}) holds at level {self.level.name}",
+            message=message,
             details=details or {},
         )
+
+    def passed(
+        self,
+        max_error: float,
+        bound: float,
+        position: Any = None,
+        column: int | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> PropertyResult:
+        message = f"{self.name} (SPEC §{self.section}) holds at level {self.level.name}"
+        return self.result(True, message, max_error, bound, position, column, details)
 
 
 @dataclass(frozen=True)
@@ -522,16 +526,24 @@ def _differences(
     return diffs, index, valid
 
 
+def _pairs(
+    ctx: _Context, max_rows: int
+) -> tuple[NDArray[Any], _Rows, NDArray[Any], NDArray[np.intp], NDArray[np.bool_]]:
+    """The first ``max_rows`` positions, their rows, and their pairwise |p − q| (see
+    :func:`_differences`): the common start of the pairwise properties §5.5–§5.6."""
+    positions = ctx.config.positions[:max_rows]
+    diffs, index, valid = _differences(positions)
+    return positions, _rows(ctx, positions), diffs, index, valid
+
+
 def check_dot_products(
     encoder: Encoder, config: EncodingConfig, level: Level, *, max_rows: int = MAX_ROWS
 ) -> PropertyResult:
     """SPEC §5.5 dot products: y_p·y_q = S(p − q) = Σ_i cos(c·ω_i·(p − q)) within
     √(d/2)(‖b_p‖ + ‖b_q‖) + ‖b_p‖‖b_q‖, for all pairs of the first ``max_rows`` rows."""
     ctx = _Context("dot_products", "5.5", encoder, config, level)
-    positions = config.positions[:max_rows]
-    rows = _rows(ctx, positions)
+    positions, rows, diffs, index, valid = _pairs(ctx, max_rows)
     d = config.d_model
-    diffs, index, valid = _differences(positions)
     if diffs.size == 0:
         return ctx.passed(0.0, 0.0)
     _, cos_cols = _pair_columns(config)
@@ -578,10 +590,8 @@ def check_uniqueness(
     first ``max_rows`` rows whose exact separation σ = 2·(Σ_i sin²(c·ω_i·(p − q)/2))^½
     exceeds ‖b_p‖ + ‖b_q‖ (other pairs are not claimed distinct)."""
     ctx = _Context("uniqueness", "5.6", encoder, config, level)
-    positions = config.positions[:max_rows]
-    rows = _rows(ctx, positions)
+    positions, rows, diffs, index, valid = _pairs(ctx, max_rows)
     d = config.d_model
-    diffs, index, valid = _differences(positions)
     if diffs.size == 0:
         return ctx.passed(0.0, 0.0)
     halves = diffs.astype(np.float64) / 2.0  # exact: |p − q| < 2^63 and float halving
