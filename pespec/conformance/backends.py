@@ -47,6 +47,9 @@ __all__ = [
 ENTRY_POINT_GROUP = "pespec.backends"
 """Entry-point group through which third-party packages register named backends."""
 
+REFERENCE_MAX_POSITION = 2.0**53
+"""Largest |position| the float64 reference (:func:`pespec.reference.encoding.encode`) takes."""
+
 _CHUNK_ELEMENTS = 1 << 21
 """Elements per block when a built-in backend fills its output (16 MiB of float64)."""
 
@@ -197,13 +200,25 @@ def _rows_per_block(d_model: int) -> int:
 
 
 def _numpy_float64(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float64]:
-    """The float64 reference (:func:`pespec.reference.encoding.encode`), block by block."""
+    """The float64 reference (:func:`pespec.reference.encoding.encode`), block by block.
+
+    Positions beyond the reference's domain |p| ≤ 2^53 go through the naive float64 formula:
+    there the float64 level's bound exceeds 1 (SPEC §4), so any value in [−1, 1] conforms.
+    """
     from pespec.reference.encoding import encode
+    from pespec.reference.naive import naive_encode
 
     out = np.empty((positions.shape[0], d_model), dtype=np.float64)
     step = _rows_per_block(d_model)
     for start in range(0, positions.shape[0], step):
-        out[start : start + step] = encode(positions[start : start + step], d_model, base=base)
+        block = positions[start : start + step]
+        inside = np.abs(block.astype(np.float64)) <= REFERENCE_MAX_POSITION
+        if inside.all():
+            out[start : start + step] = encode(block, d_model, base=base)
+            continue
+        rows = out[start : start + step]
+        rows[inside] = encode(block[inside], d_model, base=base)
+        rows[~inside] = naive_encode(block[~inside], d_model, base=base)
     return out
 
 

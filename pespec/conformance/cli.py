@@ -43,6 +43,12 @@ def register(subparsers: Any) -> None:
         default=None,
         help="comma-separated subset of contract,golden,property,large (default: all)",
     )
+    parser.add_argument(
+        "--examples", type=int, default=None, help="Hypothesis examples per property (override)"
+    )
+    parser.add_argument(
+        "--no-shrink", action="store_true", help="do not shrink failing property examples"
+    )
     parser.add_argument("--quiet", action="store_true", help="print only the verdict line")
     group = parser.add_argument_group("checking a saved output (non-Python implementations)")
     group.add_argument("--from-file", metavar="PATH", help="output array: .npy, .npz or .csv")
@@ -91,7 +97,13 @@ def _suite(args: argparse.Namespace) -> Any:
     stages = STAGES if args.stages is None else tuple(s.strip() for s in args.stages.split(","))
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
     suite = Suite(
-        args.backend, level=args.level, profile=args.profile, timeout=timeout, stages=stages
+        args.backend,
+        level=args.level,
+        profile=args.profile,
+        timeout=timeout,
+        stages=stages,
+        examples=args.examples,
+        shrink=not args.no_shrink,
     )
     planned = suite.plan()
     console = Console(stderr=True)
@@ -120,8 +132,8 @@ def _from_file(args: argparse.Namespace) -> Any:
 
     if args.d_model is None:
         raise ValueError("--d-model is required with --from-file")
-    if args.profile is not None or args.stages is not None:
-        raise ValueError("--profile and --stages do not apply to --from-file")
+    if args.profile is not None or args.stages is not None or args.examples is not None:
+        raise ValueError("--profile, --stages and --examples do not apply to --from-file")
     output, stored = load_output(args.from_file, key=args.key)
     if args.positions is not None:
         positions = parse_positions(args.positions)
@@ -141,12 +153,13 @@ def _print_report(report: Any, *, quiet: bool) -> None:
     console = Console()
     if not quiet:
         console.print(report.rich_table())
+        for result in report.checks:
+            if result.status == "skipped":
+                console.print(f"[yellow]{escape(result.id)}[/] skipped: {escape(result.message)}")
         for failed in report.failed:
+            console.print(f"[bold red]{escape(failed.id)}[/]: {escape(failed.message)}")
             if failed.reproduction:
-                console.print(
-                    f"[bold]{escape(failed.id)}[/] reproduce: {escape(failed.reproduction)}",
-                    soft_wrap=True,
-                )
+                console.print(f"  reproduce: {escape(failed.reproduction)}", soft_wrap=True)
         if report.diagnosis_sentence:
             console.print(f"[bold]Diagnosis:[/] {escape(report.diagnosis_sentence)}")
     style = "bold green" if report.conformant else "bold red"

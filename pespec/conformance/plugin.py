@@ -37,6 +37,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--pe-skip-file", default=None, help="file of check ids to skip")
     group.addoption("--pe-xfail-file", default=None, help="file of check ids expected to fail")
     group.addoption("--pe-json", default=None, help="write the JSON report to this path")
+    group.addoption("--pe-stages", default=None, help="comma-separated subset of the stages")
+    group.addoption("--pe-examples", type=int, default=None, help="examples per property")
+    group.addoption(
+        "--pe-no-shrink", action="store_true", help="do not shrink failing property examples"
+    )
 
 
 def _suite(config: pytest.Config) -> Any:
@@ -47,15 +52,19 @@ def _suite(config: pytest.Config) -> Any:
     suite = None
     if spec:
         from pespec.conformance.backends import BackendLoadError
-        from pespec.conformance.runner import DEFAULT_TIMEOUT, Suite
+        from pespec.conformance.runner import DEFAULT_TIMEOUT, STAGES, Suite
 
         timeout = config.getoption("--pe-timeout") or DEFAULT_TIMEOUT
+        stages = config.getoption("--pe-stages")
         try:
             suite = Suite(
                 spec,
                 level=config.getoption("--pe-level"),
                 profile=config.getoption("--pe-profile"),
                 timeout=timeout,
+                stages=STAGES if stages is None else [s.strip() for s in stages.split(",")],
+                examples=config.getoption("--pe-examples"),
+                shrink=not config.getoption("--pe-no-shrink"),
             )
         except (BackendLoadError, ValueError, TypeError) as exc:
             raise pytest.UsageError(f"--pe-backend {spec!r}: {exc}") from None

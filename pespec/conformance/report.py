@@ -72,7 +72,11 @@ class CheckResult:
 
     @property
     def ratio(self) -> float | None:
-        """max_error / bound, or None when either is missing or the bound is 0."""
+        """Largest error/bound over the elements checked (≤ 1 passes): ``details["max_ratio"]``
+        when the check reports it, else max_error / bound; None when unknown."""
+        reported = self.details.get("max_ratio")
+        if isinstance(reported, (int, float)):
+            return float(reported)
         if self.max_error is None or self.bound is None or self.bound == 0:
             return None
         return self.max_error / self.bound
@@ -211,14 +215,14 @@ class Report:
             lines += ["", f"**Diagnosis:** {self.diagnosis_sentence}"]
         lines += [
             "",
-            "| check | status | max abs error | bound | worst position | worst column | note |",
-            "|---|---|---|---|---|---|---|",
+            "| check | status | max abs error | bound | ratio | worst position | column | note |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for c in self.checks:
             note = c.message.replace("|", "\\|").replace("\n", " ")
             lines.append(
                 f"| `{c.id}` | {c.status} | {_fmt(c.max_error)} | {_fmt(c.bound)} | "
-                f"{_fmt_position(c.worst_position)} | "
+                f"{_fmt(c.ratio)} | {_fmt_position(c.worst_position)} | "
                 f"{'' if c.worst_column is None else c.worst_column} | {note} |"
             )
         reproductions = [c for c in self.failed if c.reproduction]
@@ -242,19 +246,20 @@ class Report:
         from rich.table import Table
 
         table = Table(title=f"pespec check {self.backend} (level {self.level or 'unknown'})")
-        for header in ("check", "status", "max abs error", "bound", "worst pos", "col", "note"):
-            table.add_column(header, overflow="fold")
+        table.add_column("check", no_wrap=True)
+        table.add_column("status", no_wrap=True)
+        for header in ("|error|", "bound", "ratio", "position", "col"):
+            table.add_column(header, justify="right", no_wrap=True)
         styles = {"passed": "green", "failed": "bold red", "skipped": "yellow"}
         for c in self.checks:
-            note = c.message if c.status != "passed" else ""
             table.add_row(
                 escape(c.id),
                 f"[{styles[c.status]}]{c.status}[/]",
                 _fmt(c.max_error),
                 _fmt(c.bound),
+                _fmt(c.ratio),
                 _fmt_position(c.worst_position),
                 "" if c.worst_column is None else str(c.worst_column),
-                escape(note),
             )
         return table
 
@@ -335,7 +340,10 @@ def _fmt(value: float | None) -> str:
 def _fmt_position(value: int | float | None) -> str:
     if value is None:
         return ""
-    return repr(_json_number(value))
+    number = _json_number(value)
+    if isinstance(number, int) and abs(number) < 10**7:
+        return str(number)
+    return f"{value:.7g}"
 
 
 def _capabilities_text(capabilities: dict[str, Any]) -> str:

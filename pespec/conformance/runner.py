@@ -43,6 +43,7 @@ from pespec.properties.profiles import PROFILES
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "EXACT_REFERENCE_LIMIT",
     "FIXTURE_ERROR",
     "LARGE_SIZES",
     "REFERENCE_ERROR",
@@ -68,8 +69,8 @@ SECTIONS: dict[str, str] = {
 }
 
 LARGE_SIZES: dict[str, tuple[tuple[int, int], ...]] = {
-    "ci": ((131072, 16), (8192, 4096)),
-    "dev": ((131072, 16), (8192, 4096)),
+    "ci": ((131072, 16), (2048, 4096)),
+    "dev": ((131072, 16), (2048, 4096)),
     "thorough": ((131072, 4096),),
 }
 """(L, d_model) of the large stage per profile: positions 0 .. L−1, base 10000 (SPEC §9.2)."""
@@ -78,13 +79,21 @@ DEFAULT_TIMEOUT = 120.0
 """Seconds one backend call may take before it counts as hung."""
 
 REFERENCE_ERROR = 2.0**-52
-"""Max abs error of the exact float64 reference against the exact value (SPEC §7)."""
+"""Max abs error of the exact float64 reference against the exact value (SPEC §7), valid for
+|position| < :data:`EXACT_REFERENCE_LIMIT`; beyond it the comparison uses the oracle."""
+
+EXACT_REFERENCE_LIMIT = 2.0**31
+"""|position| below which the exact reference's error is at most REFERENCE_ERROR (SPEC §7)."""
 
 FIXTURE_ERROR = 2.0**-54
 """Max abs error of a golden value: half an ulp of a correctly rounded float64 in [−1, 1]."""
 
 _BLOCK_ELEMENTS = 1 << 21
 """Elements compared at a time in the large stage (about ten float64 temporaries of 16 MiB)."""
+
+
+class OutsideCapabilities(Exception):
+    """A property wanted a call outside the backend's declared capabilities (example dropped)."""
 
 
 @dataclass(frozen=True)
@@ -173,13 +182,17 @@ def compare_blocks(
     :data:`REFERENCE_ERROR`. Memory: a few float64 arrays of ``block_elements``.
     """
     from pespec.reference.encoding import encode
+    from pespec.reference.oracle import encode as oracle_encode
 
     worst = _Worst()
     columns = np.arange(d_model, dtype=np.intp)
     rows = max(1, block_elements // d_model)
     for start in range(0, positions.shape[0], rows):
         chunk = positions[start : start + rows]
-        reference = encode(chunk, d_model, base=base)
+        if chunk.size and float(np.max(np.abs(chunk))) >= EXACT_REFERENCE_LIMIT:
+            reference = oracle_encode(chunk, d_model, base=base)  # beyond the exact domain
+        else:
+            reference = encode(chunk, d_model, base=base)
         config = EncodingConfig(chunk, d_model, base)
         bound = comparison_bound(reference, config, level, REFERENCE_ERROR)
         worst.update(np.asarray(output[start : start + rows]), reference, bound, chunk, columns)
@@ -254,6 +267,8 @@ class Suite:
     default level of its output dtype. ``profile``: ``ci`` (default, derandomized), ``dev`` or
     ``thorough``. ``timeout``: seconds per backend call. ``stages``: a subset of
     :data:`STAGES`. ``examples``: override the profile's Hypothesis example count.
+    ``large_sizes``: override the (L, d_model) list of the large stage. ``shrink``: let
+    Hypothesis shrink a failing property example to a minimal one (slower on failure).
     """
 
     def __init__(
@@ -266,8 +281,10 @@ class Suite:
         stages: Sequence[str] = STAGES,
         examples: int | None = None,
         large_sizes: Sequence[tuple[int, int]] | None = None,
+        shrink: bool = True,
     ) -> None:
         self.backend = load_backend(backend)
+        self.shrink = bool(shrink)
         chosen = profile or os.environ.get("PESPEC_PROFILE", "ci")
         if chosen not in PROFILES:
             raise ValueError(f"profile must be one of {sorted(PROFILES)}; got {chosen!r}")
@@ -423,11 +440,15 @@ class Suite:
             return self._contract_check(planned)
         level = self._resolve_level()
         if level is None:
+            why = (
+                "the backend hung"
+                if self.guard.hung
+                else "the contract probes gave no output of a dtype pespec knows"
+            )
             return self._result(
                 planned,
                 "failed",
-                "no level to test against: the output dtype is not one pespec knows and no "
-                "level was given or claimed",
+                f"no level to test against: {why} and no level was given or claimed",
             )
         if planned.stage == "golden":
             return self._golden_check(planned, level)
@@ -458,7 +479,9 @@ class Suite:
         return DTYPES[self.output_dtype or "float64"]
 
     def _resolve_level(self) -> Level | None:
-        self._ensure_contract()
+        """The level under test; the contract probes find it unless it is already fixed."""
+        if self.level is None or "contract" in self.stages:
+            self._ensure_contract()
         return self.level
 
     def _contract_check(self, planned: PlannedCheck) -> CheckResult:
@@ -499,7 +522,8 @@ class Suite:
         return positions, rows, why_not
 
     def _property_check(self, planned: PlannedCheck, level: Level) -> CheckResult:
-        from hypothesis import HealthCheck, Verbosity, given, settings
+        from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
+        from hypothesis.errors import Unsatisfiable
 
         from pespec.properties.base import PropertyResult, PropertyViolation
         from pespec.properties.profiles import profile_name
@@ -515,12 +539,27 @@ class Suite:
         }
         if self.examples is not None:
             options["max_examples"] = self.examples
+        if not self.shrink:
+            options["phases"] = [p for p in Phase if p not in (Phase.shrink, Phase.explain)]
+
+        caps = self.backend.capabilities
+
+        def narrowed(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+            why_not = caps.accepts(np.asarray(positions), d_model, base)
+            if why_not is not None:
+                raise OutsideCapabilities(why_not)
+            return self.guard(positions, d_model, base)
 
         @settings(settings.get_profile(profile_name(self.profile)), **options)
         @given(strategy)
         def run(config: EncodingConfig) -> None:
             seen["config"] = config
-            outcome = fn(self.guard, config, level)
+            try:
+                outcome = fn(narrowed, config, level)
+            except PropertyViolation as violation:
+                if isinstance(violation.__cause__, OutsideCapabilities):
+                    reject()  # the property needs a call the backend declares it cannot take
+                raise
             if isinstance(outcome, PropertyResult):
                 best = seen.get("worst")
                 if best is None or _ratio(outcome) > _ratio(best):
@@ -528,6 +567,12 @@ class Suite:
 
         try:
             run()
+        except Unsatisfiable:
+            return self._result(
+                planned,
+                "skipped",
+                "every configuration needs a call outside the declared capabilities",
+            )
         except PropertyViolation as violation:
             return self._property_result(planned, violation.result, seen.get("config"), level)
         except BackendFailure as failure:
@@ -564,7 +609,7 @@ class Suite:
         from pespec.properties.strategies import encoding_configs
 
         caps = self.backend.capabilities
-        base_strategy = encoding_configs(level=level)
+        base_strategy = encoding_configs(max_d_model=caps.max_d_model or 8192, level=level)
 
         def adapt(pair: tuple[EncodingConfig, float | None]) -> EncodingConfig:
             config, base = pair
@@ -574,11 +619,8 @@ class Suite:
             if caps.max_position is not None:
                 limit = caps.max_position
                 positions = np.clip(positions, -limit, limit).astype(positions.dtype)
-            d_model = config.d_model
-            if caps.max_d_model is not None:
-                d_model = min(d_model, caps.max_d_model)
             return EncodingConfig(
-                positions, d_model, config.base if base is None else base, config.convention
+                positions, config.d_model, config.base if base is None else base, config.convention
             )
 
         bases = st.none() if caps.bases is None else st.sampled_from(caps.bases)
@@ -673,7 +715,7 @@ class Suite:
             return
         try:
             diagnosis = diagnose(
-                self.guard,
+                self.guard.raw_call,  # timeout-protected, unvalidated: diagnosis reads raw output
                 level=self.level,
                 integer_positions_only=self.backend.capabilities.integer_positions_only,
             )
@@ -712,6 +754,7 @@ def check(
     stages: Sequence[str] = STAGES,
     examples: int | None = None,
     large_sizes: Sequence[tuple[int, int]] | None = None,
+    shrink: bool = True,
     progress: Callable[[PlannedCheck, CheckResult | None], None] | None = None,
     diagnose: bool = True,
 ) -> Report:
@@ -729,5 +772,6 @@ def check(
         stages=stages,
         examples=examples,
         large_sizes=large_sizes,
+        shrink=shrink,
     )
     return suite.run(progress, diagnose=diagnose)

@@ -72,11 +72,12 @@ def positions_from_one(positions: NDArray[Any], d_model: int, base: float) -> ND
 
 def float16_angles(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float16]:
     """float16 output whose angles p·ω are formed in float16 (the model dtype)."""
-    p = positions.astype(np.float16)
-    omega = _omega(d_model, base).astype(np.float16)
-    theta = np.multiply.outer(p, omega)  # float16 × float16 -> float16
-    sin = np.sin(theta.astype(np.float32)).astype(np.float16)
-    cos = np.cos(theta.astype(np.float32)).astype(np.float16)
+    with np.errstate(over="ignore", invalid="ignore"):  # positions > 65504 overflow, as in fp16
+        p = positions.astype(np.float16)
+        omega = _omega(d_model, base).astype(np.float16)
+        theta = np.multiply.outer(p, omega)  # float16 × float16 -> float16
+        sin = np.sin(theta.astype(np.float32)).astype(np.float16)
+        cos = np.cos(theta.astype(np.float32)).astype(np.float16)
     return _interleave(sin, cos)
 
 
