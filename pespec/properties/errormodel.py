@@ -272,12 +272,13 @@ def element_bound_parts(
 def element_bound(config: EncodingConfig, level: Level) -> NDArray[np.float64]:
     """Per-element bound on |y − x| (SPEC §4) for output y at ``level``; shape (n, d_model).
 
-    |x| for the rounding term comes from :func:`pespec.reference.encoding.encode` plus its
-    own float64-level bound, so the result is sound for any conformant float64 reference.
+    |x| for the rounding term comes from the naive float64 formula
+    (:func:`pespec.reference.naive.naive_encode`, defined for every int64 or float64
+    position) plus its own float64-level bound, so the result is sound at any position.
     """
-    from pespec.reference.encoding import encode
+    from pespec.reference.naive import naive_encode
 
-    reference = encode(
+    reference = naive_encode(
         config.positions, config.d_model, base=config.base, convention=config.convention
     )
     magnitude_bound = np.abs(reference) + reference_error_bound(config)
