@@ -278,3 +278,17 @@ def test_registry_matches_spec_sections_and_docstrings() -> None:
         doc = check.function.__doc__ or ""
         assert doc.startswith(f"SPEC §{check.section} ")
         assert f"`check_{check.name}`" in text
+
+
+def test_seed_variance_claim_as_stated_in_spec() -> None:
+    # SPEC §5.8: over positions 0 .. 999 (d = 512) the variance of the sine columns is near
+    # 1/2 for pairs completing many periods, in no particular order, and falls with the
+    # index only for pairs whose wavelength exceeds the window. Values from the oracle.
+    x = oracle.encode(np.arange(1000), 512)
+    variance = np.var(x[:, 0::2], axis=0)
+    fast = variance[:20]  # wavelengths 2π … 12.5, far shorter than the window
+    assert np.all(np.abs(fast - 0.5) < 0.01)
+    assert np.any(np.diff(fast) > 0)  # not monotone: "falls with column index" fails here
+    wavelengths = 2 * np.pi * 10000.0 ** (2 * np.arange(256) / 512)
+    slow = variance[wavelengths > 4000]
+    assert np.all(np.diff(slow) < 0) and slow[-1] < 0.01
