@@ -51,7 +51,7 @@ def test_inverse_two_pi_fixed_point_matches_mpmath() -> None:
 
 
 def test_circle_table_matches_mpmath() -> None:
-    cos_hi, cos_lo, sin_hi, sin_lo, cos_a, cos_b, sin_a, sin_b = exact._circle_table()
+    cos_hi, cos_lo, sin_hi, sin_lo, cos_a, cos_b, sin_a, sin_b = exact._circle_table().T
     with mpmath.workdps(60):
         for m in range(exact.TABLE_SIZE):
             angle = 2 * mpmath.pi * m / exact.TABLE_SIZE

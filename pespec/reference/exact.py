@@ -84,7 +84,7 @@ _SPLITTER: Final = 134217729.0  # 2^27 + 1: Veltkamp split into two halves of <=
 _PIECE_BITS: Final = 26
 _PIECES: Final = 5
 _INV_2PI_BITS: Final = 256
-_CHUNK_ELEMENTS: Final = 1 << 12  # elements per temporary in the exact path (32 KiB)
+_CHUNK_ELEMENTS: Final = 1 << 13  # elements per temporary in the exact path (64 KiB)
 GRID: Final = 64
 """B: integer positions are rotated from anchors at multiples of GRID (SPEC §7)."""
 
@@ -143,24 +143,23 @@ def _inv_two_pi_fixed() -> int:
 
 
 @lru_cache(maxsize=1)
-def _circle_table() -> tuple[F64, ...]:
+def _circle_table() -> F64:
     """e^{2πi·m/N} for m = 0 .. N−1 as double-doubles, with 26-bit splits of the heads.
 
-    Returns (cos_hi, cos_lo, sin_hi, sin_lo, cos_a, cos_b, sin_a, sin_b), each shape (N,);
-    hi + lo is the value to about 2^-106 (MPFR at 160 bits, rounded twice to nearest).
+    Shape (N, 8); columns cos_hi, cos_lo, sin_hi, sin_lo, cos_a, cos_b, sin_a, sin_b (one
+    row per m, so one ``np.take`` gathers all eight). hi + lo is the value to about
+    2^-106 (MPFR at 160 bits, rounded twice to nearest); a + b = hi exactly.
     """
-    cos_hi, cos_lo, sin_hi, sin_lo = (np.empty(TABLE_SIZE) for _ in range(4))
+    table = np.empty((TABLE_SIZE, 8), dtype=np.float64)
     with gmpy2.context(precision=160):
         two_pi = 2 * gmpy2.const_pi()
         for m in range(TABLE_SIZE):
             s, c = gmpy2.sin_cos(two_pi * m / TABLE_SIZE)
-            cos_hi[m], sin_hi[m] = float(c), float(s)
-            cos_lo[m], sin_lo[m] = float(c - cos_hi[m]), float(s - sin_hi[m])
-    cos_a, cos_b = _split(cos_hi)
-    sin_a, sin_b = _split(sin_hi)
-    table = (cos_hi, cos_lo, sin_hi, sin_lo, cos_a, cos_b, sin_a, sin_b)
-    for array in table:
-        array.setflags(write=False)
+            cos_hi, sin_hi = float(c), float(s)
+            table[m, :4] = cos_hi, float(c - cos_hi), sin_hi, float(s - sin_hi)
+    table[:, 4], table[:, 5] = _split(table[:, 0])
+    table[:, 6], table[:, 7] = _split(table[:, 2])
+    table.setflags(write=False)
     return table
 
 
@@ -236,11 +235,20 @@ def _turns(x: F64, pieces: F64, extra: tuple[F64, F64] | None = None) -> tuple[F
     w = [pieces[:, i] for i in range(_PIECES)]
     total = _frac(x_hi * w[0])
     low = np.zeros_like(total)
-    for term in (x_lo * w[0], x_hi * w[1], x_lo * w[1], x_hi * w[2], x_lo * w[2]):
-        total, err = _two_sum(total, _frac(term))
-        low += err
-        total = _frac(total)
-    low += (x_hi * w[3] + x_lo * w[3]) + (x_hi * w[4] + x_lo * w[4])
+    # x_lo = 0 (|x| < 2^26, e.g. every anchor and offset of a short table) makes its terms
+    # zero, and adding a zero term changes nothing: skipping them gives the same bits.
+    halves = (x_hi, x_lo) if np.any(x_lo) else (x_hi,)
+    for i in range(3):
+        for half in halves:
+            if i == 0 and half is x_hi:
+                continue
+            total, err = _two_sum(total, _frac(half * w[i]))
+            low += err
+            total = _frac(total)
+    small = x_hi * w[3] + x_hi * w[4]
+    if len(halves) == 2:
+        small = (x_hi * w[3] + x_lo * w[3]) + (x_hi * w[4] + x_lo * w[4])
+    low += small
     if extra is not None:
         total, err = _two_sum(total, np.broadcast_to(extra[0], total.shape))
         low += err + extra[1]
@@ -256,7 +264,6 @@ def _sincos_turns(t_hi: F64, t_lo: F64) -> tuple[F64, F64, F64, F64]:
     Taylor polynomials (|ρ| ≤ π/N: truncation < 2^-75); angle addition with the table
     entry, the large products exact (Dekker with pre-split table heads).
     """
-    cos_hi, cos_lo, sin_hi, sin_lo, cos_a, cos_b, sin_a, sin_b = _circle_table()
     scaled = t_hi * TABLE_SIZE
     m = np.rint(scaled)
     tau = (scaled - m) * (1.0 / TABLE_SIZE)  # exact
@@ -270,8 +277,8 @@ def _sincos_turns(t_hi: F64, t_lo: F64) -> tuple[F64, F64, F64, F64]:
     sin_tail = r_lo + r_hi * r2 * (_S3 + r2 * (_S5 + r2 * _S7))  # sin ρ − r_hi
     cos_m1 = r2 * (_C2 + r2 * (_C4 + r2 * (_C6 + r2 * _C8))) - r_hi * r_lo  # cos ρ − 1
     r_a, r_b = _split(r_hi)
-    ch, cl, sh, sl = cos_hi[index], cos_lo[index], sin_hi[index], sin_lo[index]
-    ca, cb, sa, sb = cos_a[index], cos_b[index], sin_a[index], sin_b[index]
+    rows = np.take(_circle_table(), index, axis=0)
+    ch, cl, sh, sl, ca, cb, sa, sb = (rows[..., i] for i in range(8))
     # sin(T + ρ) = S + S·(cos ρ − 1) + C·sin ρ
     p = ch * r_hi
     p_err = ((ca * r_a - p) + ca * r_b + cb * r_a) + cb * r_b
