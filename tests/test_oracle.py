@@ -290,3 +290,5 @@ def test_exact_positions_accepts_exact_values_and_rejects_bad_input() -> None:
         encode([1], 5)
     with pytest.raises(ValueError, match="base"):
         encode([1], 4, base=1)
+    with pytest.raises(TypeError, match="convention must be a pespec Convention; got 'fairseq'"):
+        encode([1], 4, convention="fairseq")  # type: ignore[arg-type]

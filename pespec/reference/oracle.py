@@ -69,7 +69,8 @@ _GUARD_BITS = 24
 probability about 2^-(_GUARD_BITS - 2) per value."""
 
 _MAX_PRECISION = 1 << 22
-"""Give up (RuntimeError) past this many bits; unreachable for transcendental values."""
+"""Give up (RuntimeError) past this many bits: never reached in practice (the exact value
+would have to lie within about 2^-4000000 of a rounding boundary)."""
 
 _F64_MIN_SAFE = 2.0**-900
 """Below this the vectorised float64 bound arithmetic could underflow: use the scalar path."""
@@ -84,6 +85,11 @@ _SLACK = 1.0 + 2.0**-40
 
 def _exact_denominator(d_model: int, convention: Convention) -> Fraction:
     """den = d/2 − s as an exact rational (s taken at its exact binary value); raises if ≤ 0."""
+    if not isinstance(convention, Convention):
+        raise TypeError(
+            f"convention must be a pespec Convention; got {convention!r} "
+            f"(type {type(convention).__name__})"
+        )
     convention.denominator(d_model)  # the clear error for undefined conventions
     den = Fraction(d_model // 2) - Fraction(convention.frequency_shift)
     if den <= 0:  # float rounding in denominator() could hide a tiny non-positive value
