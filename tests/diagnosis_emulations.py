@@ -134,6 +134,39 @@ EMULATIONS: list[Expected] = [
         "canonical",
         "bfloat16",
     ),
+    # The same with a bfloat16 output, and float16 frequencies with float32 or bfloat16 output
+    # (singly rounded frequencies: the error-growth estimate alone is close to the cut).
+    Expected(
+        Emulation(
+            "canonical, bfloat16 frequencies -> bfloat16",
+            work="float32",
+            frequency_format="bfloat16",
+            output="bfloat16",
+        ),
+        "interleaved",
+        0.0,
+        "canonical",
+        "bfloat16",
+    ),
+    Expected(
+        Emulation("canonical, float16 frequencies", work="float32", frequency_format="float16"),
+        "interleaved",
+        0.0,
+        "canonical",
+        "float16",
+    ),
+    Expected(
+        Emulation(
+            "canonical, float16 frequencies -> bfloat16",
+            work="float32",
+            frequency_format="float16",
+            output="bfloat16",
+        ),
+        "interleaved",
+        0.0,
+        "canonical",
+        "float16",
+    ),
     # float64 work rounded to a bfloat16 output; float32 work rounded to bfloat16.
     Expected(
         Emulation("canonical @float64 -> bfloat16", output="bfloat16"),

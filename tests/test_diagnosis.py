@@ -202,17 +202,17 @@ def test_a_backend_failing_at_large_positions_is_still_diagnosed() -> None:
 @pytest.mark.parametrize(
     ("bits", "floor_bits", "expected"),
     [
-        # A p-bit format shows bits in [p, p + 2] (SPEC §10.2): both ends of each interval.
+        # A p-bit format shows bits near [p, p + 2.5] (SPEC §10.3): both ends of each.
         (8.0, 40.0, "bfloat16"),
-        (10.0, 40.0, "bfloat16"),
+        (10.5, 40.0, "bfloat16"),
         (11.0, 40.0, "float16"),
-        (13.0, 40.0, "float16"),
+        (13.5, 40.0, "float16"),
         (24.0, 40.0, "float32"),
-        (26.0, 40.0, "float32"),
+        (26.5, 40.0, "float32"),
         (53.0, 90.0, "float64"),
-        (55.0, 90.0, "float64"),
+        (55.5, 90.0, "float64"),
         (3.0, 40.0, "unknown"),  # more error than bfloat16 makes: not a precision
-        (math.inf, 30.0, "float64"),  # float32 (24..26 bits) would have shown
+        (math.inf, 30.0, "float64"),  # float32 (24..26.5 bits) would have shown
         (math.inf, 20.0, "unknown"),  # float32 would have been invisible
     ],
 )

@@ -33,6 +33,7 @@ __all__ = [
     "candidate_grid",
     "combine",
     "fit_probe",
+    "line_fits",
     "round_significant",
 ]
 
@@ -140,12 +141,21 @@ def _relative_spread(radius: NDArray[np.float64]) -> tuple[float, float]:
     return centre, float(np.quantile(np.abs(radius - centre), 0.95)) / centre
 
 
-def _line_fits(x: NDArray[np.float64], phi: NDArray[np.float64]) -> tuple[Any, Any]:
-    """Least-squares lines phi[:, k] ≈ rate_k·x + phase_k; returns (rate, phase), each (m,)."""
+def line_fits(x: NDArray[np.float64], phi: NDArray[np.float64]) -> tuple[Any, Any, Any]:
+    """Least-squares lines phi[:, k] ≈ rate_k·x + phase_k; (rate, phase, rate_bound), each
+    (m,); x (n,) with n ≥ 3.
+
+    rate_bound = max|residual|·Σ|x − x̄|/Σ(x − x̄)² is how far the slope can move when every
+    point moves by up to the largest residual: rounding errors of neighbouring outputs are
+    correlated, so the statistical standard error would be too optimistic.
+    """
     xc = x - x.mean()
-    rate = (xc @ (phi - phi.mean(axis=0))) / float(xc @ xc)
+    spread = float(xc @ xc)
+    rate = (xc @ (phi - phi.mean(axis=0))) / spread
     phase = phi.mean(axis=0) - rate * x.mean()
-    return rate, phase
+    residual = phi - (rate[None, :] * x[:, None] + phase[None, :])
+    rate_bound = np.abs(residual).max(axis=0) * float(np.abs(xc).sum()) / spread
+    return rate, phase, rate_bound
 
 
 def _usable_suffix(rate: NDArray[np.float64], step: float) -> int:
@@ -203,7 +213,7 @@ def fit_probe(
     step = float(positions[1] - positions[0])
     x = positions - positions[0]
     phi = np.unwrap(np.arctan2(values[:, first], values[:, second]), axis=0)
-    rate, phase = _line_fits(x, phi)
+    rate, phase, _ = line_fits(x, phi)
     # The lowest frequencies never alias; if their angles fall with p, either the halves
     # are the other way round (cos|sin) or, interleaved, the argument scale is negative.
     layout: Layout = "interleaved" if pairing == "interleaved" else "sin_cos_halves"
@@ -214,7 +224,7 @@ def fit_probe(
             phi = np.unwrap(np.arctan2(values[:, second], values[:, first]), axis=0)
         else:
             sign, phi = -1.0, -phi
-        rate, phase = _line_fits(x, phi)
+        rate, phase, _ = line_fits(x, phi)
     start = _usable_suffix(rate, step)
     if len(rate) - start < _MIN_PAIRS:
         return None

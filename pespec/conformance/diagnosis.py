@@ -25,6 +25,7 @@ from pespec.conformance._diagnosis_fit import (
     candidate_grid,
     combine,
     fit_probe,
+    line_fits,
 )
 from pespec.properties.base import (
     DTYPES,
@@ -63,8 +64,9 @@ LIMIT_TOLERANCE = 1e-2
 
 _FORMATS_COARSE_TO_FINE = ("bfloat16", "float16", "float32", "float64")
 
-_SPREAD_BITS = 2.0
-"""The observed angle-error ratio of a format with unit roundoff u lies in [u/4, u] (SPEC §10.2)."""
+_SPREAD_BITS = 2.5
+"""bits = −log2(largest angle-error ratio) of a p-bit format lies near [p, p + 2.5] (SPEC §10.3):
+p for frequencies computed through exp, up to p + 2.5 for singly rounded ones."""
 
 _REPRESENTABILITY_FORMATS = ("bfloat16", "float16", "float32")
 """Formats whose integer range (2^p) the large-position probe straddles."""
@@ -214,11 +216,11 @@ def _best_candidate(candidates: list[Candidate], probes: list[_Probe]) -> tuple[
 def classify_error_bits(bits: float, floor_bits: float) -> str:
     """Working precision from bits = −log2(max angle-error ratio) (SPEC §10.2).
 
-    A format with p significand bits shows bits in [p, p + 2]; the cut between two
+    A format with p significand bits shows bits near [p, p + 2.5]; the cut between two
     neighbouring formats is halfway between the coarse one's p + 2 and the fine one's p.
     bits below p_bfloat16 − 1.5 is more error than any format explains ("unknown"). When
     nothing was seen (bits = inf), the precision is finer than every format that the probes
-    could have seen (those with p + 2 < floor_bits): float64 if float32 was visible.
+    could have seen (those with p + 2.5 < floor_bits): float64 if float32 was visible.
     """
     if math.isinf(bits):
         visible = [
@@ -257,6 +259,44 @@ def _error_growth(candidate: Candidate, probes: list[_Probe], u_out: float) -> t
     bits = -math.log2(largest) if largest > 0 else math.inf
     floor_bits = -math.log2(resolution) if resolution > 0 else math.inf
     return bits, floor_bits
+
+
+def _frequency_grid(candidate: Candidate, probes: list[_Probe]) -> str | None:
+    """The coarser of bfloat16/float16 whose grid holds every measured frequency, or None.
+
+    The angular rate of each pair, measured by a straight-line fit of its unwrapped angle,
+    is ω̂_k itself when c = 1. Frequencies stored in a format (a buffer cast with the model)
+    are numbers of that format: every pair whose rate is pinned down to a margin below a
+    quarter of the format's spacing must lie within that margin of a format number. A random
+    rate does so with probability 2·margin/spacing; the product over the tested pairs must
+    be ≤ 1e-6. Error growth alone hardly tells a singly rounded bfloat16 frequency from a
+    float16 one computed through exp (§10.3).
+    """
+    if float(candidate.convention.argument_scale) != 1.0:
+        return None
+    rates: list[NDArray[np.float64]] = []
+    margins: list[NDArray[np.float64]] = []
+    for probe in probes:
+        assert probe.values is not None
+        convention = candidate.convention
+        sin = probe.values[:, convention.sin_columns(probe.d_model)]
+        cos = probe.values[:, convention.cos_columns(probe.d_model)]
+        x = probe.positions.astype(np.float64)
+        step = float(x[1] - x[0])
+        rate, _, margin = line_fits(x, np.unwrap(np.arctan2(sin, cos), axis=0))
+        keep = (rate > 0) & (rate * step < 2.0)
+        rates.append(rate[keep])
+        margins.append(margin[keep])
+    rate, margin = np.concatenate(rates), np.concatenate(margins)
+    for name in ("bfloat16", "float16"):
+        with np.errstate(over="ignore", under="ignore"):
+            nearest = rate.astype(DTYPES[name]).astype(np.float64)
+        spacing = 2.0 ** (np.floor(np.log2(rate)) + 1 - SIGNIFICAND_BITS[name])
+        testable = margin < 0.25 * spacing
+        chance = float(np.prod(2.0 * margin[testable] / spacing[testable]))
+        if chance <= 1e-6 and np.all(np.abs(rate - nearest)[testable] <= margin[testable]):
+            return name
+    return None
 
 
 def _representability(probe: _Probe | None) -> str | None:
@@ -635,8 +675,12 @@ def diagnose(encoder: Encoder, *, level: Level, integer_positions_only: bool = F
     if growth == "unknown" and not math.isinf(bits):
         return unexplained(chosen, representability or "unknown")
     precision = growth
+    stored_in = _frequency_grid(chosen, usable) if growth in ("bfloat16", "float16") else None
+    evidence["frequencies_on_grid_of"] = stored_in
+    if stored_in is not None:
+        precision = stored_in
     if growth != "unknown" and representability is not None:
-        precision = _coarser(growth, representability)
+        precision = _coarser(precision, representability)
     working = level.working_dtype if precision == "unknown" else precision
     verify_level = Level(level.output_dtype, _coarser(level.working_dtype, working))
     explained, worst = _verify(chosen, usable, verify_level)
