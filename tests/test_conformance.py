@@ -366,3 +366,14 @@ def test_from_file_refuses_pickles_and_wrong_shapes(tmp_path: Path) -> None:
     report = check_output(np.load(path), np.arange(10), 16)
     assert report.get("contract:shape").status == "failed"
     assert not report.conformant
+
+
+def test_spec_schema_table_names_exactly_the_report_fields() -> None:
+    from pespec.conformance.report import _SCHEMA_FIELDS
+
+    report = check(misbehaving.raises, **FAST)  # type: ignore[arg-type]
+    documented = {name.strip() for row, _ in _SCHEMA_FIELDS for name in row.split(",")}
+    documented = {name.removesuffix("[]") for name in documented}
+    assert documented == set(report.to_dict())
+    check_fields = next(text for row, text in _SCHEMA_FIELDS if row == "checks[]")
+    assert {f.strip() for f in check_fields.split(",")} == set(report.checks[0].to_dict())

@@ -29,6 +29,7 @@ __all__ = [
     "dtype_name",
     "first_non_finite",
     "probe_base",
+    "probes_markdown",
     "run_contract",
     "validate_output",
 ]
@@ -323,3 +324,23 @@ def probe_base(bases: tuple[float, ...] | None) -> float:
     if bases is None or 10000.0 in bases:
         return 10000.0
     return bases[0]
+
+
+def probes_markdown() -> str:
+    """Markdown list of the default contract probes (SPEC §9.2), from :func:`contract_probes`."""
+    probes = contract_probes(integer_only=False, base=10000.0, max_d_model=None, max_position=None)
+    lines = []
+    for probe in probes:
+        values = probe.positions.tolist()
+        shown = (
+            f"{values[0]} … {values[-1]} ({len(values)} integers)"
+            if probe.positions.dtype.kind == "i"
+            else ", ".join(repr(v) for v in values)
+        )
+        lines.append(f"* d_model = {probe.d_model}, base = {probe.base:g}, positions {shown}")
+    lines.append("")
+    lines.append(
+        "The second probe is dropped for integer-positions-only backends; d_model, base and "
+        "positions are narrowed to the declared capabilities."
+    )
+    return "\n".join(lines) + "\n"

@@ -29,6 +29,7 @@ __all__ = [
     "CheckResult",
     "Report",
     "environment",
+    "schema_table",
     "write_atomic",
 ]
 
@@ -351,3 +352,36 @@ def _capabilities_text(capabilities: dict[str, Any]) -> str:
     if not declared:
         return "none declared"
     return ", ".join(f"{k}={v}" for k, v in declared.items())
+
+
+_SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
+    ("schema", f'`"{REPORT_SCHEMA}"`'),
+    ("schema_version", "version of this layout; a changed field meaning bumps it"),
+    ("spec_version, suite_version, pespec_version", "what was checked against, and by what"),
+    ("verdict, conformant", '`"conformant"` or `"non-conformant"`; the same as a bool'),
+    ("backend", "name, spec (to reload it), output_dtype, declared capabilities"),
+    ("level", "name (`float16` or `float16@float64`), output_dtype, working_dtype"),
+    ("profile", "`ci`, `dev`, `thorough` (or `file` for --from-file)"),
+    ("execution", "device, backend libraries, Python, platform, machine, pespec's libraries"),
+    ("timestamp, duration_s", "UTC start (ISO 8601, seconds) and wall time"),
+    ("summary", "the one-line verdict printed by the CLI"),
+    (
+        "checks[]",
+        "id, stage, title, section, status, message, max_error, bound, ratio, "
+        "worst_position, worst_column, reproduction, duration_s, details",
+    ),
+    ("diagnosis, diagnosis_sentence", "§10, only when non-conformant (else null)"),
+)
+
+
+def schema_table() -> str:
+    """Markdown table of the JSON report's top-level fields (SPEC §9.4), from the code."""
+    lines = [
+        f"Schema `{REPORT_SCHEMA}` version {REPORT_SCHEMA_VERSION}, suite version "
+        f"{SUITE_VERSION}. Statuses: {', '.join(f'`{s}`' for s in STATUSES)}.",
+        "",
+        "| field | content |",
+        "|---|---|",
+    ]
+    lines += [f"| `{name}` | {content} |" for name, content in _SCHEMA_FIELDS]
+    return "\n".join(lines) + "\n"

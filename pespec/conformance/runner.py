@@ -55,6 +55,7 @@ __all__ = [
     "compare_fixture",
     "comparison_bound",
     "comparison_message",
+    "suite_table",
 ]
 
 STAGES: tuple[str, ...] = ("contract", "golden", "property", "large")
@@ -191,10 +192,12 @@ def compare_blocks(
         chunk = positions[start : start + rows]
         if chunk.size and float(np.max(np.abs(chunk))) >= EXACT_REFERENCE_LIMIT:
             reference = oracle_encode(chunk, d_model, base=base)  # beyond the exact domain
+            reference_error = FIXTURE_ERROR  # correctly rounded
         else:
             reference = encode(chunk, d_model, base=base)
+            reference_error = REFERENCE_ERROR
         config = EncodingConfig(chunk, d_model, base)
-        bound = comparison_bound(reference, config, level, REFERENCE_ERROR)
+        bound = comparison_bound(reference, config, level, reference_error)
         worst.update(np.asarray(output[start : start + rows]), reference, bound, chunk, columns)
     return worst
 
@@ -775,3 +778,36 @@ def check(
         shrink=shrink,
     )
     return suite.run(progress, diagnose=diagnose)
+
+
+def suite_table() -> str:
+    """Markdown: the stages, their checks, the large sizes per profile and the constants (§9.2)."""
+    from pespec.properties.checks import PROPERTIES
+    from pespec.reference.golden import load_fixture_sets
+
+    fixtures = [f.name for f in load_fixture_sets() if _is_canonical(f)]
+    sizes = "; ".join(
+        f"`{name}`: " + ", ".join(f"{length}×{d}" for length, d in LARGE_SIZES[name])
+        for name in ("ci", "dev", "thorough")
+    )
+    lines = [
+        "| stage | checks (ids) | count |",
+        "|---|---|---|",
+        "| 1 contract | "
+        + ", ".join(f"`contract:{item}`" for item in CONTRACT_ITEMS)
+        + f" | {len(CONTRACT_ITEMS)} |",
+        f"| 2 golden | `golden:NAME`, one per canonical fixture set (§8) | {len(fixtures)} |",
+        "| 3 property | "
+        + ", ".join(f"`property:{name}`" for name in PROPERTIES)
+        + f" | {len(PROPERTIES)} |",
+        f"| 4 large | `large:LxD`, positions 0 … L−1, base 10000; {sizes} | "
+        + "/".join(str(len(LARGE_SIZES[n])) for n in ("ci", "dev", "thorough"))
+        + " |",
+        "",
+        f"Tolerance against a golden value: b + 2^{math.log2(FIXTURE_ERROR):.0f}; against the "
+        f"exact reference: b + 2^{math.log2(REFERENCE_ERROR):.0f} for |p| < "
+        f"2^{math.log2(EXACT_REFERENCE_LIMIT):.0f} (beyond, the oracle, b + 2^"
+        f"{math.log2(FIXTURE_ERROR):.0f}). Default timeout per backend call: "
+        f"{DEFAULT_TIMEOUT:g} s. Comparison blocks: {_BLOCK_ELEMENTS} elements.",
+    ]
+    return "\n".join(lines) + "\n"
