@@ -197,7 +197,11 @@ def test_frequency_structure_detects_off_by_one_frequencies() -> None:
         return wide[:, 2:].astype(np.float32)
 
     message = violation(checks.check_frequency_structure, encoder, CONFIG, F32)
-    assert "for pair 0, λ = 6.283185307179586" in message
+    assert re.search(r"y\(p \+ \d+\) \(≈ [\d.]+·λ\) = −?y\(p\) for pair (0|7), λ = ", message)
+    # Float positions are shifted by λ itself: pair 0's wavelength 2π is named.
+    floats = EncodingConfig(np.linspace(0.25, 3.0, 12), 16)
+    message = violation(checks.check_frequency_structure, encoder, floats, F32)
+    assert "λ = 6.283185307179586" in message or "for pair 7" in message
 
 
 def test_frequency_structure_detects_shifted_last_wavelength() -> None:
@@ -292,3 +296,15 @@ def test_seed_variance_claim_as_stated_in_spec() -> None:
     wavelengths = 2 * np.pi * 10000.0 ** (2 * np.arange(256) / 512)
     slow = variance[wavelengths > 4000]
     assert np.all(np.diff(slow) < 0) and slow[-1] < 0.01
+
+
+def test_integer_shifts_quoted_in_spec() -> None:
+    # SPEC §5.8 quotes 710 ≈ 113·2π and 355 ≈ 56.5·2π for pair 0; check them with mpmath.
+    import mpmath
+
+    wavelength = checks._wavelength(CONFIG, 0)
+    assert checks._integer_shift(wavelength, half=False)[0] == 710
+    assert checks._integer_shift(wavelength, half=True)[0] == 355
+    with mpmath.workprec(120):
+        assert abs(710 - 113 * 2 * mpmath.pi) < 7e-5
+        assert abs(355 - mpmath.mpf(56.5) * 2 * mpmath.pi) < 7e-5

@@ -673,26 +673,67 @@ def check_low_precision(encoder: Encoder, config: EncodingConfig, level: Level) 
     return result
 
 
-def _wavelength(config: EncodingConfig, pair: int, fraction: Fraction) -> tuple[float, Any]:
-    """(fraction·λ_pair rounded to float64, λ_pair·fraction as an mpmath number at 120 bits)."""
+def _wavelength(config: EncodingConfig, pair: int) -> Any:
+    """λ = 2π/(|c|·ω_pair), the wavelength in positions, as an mpmath number (120 bits)."""
     den = config.convention.denominator(config.d_model)
     with mpmath.workprec(120):
         omega = mpmath.power(mpmath.mpf(config.base), -mpmath.mpf(pair) / mpmath.mpf(den))
         scale = abs(mpmath.mpf(float(config.convention.argument_scale)))
-        length = (
-            2 * mpmath.pi / (omega * scale) * mpmath.mpf(fraction.numerator) / fraction.denominator
-        )
-        return float(length), length
+        return 2 * mpmath.pi / (omega * scale)
+
+
+def _integer_shift(wavelength: Any, half: bool) -> tuple[int, Any]:
+    """An integer shift m ≈ N·λ (N = 1, 2, …) or ≈ (N − ½)·λ with the smallest angle drift
+    2π·|m/λ − N| among m ≤ max(1024, 2λ) (larger shifts would grow the bound more than they
+    save); returns (m, that multiple of λ as an mpmath number). For λ = 2π: 710 ≈ 113·2π
+    and 355 ≈ 56.5·2π, both within 7·10^-5."""
+    lam = float(wavelength)
+    limit = max(1024.0, 2.0 * lam)
+    multiples = np.arange(1, int(limit / lam) + 2, dtype=np.float64) - (0.5 if half else 0.0)
+    shifts = np.maximum(np.round(multiples * lam), 1.0)
+    usable = shifts <= limit
+    drift = np.where(usable, np.abs(shifts / lam - multiples), np.inf)
+    best = int(np.argmin(drift))
+    with mpmath.workprec(120):
+        return int(shifts[best]), mpmath.mpf(float(multiples[best])) * wavelength
+
+
+def _shift_plan(
+    positions: NDArray[Any], wavelength: Any, half: bool
+) -> tuple[NDArray[Any], NDArray[np.bool_], NDArray[np.float64], str]:
+    """Shifted positions, the rows where the shift is usable, the gaps |p′ − p − target| (an
+    upper bound, positions) and a label. Integer positions get an integer shift m ≈ N·λ
+    (usable by integer-only backends); float positions get p′ = fl(p + λ) (or λ/2)."""
+    if positions.dtype.kind in "iu":
+        step, target = _integer_shift(wavelength, half)
+        shifted, exact = _shifted(positions, step)
+        with mpmath.workprec(120):
+            gap = float(abs(mpmath.mpf(step) - target)) * (1 + 2.0**-50)
+        gaps = np.full(positions.shape, gap)
+        with mpmath.workprec(120):
+            label = f"y(p + {step}) (≈ {float(target / wavelength):g}·λ)"
+        return shifted, exact, gaps, label
+    with mpmath.workprec(120):
+        target = wavelength / 2 if half else wavelength
+    shifted = positions + float(target)
+    exact = np.isfinite(shifted)
+    with mpmath.workprec(120):
+        gap_list = [
+            float(abs(mpmath.mpf(q) - mpmath.mpf(p) - target)) * (1 + 2.0**-50) if ok else 0.0
+            for p, q, ok in zip(positions.tolist(), shifted.tolist(), exact.tolist(), strict=True)
+        ]
+    return shifted, exact, np.array(gap_list), f"y(p + {'λ/2' if half else 'λ'})"
 
 
 def check_frequency_structure(
     encoder: Encoder, config: EncodingConfig, level: Level, *, max_rows: int = MAX_ROWS
 ) -> PropertyResult:
     """SPEC §5.8 frequency structure: pair 0 has wavelength 2π and the last pair
-    2π·base^((d−2)/d) (shifting p by λ repeats the pair, by λ/2 negates it), and each column's
-    variance over the positions equals the exact variance, within derived tolerances."""
+    2π·base^((d−2)/d) (shifting p by λ repeats the pair, by λ/2 negates it; integer positions
+    are shifted by integers m ≈ N·λ), and each column's variance over the positions equals
+    the exact variance, within derived tolerances."""
     ctx = _Context("frequency_structure", "5.8", encoder, config, level)
-    positions = config.positions[:max_rows].astype(np.float64)
+    positions = config.positions[:max_rows]
     d = config.d_model
     rows = _rows(ctx, positions)
     omega, _ = exact_frequencies(d, config.base, config.convention)
@@ -700,43 +741,35 @@ def check_frequency_structure(
     sin_cols, cos_cols = _pair_columns(config)
     worst: tuple[float, float, float, Any, int, str] = (-1.0, 0.0, 0.0, None, 0, "")
     for pair in sorted({0, d // 2 - 1}):
-        for fraction, sign in ((Fraction(1), 1.0), (Fraction(1, 2), -1.0)):
-            step, step_exact = _wavelength(config, pair, fraction)
-            shifted = positions + step
-            finite = np.isfinite(shifted)
-            if not np.any(finite):
+        wavelength = _wavelength(config, pair)
+        for half in (False, True):
+            shifted, usable, gaps, label = _shift_plan(positions, wavelength, half)
+            if not np.any(usable):
                 continue
-            moved = _rows(ctx, shifted[finite])
-            # The backend sees p' = fl(p + step); x(p') = ±x(p) up to c·ω·|p' − p − λ·fraction|.
-            with mpmath.workprec(120):
-                gaps = [
-                    float(abs(mpmath.mpf(s) - mpmath.mpf(p) - step_exact)) * (1 + 2.0**-50)
-                    for p, s in zip(
-                        positions[finite].tolist(), shifted[finite].tolist(), strict=True
-                    )
-                ]
-            drift = scale * omega[pair] * np.array(gaps) * (1 + 2.0**-50)
+            moved = _rows(ctx, shifted[usable])
+            # x(p′) = ±x(p) up to c·ω·|p′ − p − target| (sin and cos are 1-Lipschitz).
+            drift = scale * omega[pair] * gaps[usable] * (1 + 2.0**-50)
             columns = np.array([sin_cols[pair], cos_cols[pair]])
+            sign = -1.0 if half else 1.0
             with np.errstate(invalid="ignore"):
-                error = np.abs(moved.y[:, columns] - sign * rows.y[finite][:, columns])
+                error = np.abs(moved.y[:, columns] - sign * rows.y[usable][:, columns])
             error = np.where(np.isfinite(error), error, np.inf)
             tolerance = (
-                (moved.bound[:, columns] + rows.bound[finite][:, columns] + drift[:, None])
+                (moved.bound[:, columns] + rows.bound[usable][:, columns] + drift[:, None])
                 * (1 + 2 * U64)
                 * EVALUATION_SAFETY
             )
             ratio = _ratio(error, tolerance)
             r, j = _worst(ratio)
             if ratio[r, j] > worst[0]:
-                label = "λ" if fraction == 1 else "λ/2"
                 worst = (
                     float(ratio[r, j]),
                     float(error[r, j]),
                     float(tolerance[r, j]),
-                    _position_value(positions[finite], r),
+                    _position_value(positions[usable], r),
                     int(columns[j]),
-                    f"y(p + {label}) = {'' if sign > 0 else '−'}y(p) for pair {pair}, "
-                    f"λ = {_wavelength(config, pair, Fraction(1))[0]!r}",
+                    f"{label} = {'−' if half else ''}y(p) for pair {pair}, "
+                    f"λ = {float(wavelength)!r}",
                 )
     ratio_max, err_max, tol_max, position, column, statement = worst
     if position is not None and not ratio_max <= 1.0:
