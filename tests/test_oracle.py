@@ -172,6 +172,42 @@ def test_encode_bulk_rows_match_independent_method() -> None:
         assert row.tolist() == _independent_row(position, 64, 10000.0, CANONICAL)
 
 
+TABLE_POSITIONS = [*range(-40, 200), *(2**40 + i for i in range(0, 640, 7))]
+
+
+def test_table_path_matches_independent_method(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many integer positions go through the angle-addition tables; spy that they do."""
+    calls = []
+    table_rows = oracle._table_rows
+
+    def spy(xs: Any, *args: Any) -> Any:
+        calls.append(len(xs))
+        return table_rows(xs, *args)
+
+    monkeypatch.setattr(oracle, "_table_rows", spy)
+    convention = PRESETS["fairseq"]
+    got = encode(TABLE_POSITIONS, 12, base=3e5, convention=convention, workers=1)
+    assert calls == [len(TABLE_POSITIONS) - 1]  # all but position −2 (angle 0)
+    for row, position in zip(got, TABLE_POSITIONS, strict=True):
+        assert row.tolist() == _independent_row(position, 12, 3e5, convention)
+
+
+def test_table_path_fallback_stays_correct(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    scalar = oracle._scalar_value
+
+    def spy(*args: Any) -> Any:
+        calls.append(args)
+        return scalar(*args)
+
+    monkeypatch.setattr(oracle, "_GUARD_BITS", -45)
+    monkeypatch.setattr(oracle, "_scalar_value", spy)
+    got = encode(TABLE_POSITIONS, 6, base=50.0, workers=1)
+    assert len(calls) >= 100
+    for row, position in zip(got, TABLE_POSITIONS, strict=True):
+        assert row.tolist() == _independent_row(position, 6, 50.0, CANONICAL)
+
+
 def test_encode_exact_zero_angle_and_shapes() -> None:
     out = encode(np.zeros((2, 3), dtype=np.int64), 8)
     assert out.shape == (2, 3, 8)

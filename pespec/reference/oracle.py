@@ -26,6 +26,8 @@ The error bound used (u = 2^-P, t_k = ln(base)·k/den ≥ 0, each factor (1 + δ
 * θ̃ = x·ω̃ rounded once more: |θ̃ − θ| ≤ |θ̃|·(4·t_k + 3)·u (ample for the
   terms above and for replacing |θ| by |θ̃|);
 * sin/cos are 1-Lipschitz and rounded once at P: |ỹ − y| ≤ |θ̃ − θ| + 2·|ỹ|·u.
+
+Many integer angles use angle-addition tables instead (:func:`_table_rows`, its own bound).
 """
 
 from __future__ import annotations
@@ -350,18 +352,45 @@ def _gaps(hi: NDArray[np.float64]) -> NDArray[np.float64]:
     return gaps
 
 
-def _certified_rows(
-    xs: Sequence[Fraction], d_model: int, base: Fraction, den: Fraction
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(sin, cos) certified float64 arrays of shape (len(xs), d/2) for the angles x·ω_k.
+def _round_certified(
+    values: list[Any],
+    angle_term: NDArray[np.float64],
+    value_factor: float,
+    constant: float,
+    unit: float,
+) -> tuple[NDArray[np.float64], list[int]]:
+    """Round MPFR values ỹ_i to float64; returns (the float64s, indices failing the check).
 
-    Fast path: all pairs of a row at one precision, certified with vectorised float64
-    bounds; the rare element that fails (or lies where those bounds could underflow)
-    is recomputed alone by :func:`_scalar_value`.
+    Call inside a fresh gmpy2 context (round to nearest) at the values' precision. The
+    error bound is err_i = angle_term_i + (value_factor·|ỹ_i| + constant)·unit, with
+    angle_term set to inf where it cannot be trusted. Accepted elements satisfy
+    2·(|ỹ_i − h_i| + err_i) < the smaller gap from h_i to its float64 neighbours, so the
+    whole interval [ỹ_i − err_i, ỹ_i + err_i] rounds to h_i (module docstring).
+    """
+    hi_list = [float(v) for v in values]
+    lo_list = [float(v - h) for v, h in zip(values, hi_list, strict=True)]  # v − h exact
+    hi = np.array(hi_list, dtype=np.float64)
+    lo = np.abs(np.array(lo_list, dtype=np.float64))
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        err = (angle_term + (value_factor * (np.abs(hi) + lo) + constant) * unit) * _SLACK
+        margin = 2.0 * (lo * _SLACK + err) * _SLACK
+        good = (margin < _gaps(hi)) & (np.abs(hi) > _F64_MIN_SAFE) & np.isfinite(margin)
+    return hi, np.flatnonzero(~good).tolist()
+
+
+def _direct_rows(
+    xs: Sequence[Fraction],
+    d_model: int,
+    base: Fraction,
+    den: Fraction,
+    sin_out: NDArray[np.float64],
+    cos_out: NDArray[np.float64],
+) -> None:
+    """Fill rows of (sin_out, cos_out) (shape (len(xs), d/2)) from sin_cos(x·ω̃_k).
+
+    Error bound per element (module docstring): |θ̃|·(4·t_k + 3)·u + 2·|ỹ|·u.
     """
     half = d_model // 2
-    sin_out = np.empty((len(xs), half), dtype=np.float64)
-    cos_out = np.empty((len(xs), half), dtype=np.float64)
     t_max = math.log(float(base)) * (half - 1) / float(den)
     sin_cos = gmpy2.sin_cos
     for row, x_exact in enumerate(xs):
@@ -370,32 +399,117 @@ def _certified_rows(
             cos_out[row] = 1.0
             continue
         x = _dyadic_to_mpfr(x_exact)
-        x_bits = _magnitude_bits(x_exact)
-        precision = _row_precision(x_bits, t_max)
+        precision = _row_precision(_magnitude_bits(x_exact), t_max)
         omegas, omega_f, t_upper = _omega_mpfr(d_model, base, den, precision)
-        with gmpy2.context(precision=precision):
-            pairs = [sin_cos(x * w) for w in omegas]
-            s_hi = [float(s) for s, _ in pairs]
-            c_hi = [float(c) for _, c in pairs]
-            s_lo = [float(s - h) for (s, _), h in zip(pairs, s_hi, strict=True)]
-            c_lo = [float(c - h) for (_, c), h in zip(pairs, c_hi, strict=True)]
         unit = 2.0**-precision
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             theta = abs(float(x)) * omega_f * _SLACK
-            theta_term = theta * (4.0 * t_upper + 3.0) * unit
-            for want_sin, hi_list, lo_list, out in (
-                (True, s_hi, s_lo, sin_out),
-                (False, c_hi, c_lo, cos_out),
-            ):
-                hi = np.array(hi_list, dtype=np.float64)
-                lo = np.abs(np.array(lo_list, dtype=np.float64))
-                err = (theta_term + 2.0 * (np.abs(hi) + lo) * unit) * _SLACK
-                margin = 2.0 * (lo * _SLACK + err) * _SLACK
-                good = (margin < _gaps(hi)) & (np.abs(hi) > _F64_MIN_SAFE)
-                good &= (theta > _F64_MIN_SAFE) & np.isfinite(theta_term)
-                out[row] = hi
-                for k in np.flatnonzero(~good).tolist():
-                    out[row, k] = _scalar_value(x, base, den, k, want_sin, 2 * precision)
+            angle_term = theta * (4.0 * t_upper + 3.0) * unit
+            angle_term[~(theta > _F64_MIN_SAFE)] = np.inf  # underflow: scalar path
+        with gmpy2.context(precision=precision):
+            pairs = [sin_cos(x * w) for w in omegas]
+            results = [
+                (True, sin_out, *_round_certified([p[0] for p in pairs], angle_term, 2, 0, unit)),
+                (False, cos_out, *_round_certified([p[1] for p in pairs], angle_term, 2, 0, unit)),
+            ]
+        for want_sin, out, hi, failed in results:
+            out[row] = hi
+            for k in failed:
+                out[row, k] = _scalar_value(x, base, den, k, want_sin, 2 * precision)
+
+
+_TABLE_BLOCK = 64
+"""Integer angles x = B·q + r are evaluated from tables of sin/cos(B·q·ω) and sin/cos(r·ω)."""
+
+
+def _table_rows(
+    xs: Sequence[int],
+    d_model: int,
+    base: Fraction,
+    den: Fraction,
+    sin_out: NDArray[np.float64],
+    cos_out: NDArray[np.float64],
+) -> None:
+    """Fill rows for nonzero integer x (|x| < 2^62) by the angle-addition formulas.
+
+    With x = B·q + r (0 ≤ r < B), a = B·q·ω̃_k and b = r·ω̃_k are each one rounding away
+    from exact and their sines and cosines come from one table per k, so a request with
+    many positions needs few ``sin_cos`` calls; then
+    sin(a + b) = s_a·c_b + c_a·s_b and cos(a + b) = c_a·c_b − s_a·s_b, three roundings.
+    Error bound: |θ̃_a − θ_a| + |θ̃_b − θ_b| ≤ (|θ̃_a| + |θ̃_b|)·(4·t_k + 3)·u (as for θ̃);
+    the four table entries are within u of the sine/cosine of θ̃_a, θ̃_b, contributing
+    ≤ 4.04u, and the products and the sum ≤ 2.03u (|s_a·c_b| + |c_a·s_b| ≤ 1.01 by
+    Cauchy–Schwarz): err = (|θ̃_a| + |θ̃_b|)·(4·t_k + 3)·u + 7u.
+    """
+    half = d_model // 2
+    t_max = math.log(float(base)) * (half - 1) / float(den)
+    precision = _row_precision(max(_magnitude_bits(Fraction(x)) for x in xs), t_max)
+    omegas, omega_f, t_upper = _omega_mpfr(d_model, base, den, precision)
+    unit = 2.0**-precision
+    highs = sorted({x // _TABLE_BLOCK for x in xs})
+    lows = sorted({x % _TABLE_BLOCK for x in xs})
+    high_index = {q: i for i, q in enumerate(highs)}
+    low_index = {r: i for i, r in enumerate(lows)}
+    index = [(high_index[x // _TABLE_BLOCK], low_index[x % _TABLE_BLOCK]) for x in xs]
+    a_exact = [_dyadic_to_mpfr(Fraction(q * _TABLE_BLOCK)) for q in highs]
+    b_exact = [_dyadic_to_mpfr(Fraction(r)) for r in lows]
+    magnitude = np.array(
+        [abs(float(x // _TABLE_BLOCK * _TABLE_BLOCK)) + x % _TABLE_BLOCK for x in xs]
+    )
+    sin_cos = gmpy2.sin_cos
+    for k, w in enumerate(omegas):
+        angle_term = magnitude * (float(omega_f[k]) * _SLACK * (4.0 * t_upper[k] + 3.0) * unit)
+        with gmpy2.context(precision=precision):
+            table_a = [sin_cos(a * w) for a in a_exact]
+            table_b = [sin_cos(b * w) for b in b_exact]
+            sa = [v[0] for v in table_a]
+            ca = [v[1] for v in table_a]
+            sb = [v[0] for v in table_b]
+            cb = [v[1] for v in table_b]
+            sines = [sa[i] * cb[j] + ca[i] * sb[j] for i, j in index]
+            cosines = [ca[i] * cb[j] - sa[i] * sb[j] for i, j in index]
+            results = [
+                (True, sin_out, *_round_certified(sines, angle_term, 0, 7, unit)),
+                (False, cos_out, *_round_certified(cosines, angle_term, 0, 7, unit)),
+            ]
+        for want_sin, out, hi, failed in results:
+            out[:, k] = hi
+            for row in failed:
+                x = _dyadic_to_mpfr(Fraction(xs[row]))
+                out[row, k] = _scalar_value(x, base, den, k, want_sin, 2 * precision)
+
+
+def _certified_rows(
+    xs: Sequence[Fraction], d_model: int, base: Fraction, den: Fraction
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(sin, cos) certified float64 arrays of shape (len(xs), d/2) for the angles x·ω_k.
+
+    Nonzero integer x go through the table path when that saves most ``sin_cos`` calls,
+    the rest through the direct path; both certify every element with vectorised float64
+    bounds, and the rare element that fails (or lies where those bounds could underflow)
+    is recomputed alone by :func:`_scalar_value`.
+    """
+    half = d_model // 2
+    sin_out = np.empty((len(xs), half), dtype=np.float64)
+    cos_out = np.empty((len(xs), half), dtype=np.float64)
+    integer_rows = [i for i, x in enumerate(xs) if x.denominator == 1 and x != 0 and abs(x) < 2**62]
+    ints = [int(xs[i]) for i in integer_rows]
+    table_size = len({x // _TABLE_BLOCK for x in ints}) + len({x % _TABLE_BLOCK for x in ints})
+    if len(ints) >= 16 and 2 * table_size <= len(ints):
+        table_sin = np.empty((len(ints), half), dtype=np.float64)
+        table_cos = np.empty((len(ints), half), dtype=np.float64)
+        _table_rows(ints, d_model, base, den, table_sin, table_cos)
+        sin_out[integer_rows] = table_sin
+        cos_out[integer_rows] = table_cos
+        other = sorted(set(range(len(xs))) - set(integer_rows))
+    else:
+        other = list(range(len(xs)))
+    if other:
+        direct_sin = np.empty((len(other), half), dtype=np.float64)
+        direct_cos = np.empty((len(other), half), dtype=np.float64)
+        _direct_rows([xs[i] for i in other], d_model, base, den, direct_sin, direct_cos)
+        sin_out[other] = direct_sin
+        cos_out[other] = direct_cos
     return sin_out, cos_out
 
 
