@@ -99,6 +99,48 @@ def test_turn_pieces_are_26_bit_words_summing_to_c_omega_over_two_pi(
     assert np.all(np.abs(pieces[:, 1:]) <= np.abs(pieces[:, :-1]))
 
 
+def test_error_budget_proves_the_bound() -> None:
+    # SPEC §7: |r − o| ≤ ½ulp + |y − z| + ½ulp with |y − z| ≤ ½ulp(head) + ε'.
+    terms = {step: bound for step, _, bound in exact.error_budget()}
+    assert terms["δ"] <= mpmath.mpf(2) ** -60
+    assert 3 * mpmath.mpf(2) ** -54 + terms["ε'"] < mpmath.mpf(2) ** -52
+
+
+def test_turns_match_mpmath() -> None:
+    # x·W_k mod 1 for W_k = Σ pieces taken exactly; the reduction itself adds < 2^-86 turns.
+    pieces = exact.turn_pieces(64, 10000.0, convention=PRESETS["canonical"])
+    rng = np.random.default_rng(3)
+    x = np.concatenate(
+        [rng.integers(-(2**31), 2**31, 40).astype(np.float64), rng.uniform(-(2**31), 2**31, 40)]
+    )
+    hi, lo = exact._turns(x, pieces)
+    assert np.all(np.abs(hi) <= 0.5)
+    with mpmath.workdps(60):
+        for i in range(0, x.shape[0], 7):
+            for k in range(0, 32, 5):
+                w = mpmath.fsum(mpmath.mpf(v) for v in pieces[k].tolist())
+                exact_turns = mpmath.mpf(x[i]) * w
+                diff = mpmath.mpf(hi[i, k]) + mpmath.mpf(lo[i, k]) - exact_turns
+                assert abs(diff - mpmath.nint(diff)) <= mpmath.mpf(2) ** -86
+
+
+def test_double_double_sin_cos_within_delta() -> None:
+    # δ of SPEC §7 without its frequency term: 2π·(t_hi + t_lo) is the exact angle here.
+    budget = exact.error_budget()
+    assert budget[0][0] == "frequency"
+    delta = next(bound for step, _, bound in budget if step == "δ") - budget[0][2]
+    rng = np.random.default_rng(5)
+    edges = (np.arange(-128, 129) + 0.5) / exact.TABLE_SIZE  # worst |ρ|: between two entries
+    t_hi = np.concatenate([rng.uniform(-0.5, 0.5, 300), np.clip(edges, -0.5, 0.5)])
+    t_lo = rng.uniform(-(2.0**-54), 2.0**-54, t_hi.shape[0])
+    s_hi, s_lo, c_hi, c_lo = exact._sincos_turns(t_hi, t_lo)
+    with mpmath.workdps(50):
+        for i in range(t_hi.shape[0]):
+            angle = 2 * mpmath.pi * (mpmath.mpf(t_hi[i]) + mpmath.mpf(t_lo[i]))
+            assert abs(mpmath.mpf(s_hi[i]) + mpmath.mpf(s_lo[i]) - mpmath.sin(angle)) <= delta
+            assert abs(mpmath.mpf(c_hi[i]) + mpmath.mpf(c_lo[i]) - mpmath.cos(angle)) <= delta
+
+
 # --- against the oracle on drawn configurations ----------------------------------------------
 
 CUSTOM = st.builds(

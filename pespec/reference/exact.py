@@ -52,6 +52,7 @@ from pespec.reference.validation import (
 
 __all__ = [
     "MAX_POSITION",
+    "MAX_SCALED_POSITION",
     "TABLE_SIZE",
     "TWO_PI_HI",
     "TWO_PI_LO",
@@ -668,35 +669,84 @@ def iter_encoding_chunks(
 # ---------------------------------------------------------------------------
 # the error budget (SPEC §7), computed
 
+MAX_SCALED_POSITION: Final = 2.0**40
+"""|c·(p + o)| up to which the 2^-52 bound is proved (SPEC §7)."""
 
-def error_budget() -> dict[str, float]:
-    """The terms of the §7 bound as log2 of their worst absolute size, computed with mpmath.
 
-    Keys name the term; the values feed SPEC §7 (:func:`error_budget_markdown`) and are
-    checked there against the claimed total.
+def error_budget() -> list[tuple[str, str, mpmath.mpf]]:
+    """The terms of the §7 proof: (step, term, upper bound on its absolute error) in mpmath.
+
+    Every bound is evaluated from the constants of this module (N, the piece count, the
+    polynomial degrees, the float32 split) with u = 2^-53; the last two rows are δ (the
+    error of a double-double sin/cos from the exact path) and ε' (the error of a rotated
+    element before its final rounding, excluding the one rounding of its exact head
+    product). SPEC §7 shows that 3·2^-54 + ε' < 2^-52 proves the bound.
     """
-    with mpmath.workdps(50):
-        rho = mpmath.pi / TABLE_SIZE * (1 + mpmath.mpf(2) ** -40)  # |ρ| bound with slack
-        u = mpmath.mpf(2) ** -53
-        terms = {
-            "sin polynomial truncation |ρ|^9/9!": rho**9 / mpmath.factorial(9),
-            "cos polynomial truncation |ρ|^10/10!": rho**10 / mpmath.factorial(10),
-            "rounding in cos ρ − 1 (6u·ρ²/2)": 6 * u * rho**2 / 2,
-            "ignored S_lo·(cos ρ − 1)": u / 2 * rho**2 / 2,
-            "turns: 2 smallest pieces in float64 (2π·4u·2^40·2^-78)": 2
-            * mpmath.pi
-            * 4
-            * u
-            * mpmath.mpf(2) ** (40 - 78),
-            "frequency: |θ|·2^-106 at |θ| = 2^40": mpmath.mpf(2) ** (40 - 106),
-            "rotation: float32 tails and cross products": 8 * u * mpmath.mpf(2) ** -23,
-        }
-        return {name: float(mpmath.log(value, 2)) for name, value in terms.items()}
+    mp = mpmath.mp
+    with mpmath.workdps(40):
+        u = mp.mpf(2) ** -53
+        theta = mp.mpf(MAX_SCALED_POSITION)  # |θ| ≤ |c·(p + o)|·ω ≤ 2^40 rad
+        turns = theta / (2 * mp.pi)
+        rho = mp.pi / TABLE_SIZE + mp.mpf(2) ** -50  # |ρ| incl. the low word of the turns
+        rho_lo = 2 * mp.pi * mp.mpf(2) ** -54 + mp.mpf(2) ** -60  # |2π·t_lo| + Dekker error
+        half_sq = rho**2 / 2
+        two = mp.mpf(2)
+        terms: list[tuple[str, str, mpmath.mpf]] = [
+            (
+                "frequency",
+                "ω as hi + lo (2^-106), pieces (2^-129), 1/2π (2^-250)",
+                theta * two**-105,
+            ),
+            (
+                "reduction",
+                "the 2 smallest pieces summed in float64",
+                8 * mp.pi * u * turns * two**-76,
+            ),
+            ("reduction", "low words of the turn sums", 16 * mp.pi * u * two**-52),
+            ("residual", "ρ = 2π·τ: 2π_lo, t_lo products, 2 additions", 4 * u * rho_lo + two**-105),
+            ("table", "e^{2πim/N} as double-doubles (2^-106 each, 3 used)", 3 * two**-106),
+            ("polynomial", "sin truncation ρ^9/9!", rho**9 / mp.factorial(9)),
+            ("polynomial", "cos truncation ρ^10/10!", rho**10 / mp.factorial(10)),
+            ("polynomial", "rounding in ρ² and cos ρ − 1 (6u·ρ²/2)", 6 * u * half_sq),
+            ("polynomial", "rounding in sin ρ − ρ (6u·ρ³/6)", u * rho**3),
+            (
+                "polynomial",
+                "ignored ρ_lo·ρ²/2 (sin) and ρ_lo²/2 (cos)",
+                rho_lo * half_sq + rho_lo**2,
+            ),
+            ("combination", "ignored S_lo·(cos ρ − 1), C_lo·(sin ρ − ρ)", u * half_sq),
+            (
+                "combination",
+                "6 roundings in the low word, sums ≤ ρ²/2 + ρ³/6 + 2^-50",
+                6 * u * (half_sq + rho**3 / 6 + two**-50),
+            ),
+        ]
+        delta = mp.fsum(t[2] for t in terms)
+        terms.append(("δ", "double-double sin/cos of the exact path (sum above)", delta))
+        rotation = [
+            ("rotation", "anchor and offset errors: 2·√2·δ", 2 * mp.sqrt(2) * delta),
+            ("rotation", "tails (hi − head) + lo and ignored W2·E_lo: 8·2^-24·u", 8 * two**-24 * u),
+            ("rotation", "small part: 8 products, 6 sums, all below 2^-22", 14 * u * two**-22),
+        ]
+        terms.extend(rotation)
+        epsilon = mp.fsum(t[2] for t in rotation)
+        terms.append(("ε'", "rotated element before rounding, head rounding excluded", epsilon))
+    return terms
 
 
 def error_budget_markdown() -> str:
-    """Markdown table of :func:`error_budget` for SPEC §7."""
-    lines = ["| term | worst size |", "|---|---|"]
-    for name, exponent in error_budget().items():
-        lines.append(f"| {name} | 2^{exponent:.1f} |")
+    """Markdown table of :func:`error_budget` for SPEC §7 (bounds as powers of two)."""
+    terms = error_budget()
+    lines = ["| step | term | bound |", "|---|---|---|"]
+    for step, term, bound in terms:
+        lines.append(f"| {step} | {term} | 2^{float(mpmath.log(bound, 2)):.1f} |")
+    epsilon = terms[-1][2]
+    with mpmath.workdps(40):
+        total = 3 * mpmath.mpf(2) ** -54 + epsilon
+        margin = mpmath.mpf(2) ** -52 - total
+    lines.append("")
+    lines.append(
+        f"3·2^-54 + ε' = {mpmath.nstr(total, 6)} < 2^-52 = {mpmath.nstr(mpmath.mpf(2) ** -52, 6)} "
+        f"(margin {mpmath.nstr(margin, 3)})."
+    )
     return "\n".join(lines) + "\n"
