@@ -172,36 +172,35 @@ def test_encode_bulk_rows_match_independent_method() -> None:
         assert row.tolist() == _independent_row(position, 64, 10000.0, CANONICAL)
 
 
+def _spy(monkeypatch: pytest.MonkeyPatch, name: str) -> list[tuple[Any, ...]]:
+    """Replace oracle.<name> by a wrapper recording each call's arguments."""
+    calls: list[tuple[Any, ...]] = []
+    original = getattr(oracle, name)
+
+    def spy(*args: Any) -> Any:
+        calls.append(args)
+        return original(*args)
+
+    monkeypatch.setattr(oracle, name, spy)
+    return calls
+
+
 TABLE_POSITIONS = [*range(-40, 200), *(2**40 + i for i in range(0, 640, 7))]
 
 
 def test_table_path_matches_independent_method(monkeypatch: pytest.MonkeyPatch) -> None:
     """Many integer positions go through the angle-addition tables; spy that they do."""
-    calls = []
-    table_rows = oracle._table_rows
-
-    def spy(xs: Any, *args: Any) -> Any:
-        calls.append(len(xs))
-        return table_rows(xs, *args)
-
-    monkeypatch.setattr(oracle, "_table_rows", spy)
+    calls = _spy(monkeypatch, "_table_rows")
     convention = PRESETS["fairseq"]
     got = encode(TABLE_POSITIONS, 12, base=3e5, convention=convention, workers=1)
-    assert calls == [len(TABLE_POSITIONS) - 1]  # all but position −2 (angle 0)
+    assert [len(args[0]) for args in calls] == [len(TABLE_POSITIONS) - 1]  # all but −2
     for row, position in zip(got, TABLE_POSITIONS, strict=True):
         assert row.tolist() == _independent_row(position, 12, 3e5, convention)
 
 
 def test_table_path_fallback_stays_correct(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = []
-    scalar = oracle._scalar_value
-
-    def spy(*args: Any) -> Any:
-        calls.append(args)
-        return scalar(*args)
-
     monkeypatch.setattr(oracle, "_GUARD_BITS", -45)
-    monkeypatch.setattr(oracle, "_scalar_value", spy)
+    calls = _spy(monkeypatch, "_scalar_value")
     got = encode(TABLE_POSITIONS, 6, base=50.0, workers=1)
     assert len(calls) >= 100
     for row, position in zip(got, TABLE_POSITIONS, strict=True):
@@ -262,15 +261,8 @@ def test_low_precision_fast_path_falls_back_and_stays_correct(
 ) -> None:
     """With 45 guard bits removed the vectorised check must reject most elements; the
     scalar Ziv loop then recomputes them, and the result is still correctly rounded."""
-    calls = []
-    scalar = oracle._scalar_value
-
-    def spy(*args: Any) -> Any:
-        calls.append(args)
-        return scalar(*args)
-
     monkeypatch.setattr(oracle, "_GUARD_BITS", -45)
-    monkeypatch.setattr(oracle, "_scalar_value", spy)
+    calls = _spy(monkeypatch, "_scalar_value")
     positions = [1, 7, 1000, 2**30 + 5, 0.1]
     got = encode(positions, 16, base=777.0)
     assert len(calls) >= 20  # 30 of the 80 values at the time of writing
