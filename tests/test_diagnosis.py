@@ -247,3 +247,26 @@ def test_real_pytorch_module_in_low_precision() -> None:
         assert diagnosis.explained and diagnosis.convention is not None
         assert diagnosis.convention["preset"] == "canonical"
         assert diagnosis.working_precision == name
+
+
+def _nan_rows(rows: str) -> Any:
+    """Canonical float64 with NaN in the row of position 0 ("first") or of position 2."""
+
+    def encoder(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float64]:
+        out = np.asarray(Emulation("canonical")(positions, d_model, base), dtype=np.float64)
+        out[np.asarray(positions) == (0 if rows == "first" else 2)] = np.nan
+        return out
+
+    return encoder
+
+
+def test_nan_at_the_edge_of_the_probe_is_reported_not_fatal() -> None:
+    diagnosis = diagnose(_nan_rows("first"), level=LEVELS["float64"])
+    assert diagnosis.explained and diagnosis.convention is not None
+    assert diagnosis.convention["preset"] == "canonical"
+    assert diagnosis.non_finite_positions == [0.0]
+    assert "non-finite values at position 0" in diagnosis.sentence()
+
+
+def test_nan_inside_the_probe_gives_no_convention() -> None:
+    assert not diagnose(_nan_rows("inside"), level=LEVELS["float64"]).explained

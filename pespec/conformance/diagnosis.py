@@ -154,6 +154,26 @@ def _call_rowwise(encoder: Encoder, probe: _Probe) -> None:
         probe.note = note
 
 
+def _trim_non_finite(probe: _Probe) -> list[float]:
+    """Drop non-finite rows at the ends of a fit probe (e.g. NaN at position 0); returns
+    their positions. Non-finite rows inside the grid, or more than a fifth of the rows,
+    make the probe unusable."""
+    if probe.values is None:
+        return []
+    finite = np.isfinite(probe.values).all(axis=1)
+    if finite.all():
+        return []
+    kept = np.flatnonzero(finite)
+    dropped = [float(p) for p in probe.positions[~finite]]
+    if kept.size < 0.8 * finite.size or kept[-1] - kept[0] + 1 != kept.size:
+        probe.values, probe.note = None, "returned non-finite values"
+        return dropped
+    probe.positions = probe.positions[kept]
+    probe.values = probe.values[kept]
+    probe.note = f"non-finite rows at positions {dropped[:4]} left out"
+    return dropped
+
+
 def _model(candidate: Candidate, probe: _Probe, fast: bool = False) -> NDArray[np.float64]:
     """The candidate's float64 reference output for ``probe``, shape (n, d).
 
@@ -471,6 +491,7 @@ class Diagnosis:
     candidates: list[dict[str, Any]] = field(default_factory=list)
     limit_is_lower_bound: bool = False
     departs_from_position: float | None = None
+    non_finite_positions: list[float] = field(default_factory=list)
     level: str = "float64"
     level_working_precision: str = "float64"
     evidence: dict[str, Any] = field(default_factory=dict)
@@ -503,6 +524,10 @@ class Diagnosis:
             clauses.append(
                 f"angles are computed in {self.working_precision}: the encoding {self._reach()}"
             )
+        if self.non_finite_positions:
+            shown = ", ".join(f"{p:g}" for p in self.non_finite_positions[:4])
+            more = ", …" if len(self.non_finite_positions) > 4 else ""
+            clauses.append(f"it returns non-finite values at position {shown}{more}")
         if self.departs_from_position is not None:
             reach = "" if clauses else f" (the encoding {self._reach()})"
             clauses.append(
@@ -612,10 +637,10 @@ def diagnose(encoder: Encoder, *, level: Level, integer_positions_only: bool = F
     grid = _fit_positions(integer_positions_only)
     fit_probes = [_Probe(d, PRIMARY_BASE, grid) for d in FIT_DIMS]
     fit_probes.append(_Probe(FIT_DIMS[0], SECONDARY_BASE, grid))
+    non_finite: set[float] = set()
     for probe in fit_probes:
         _call(encoder, probe)
-        if probe.values is not None and not np.isfinite(probe.values).all():
-            probe.values, probe.note = None, "returned non-finite values"
+        non_finite.update(_trim_non_finite(probe))
     large = _Probe(FIT_DIMS[0], PRIMARY_BASE, _large_positions())
     _call_rowwise(encoder, large)
     usable = [probe for probe in fit_probes if probe.values is not None]
@@ -649,7 +674,7 @@ def diagnose(encoder: Encoder, *, level: Level, integer_positions_only: bool = F
     for probe in usable:
         assert probe.values is not None
         try:
-            fit = fit_probe(grid.astype(np.float64), probe.values, probe.base)
+            fit = fit_probe(probe.positions.astype(np.float64), probe.values, probe.base)
         except (ValueError, FloatingPointError, np.linalg.LinAlgError, OverflowError):
             fit = None
         if fit is not None:
@@ -706,6 +731,7 @@ def diagnose(encoder: Encoder, *, level: Level, integer_positions_only: bool = F
         candidates=[],
         limit_is_lower_bound=lower_bound,
         departs_from_position=departure,
+        non_finite_positions=sorted(non_finite),
         level=level.name,
         level_working_precision=level.working_dtype,
         evidence=evidence,
