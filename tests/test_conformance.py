@@ -377,3 +377,36 @@ def test_spec_schema_table_names_exactly_the_report_fields() -> None:
     assert documented == set(report.to_dict())
     check_fields = next(text for row, text in _SCHEMA_FIELDS if row == "checks[]")
     assert {f.strip() for f in check_fields.split(",")} == set(report.checks[0].to_dict())
+
+
+def test_torch_cuda_without_a_gpu_is_a_load_error() -> None:
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present; the unavailable-device path cannot be exercised")
+    with pytest.raises(BackendLoadError, match="torch device 'cuda' is not available"):
+        load_backend("torch:cuda")
+    assert main(["check", "torch-float16:cuda"]) == 2
+
+
+def test_reproduction_lines_run_and_show_the_failure(tmp_path: Path) -> None:
+    import subprocess
+
+    spec = f"{CATALOG}/buggy.py:sqrt_cos"
+    report = check(spec, stages=("golden", "property"), examples=2, shrink=False, diagnose=False)
+    golden = report.get("golden:tiny-d4-L3")
+    assert golden.reproduction is not None and golden.reproduction.startswith("python -c ")
+    command = golden.reproduction.removeprefix("python -c ").strip('"')
+    run = subprocess.run(
+        [sys.executable, "-c", command], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    # cos 2 < 0: the reproduction prints the backend's |cos 2| next to the exact cos 2.
+    line = next(x for x in run.stdout.splitlines() if x.startswith("position 2 column 1:"))
+    assert "exact -0.4161468365471424" in line and "EXCEEDS BOUND" in line
+    accuracy = report.get("property:accuracy")
+    assert accuracy.status == "failed" and accuracy.reproduction is not None
+    command = accuracy.reproduction.removeprefix("python -c ").strip('"')
+    run = subprocess.run(
+        [sys.executable, "-c", command], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert run.returncode != 0 and "PropertyViolation" in run.stderr

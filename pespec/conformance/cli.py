@@ -129,12 +129,14 @@ def _from_file(args: argparse.Namespace) -> Any:
     import numpy as np
 
     from pespec.conformance.fromfile import check_output, load_output, parse_positions
+    from pespec.properties.base import parse_level
 
     if args.d_model is None:
         raise ValueError("--d-model is required with --from-file")
     if args.profile is not None or args.stages is not None or args.examples is not None:
         raise ValueError("--profile, --stages and --examples do not apply to --from-file")
-    output, stored = load_output(args.from_file, key=args.key)
+    text_dtype = None if args.level is None else parse_level(args.level).output_dtype
+    output, stored = load_output(args.from_file, key=args.key, text_dtype=text_dtype)
     if args.positions is not None:
         positions = parse_positions(args.positions)
     elif stored is not None:

@@ -27,12 +27,14 @@ __all__ = ["check_output", "load_output", "parse_positions"]
 
 
 def load_output(
-    path: str | Path, *, key: str | None = None
+    path: str | Path, *, key: str | None = None, text_dtype: str | None = None
 ) -> tuple[NDArray[Any], NDArray[Any] | None]:
     """(array, positions or None) from ``.npy`` (memory-mapped), ``.npz`` or ``.csv``.
 
     An ``.npz`` may hold the output under ``key`` (default: its only array other than
     ``positions``, or ``encoding``) and the positions under ``positions``. No pickle.
+    Text carries no dtype: a ``.csv`` is read as float64 and, when ``text_dtype`` (the
+    claimed level's output dtype) is given, rounded to it, as ``strtof`` would read it.
     """
     file = Path(path)
     if not file.is_file():
@@ -59,7 +61,8 @@ def load_output(
             positions = archive["positions"] if "positions" in archive.files else None
             return archive[key], positions
     if suffix in (".csv", ".txt"):
-        return np.loadtxt(file, delimiter=",", dtype=np.float64, ndmin=2), None
+        text = np.loadtxt(file, delimiter=",", dtype=np.float64, ndmin=2)
+        return (text if text_dtype is None else text.astype(DTYPES[text_dtype])), None
     raise ValueError(f"from_file must end in .npy, .npz or .csv; got {str(file)!r}")
 
 
@@ -96,8 +99,9 @@ def parse_positions(text: str) -> NDArray[Any]:
 def _result(
     check_id: str, stage: str, title: str, status: str, message: str, **kw: Any
 ) -> CheckResult:
-    section = {"contract": "§9.2", "reference": "§9.2", "golden": "§8", "property": "§5"}[stage]
-    return CheckResult(check_id, stage, title, section, status, message, **kw)
+    from pespec.conformance.runner import SECTIONS
+
+    return CheckResult(check_id, stage, title, SECTIONS[stage], status, message, **kw)
 
 
 def check_output(
@@ -206,21 +210,9 @@ def check_output(
 
 
 def _comparison(worst: Any, level: Level, check_id: str, stage: str, title: str) -> CheckResult:
-    from pespec.conformance.runner import comparison_message
+    from pespec.conformance.runner import SECTIONS, PlannedCheck, comparison_result
 
-    passed, message = comparison_message(worst, level)
-    return _result(
-        check_id,
-        stage,
-        title,
-        "passed" if passed else "failed",
-        message,
-        max_error=worst.error,
-        bound=worst.bound,
-        worst_position=worst.position,
-        worst_column=worst.column,
-        details={"max_abs_error": worst.max_abs_error, "values_compared": worst.compared},
-    )
+    return comparison_result(PlannedCheck(check_id, stage, title, SECTIONS[stage]), worst, level)
 
 
 def _golden_from_table(

@@ -55,6 +55,7 @@ __all__ = [
     "compare_fixture",
     "comparison_bound",
     "comparison_message",
+    "comparison_result",
     "suite_table",
 ]
 
@@ -236,6 +237,37 @@ def comparison_message(worst: _Worst, level: Level) -> tuple[bool, str]:
         f"{worst.violations} of {worst.compared} values exceed the {level.name} bound; "
         f"worst |error| {_fmt(worst.error)} > bound {_fmt(worst.bound)} at position "
         f"{worst.position!r}, column {worst.column}"
+    )
+
+
+def comparison_result(
+    planned: PlannedCheck,
+    worst: _Worst,
+    level: Level,
+    reproduction: Callable[[], str] | None = None,
+) -> CheckResult:
+    """The CheckResult of a comparison; ``reproduction()`` is called only for a failure."""
+    passed, message = comparison_message(worst, level)
+    line = None
+    if not passed and worst.position is not None and reproduction is not None:
+        line = reproduction()
+    return CheckResult(
+        id=planned.id,
+        stage=planned.stage,
+        title=planned.title,
+        section=planned.section,
+        status="passed" if passed else "failed",
+        message=message,
+        max_error=worst.error,
+        bound=worst.bound,
+        worst_position=worst.position,
+        worst_column=worst.column,
+        reproduction=line,
+        details={
+            "max_abs_error": worst.max_abs_error,
+            "values_compared": worst.compared,
+            "values_over_bound": worst.violations,
+        },
     )
 
 
@@ -646,27 +678,11 @@ class Suite:
     def _comparison_result(
         self, planned: PlannedCheck, worst: _Worst, d_model: int, base: float, level: Level
     ) -> CheckResult:
-        passed, message = comparison_message(worst, level)
-        reproduction = None
-        if not passed and worst.position is not None:
-            reproduction = self._value_reproduction(
-                worst.position, d_model, base, worst.column, level
-            )
-        return self._result(
-            planned,
-            "passed" if passed else "failed",
-            message,
-            max_error=worst.error,
-            bound=worst.bound,
-            worst_position=worst.position,
-            worst_column=worst.column,
-            reproduction=reproduction,
-            details={
-                "max_abs_error": worst.max_abs_error,
-                "values_compared": worst.compared,
-                "values_over_bound": worst.violations,
-            },
-        )
+        def reproduction() -> str:
+            assert worst.position is not None
+            return self._value_reproduction(worst.position, d_model, base, worst.column, level)
+
+        return comparison_result(planned, worst, level, reproduction)
 
     # -- reproductions -------------------------------------------------------------------
 
