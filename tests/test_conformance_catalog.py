@@ -250,3 +250,26 @@ def test_three_entry_points_give_the_same_verdict(spec: str, verdict: str, tmp_p
     for other in (cli_report, plugin_report):
         assert other["verdict"] == verdict
         assert {c["id"]: c["status"] for c in other["checks"]} == statuses
+
+
+def test_declared_capabilities_narrow_the_suite_and_appear_in_the_report() -> None:
+    from catalog.buggy import stops_at_4096
+
+    def table(positions: Any, d_model: int, base: float) -> Any:
+        if positions.dtype.kind != "i" or (positions.size and positions.max() >= TABLE_ROWS):
+            raise ValueError("this table only holds integer positions 0 .. 4095")
+        return stops_at_4096(positions, d_model, base)
+
+    table.pespec_capabilities = {  # type: ignore[attr-defined]
+        "integer_positions_only": True,
+        "max_position": TABLE_ROWS - 1,
+    }
+    report = _run(table)
+    # Honest declarations: every request stays inside them, so the table is conformant there.
+    assert report.verdict == "conformant", report.summary()
+    assert report.capabilities["max_position"] == TABLE_ROWS - 1
+    assert report.get("large:4608x32").status == "skipped"
+    assert "max_position=4095" in report.to_markdown()
+    # Without the declaration the same table fails (it raises outside its range).
+    del table.pespec_capabilities  # type: ignore[attr-defined]
+    assert _run(table).verdict == "non-conformant"

@@ -347,13 +347,19 @@ class Suite:
             else self.requested_level.output_dtype,
         )
         self._contract: dict[str, tuple[bool, str]] | None = None
+        self._plan: list[PlannedCheck] | None = None
         self.output_dtype: str | None = None
         self.level: Level | None = self.requested_level
 
     # -- planning ------------------------------------------------------------------------
 
     def plan(self) -> list[PlannedCheck]:
-        """Every check of the selected stages, in suite order, with stable ids."""
+        """Every check of the selected stages, in suite order, with stable ids (cached)."""
+        if self._plan is None:
+            self._plan = self._make_plan()
+        return list(self._plan)
+
+    def _make_plan(self) -> list[PlannedCheck]:
         planned: list[PlannedCheck] = []
         if "contract" in self.stages:
             planned += [
