@@ -57,7 +57,6 @@ __all__ = [
     "TWO_PI_HI",
     "TWO_PI_LO",
     "error_budget",
-    "error_budget_markdown",
     "exact_encode",
     "exact_frequencies",
     "exact_sinusoidal_positional_encoding",
@@ -732,21 +731,3 @@ def error_budget() -> list[tuple[str, str, mpmath.mpf]]:
         epsilon = mp.fsum(t[2] for t in rotation)
         terms.append(("ε'", "rotated element before rounding, head rounding excluded", epsilon))
     return terms
-
-
-def error_budget_markdown() -> str:
-    """Markdown table of :func:`error_budget` for SPEC §7 (bounds as powers of two)."""
-    terms = error_budget()
-    lines = ["| step | term | bound |", "|---|---|---|"]
-    for step, term, bound in terms:
-        lines.append(f"| {step} | {term} | 2^{float(mpmath.log(bound, 2)):.1f} |")
-    epsilon = terms[-1][2]
-    with mpmath.workdps(40):
-        total = 3 * mpmath.mpf(2) ** -54 + epsilon
-        margin = mpmath.mpf(2) ** -52 - total
-    lines.append("")
-    lines.append(
-        f"3·2^-54 + ε' = {mpmath.nstr(total, 6)} < 2^-52 = {mpmath.nstr(mpmath.mpf(2) ** -52, 6)} "
-        f"(margin {mpmath.nstr(margin, 3)})."
-    )
-    return "\n".join(lines) + "\n"

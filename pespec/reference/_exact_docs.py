@@ -1,0 +1,122 @@
+"""Generated blocks of SPEC §7 and of README's performance section (``tools/generate_docs.py``).
+
+* :func:`error_budget_markdown`: the terms of the §7 proof, evaluated by
+  :func:`pespec.reference.exact.error_budget`.
+* :func:`fixture_errors_markdown`: the reference against every golden fixture set.
+* :func:`performance_markdown`: the table of ``benchmarks/results/reference.json``, the
+  pytest-benchmark output of ``benchmarks/bench_reference.py`` committed with the code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from pespec.reference.encoding import encode
+from pespec.reference.exact import error_budget
+from pespec.reference.golden import load_fixture_sets
+
+__all__ = [
+    "RESULTS_FILE",
+    "error_budget_markdown",
+    "fixture_errors_markdown",
+    "performance_markdown",
+]
+
+RESULTS_FILE = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "reference.json"
+"""Where ``--benchmark-json`` writes the reference benchmarks (repository checkout only)."""
+
+
+def error_budget_markdown() -> str:
+    """The §7 error budget as a Markdown table (bounds as powers of two) and the final sum."""
+    terms = error_budget()
+    lines = ["| step | term | bound |", "|---|---|---|"]
+    for step, term, bound in terms:
+        lines.append(f"| {step} | {term} | 2^{float(mpmath.log(bound, 2)):.1f} |")
+    epsilon = terms[-1][2]
+    with mpmath.workdps(40):
+        two = mpmath.mpf(2)
+        total = 3 * two**-54 + epsilon
+        lines += [
+            "",
+            f"3·2^-54 + ε' = {mpmath.nstr(total, 6)} < 2^-52 = {mpmath.nstr(two**-52, 6)} "
+            f"(margin {mpmath.nstr(two**-52 - total, 3)}).",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def fixture_errors_markdown() -> str:
+    """Max |encode − certified| per golden set, in units of 2^-53, and the share bit-exact."""
+    lines = [
+        "| fixture set | values | max error / 2^-53 | equal to the certified value |",
+        "|---|---|---|---|",
+    ]
+    worst = 0.0
+    for fixture in load_fixture_sets():
+        got = encode(
+            fixture.positions, fixture.d_model, base=fixture.base, convention=fixture.convention
+        )[:, fixture.columns]
+        error = np.abs(got - fixture.values)
+        worst = max(worst, float(error.max()))
+        equal = float(np.mean(error == 0.0))
+        lines.append(
+            f"| `{fixture.name}` | {error.size} | {float(error.max()) / 2.0**-53:g} | "
+            f"{100 * equal:.2f}% |"
+        )
+    lines += ["", f"Largest error over all sets: {worst / 2.0**-53:g}·2^-53 (bound: 2·2^-53)."]
+    return "\n".join(lines) + "\n"
+
+
+def _case_name(benchmark: dict[str, Any]) -> str:
+    table = "test_table_speedup_vs_naive"
+    names = {
+        f"{table}[L5000-d512]": "`sinusoidal_positional_encoding(5000, 512)`",
+        f"{table}[L32768-d1024]": "`sinusoidal_positional_encoding(32768, 1024)`",
+        "test_stream_131072_by_4096": "`iter_encoding_chunks(range(131072), 4096)`",
+        "test_encode_fractional_positions": "`encode` at 2048 fractional positions, d = 512",
+    }
+    return names.get(benchmark["name"], f"`{benchmark['name']}`")
+
+
+def performance_markdown(path: Path = RESULTS_FILE) -> str:
+    """README's performance table from the committed pytest-benchmark JSON (ns per value)."""
+    if not path.exists():
+        return (
+            "_No benchmark results committed yet: run `python -m pytest "
+            "benchmarks/bench_reference.py --benchmark-only --benchmark-json "
+            "benchmarks/results/reference.json`._\n"
+        )
+    data = json.loads(path.read_text(encoding="utf-8"))
+    lines = [
+        "| case | naive (ns/value) | exact (ns/value) | write only (ns/value) | speed-up "
+        "| target |",
+        "|---|---|---|---|---|---|",
+    ]
+    stream_note = ""
+    for benchmark in data["benchmarks"]:
+        info = benchmark["extra_info"]
+        target = info.get("target_speedup")
+        lines.append(
+            f"| {_case_name(benchmark)} | {info['naive_ns_per_value']:.1f} | "
+            f"{info['exact_ns_per_value']:.1f} | {info['write_only_ns_per_value']:.2f} | "
+            f"{info['speedup_vs_naive']:.1f}× | {f'≥ {target:g}×' if target else '—'} |"
+        )
+        if "peak_traced_mib" in info:
+            stream_note = (
+                f"Streaming peak memory: {info['peak_traced_mib']:g} MiB traced, for an "
+                f"encoding of {info['output_mib_if_materialised']:g} MiB."
+            )
+    machine = data.get("machine_info", {})
+    cpu = machine.get("cpu", {})
+    lines += [
+        "",
+        f"Measured {data.get('datetime', '?')[:10]} on {cpu.get('brand_raw', '?')} "
+        f"({cpu.get('count', '?')} cores, shared), Python {machine.get('python_version', '?')}, "
+        f"NumPy {data['benchmarks'][0]['extra_info'].get('numpy', '?')}; naive and exact timed "
+        "in alternating rounds of the same run (best of each). " + stream_note,
+    ]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
