@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 from diagnosis_emulations import EMULATIONS, FORMATS, UNEXPLAINED, Emulation, Expected
+from hypothesis import given
+from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from pespec.conformance.diagnosis import Diagnosis, classify_error_bits, diagnose
@@ -270,3 +272,32 @@ def test_nan_at_the_edge_of_the_probe_is_reported_not_fatal() -> None:
 
 def test_nan_inside_the_probe_gives_no_convention() -> None:
     assert not diagnose(_nan_rows("inside"), level=LEVELS["float64"]).explained
+
+
+@given(
+    st.sampled_from(["uniform", "huge", "tiny", "sign", "random frequencies"]),
+    st.integers(0, 2**32 - 1),
+)
+def test_arbitrary_output_never_crashes_nor_matches(kind: str, seed: int) -> None:
+    """Whatever finite array a backend returns, the diagnosis returns (no exception) and a
+    random array is never explained."""
+
+    def encoder(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float64]:
+        rng = np.random.default_rng([seed, d_model, int(base), len(positions)])
+        shape = (len(positions), d_model)
+        if kind == "uniform":
+            return rng.uniform(-1.0, 1.0, shape)
+        if kind == "huge":
+            return rng.uniform(-1.0, 1.0, shape) * 1e300
+        if kind == "tiny":
+            return rng.uniform(-1.0, 1.0, shape) * 1e-300
+        if kind == "sign":
+            return rng.choice([-1.0, 1.0], shape)
+        # sin/cos pairs of random, non-geometric frequencies: sinusoidal but no member.
+        omega = rng.uniform(0.0, 1.0, d_model // 2)
+        theta = np.asarray(positions, dtype=np.float64)[:, None] * omega
+        return np.concatenate([np.sin(theta), np.cos(theta)], axis=1)
+
+    diagnosis = diagnose(encoder, level=LEVELS["float32"])
+    assert not diagnosis.explained
+    json.dumps(diagnosis.to_dict(), allow_nan=False)

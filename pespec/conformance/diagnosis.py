@@ -75,6 +75,16 @@ _AMPLITUDE_ULPS = 16.0
 """|sqrt(sin² + cos²)/A − 1| allowed, in units u of the format the values lie in: each of
 sin, cos within 4 ulps = 8u (FUNCTION_ULPS, SPEC §4.2), and the radius within 2 × that."""
 
+_NUMERIC_ERRORS = (
+    ValueError,
+    TypeError,
+    FloatingPointError,
+    OverflowError,
+    ZeroDivisionError,
+    np.linalg.LinAlgError,
+)
+"""What absurd backend numbers can make the fit raise; they mean "no known convention"."""
+
 _MIN_INFORMATIVE_FRACTION = 0.25
 """Fraction of fit-probe elements whose bound must be below 0.05·A for `explained` to count."""
 
@@ -215,7 +225,8 @@ def _rms(candidate: Candidate, probes: list[_Probe]) -> float:
         assert probe.values is not None
         diff = probe.values - _model(candidate, probe, fast=True)
         finite = np.isfinite(diff)
-        total += float(np.sum(diff[finite] ** 2))
+        with np.errstate(over="ignore"):
+            total += float(np.sum(diff[finite] ** 2))
         count += int(finite.sum())
     return math.sqrt(total / count) if count else math.inf
 
@@ -471,6 +482,17 @@ def _closest(
     return [_residuals(candidate, probes, level) for candidate in ranked]
 
 
+def _finite_or_null(value: Any) -> Any:
+    """``value`` with every non-finite float, at any depth, replaced by None."""
+    if isinstance(value, dict):
+        return {key: _finite_or_null(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite_or_null(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
 @dataclass(frozen=True)
 class Diagnosis:
     """What a failing backend computes (SPEC §10).
@@ -497,8 +519,10 @@ class Diagnosis:
     evidence: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (the report's ``diagnosis`` object), with the sentence."""
-        return {**asdict(self), "sentence": self.sentence()}
+        """JSON-ready form (the report's ``diagnosis`` object), with the sentence; a
+        non-finite number (a residual of an absurd output) becomes null."""
+        data: dict[str, Any] = _finite_or_null({**asdict(self), "sentence": self.sentence()})
+        return data
 
     @property
     def precision_is_cause(self) -> bool:
@@ -675,16 +699,20 @@ def diagnose(encoder: Encoder, *, level: Level, integer_positions_only: bool = F
         assert probe.values is not None
         try:
             fit = fit_probe(probe.positions.astype(np.float64), probe.values, probe.base)
-        except (ValueError, FloatingPointError, np.linalg.LinAlgError, OverflowError):
+        except _NUMERIC_ERRORS:
             fit = None
         if fit is not None:
             fits.append(fit)
     # A probe that does not fit (e.g. every pair aliased at base 500) is still verified.
-    combined = combine(fits, PRIMARY_BASE)
-    candidates = candidate_grid(combined, list(FIT_DIMS)) if combined is not None else []
-    if not candidates:
+    try:
+        combined = combine(fits, PRIMARY_BASE)
+        candidates = candidate_grid(combined, list(FIT_DIMS)) if combined is not None else []
+        if not candidates:
+            return unexplained(None, representability or "unknown")
+        chosen, rms = _best_candidate(candidates, usable)
+    except _NUMERIC_ERRORS as exc:  # absurd fitted values (e.g. c = e^1000)
+        evidence["fit_error"] = f"{type(exc).__name__}: {exc}"
         return unexplained(None, representability or "unknown")
-    chosen, rms = _best_candidate(candidates, usable)
     evidence["fit_rms_error"] = rms
     # Precision from the fit probes; the large positions only where those cannot resolve it
     # (a low-precision output hides float32 rounding at small angles), so that a bug at
