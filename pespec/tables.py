@@ -25,6 +25,7 @@ __all__ = [
     "BASE",
     "DIGITS",
     "DIMENSIONS",
+    "HIGHLIGHTS",
     "QUOTED",
     "QuotedValue",
     "certified",
@@ -36,6 +37,7 @@ __all__ = [
     "front_matter",
     "half_precision_rows",
     "half_precision_table",
+    "quoted_highlights",
     "quoted_table",
     "quoted_verdict",
     "significant",
@@ -251,9 +253,9 @@ QUOTED: tuple[QuotedValue, ...] = (
                 lambda: exact_encoding(1, 3, 4)),
     QuotedValue("PE(2, 3) = cos 0.02, d = 4", "1.0000", "S0 §Code Walkthrough",
                 lambda: exact_encoding(2, 3, 4)),
-    QuotedValue("PE(1, 3) = cos 0.01, d = 4", "0.99995", "S2 small example",
+    QuotedValue("PE(1, 3) = cos 0.01, d = 4 (to 5 decimals)", "0.99995", "S2 small example",
                 lambda: exact_encoding(1, 3, 4)),
-    QuotedValue("PE(2, 3) = cos 0.02, d = 4", "0.9998", "S2 small example",
+    QuotedValue("PE(2, 3) = cos 0.02, d = 4 (to 4 decimals)", "0.9998", "S2 small example",
                 lambda: exact_encoding(2, 3, 4)),
     QuotedValue("PE(2, 1) = cos 2, d = 4", "-0.4161", "S0 §Code Walkthrough, S2",
                 lambda: exact_encoding(2, 1, 4)),
@@ -293,10 +295,29 @@ def quoted_verdict(quoted: str, exact: Any, claim: str = "≈") -> bool:
     return bool(difference <= half_unit)
 
 
-def quoted_table() -> str:
-    """SPEC §11.3: commonly quoted values beside their exact values, with a verdict."""
+HIGHLIGHTS: tuple[str, ...] = (
+    "ω_1, d = 512 (second pair)",
+    "ω_255, d = 512 (lowest frequency)",
+    "λ_255, d = 512 (longest wavelength)",
+    "PE(10, 0) = sin 10 (any d)",
+    "PE(2, 3) = cos 0.02, d = 4",
+)
+"""The rows of :func:`quoted_highlights` (README)."""
+
+
+def quoted_highlights() -> str:
+    """README excerpt of SPEC §11.3: five commonly quoted values that are wrong."""
+    return quoted_table(HIGHLIGHTS, legend=False)
+
+
+def quoted_table(quantities: Sequence[str] | None = None, *, legend: bool = True) -> str:
+    """SPEC §11.3: commonly quoted values beside their exact values, with a verdict.
+
+    ``quantities`` selects rows by :attr:`QuotedValue.quantity` (default: all, in order).
+    """
+    chosen = QUOTED if quantities is None else [_quoted(q) for q in quantities]
     rows = []
-    for item in QUOTED:
+    for item in chosen:
         with mpmath.workdps(DIGITS + 25):
             exact = item.exact()
             correct = quoted_verdict(item.quoted, exact, item.claim)
@@ -313,13 +334,22 @@ def quoted_table() -> str:
             ]
         )
     header = ["quantity", "quoted", "source", "exact (15 s.d.)", "relative error", "verdict"]
-    legend = "\n".join(f"- {key}: {text}" for key, text in SOURCES.items())
+    if not legend:  # without the legend the source keys mean nothing: drop that column
+        return _table(header[:2] + header[3:], [row[:2] + row[3:] for row in rows])
+    sources = "\n".join(f"- {key}: {text}" for key, text in SOURCES.items())
     return (
         _table(header, rows)
         + "\nA quote marked ≈ is correct when the exact value rounds to it at the decimals "
         "shown; one marked = claims equality.\nSources (the background documents pespec grew "
-        "from):\n\n" + legend + "\n"
+        "from):\n\n" + sources + "\n"
     )
+
+
+def _quoted(quantity: str) -> QuotedValue:
+    for item in QUOTED:
+        if item.quantity == quantity:
+            return item
+    raise ValueError(f"quantity must be one of the QUOTED quantities; got {quantity!r}")
 
 
 # --- half precision: safe to store, not safe to compute in ---------------------------------
@@ -363,8 +393,21 @@ def half_precision_rows(
     return rows
 
 
+def _half_facts(name: str) -> str:
+    """One line of format facts, from the format's own parameters (numpy / ml_dtypes finfo)."""
+    info: Any = ml_dtypes.finfo(_HALF_DTYPES[name])  # type: ignore[no-untyped-call]
+    bits = int(info.nmant) + 1  # significand bits including the hidden bit
+    half_ulp = 2.0 ** -(bits + 1)  # half the spacing of the format in [0.5, 1)
+    return (
+        f"- {name}: {bits} significant bits; storing a value in [−1, 1] errs by at most "
+        f"2^−{bits + 1} = {half_ulp:.1e}; every integer up to 2^{bits} = {2**bits} is exact; "
+        f"the largest finite value is {float(info.max):g}"
+    )
+
+
 def half_precision_table() -> str:
     """FAQ table: half-precision storage error vs half-precision computation error, d = 512."""
+    facts = "\n".join(_half_facts(name) for name in _HALF_DTYPES) + "\n\n"
     rows = []
     for p, name, stored, computed in half_precision_rows():
         represented = float(np.asarray(p, dtype=_HALF_DTYPES[name]))
@@ -376,4 +419,4 @@ def half_precision_table() -> str:
         "max abs. error, stored (exact → format)",
         "max abs. error, computed in the format",
     ]
-    return _table(header, rows)
+    return facts + _table(header, rows)

@@ -182,3 +182,15 @@ def test_pespec_tables_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out == tables.tiny_table()
     assert main(["tables", "nope"]) == 2
     assert re.search(r"table NAME must be one of .*got 'nope'", capsys.readouterr().err)
+
+
+def test_quoted_highlights_are_rows_of_the_full_table() -> None:
+    quantities = [item.quantity for item in tables.QUOTED]
+    assert len(set(quantities)) == len(quantities)  # rows are selected by quantity
+    full = {row[0]: row for row in _rows(tables.quoted_table())}
+    highlights = _rows(tables.quoted_highlights())
+    assert [row[0] for row in highlights] == list(tables.HIGHLIGHTS)
+    for row in highlights:  # the same numbers, without the source column
+        assert row == full[row[0]][:2] + full[row[0]][3:]
+    with pytest.raises(ValueError, match="quantity must be one of the QUOTED quantities"):
+        tables.quoted_table(["no such quantity"])

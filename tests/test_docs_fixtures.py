@@ -1,0 +1,63 @@
+"""docs/fixtures.md describes the shipped fixtures: its field table names exactly the keys of
+the files, and its plain-Python reader returns exactly what pespec's own loader returns."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pespec.reference.golden import fixture_directory, load_fixture_sets
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "fixtures.md"
+
+
+def _documented_fields() -> list[str]:
+    text = DOC.read_text(encoding="utf-8")
+    section = text.split("## Fields", 1)[1].split("## ", 1)[0]
+    return re.findall(r"^\| `(\w+)` \|", section, flags=re.MULTILINE)
+
+
+def _reader() -> Any:
+    """The ``read_fixture`` function defined by the document's first Python block."""
+    text = DOC.read_text(encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    assert code is not None
+    imports = re.findall(r"^\s*(?:import|from)\s+(\w+)", code.group(1), flags=re.MULTILINE)
+    assert set(imports) <= {"json", "pathlib"}, (
+        f"the reader must use the standard library only: {imports}"
+    )
+    namespace: dict[str, Any] = {}
+    exec(compile(code.group(1), "fixtures.md", "exec"), namespace)
+    assert len(code.group(1).strip().splitlines()) <= 16
+    return namespace["read_fixture"]
+
+
+def test_field_table_matches_every_shipped_file() -> None:
+    documented = _documented_fields()
+    files = sorted(fixture_directory().glob("*.json"))
+    assert files
+    for file in files:
+        keys = list(json.loads(file.read_text(encoding="utf-8")))
+        # Documented in file order; positions_hex appears only for fractional positions.
+        assert keys == [k for k in documented if k in keys], file.name
+        assert set(documented) - set(keys) <= {"positions_hex"}, file.name
+
+
+def test_plain_reader_agrees_with_the_loader_bit_for_bit() -> None:
+    read_fixture = _reader()
+    sets = load_fixture_sets()
+    assert sets
+    for fixture in sets:
+        path = fixture_directory() / f"{fixture.name}.json"
+        d_model, base, convention, positions, columns, values = read_fixture(path)
+        assert d_model == fixture.d_model and base == fixture.base
+        assert convention["layout"] == fixture.convention.layout
+        assert np.array_equal(np.array(positions, dtype=fixture.positions.dtype), fixture.positions)
+        assert columns == fixture.columns.tolist()
+        got = np.array(values, dtype=np.float64)
+        assert got.tobytes() == fixture.values.tobytes(), fixture.name
