@@ -60,7 +60,7 @@ FIT_DIMS = (64, 32)
 """Model dimensions of the fit probes; two are needed to separate the base from the shift s."""
 
 LIMIT_TOLERANCE = 1e-2
-"""|output/A − exact| allowed for a position to count as meaningful (SPEC §10.3)."""
+"""|output/A − exact| allowed for a position to count as meaningful (SPEC §10.5)."""
 
 _FORMATS_COARSE_TO_FINE = ("bfloat16", "float16", "float32", "float64")
 
