@@ -245,19 +245,17 @@ def _best_candidate(candidates: list[Candidate], probes: list[_Probe]) -> tuple[
 
 
 def classify_error_bits(bits: float, floor_bits: float) -> str:
-    """Working precision from bits = −log2(max angle-error ratio) (SPEC §10.2).
+    """Working precision from bits = −log2(max angle-error ratio) (SPEC §10.3).
 
     A format with p significand bits shows bits near [p, p + 2.5]; the cut between two
-    neighbouring formats is halfway between the coarse one's p + 2 and the fine one's p.
+    neighbouring formats is halfway between the coarse one's p + 2.5 and the fine one's p.
     bits below p_bfloat16 − 1.5 is more error than any format explains ("unknown"). When
     nothing was seen (bits = inf), the precision is finer than every format that the probes
     could have seen (those with p + 2.5 < floor_bits): float64 if float32 was visible.
     """
     if math.isinf(bits):
-        visible = [
-            f for f in _FORMATS_COARSE_TO_FINE if SIGNIFICAND_BITS[f] + _SPREAD_BITS < floor_bits
-        ]
-        return "float64" if "float32" in visible else "unknown"
+        float32_visible = SIGNIFICAND_BITS["float32"] + _SPREAD_BITS < floor_bits
+        return "float64" if float32_visible else "unknown"
     if bits < SIGNIFICAND_BITS["bfloat16"] - 1.5:
         return "unknown"
     for coarse, fine in itertools.pairwise(_FORMATS_COARSE_TO_FINE):
@@ -318,7 +316,8 @@ def _frequency_grid(candidate: Candidate, probes: list[_Probe]) -> str | None:
         keep = (rate > 0) & (rate * step < 2.0)
         rates.append(rate[keep])
         margins.append(margin[keep])
-    rate, margin = np.concatenate(rates), np.concatenate(margins)
+    rate = np.concatenate(rates)
+    margin = np.maximum(np.concatenate(margins), 1e-12 * rate)  # float64 arithmetic of the fit
     for name in ("bfloat16", "float16"):
         with np.errstate(over="ignore", under="ignore"):
             nearest = rate.astype(DTYPES[name]).astype(np.float64)
