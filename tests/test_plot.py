@@ -156,3 +156,27 @@ def test_missing_matplotlib_gives_install_hint(
     assert main(["plot", "encoding", "--d-model", "8", "--seq-len", "4", "-o", str(out)]) == 2
     assert "needs matplotlib" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_markdown_report_embeds_the_error_plot(tmp_path: Path) -> None:
+    report = tmp_path / "report.md"
+    args = ["check", "numpy-float32", "--stages", "contract,golden", "--quiet"]
+    assert main([*args, "--markdown", str(report)]) == 0
+    picture = tmp_path / "report.error.png"
+    assert picture.read_bytes().startswith(PNG_SIGNATURE)
+    assert "](report.error.png)" in report.read_text(encoding="utf-8")
+
+
+def test_markdown_report_without_a_picture_when_plotting_fails(tmp_path: Path) -> None:
+    from pespec.conformance import check
+
+    def fails_on_long_inputs(positions: NDArray[Any], d_model: int, base: float) -> Any:
+        if positions.shape[0] > 100:  # the error plot asks for more rows than the suite
+            raise RuntimeError("out of memory")
+        return oracle.encode(positions, d_model, base=base)
+
+    result = check(fails_on_long_inputs, stages=("contract",), diagnose=False)
+    report = tmp_path / "report.md"
+    result.write_markdown(report, backend=fails_on_long_inputs)
+    assert "Error against the bound" not in report.read_text(encoding="utf-8")
+    assert not (tmp_path / "report.error.png").exists()

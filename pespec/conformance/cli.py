@@ -81,7 +81,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         report.write_json(args.json)
     if args.markdown:
-        report.write_markdown(args.markdown)
+        report.write_markdown(args.markdown, backend=args.backend)
     _print_report(report, quiet=args.quiet)
     return 0 if report.conformant else 1
 

@@ -197,8 +197,8 @@ class Report:
         """The JSON document as text (sorted by the schema's field order, 2-space indent)."""
         return json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n"
 
-    def to_markdown(self) -> str:
-        """The same report for humans."""
+    def to_markdown(self, error_plot: str | None = None) -> str:
+        """The same report for humans; ``error_plot``: a PNG (relative path) to embed."""
         lines = [
             f"# pespec conformance report: {self.backend}",
             "",
@@ -226,6 +226,10 @@ class Report:
                 f"{_fmt(c.ratio)} | {_fmt_position(c.worst_position)} | "
                 f"{'' if c.worst_column is None else c.worst_column} | {note} |"
             )
+        if error_plot:
+            lines += ["", "## Error against the bound", "",
+                      f"![|error| against position, with the bound of level {self.level}]"
+                      f"({error_plot})"]  # fmt: skip
         reproductions = [c for c in self.failed if c.reproduction]
         if reproductions:
             lines += ["", "## Reproductions", ""]
@@ -237,9 +241,26 @@ class Report:
         """Write :meth:`to_json` to ``path`` atomically."""
         write_atomic(Path(path), self.to_json())
 
-    def write_markdown(self, path: str | os.PathLike[str]) -> None:
-        """Write :meth:`to_markdown` to ``path`` atomically."""
-        write_atomic(Path(path), self.to_markdown())
+    def write_markdown(self, path: str | os.PathLike[str], backend: Any = None) -> None:
+        """Write :meth:`to_markdown` to ``path`` atomically.
+
+        With ``backend`` (spec, Backend or callable) and matplotlib installed (the ``[plot]``
+        extra), also write ``<name>.error.png`` beside it (:func:`pespec.plot.error_plot`) and
+        embed it; a backend that fails while plotting gets no picture, never a crash.
+        """
+        import importlib.util
+
+        target = Path(path)
+        picture = None
+        if backend is not None and importlib.util.find_spec("matplotlib") is not None:
+            from pespec.plot import error_plot
+
+            png = target.with_name(f"{target.stem}.error.png")
+            try:
+                picture = error_plot(backend, self.level, png).name
+            except Exception:  # the backend misbehaved while plotting: report without it
+                picture = None
+        write_atomic(target, self.to_markdown(error_plot=picture))
 
     def rich_table(self) -> Any:
         """A ``rich.table.Table`` of the checks (imported lazily: rich is only for terminals)."""
