@@ -3,13 +3,13 @@
 These are the functions other backends are judged against. They are the exact reference
 of SPEC §7 (:mod:`pespec.reference.exact`): every element is within 2^-52 of the
 correctly rounded value, at every position |p + o| < 2^31 (no drift with position).
-The naive formula stays available in :mod:`pespec.reference.naive` as the benchmark
+``iter_encoding_chunks`` (re-exported from there) streams the same values in blocks of
+rows. The naive formula stays available in :mod:`pespec.reference.naive` as the benchmark
 baseline and as an example of a conformant-but-drifting float64 backend.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -20,8 +20,8 @@ from pespec.reference.exact import (
     exact_encode,
     exact_frequencies,
     exact_sinusoidal_positional_encoding,
+    iter_encoding_chunks,
 )
-from pespec.reference.exact import iter_encoding_chunks as _iter_encoding_chunks
 
 __all__ = ["encode", "frequencies", "iter_encoding_chunks", "sinusoidal_positional_encoding"]
 
@@ -64,24 +64,4 @@ def sinusoidal_positional_encoding(
     """
     return exact_sinusoidal_positional_encoding(
         seq_len, d_model, base=base, offset=offset, convention=convention
-    )
-
-
-def iter_encoding_chunks(
-    positions: range | Any,
-    d_model: int,
-    *,
-    base: float = 10000.0,
-    convention: Convention = CANONICAL,
-    chunk_rows: int = 4096,
-) -> Iterator[tuple[int, NDArray[np.float64]]]:
-    """Stream the encoding in blocks of rows: yields (first_row, block (rows, d_model)).
-
-    ``positions`` is a ``range`` (e.g. ``range(131072)``; any non-zero step) or a 1-D array.
-    Memory stays O(chunk_rows·d_model) however long the range, so a 131072 × 4096
-    encoding can be compared block by block. Each block equals the matching rows of
-    :func:`encode`.
-    """
-    return _iter_encoding_chunks(
-        positions, d_model, base=base, convention=convention, chunk_rows=chunk_rows
     )

@@ -377,22 +377,23 @@ def _rotate(
     np.multiply(anchor.head[a_index], fine.head[f_index], out=big)
     a1, c1, a2, c2 = (getattr(anchor, n)[a_index] for n in ("h_re", "h_im", "t_re", "t_im"))
     b2, d2, bh, dh = (getattr(fine, n)[f_index] for n in ("t_re", "t_im", "f_re", "f_im"))
-    np.multiply(a1, b2, out=acc)
-    np.multiply(c1, d2, out=tmp)
-    np.add(acc, tmp, out=acc)
-    np.multiply(a2, bh, out=tmp)
-    np.add(acc, tmp, out=acc)
-    np.multiply(c2, dh, out=tmp)
-    np.add(acc, tmp, out=acc)
+    _signed_products(
+        acc, tmp, [(a1, b2, np.add), (c1, d2, np.add), (a2, bh, np.add), (c2, dh, np.add)]
+    )
     np.add(big.real, acc, out=sin_out)
-    np.multiply(c1, b2, out=acc)
-    np.multiply(a1, d2, out=tmp)
-    np.subtract(acc, tmp, out=acc)
-    np.multiply(c2, bh, out=tmp)
-    np.add(acc, tmp, out=acc)
-    np.multiply(a2, dh, out=tmp)
-    np.subtract(acc, tmp, out=acc)
+    _signed_products(
+        acc, tmp, [(c1, b2, np.add), (a1, d2, np.subtract), (c2, bh, np.add), (a2, dh, np.subtract)]
+    )
     np.add(big.imag, acc, out=cos_out)
+
+
+def _signed_products(acc: F64, tmp: F64, terms: list[tuple[F64, F64, np.ufunc]]) -> None:
+    """acc ← ((x₀·y₀ ± x₁·y₁) ± x₂·y₂) ± …, left to right (the first sign is +)."""
+    first, *rest = terms
+    np.multiply(first[0], first[1], out=acc)
+    for x, y, combine in rest:
+        np.multiply(x, y, out=tmp)
+        combine(acc, tmp, out=acc)
 
 
 def _sin_cos_views(out: F64, convention: Convention) -> tuple[F64, F64]:
