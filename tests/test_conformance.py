@@ -353,6 +353,11 @@ def test_from_file_csv_and_npz_with_positions(tmp_path: Path) -> None:
     args = ["check", "--from-file", str(csv), "--d-model", "8", "--quiet"]
     assert main([*args, "--positions", "0,7,1000,4097"]) == 0
     assert main([*args, "--positions", "0:4"]) == 1  # rows are not positions 0..3
+    float32 = tmp_path / "out32.csv"
+    low = load_backend("numpy-float32")(positions, 8, 10000.0)
+    np.savetxt(float32, low, delimiter=",", fmt="%.9g")  # 9 digits: round-trips float32
+    args32 = ["check", "--from-file", str(float32), "--d-model", "8", "--quiet"]
+    assert main([*args32, "--positions", "0,7,1000,4097", "--level", "float32"]) == 0
     npz = tmp_path / "out.npz"
     np.savez(npz, encoding=values, positions=positions)
     assert main(["check", "--from-file", str(npz), "--d-model", "8", "--quiet"]) == 0
