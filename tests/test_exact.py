@@ -343,6 +343,11 @@ def test_streaming_memory_does_not_grow_with_length() -> None:
         (lambda: encoding.encode([2**53 + 2], 4), ValueError, ("positions", str(2**53 + 2))),
         (lambda: encoding.encode([1e300], 4), ValueError, ("positions", "2**53")),
         (
+            lambda: encoding.encode([2.0**53], 4, convention=PRESETS["fairseq"]),
+            ValueError,
+            ("positions", str(2**53 + 2)),
+        ),
+        (
             lambda: list(encoding.iter_encoding_chunks(range(2**54, 2**54 + 2), 4)),
             ValueError,
             ("positions",),

@@ -561,8 +561,10 @@ def _fill(out: F64, p: NDArray[Any], rotator: _Rotator) -> None:
     integral = p == np.rint(p)
     if np.any(integral):
         rows = np.flatnonzero(integral)
+        values = p[rows].astype(np.int64)
+        _check_range(int(values.min()) + offset, int(values.max()) + offset)
         block = np.empty((rows.shape[0], out.shape[1]))
-        rotator.fill_gather(block, p[rows].astype(np.int64) + offset)
+        rotator.fill_gather(block, values + offset)
         out[rows] = block
     rows = np.flatnonzero(~integral)
     if rows.size == 0:
