@@ -18,12 +18,13 @@ Algorithm (the proof of the bound is in SPEC §7 and :func:`error_budget`):
    the angle-addition identities with exact (Dekker) products. No libm call is used,
    so the bound does not depend on the accuracy of np.sin/np.cos (NumPy documents
    up to 4 ulp for its SIMD float64 routines, numpy/numpy#19478).
-4. Integer ranges p_0, p_0 + h, … (``sinusoidal_positional_encoding``): block rotation.
-   Position p_0 + (jB + q)·h = anchor A_j + fine offset F_q with B ≈ √L; steps 2–3 run
-   only for the ~2√L anchors and offsets, and each element is one complex product
-   w(A_j + F_q) = w(A_j)·conj(e^{iF_q}) with w(θ) = sin θ + i·cos θ. Both factors are
-   split at float32 precision (24 bits), so the leading product is exact and its sum
-   is rounded once; the small cross terms add < 2^-70.
+4. Integer positions: block rotation. x = A + q with A = 64·⌊x/64⌋ (the anchor) and
+   0 ≤ q < 64 (the fine offset); steps 2–3 run once per distinct anchor and offset
+   (about L/64 + 64 per frequency for L consecutive positions), and each element is one
+   complex product w(A + F) = w(A)·e^{−iF} with w(θ) = sin θ + i·cos θ. Both factors are
+   split at float32 precision (24 bits), so the head product is exact and rounded once
+   per part; the tails add a small part (< 2^-22) computed with plain float64 operations
+   in a fixed order, so every element depends on its position alone, bit for bit.
 
 Shapes: positions (n,) or any shape, outputs (*positions.shape, d_model) float64;
 angles in radians unless called turns.
@@ -51,6 +52,7 @@ from pespec.reference.validation import (
 )
 
 __all__ = [
+    "GRID",
     "MAX_POSITION",
     "MAX_SCALED_POSITION",
     "TABLE_SIZE",
