@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -29,6 +30,8 @@ from pespec.reference.naive import naive_encode
 
 Backend = Callable[[NDArray[Any], int, float], NDArray[Any]]
 BF16 = np.dtype(ml_dtypes.bfloat16)
+ELEMENTS = 4096 if os.environ.get("PESPEC_PROFILE") == "thorough" else 256
+"""n·d per drawn configuration: small in ci (seconds), larger when exploring."""
 
 
 def naive_float32(dtype: Any) -> Backend:
@@ -90,14 +93,16 @@ def test_soundness_correct_implementations_pass_every_property(
     # evaluate p + k and p + λ: keep p ≤ 2^52 there. The others take any int64.
     cap = 2.0**52 if name == "reference float64" else 2.0**62
     config = data.draw(
-        strategies.encoding_configs(max_elements=256, max_positions=8, max_magnitude=cap)
+        strategies.encoding_configs(max_elements=ELEMENTS, max_positions=8, max_magnitude=cap)
     )
     for check in checks.PROPERTIES.values():
         assert check(encoder, config, level).passed
 
 
 @given(
-    config=strategies.encoding_configs(max_elements=256, max_positions=6, canonical_only=False),
+    config=strategies.encoding_configs(
+        max_elements=ELEMENTS, max_positions=6, canonical_only=False
+    ),
     dtype=st.sampled_from(["float64", "float32", "float16", "bfloat16"]),
 )
 def test_soundness_across_conventions(config: EncodingConfig, dtype: str) -> None:
@@ -110,7 +115,7 @@ def test_soundness_across_conventions(config: EncodingConfig, dtype: str) -> Non
         assert check(encoder, config, LEVELS[dtype]).passed
 
 
-@given(k=strategies.offsets(200), config=strategies.encoding_configs(max_elements=256))
+@given(k=strategies.offsets(200), config=strategies.encoding_configs(max_elements=ELEMENTS))
 def test_soundness_rotation_any_offset(k: int, config: EncodingConfig) -> None:
     encoder, level = IMPLEMENTATIONS["naive float32→float32"]
     assert checks.check_rotation(encoder, config, level, offsets=(k,)).passed
