@@ -325,21 +325,21 @@ def test_streaming_memory_does_not_grow_with_length() -> None:
     ("call", "error", "words"),
     [
         (
-            lambda: list(encoding.iter_encoding_chunks(range(3), 4, chunk_rows=0)),
+            lambda: encoding.iter_encoding_chunks(range(3), 4, chunk_rows=0),
             ValueError,
             ("chunk_rows", "0"),
         ),
         (
-            lambda: list(encoding.iter_encoding_chunks(range(3), 4, chunk_rows=True)),
+            lambda: encoding.iter_encoding_chunks(range(3), 4, chunk_rows=True),
             TypeError,
             ("chunk_rows", "bool"),
         ),
         (
-            lambda: list(encoding.iter_encoding_chunks(np.zeros((2, 2)), 4)),
+            lambda: encoding.iter_encoding_chunks(np.zeros((2, 2)), 4),
             ValueError,
             ("positions", "(2, 2)"),
         ),
-        (lambda: list(encoding.iter_encoding_chunks(range(3), 5)), ValueError, ("d_model", "5")),
+        (lambda: encoding.iter_encoding_chunks(range(3), 5), ValueError, ("d_model", "5")),
         (lambda: encoding.encode([2**53 + 2], 4), ValueError, ("positions", str(2**53 + 2))),
         (lambda: encoding.encode([1e300], 4), ValueError, ("positions", "2**53")),
         (
@@ -348,9 +348,14 @@ def test_streaming_memory_does_not_grow_with_length() -> None:
             ("positions", str(2**53 + 2)),
         ),
         (
-            lambda: list(encoding.iter_encoding_chunks(range(2**54, 2**54 + 2), 4)),
+            lambda: encoding.iter_encoding_chunks(range(2**54, 2**54 + 2), 4),
             ValueError,
             ("positions",),
+        ),
+        (
+            lambda: encoding.iter_encoding_chunks(np.array([1.5, 2.0**60]), 4),
+            ValueError,
+            ("positions", str(2**60)),
         ),
     ],
 )

@@ -539,6 +539,22 @@ def _is_unit_range(p: NDArray[Any]) -> bool:
     return bool(int(p[-1]) - int(p[0]) == p.shape[0] - 1 and np.all(np.diff(p) == 1))
 
 
+def _check_domain(p: NDArray[Any], offset: int) -> None:
+    """Raise the ValueError of :func:`_check_range` unless every |p + o| ≤ 2^53."""
+    if p.size == 0:
+        return
+    if p.dtype.kind in "iu":
+        _check_range(int(p.min()) + offset, int(p.max()) + offset)
+        return
+    _check_range(offset, offset)
+    biggest = float(np.max(np.abs(p)))
+    if biggest > MAX_POSITION:
+        _check_range(int(biggest), 0)
+    integral = p[p == np.rint(p)]
+    if integral.size:  # integral floats are shifted by o exactly: check p + o
+        _check_range(int(integral.min()) + offset, int(integral.max()) + offset)
+
+
 def _fill(out: F64, p: NDArray[Any], rotator: _Rotator) -> None:
     """out (n, d) ← encoding of the flat positions p (n,), int64 or float64.
 
@@ -547,24 +563,17 @@ def _fill(out: F64, p: NDArray[Any], rotator: _Rotator) -> None:
     """
     pieces, convention = rotator.pieces, rotator.convention
     offset = int(convention.position_offset)
+    _check_domain(p, offset)
     if p.dtype.kind in "iu":
-        if p.size:
-            _check_range(int(p.min()) + offset, int(p.max()) + offset)
         if _is_unit_range(p):
             rotator.fill_range(out, int(p[0]) + offset)
         else:
             rotator.fill_gather(out, p.astype(np.int64) + offset)
         return
-    if p.size:
-        _check_range(offset, offset)
-        biggest = float(np.max(np.abs(p)))
-        if biggest > MAX_POSITION:
-            _check_range(int(biggest), 0)
     integral = p == np.rint(p)
     if np.any(integral):
         rows = np.flatnonzero(integral)
         values = p[rows].astype(np.int64)
-        _check_range(int(values.min()) + offset, int(values.max()) + offset)
         block = np.empty((rows.shape[0], out.shape[1]))
         rotator.fill_gather(block, values + offset)
         out[rows] = block
@@ -638,32 +647,46 @@ def iter_encoding_chunks(
     convention: Convention = CANONICAL,
     chunk_rows: int = 4096,
 ) -> Iterator[tuple[int, F64]]:
-    """Yield (first_row, block): the encoding of the next ``chunk_rows`` positions.
+    """Iterator of (first_row, block): the encoding of the next ``chunk_rows`` positions.
 
     ``positions``: a ``range`` (any step; never materialised) or a 1-D array. Each block
     has shape (rows, d_model), float64, is a fresh array, and equals the matching rows
     of :func:`exact_encode` bit for bit. Memory: O(chunk_rows·d_model) per block, so a
-    131072 × 4096 encoding can be compared against the reference block by block.
+    131072 × 4096 encoding can be compared against the reference block by block. Arguments
+    are checked when called, not when iteration starts.
     """
     d = check_d_model(d_model)
     rows = check_non_negative_int(chunk_rows, "chunk_rows")
     if rows == 0:
         raise ValueError("chunk_rows must be a positive int; got 0")
     rotator = _Rotator(turn_pieces(d, base, convention=convention), convention)
+    offset = int(convention.position_offset)
     if isinstance(positions, range):
-        n = len(positions)
-        if n:
-            offset = int(convention.position_offset)
+        if len(positions):
             _check_range(positions[0] + offset, positions[-1] + offset)
-        for first in range(0, n, rows):
-            chunk = positions[first : first + rows]
-            block = np.empty((len(chunk), d), dtype=np.float64)
-            _fill(block, np.arange(chunk.start, chunk.stop, chunk.step), rotator)
-            yield first, block
-        return
+        return _stream_range(positions, d, rows, rotator)
     p = check_positions(positions)
     if p.ndim != 1:
         raise ValueError(f"positions must be a range or one-dimensional; got shape {p.shape}")
+    _check_domain(p, offset)
+    return _stream_array(p, d, rows, rotator)
+
+
+def _stream_range(
+    positions: range, d: int, rows: int, rotator: _Rotator
+) -> Iterator[tuple[int, F64]]:
+    """The generator behind :func:`iter_encoding_chunks` for a validated range."""
+    for first in range(0, len(positions), rows):
+        chunk = positions[first : first + rows]
+        block = np.empty((len(chunk), d), dtype=np.float64)
+        _fill(block, np.arange(chunk.start, chunk.stop, chunk.step), rotator)
+        yield first, block
+
+
+def _stream_array(
+    p: NDArray[Any], d: int, rows: int, rotator: _Rotator
+) -> Iterator[tuple[int, F64]]:
+    """The generator behind :func:`iter_encoding_chunks` for a validated 1-D array."""
     for first in range(0, p.shape[0], rows):
         block = np.empty((min(rows, p.shape[0] - first), d), dtype=np.float64)
         _fill(block, p[first : first + rows], rotator)
