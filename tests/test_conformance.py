@@ -75,6 +75,15 @@ def test_builtin_low_precision_backend_is_float32_work_rounded_once() -> None:
     assert np.array_equal(out[:, 1::2], np.cos(theta).astype(np.float16))
 
 
+def test_numpy_backend_takes_positions_beyond_the_reference_domain() -> None:
+    # The reference accepts |p| <= 2^53; beyond, the float64 level's bound exceeds 1 (SPEC §4)
+    # and the backend falls back to the naive formula instead of raising.
+    big = np.array([2**53, 2**53 + 1, -(2**53 + 1), 5], dtype=np.int64)
+    out = load_backend("numpy")(big, 8, 10000.0)
+    assert out.shape == (4, 8) and np.all(np.abs(out) <= 1.0)
+    assert np.array_equal(out[[0, 3]], encode(big[[0, 3]], 8, base=10000.0))
+
+
 def test_jax_not_installed_is_a_load_error_naming_the_fix() -> None:
     # jax is deliberately not installed in the development environment.
     if "jax" in sys.modules or _importable("jax"):

@@ -212,7 +212,10 @@ def _numpy_float64(positions: NDArray[Any], d_model: int, base: float) -> NDArra
     step = _rows_per_block(d_model)
     for start in range(0, positions.shape[0], step):
         block = positions[start : start + step]
-        inside = np.abs(block.astype(np.float64)) <= REFERENCE_MAX_POSITION
+        if block.dtype.kind == "f":
+            inside = np.abs(block) <= REFERENCE_MAX_POSITION
+        else:  # exact integer comparison: 2^53 + 1 must not round down to 2^53
+            inside = np.abs(block) <= int(REFERENCE_MAX_POSITION)
         if inside.all():
             out[start : start + step] = encode(block, d_model, base=base)
             continue
