@@ -91,6 +91,8 @@ GRID: Final = 64
 """B: integer positions are rotated from anchors at multiples of GRID (SPEC §7)."""
 
 _TILE_ELEMENTS: Final = 1 << 15  # elements per rotation tile (256 KiB per float64 array)
+_FACTOR_BYTES: Final = 64  # per (angle, column) of a _Factors: 1 complex + 6 float64
+_FINE_CACHE_BYTES: Final = 1 << 24  # fine factors up to 16 MiB are cached per configuration
 
 # Taylor coefficients, correctly rounded by CPython's int/int division.
 _S3, _S5, _S7 = -1 / 6, 1 / 120, -1 / 5040
@@ -329,6 +331,8 @@ class _Factors:
     2^-24 relative) and ``f_re``/``f_im`` the full float64 heads of the double-doubles.
     """
 
+    NAMES: Final = ("head", "h_re", "h_im", "t_re", "t_im", "f_re", "f_im")
+
     def __init__(self, x: F64, pieces: F64, *, anchor: bool) -> None:
         s_hi, s_lo, c_hi, c_lo = _sincos_dd(x, pieces)
         s_head, s_tail = _f32_split(s_hi, s_lo)
@@ -345,7 +349,7 @@ class _Factors:
     def take(self, index: NDArray[np.intp]) -> _Factors:
         """The factors of rows ``index`` (a gather), same class."""
         result = object.__new__(_Factors)
-        for name in ("head", "h_re", "h_im", "t_re", "t_im", "f_re", "f_im"):
+        for name in self.NAMES:
             setattr(result, name, getattr(self, name)[index])
         return result
 
@@ -412,13 +416,24 @@ def _scratch(shape: tuple[int, ...]) -> tuple[C128, F64, F64]:
     return np.empty(shape, dtype=np.complex128), np.empty(shape), np.empty(shape)
 
 
+@lru_cache(maxsize=8)
+def _cached_fine(d_model: int, base: float, convention: Convention) -> _Factors:
+    """The fine-offset factors of a configuration, like the frequencies computed once."""
+    pieces = turn_pieces(d_model, base, convention=convention)
+    fine = _Factors(np.arange(GRID, dtype=np.float64), pieces, anchor=False)
+    for name in _Factors.NAMES:
+        getattr(fine, name).setflags(write=False)
+    return fine
+
+
 class _Rotator:
     """Encodes integer positions x (|x| ≤ 2^53) by the block rotation; value depends on x only."""
 
-    def __init__(self, pieces: F64, convention: Convention) -> None:
-        self.pieces = pieces
+    def __init__(self, d_model: int, base: float, convention: Convention) -> None:
+        self.key = (check_d_model(d_model), check_base(base), convention)
+        self.pieces = turn_pieces(d_model, base, convention=convention)
         self.convention = convention
-        self.half = pieces.shape[0]
+        self.half = self.pieces.shape[0]
         self._fine: _Factors | None = None
         # work in tiles of about _TILE_ELEMENTS elements: g anchors × GRID offsets × kt columns
         self.kt = max(1, min(self.half, _TILE_ELEMENTS // GRID))
@@ -426,9 +441,12 @@ class _Rotator:
 
     @property
     def fine(self) -> _Factors:
-        """Factors of the fine offsets q = 0 .. GRID−1 (computed once)."""
+        """Factors of the fine offsets q = 0 .. GRID−1 (cached per configuration if small)."""
         if self._fine is None:
-            self._fine = _Factors(np.arange(GRID, dtype=np.float64), self.pieces, anchor=False)
+            if GRID * self.half * _FACTOR_BYTES <= _FINE_CACHE_BYTES:
+                self._fine = _cached_fine(*self.key)
+            else:
+                self._fine = _Factors(np.arange(GRID, dtype=np.float64), self.pieces, anchor=False)
         return self._fine
 
     def _anchors(self, first: float, count: int) -> _Factors:
@@ -609,9 +627,9 @@ def exact_encode(
     """
     p = check_positions(positions)
     d = check_d_model(d_model)
-    pieces = turn_pieces(d, base, convention=convention)
+    rotator = _Rotator(d, base, convention)
     out = np.empty((p.size, d), dtype=np.float64)
-    _fill(out, p.reshape(-1), _Rotator(pieces, convention))
+    _fill(out, p.reshape(-1), rotator)
     return out.reshape((*p.shape, d))
 
 
@@ -625,17 +643,17 @@ def exact_sinusoidal_positional_encoding(
 ) -> F64:
     """Rows for positions offset .. offset+seq_len−1; shape (seq_len, d_model), float64.
 
-    Block rotation: extra memory O(d_model) besides the output (tiles of fixed size).
+    Block rotation: extra memory O(d_model) besides the output (SPEC §7.5).
     """
     n = check_non_negative_int(seq_len, "seq_len")
     start = check_non_negative_int(offset, "offset")
     d = check_d_model(d_model)
-    pieces = turn_pieces(d, base, convention=convention)
+    rotator = _Rotator(d, base, convention)
     out = np.empty((n, d), dtype=np.float64)
     if n:
         x0 = start + int(convention.position_offset)
         _check_range(x0, x0 + n - 1)
-        _Rotator(pieces, convention).fill_range(out, x0)
+        rotator.fill_range(out, x0)
     return out
 
 
@@ -659,7 +677,7 @@ def iter_encoding_chunks(
     rows = check_non_negative_int(chunk_rows, "chunk_rows")
     if rows == 0:
         raise ValueError("chunk_rows must be a positive int; got 0")
-    rotator = _Rotator(turn_pieces(d, base, convention=convention), convention)
+    rotator = _Rotator(d, base, convention)
     offset = int(convention.position_offset)
     if isinstance(positions, range):
         if len(positions):
