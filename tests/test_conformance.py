@@ -305,6 +305,17 @@ def test_markdown_report_states_verdict_and_reproductions(tmp_path: Path) -> Non
 # CLI and from-file
 
 
+def test_suite_arguments_are_validated() -> None:
+    with pytest.raises(ValueError, match=r"large_sizes\[\]\[1\] must be a positive even int"):
+        check("numpy", large_sizes=((16, 7),))
+    with pytest.raises(ValueError, match="profile must be one of"):
+        check("numpy", profile="fast")
+    with pytest.raises(ValueError, match="timeout must be a positive number"):
+        check("numpy", timeout=0)
+    with pytest.raises(ValueError, match="examples must be a positive int"):
+        check("numpy", examples=0)
+
+
 def test_cli_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check"]) == 2
     assert main(["check", "numpy", "--from-file", "x.npy"]) == 2

@@ -40,6 +40,7 @@ from pespec.conformance.contract import (
 from pespec.conformance.report import CheckResult, Report
 from pespec.properties.base import EncodingConfig, Level, level_for_dtype, parse_level
 from pespec.properties.profiles import PROFILES
+from pespec.reference.validation import check_d_model, check_non_negative_int
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -335,7 +336,13 @@ class Suite:
         ):
             raise ValueError(f"examples must be a positive int; got {examples!r}")
         self.examples = examples
-        self.large_sizes = tuple(large_sizes) if large_sizes is not None else LARGE_SIZES[chosen]
+        self.large_sizes = tuple(
+            (
+                check_non_negative_int(length, "large_sizes[][0]"),
+                check_d_model(d, "large_sizes[][1]"),
+            )
+            for length, d in (LARGE_SIZES[chosen] if large_sizes is None else large_sizes)
+        )
         if isinstance(level, str):
             level = parse_level(level)
         self.requested_level: Level | None = level or self.backend.capabilities.claimed_level()
