@@ -72,8 +72,8 @@ SECTIONS: dict[str, str] = {
 }
 
 LARGE_SIZES: dict[str, tuple[tuple[int, int], ...]] = {
-    "ci": ((131072, 16), (2048, 4096)),
-    "dev": ((131072, 16), (2048, 4096)),
+    "ci": ((131072, 64), (8192, 4096)),
+    "dev": ((131072, 64), (8192, 4096)),
     "thorough": ((131072, 4096),),
 }
 """(L, d_model) of the large stage per profile: positions 0 .. L−1, base 10000 (SPEC §9.2)."""
