@@ -273,12 +273,13 @@ def test_low_precision_fast_path_falls_back_and_stays_correct(
 def test_callers_gmpy2_context_does_not_matter(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every conversion happens in a fresh round-to-nearest context."""
     monkeypatch.setattr(oracle, "_GUARD_BITS", -45)  # exercise the scalar path too
+    previous = gmpy2.get_context().copy()
     gmpy2.set_context(gmpy2.context(round=gmpy2.RoundUp, precision=20, subnormalize=True))
     try:
         got = encode([3, 1234.5, 2**35 + 1], 10, base=31.0)
         hi, lo = frequencies_dd(10, 31.0)
     finally:
-        gmpy2.set_context(gmpy2.context())
+        gmpy2.set_context(previous)
     for row, position in zip(got, [3, 1234.5, 2**35 + 1], strict=True):
         assert row.tolist() == _independent_row(position, 10, 31.0, CANONICAL)
     with mpmath.workprec(PRECISION):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import decimal
 import re
+from collections.abc import Iterator
 from decimal import Decimal
 
 import gmpy2
@@ -25,8 +26,13 @@ from pespec.properties.base import LEVELS
 # OEIS A000796; doubled by hand).
 TWO_PI_40 = Decimal("6.283185307179586476925286766559005768394")
 
-gmpy2.get_context().precision = 300
-decimal.getcontext().prec = 80
+
+@pytest.fixture(autouse=True)
+def _high_precision() -> Iterator[None]:
+    """300-bit MPFR and 80-digit decimal for each test, restored afterwards."""
+    with gmpy2.context(precision=300), decimal.localcontext() as local:
+        local.prec = 80
+        yield
 
 
 def _mpfr_frequency(i: int, d: int) -> gmpy2.mpfr:
