@@ -285,14 +285,15 @@ def quoted_verdict(quoted: str, exact: Any, claim: str = "≈") -> bool:
     (|exact − quoted| ≤ half a unit in the last place); for ``=``, it equals ``exact``
     to the working precision."""
     value = _decimal(quoted)
-    difference = abs(mpmath.mpf(exact) - mpmath.mpf(str(value)))
-    if claim == "=":
-        return bool(difference <= abs(mpmath.mpf(exact)) * mpmath.eps * 16)
     exponent = value.as_tuple().exponent
     if not isinstance(exponent, int):
         raise ValueError(f"quoted must be a finite decimal number; got {quoted!r}")
-    half_unit = mpmath.mpf(10) ** exponent / 2
-    return bool(difference <= half_unit)
+    with mpmath.workdps(DIGITS + 25):  # independent of the caller's mpmath precision
+        difference = abs(mpmath.mpf(exact) - mpmath.mpf(str(value)))
+        if claim == "=":
+            return bool(difference <= abs(mpmath.mpf(exact)) * mpmath.eps * 16)
+        half_unit = mpmath.mpf(10) ** exponent / 2
+        return bool(difference <= half_unit)
 
 
 HIGHLIGHTS: tuple[str, ...] = (

@@ -118,9 +118,10 @@ def test_tiny_table_float64_matches_the_public_reference_closely() -> None:
 
 
 def test_quoted_verdict_rule() -> None:
-    half = mpmath.mpf("0.55")
     assert tables.quoted_verdict("0.5", mpmath.mpf("0.5499"))
-    assert tables.quoted_verdict("0.6", half)  # exactly half a unit away counts as correct
+    # 2.5 is exactly half a unit from "2" (a tie representable in binary) and counts as correct.
+    assert tables.quoted_verdict("2", mpmath.mpf("2.5"))
+    assert not tables.quoted_verdict("2", mpmath.mpf("2.5000001"))
     assert not tables.quoted_verdict("0.5", mpmath.mpf("0.5501"))
     assert tables.quoted_verdict("62,832", mpmath.mpf("62831.7"))
     assert tables.quoted_verdict("1/4", mpmath.mpf("0.25"), "=")
