@@ -17,7 +17,6 @@ import argparse
 import importlib
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec._atomic import atomic_path
 from pespec.properties.base import EncodingConfig, Level, level_for_dtype, parse_level
 from pespec.reference import oracle
 from pespec.reference.encoding import sinusoidal_positional_encoding
@@ -66,15 +66,9 @@ def _save(figure: Any, path: str | os.PathLike[str]) -> Path:
     so the same inputs give the same bytes.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".png")
-    os.close(fd)
     try:
-        figure.savefig(tmp, format="png", dpi=110, metadata={"Software": "pespec"})
-        os.replace(tmp, target)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+        with atomic_path(target, suffix=".png") as tmp:
+            figure.savefig(tmp, format="png", dpi=110, metadata={"Software": "pespec"})
     finally:
         _pyplot().close(figure)
     return target

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import re
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
+
+from pespec._atomic import write_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(
@@ -67,17 +67,6 @@ def expected_outputs(root: Path = ROOT) -> dict[Path, str]:
     return outputs
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def stale_files(root: Path = ROOT) -> list[Path]:
     """Generated files whose content differs from what the generators produce now."""
     stale = []
@@ -100,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     for path, text in expected_outputs().items():
         current = path.read_text(encoding="utf-8") if path.exists() else None
         if current != text:
-            _write_atomic(path, text)
+            write_atomic(path, text)
             print(f"wrote {path.relative_to(ROOT)}")
     return 0
 

@@ -14,11 +14,11 @@ import math
 import os
 import platform
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pespec._atomic import write_atomic
 from pespec._version import SPEC_VERSION, __version__
 
 __all__ = [
@@ -30,7 +30,6 @@ __all__ = [
     "Report",
     "environment",
     "schema_table",
-    "write_atomic",
 ]
 
 SUITE_VERSION = "1.0"
@@ -305,19 +304,6 @@ def environment() -> dict[str, Any]:
         "machine": platform.machine(),
         "pespec_libraries": versions,
     }
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder + os.replace."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def _json_float(value: float | None) -> float | None:

@@ -17,7 +17,6 @@ the same checks and reach the same verdict.
 from __future__ import annotations
 
 import math
-import os
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -39,7 +38,7 @@ from pespec.conformance.contract import (
 )
 from pespec.conformance.report import CheckResult, Report
 from pespec.properties.base import EncodingConfig, Level, level_for_dtype, parse_level
-from pespec.properties.profiles import PROFILES
+from pespec.properties.profiles import resolve_profile
 from pespec.reference.validation import check_d_model, check_non_negative_int
 
 __all__ = [
@@ -321,10 +320,7 @@ class Suite:
     ) -> None:
         self.backend = load_backend(backend)
         self.shrink = bool(shrink)
-        chosen = profile or os.environ.get("PESPEC_PROFILE", "ci")
-        if chosen not in PROFILES:
-            raise ValueError(f"profile must be one of {sorted(PROFILES)}; got {chosen!r}")
-        self.profile = chosen
+        self.profile = resolve_profile(profile)
         unknown = [s for s in stages if s not in STAGES]
         if unknown:
             raise ValueError(f"stages must be a subset of {list(STAGES)}; got unknown {unknown}")
@@ -341,7 +337,7 @@ class Suite:
                 check_non_negative_int(length, "large_sizes[][0]"),
                 check_d_model(d, "large_sizes[][1]"),
             )
-            for length, d in (LARGE_SIZES[chosen] if large_sizes is None else large_sizes)
+            for length, d in (LARGE_SIZES[self.profile] if large_sizes is None else large_sizes)
         )
         if isinstance(level, str):
             level = parse_level(level)

@@ -30,12 +30,17 @@ for _name, _options in PROFILES.items():
     settings.register_profile(f"pespec-{_name}", **{**_COMMON, **_options})  # type: ignore[arg-type]
 
 
-def profile_name(name: str | None = None) -> str:
-    """The Hypothesis profile name for ``name`` (or ``$PESPEC_PROFILE``, default ``ci``)."""
+def resolve_profile(name: str | None = None) -> str:
+    """``name``, or ``$PESPEC_PROFILE``, or ``ci``: validated against :data:`PROFILES`."""
     chosen = name or os.environ.get("PESPEC_PROFILE", "ci")
     if chosen not in PROFILES:
         raise ValueError(f"profile must be one of {sorted(PROFILES)}; got {chosen!r}")
-    return f"pespec-{chosen}"
+    return chosen
+
+
+def profile_name(name: str | None = None) -> str:
+    """The registered Hypothesis profile name for ``name`` (see :func:`resolve_profile`)."""
+    return f"pespec-{resolve_profile(name)}"
 
 
 def load_profile(name: str | None = None) -> str:

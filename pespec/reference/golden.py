@@ -32,6 +32,7 @@ import mpmath
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec._atomic import write_atomic
 from pespec._version import SPEC_VERSION
 from pespec.reference.conventions import PRESETS, Convention, diffusers_convention
 from pespec.reference.oracle import encode as oracle_encode
@@ -565,17 +566,6 @@ def verify_values(fixture: FixtureSet, file: str) -> list[ValueMismatch]:
 # export
 
 
-def _write_bytes_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def _csv_bytes(fixture: FixtureSet) -> bytes:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -610,7 +600,7 @@ def export_fixture_sets(
     written = []
     for fixture in fixtures:
         path = directory / f"{fixture.name}.{file_format}"
-        _write_bytes_atomic(path, writers[file_format](fixture))
+        write_atomic(path, writers[file_format](fixture))
         written.append(path)
     return written
 

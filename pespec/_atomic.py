@@ -1,0 +1,41 @@
+"""Atomic file writes: a temporary file in the target's folder, then ``os.replace``.
+
+An interrupted write leaves the previous file intact (or no file), never a partial one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["atomic_path", "write_atomic"]
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on normal exit it replaces ``path``.
+
+    On any exception (KeyboardInterrupt included) the temporary file is removed and
+    ``path`` is left as it was. The folder is created if needed.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=suffix)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes | str) -> None:
+    """Write ``data`` (bytes, or text as UTF-8 with ``\\n`` newlines) to ``path`` atomically."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(payload)
