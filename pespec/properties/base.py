@@ -151,7 +151,12 @@ class EncodingConfig:
 
 @dataclass
 class PropertyResult:
-    """Outcome of one property check (SPEC §5); every number is a float64 absolute value."""
+    """Outcome of one property check (SPEC §5); every number is a float64 absolute value.
+
+    ``max_error`` and ``bound`` belong to the same element: the one with the largest
+    error/bound ratio (``details["max_ratio"]``), so a pass always shows error ≤ bound.
+    The largest error anywhere, where it differs, is ``details["max_abs_error"]``.
+    """
 
     property: str
     section: str

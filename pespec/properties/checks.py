@@ -330,7 +330,8 @@ def _elementwise(ctx: _Context, rows: _Rows, what: str) -> PropertyResult:
             bound=float(tolerance[r, j]),
             details=details,
         )
-    return ctx.passed(float(np.max(error)), float(tolerance[r, j]), position, j, details)
+    details["max_abs_error"] = float(np.max(error))
+    return ctx.passed(float(error[r, j]), float(tolerance[r, j]), position, j, details)
 
 
 def check_accuracy(encoder: Encoder, config: EncodingConfig, level: Level) -> PropertyResult:
@@ -385,7 +386,8 @@ def check_norm(encoder: Encoder, config: EncodingConfig, level: Level) -> Proper
             bound=float(tolerance[r]),
             details=details,
         )
-    return ctx.passed(float(np.max(error)), float(tolerance[r]), position, None, details)
+    details["max_abs_error"] = float(np.max(error))
+    return ctx.passed(float(error[r]), float(tolerance[r]), position, None, details)
 
 
 def _without_offset(config: EncodingConfig) -> Any:
@@ -578,9 +580,8 @@ def check_dot_products(
             bound=float(tolerance[r, s]),
             details=details,
         )
-    return ctx.passed(
-        float(np.max(np.where(valid, error, 0.0))), float(tolerance[r, s]), p, None, details
-    )
+    details["max_abs_error"] = float(np.max(np.where(valid, error, 0.0)))
+    return ctx.passed(float(error[r, s]), float(tolerance[r, s]), p, None, details)
 
 
 def check_uniqueness(
