@@ -17,8 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
+import pespec
 from pespec.cli import main
 from pespec.conformance import Report, check
 
@@ -273,3 +275,34 @@ def test_declared_capabilities_narrow_the_suite_and_appear_in_the_report() -> No
     # Without the declaration the same table fails (it raises outside its range).
     del table.pespec_capabilities  # type: ignore[attr-defined]
     assert _run(table).verdict == "non-conformant"
+
+
+def test_a_row_table_declaring_non_negative_positions_is_checked_inside_its_range() -> None:
+    # A module that stores rows 0 .. 511 of the float32-rounded reference and indexes them:
+    # NumPy's negative indexing would silently return rows from the end of the table, so
+    # the suite must not send negative positions once the module declares it takes none.
+    rows = 512
+    tables: dict[tuple[int, float], Any] = {}
+
+    def lookup(positions: Any, d_model: int, base: float) -> Any:
+        key = (d_model, base)
+        if key not in tables:
+            tables[key] = pespec.sinusoidal_positional_encoding(rows, d_model, base=base).astype(
+                np.float32
+            )
+        return tables[key][positions]
+
+    lookup.pespec_capabilities = {  # type: ignore[attr-defined]
+        "integer_positions_only": True,
+        "non_negative_positions": True,
+        "max_position": rows - 1,
+    }
+    report = _run(lookup)
+    assert report.verdict == "conformant", report.summary()
+    assert report.capabilities["non_negative_positions"] is True
+    # Undeclared, the wrapped-around rows for negative positions are caught.
+    lookup.pespec_capabilities = {  # type: ignore[attr-defined]
+        "integer_positions_only": True,
+        "max_position": rows - 1,
+    }
+    assert _run(lookup).verdict == "non-conformant"

@@ -62,23 +62,24 @@ class BackendLoadError(Exception):
 class Capabilities:
     """What a backend declares about itself; each field narrows the suite (SPEC §9.1).
 
-    ``integer_positions_only``: only int64 positions are passed. ``bases``: the bases it
-    supports (None: any base > 1). ``max_d_model`` and ``max_position`` (largest |position|):
-    larger configurations are not tested. ``level``: the level it claims, e.g.
+    ``integer_positions_only``: only int64 positions are passed. ``non_negative_positions``:
+    only positions ≥ 0 are passed (a module that looks rows up in a table). ``bases``: the
+    bases it supports (None: any base > 1). ``max_d_model`` and ``max_position`` (largest
+    |position|): larger configurations are not tested. ``level``: the level it claims, e.g.
     ``"float16@float64"`` (None: the default level of its output dtype).
     """
 
     integer_positions_only: bool = False
+    non_negative_positions: bool = False
     bases: tuple[float, ...] | None = None
     max_d_model: int | None = None
     max_position: float | None = None
     level: str | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.integer_positions_only, bool):
-            raise TypeError(
-                f"integer_positions_only must be a bool; got {self.integer_positions_only!r}"
-            )
+        for flag in ("integer_positions_only", "non_negative_positions"):
+            if not isinstance(getattr(self, flag), bool):
+                raise TypeError(f"{flag} must be a bool; got {getattr(self, flag)!r}")
         if self.bases is not None:
             if isinstance(self.bases, (str, bytes)) or not hasattr(self.bases, "__iter__"):
                 raise TypeError(f"bases must be a sequence of numbers > 1; got {self.bases!r}")
@@ -119,16 +120,43 @@ class Capabilities:
         """JSON-ready form for reports."""
         return {
             "integer_positions_only": self.integer_positions_only,
+            "non_negative_positions": self.non_negative_positions,
             "bases": None if self.bases is None else list(self.bases),
             "max_d_model": self.max_d_model,
             "max_position": self.max_position,
             "level": self.level,
         }
 
+    def admits(self, positions: NDArray[Any]) -> NDArray[np.bool_]:
+        """Mask of the positions inside the declared capabilities (integer, sign, magnitude)."""
+        values = np.asarray(positions)
+        keep = np.ones(values.shape, dtype=bool)
+        if self.integer_positions_only and values.dtype.kind == "f":
+            keep &= np.isfinite(values) & (values == np.round(values))
+        if self.non_negative_positions:
+            keep &= values >= 0
+        if self.max_position is not None:
+            keep &= np.abs(values) <= self.max_position
+        return keep
+
+    def adapt_positions(self, positions: NDArray[Any]) -> NDArray[Any]:
+        """Map drawn positions into the declared capabilities (round, fold the sign, clip)."""
+        values = np.asarray(positions)
+        if self.integer_positions_only and values.dtype.kind == "f":
+            values = np.round(values).astype(np.int64)
+        if self.non_negative_positions:
+            values = np.abs(values)
+        if self.max_position is not None:
+            limit = self.max_position
+            values = np.clip(values, -limit, limit).astype(values.dtype)
+        return values
+
     def accepts(self, positions: NDArray[Any], d_model: int, base: float) -> str | None:
         """None when the configuration is inside the declared capabilities, else why not."""
         if self.integer_positions_only and positions.dtype.kind == "f":
             return "the backend declares integer positions only"
+        if self.non_negative_positions and positions.size and float(np.min(positions)) < 0:
+            return "the backend declares non-negative positions only"
         if self.bases is not None and float(base) not in self.bases:
             return f"the backend declares bases {list(self.bases)}; base {base!r} is not one"
         if self.max_d_model is not None and d_model > self.max_d_model:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import Backend, to_host
+from pespec.conformance.backends import Backend, Capabilities, to_host
 from pespec.properties.base import DTYPES
 
 __all__ = [
@@ -208,22 +208,20 @@ class ContractProbe:
     base: float
 
 
-def contract_probes(
-    *, integer_only: bool, base: float, max_d_model: int | None, max_position: float | None
-) -> list[ContractProbe]:
+def contract_probes(capabilities: Capabilities, *, base: float) -> list[ContractProbe]:
     """The contract probes, narrowed to what the backend declares.
 
     n ≠ d_model in every probe so that a transposed output shows as a wrong shape; position 0
     is included (sin 0 = 0, cos 0 = 1 are the values most often special-cased).
     """
-    limit = np.inf if max_position is None else max_position
+    max_d_model = capabilities.max_d_model
     d_first = 16 if max_d_model is None else min(16, max_d_model)
     d_second = 6 if max_d_model is None else min(6, max_d_model)
     ints = np.arange(0, 48, dtype=np.int64)
-    probes = [ContractProbe(ints[np.abs(ints) <= limit], d_first, base)]
-    if not integer_only:
+    probes = [ContractProbe(ints[capabilities.admits(ints)], d_first, base)]
+    if not capabilities.integer_positions_only:
         fractional = np.array([0.5, -3.25, 1000.75, 0.0, 12345.5, 2.0**-20], dtype=np.float64)
-        probes.append(ContractProbe(fractional[np.abs(fractional) <= limit], d_second, base))
+        probes.append(ContractProbe(fractional[capabilities.admits(fractional)], d_second, base))
     return probes
 
 
@@ -328,7 +326,7 @@ def probe_base(bases: tuple[float, ...] | None) -> float:
 
 def probes_markdown() -> str:
     """Markdown list of the default contract probes (SPEC §9.2), from :func:`contract_probes`."""
-    probes = contract_probes(integer_only=False, base=10000.0, max_d_model=None, max_position=None)
+    probes = contract_probes(Capabilities(), base=10000.0)
     lines = []
     for probe in probes:
         values = probe.positions.tolist()

@@ -503,12 +503,7 @@ class Suite:
     def _ensure_contract(self) -> dict[str, tuple[bool, str]]:
         if self._contract is None:
             caps = self.backend.capabilities
-            probes = contract_probes(
-                integer_only=caps.integer_positions_only,
-                base=probe_base(caps.bases),
-                max_d_model=caps.max_d_model,
-                max_position=caps.max_position,
-            )
+            probes = contract_probes(caps, base=probe_base(caps.bases))
             self._contract, self.output_dtype = run_contract(self.guard, probes)
             if self.level is None and self.output_dtype is not None:
                 self.level = level_for_dtype(self.backend_dtype())
@@ -554,12 +549,10 @@ class Suite:
         caps = self.backend.capabilities
         positions = np.asarray(fixture.positions)
         rows = np.arange(positions.shape[0], dtype=np.intp)
+        keep = caps.admits(positions)
+        rows, positions = rows[keep], positions[keep]
         if caps.integer_positions_only and positions.dtype.kind == "f":
-            keep = np.isfinite(positions) & (positions == np.round(positions))
-            rows, positions = rows[keep], positions[keep].astype(np.int64)
-        if caps.max_position is not None:
-            keep = np.abs(positions) <= caps.max_position
-            rows, positions = rows[keep], positions[keep]
+            positions = positions.astype(np.int64)
         if positions.size == 0:
             return positions, rows, "no fixture position is inside the declared capabilities"
         why_not = caps.accepts(positions, int(fixture.d_model), float(fixture.base))
@@ -657,12 +650,7 @@ class Suite:
 
         def adapt(pair: tuple[EncodingConfig, float | None]) -> EncodingConfig:
             config, base = pair
-            positions = config.positions
-            if caps.integer_positions_only and positions.dtype.kind == "f":
-                positions = np.round(positions).astype(np.int64)
-            if caps.max_position is not None:
-                limit = caps.max_position
-                positions = np.clip(positions, -limit, limit).astype(positions.dtype)
+            positions = caps.adapt_positions(config.positions)
             return EncodingConfig(
                 positions, config.d_model, config.base if base is None else base, config.convention
             )
