@@ -4,8 +4,8 @@ Records, per set, the max absolute error and the max error in ulps of the certif
 and asserts the documented bound of a float64 evaluation of the formula in log space (the
 naive path, :mod:`pespec.reference.naive`); an exact reference satisfies it too.
 
-Derivation of the bound (u = 2^-53; c_f = 2: the accuracy in ulps assumed for log, exp,
-sin and cos in float64, SPEC §4.2; an error of c_f ulps is a relative error ≤ 2·c_f·u):
+Derivation of the bound (u = 2^-53; c_f: the accuracy in ulps assumed for log, exp,
+sin and cos in float64, SPEC §4.1 A2; an error of c_f ulps is a relative error ≤ 2·c_f·u):
 
 * ln(base): relative error ≤ 2·c_f·u; ÷ (d/2 − s) and × k: one rounding each (≤ u), so the
   exponent a = t·(1 + η), t = k·ln(base)/(d/2 − s), |η| ≤ (2·c_f + 2)·u;
@@ -29,12 +29,13 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from pespec.properties.errormodel import FUNCTION_ULPS
 from pespec.reference.encoding import encode
 from pespec.reference.golden import FixtureSet, load_fixture_sets
 from pespec.reference.naive import naive_encode
 
 U = 2.0**-53
-C_F = 2.0  # SPEC §4.2: float64 sin/cos/exp/log assumed within 2 ulps
+C_F = FUNCTION_ULPS["float64"]  # SPEC §4.1 A2: float64 sin/cos/exp/log within c_f ulps
 
 FIXTURES = load_fixture_sets()
 

@@ -52,12 +52,14 @@ __all__ = [
     "working_error",
 ]
 
-FUNCTION_ULPS: dict[str, float] = {"float64": 2.0, "float32": 4.0, "float16": 4.0, "bfloat16": 4.0}
+FUNCTION_ULPS: dict[str, float] = {"float64": 4.0, "float32": 4.0, "float16": 4.0, "bfloat16": 4.0}
 """c_f: assumed worst error, in ulps of T_work, of sin, cos, exp, log and pow (SPEC §4.2).
 
 float64: glibc documents ≤ 1 ulp for these on x86_64 ("Errors in Math Functions", glibc
-manual); the CUDA C Programming Guide (Mathematical Functions appendix) gives 2 ulp for
-double sin/cos/pow; c_f = 2 covers both. float32: CUDA gives 2 ulp for sinf/cosf/expf and
+manual) and the CUDA C Programming Guide (Mathematical Functions appendix) 2 ulp for double
+sin/cos/pow, but NumPy's own vectorised float64 sin/cos (numpy/numpy#23399, merged 2023) are
+accepted "within the ULP boundaries of other vectorised math routines (<4ULP)"; c_f = 4
+covers all three (the float64 reference of SPEC §7 does not rely on any of them). float32: CUDA gives 2 ulp for sinf/cosf/expf and
 4 ulp for powf; NumPy's SIMD float32 routines are documented at about 4 ulp
 (numpy/numpy#29699); c_f = 4. float16/bfloat16 as *working* precisions only occur in
 claimed levels; the same 4 ulp is assumed.
