@@ -9,6 +9,7 @@ Exit codes: 0 conformant, 1 non-conformant, 2 usage error or backend not loadabl
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -153,6 +154,8 @@ def _print_report(report: Any, *, quiet: bool) -> None:
     from rich.markup import escape
 
     console = Console()
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(width=160)  # piped to a file or a CI log: do not squash the table
     if not quiet:
         console.print(report.rich_table())
         for result in report.checks:
