@@ -110,9 +110,14 @@ class _Context:
     def reproduction(self, position: Any, column: int | None) -> str:
         c = self.config
         index = f"[0, {column}]" if column is not None else "[0]"
+        convention = (
+            ""
+            if c.convention.is_canonical
+            else f", convention=pespec.Convention.from_dict({c.convention.to_dict()!r})"
+        )
         exact = (
             f"; x = pespec.reference.oracle.encode([{position!r}], {c.d_model}, "
-            f"base={c.base!r}, convention=config.convention){index}"
+            f"base={c.base!r}{convention}){index}"
         )
         return f"y = encoder(np.array([{position!r}]), {c.d_model}, {c.base!r}){index}" + (
             exact if column is not None else ""
