@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -384,8 +385,15 @@ def test_from_file_csv_and_npz_with_positions(tmp_path: Path) -> None:
 
 
 def test_from_file_refuses_pickles_and_wrong_shapes(tmp_path: Path) -> None:
+    # An object array can only be stored as a pickle: write such a .npy by hand (a format
+    # 1.0 header declaring dtype object, then the pickled array); loading must refuse it.
     pickled = tmp_path / "obj.npy"
-    np.save(pickled, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    objects = np.array([{"a": 1}], dtype=object)
+    with open(pickled, "wb") as handle:
+        np.lib.format.write_array_header_1_0(
+            handle, np.lib.format.header_data_from_array_1_0(objects)
+        )
+        pickle.dump(objects, handle, protocol=3)
     assert main(["check", "--from-file", str(pickled), "--d-model", "2"]) == 2
     path, _ = _saved_float32(tmp_path, n=10, d=8)
     report = check_output(np.load(path), np.arange(10), 16)
