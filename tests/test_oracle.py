@@ -230,6 +230,19 @@ def test_encode_huge_int_and_tiny_positions() -> None:
     assert row[1].tolist() == _independent_row(1e-300, 4, 10000.0, CANONICAL)
 
 
+def test_fast_check_error_bound_survives_precisions_beyond_1074_bits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """|x| near 2^1023 needs P > 1074 bits, where 2^-P is 0 in float64: the vectorised
+    bound must not become 0 there. With 22 guard bits removed (P = 1088, θ̃ good to about
+    2^-60) an unscaled bound certified a wrong float64 in column 248 (found by a scan);
+    the check must reject it so that the Ziv loop recomputes it."""
+    monkeypatch.setattr(oracle, "_GUARD_BITS", -22)
+    position = float((2**53 - 1) * 2**970)  # the largest float64 below 2^1023
+    got = encode([position], 2048, base=1e7, workers=1)
+    assert got[0].tolist() == mpmath_row(position, 2048, 1e7, CANONICAL, 2400)
+
+
 def test_encode_is_independent_of_worker_count(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(oracle, "PARALLEL_THRESHOLD", 1000)
     assert oracle._can_fork()  # so that workers=3 really forks two children here

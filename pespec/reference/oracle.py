@@ -22,7 +22,7 @@ The error bound used (u = 2^-P, t_k = ln(base)·k/den ≥ 0, each factor (1 + δ
 
 * ln(base), ·(k·M), /N (den = N/M exactly) and exp give ω̃ = ω·(1 + μ) with
   |μ| ≤ 3.03·t_k·u + 1.01·u (the exponent has relative error ≤ 3.01u, which exp turns
-  into a relative error ≤ 1.01·t_k·3.01u while t_k·u ≤ 2^-20);
+  into a relative error ≤ 1.001·t_k·3.01u while t_k·u ≤ 2^-20);
 * θ̃ = x·ω̃ rounded once more: |θ̃ − θ| ≤ |θ̃|·(4·t_k + 3)·u (ample for the
   terms above and for replacing |θ| by |θ̃|);
 * sin/cos are 1-Lipschitz and rounded once at P: |ỹ − y| ≤ |θ̃ − θ| + 2·|ỹ|·u.
@@ -79,6 +79,9 @@ _F64_MIN_SAFE = 2.0**-900
 
 _SLACK = 1.0 + 2.0**-40
 """Factor covering the few float64 roundings made while evaluating a bound."""
+
+_F64_MIN_NORMAL = 2.0**-1022
+"""An upper bound of ω̃ wherever float(ω̃) is subnormal (and so has lost relative accuracy)."""
 
 
 # ---------------------------------------------------------------------------
@@ -357,22 +360,29 @@ def _round_certified(
     angle_term: NDArray[np.float64],
     value_factor: float,
     constant: float,
-    unit: float,
+    precision: int,
 ) -> tuple[NDArray[np.float64], list[int]]:
     """Round MPFR values ỹ_i to float64; returns (the float64s, indices failing the check).
 
-    Call inside a fresh gmpy2 context (round to nearest) at the values' precision. The
-    error bound is err_i = angle_term_i + (value_factor·|ỹ_i| + constant)·unit, with
-    angle_term set to inf where it cannot be trusted. Accepted elements satisfy
-    2·(|ỹ_i − h_i| + err_i) < the smaller gap from h_i to its float64 neighbours, so the
-    whole interval [ỹ_i − err_i, ỹ_i + err_i] rounds to h_i (module docstring).
+    Call inside a fresh gmpy2 context (round to nearest) at the values' precision P. The
+    error bound is err_i = (angle_term_i + value_factor·|ỹ_i| + constant)·2^-P, with
+    angle_term (in units of 2^-P) set to inf where it cannot be trusted. Accepted elements
+    satisfy 2·(|ỹ_i − h_i| + err_i) < the smaller gap from h_i to its float64 neighbours,
+    so the whole interval [ỹ_i − err_i, ỹ_i + err_i] rounds to h_i (module docstring).
+
+    The factor 2^-P is applied last and exactly (``ldexp``): 2^-P alone underflows to 0
+    in float64 for P > 1074 (|x| ≳ 2^990), which would make err_i = 0. Only the final
+    result can still underflow, losing at most 2^-1075, which the _SLACK factors cover:
+    accepted elements have |h_i| > 2^-900, so gap − margin ≥ 2^-39·gap ≥ 2^-992.
     """
     hi_list = [float(v) for v in values]
     lo_list = [float(v - h) for v, h in zip(values, hi_list, strict=True)]  # v − h exact
     hi = np.array(hi_list, dtype=np.float64)
     lo = np.abs(np.array(lo_list, dtype=np.float64))
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        err = (angle_term + (value_factor * (np.abs(hi) + lo) + constant) * unit) * _SLACK
+        err = np.ldexp(
+            (angle_term + value_factor * (np.abs(hi) + lo) + constant) * _SLACK, -precision
+        )
         margin = 2.0 * (lo * _SLACK + err) * _SLACK
         good = (margin < _gaps(hi)) & (np.abs(hi) > _F64_MIN_SAFE) & np.isfinite(margin)
     return hi, np.flatnonzero(~good).tolist()
@@ -401,16 +411,17 @@ def _direct_rows(
         x = _dyadic_to_mpfr(x_exact)
         precision = _row_precision(_magnitude_bits(x_exact), t_max)
         omegas, omega_f, t_upper = _omega_mpfr(d_model, base, den, precision)
-        unit = 2.0**-precision
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-            theta = abs(float(x)) * omega_f * _SLACK
-            angle_term = theta * (4.0 * t_upper + 3.0) * unit
+            theta = abs(float(x)) * np.maximum(omega_f * _SLACK, _F64_MIN_NORMAL)
+            angle_term = theta * (4.0 * t_upper + 3.0)  # in units of 2^-precision
             angle_term[~(theta > _F64_MIN_SAFE)] = np.inf  # underflow: scalar path
         with gmpy2.context(precision=precision):
             pairs = [sin_cos(x * w) for w in omegas]
+            sines = [p[0] for p in pairs]
+            cosines = [p[1] for p in pairs]
             results = [
-                (True, sin_out, *_round_certified([p[0] for p in pairs], angle_term, 2, 0, unit)),
-                (False, cos_out, *_round_certified([p[1] for p in pairs], angle_term, 2, 0, unit)),
+                (True, sin_out, *_round_certified(sines, angle_term, 2, 0, precision)),
+                (False, cos_out, *_round_certified(cosines, angle_term, 2, 0, precision)),
             ]
         for want_sin, out, hi, failed in results:
             out[row] = hi
@@ -445,7 +456,7 @@ def _table_rows(
     t_max = math.log(float(base)) * (half - 1) / float(den)
     precision = _row_precision(max(_magnitude_bits(Fraction(x)) for x in xs), t_max)
     omegas, omega_f, t_upper = _omega_mpfr(d_model, base, den, precision)
-    unit = 2.0**-precision
+    omega_bound = np.maximum(omega_f * _SLACK, _F64_MIN_NORMAL)  # ≥ ω̃_k even if subnormal
     highs = sorted({x // _TABLE_BLOCK for x in xs})
     lows = sorted({x % _TABLE_BLOCK for x in xs})
     high_index = {q: i for i, q in enumerate(highs)}
@@ -458,7 +469,7 @@ def _table_rows(
     )
     sin_cos = gmpy2.sin_cos
     for k, w in enumerate(omegas):
-        angle_term = magnitude * (float(omega_f[k]) * _SLACK * (4.0 * t_upper[k] + 3.0) * unit)
+        angle_term = magnitude * (float(omega_bound[k]) * (4.0 * t_upper[k] + 3.0))
         with gmpy2.context(precision=precision):
             table_a = [sin_cos(a * w) for a in a_exact]
             table_b = [sin_cos(b * w) for b in b_exact]
@@ -469,8 +480,8 @@ def _table_rows(
             sines = [sa[i] * cb[j] + ca[i] * sb[j] for i, j in index]
             cosines = [ca[i] * cb[j] - sa[i] * sb[j] for i, j in index]
             results = [
-                (True, sin_out, *_round_certified(sines, angle_term, 0, 7, unit)),
-                (False, cos_out, *_round_certified(cosines, angle_term, 0, 7, unit)),
+                (True, sin_out, *_round_certified(sines, angle_term, 0, 7, precision)),
+                (False, cos_out, *_round_certified(cosines, angle_term, 0, 7, precision)),
             ]
         for want_sin, out, hi, failed in results:
             out[:, k] = hi
