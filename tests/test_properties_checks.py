@@ -197,7 +197,9 @@ def test_frequency_structure_detects_off_by_one_frequencies() -> None:
         return wide[:, 2:].astype(np.float32)
 
     message = violation(checks.check_frequency_structure, encoder, CONFIG, F32)
-    assert re.search(r"y\(p \+ \d+\) \(≈ [\d.]+·λ\) = −?y\(p\) for pair (0|7), λ = ", message)
+    assert re.search(
+        r"y\(p \+ \d+\) \(≈ [\d.]+·λ\) [−+] y\(p\) = exact \S+ for pair (0|7) \(λ = ", message
+    )
     # Float positions are shifted by λ itself: pair 0's wavelength 2π is named.
     floats = EncodingConfig(np.linspace(0.25, 3.0, 12), 16)
     message = violation(checks.check_frequency_structure, encoder, floats, F32)
@@ -214,6 +216,35 @@ def test_frequency_structure_detects_shifted_last_wavelength() -> None:
 
     message = violation(checks.check_frequency_structure, encoder, CONFIG, F32)
     assert "for pair 7" in message
+
+
+def test_frequency_structure_is_tight_for_a_correct_backend() -> None:
+    # The shifted difference y(p + 710) − y(p) is compared with the exact x(p + 710) − x(p)
+    # (about 6·10^-5, since 710 − 113·2π ≈ 6.03·10^-5), not with 0: the tolerance is the two
+    # element bounds only, so the correctly rounded encoding sits far below it (ratio ≤ 2^-54
+    # per element against bounds ≥ 4·2^-53 at float64, ≥ 4·2^-24 at float32).
+    for name, dtype in (("float64", np.float64), ("float32", np.float32)):
+        result = checks.check_frequency_structure(rounded(dtype), CONFIG, LEVELS[name])
+        assert result.passed and result.details["max_ratio"] < 0.5, name
+
+
+def test_frequency_structure_finds_a_wrong_frequency_inside_the_period_drift() -> None:
+    # A float64 backend that serves positions < 512 from a correct table and computes the
+    # rest with pair 0's frequency 1 − 10^-7: over the shift 710 the angle moves by
+    # 710·(1 − 10^-7) − 113·2π ≈ −1.1·10^-5 instead of +6.03·10^-5, so |y(p + 710) − y(p)|
+    # stays below the exact drift and a tolerance that includes the drift cannot see it;
+    # against the exact difference it is off by up to 7.1·10^-5, ≫ the float64 bounds.
+    def encoder(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+        out = oracle.encode(positions, d_model, base=base)
+        far = positions >= 512
+        theta = positions[far].astype(np.float64) * (1.0 - 1e-7)
+        out[far, 0], out[far, 1] = np.sin(theta), np.cos(theta)
+        return out
+
+    message = violation(checks.check_frequency_structure, encoder, CONFIG, LEVELS["float64"])
+    assert "for pair 0" in message and re.search(r"column [01] \(pair 0, (sin|cos)\)", message)
+    for check in ("accuracy", "norm", "rotation", "dot_products", "uniqueness"):
+        assert checks.PROPERTIES[check](encoder, CONFIG, LEVELS["float64"]).passed
 
 
 def test_frequency_structure_checks_column_variances() -> None:
