@@ -53,16 +53,19 @@ __all__ = [
 ]
 
 FUNCTION_ULPS: dict[str, float] = {"float64": 4.0, "float32": 4.0, "float16": 4.0, "bfloat16": 4.0}
-"""c_f: assumed worst error, in ulps of T_work, of sin, cos, exp, log and pow (SPEC §4.2).
+"""c_f: assumed worst error, in ulps of T_work, of sin, cos, exp, log and pow (SPEC §4.1 A2).
 
-float64: glibc documents ≤ 1 ulp for these on x86_64 ("Errors in Math Functions", glibc
-manual) and the CUDA C Programming Guide (Mathematical Functions appendix) 2 ulp for double
-sin/cos/pow, but NumPy's own vectorised float64 sin/cos (numpy/numpy#23399, merged 2023) are
-accepted "within the ULP boundaries of other vectorised math routines (<4ULP)"; c_f = 4
-covers all three (the float64 reference of SPEC §7 does not rely on any of them). float32: CUDA gives 2 ulp for sinf/cosf/expf and
-4 ulp for powf; NumPy's SIMD float32 routines are documented at about 4 ulp
-(numpy/numpy#29699); c_f = 4. float16/bfloat16 as *working* precisions only occur in
-claimed levels; the same 4 ulp is assumed.
+Published figures (tested, not proven): glibc lists 1 ulp for these on x86_64 in float and
+double ("Known Maximum Errors in Math Functions", glibc manual: the largest errors its test
+suite exposed); the CUDA C Programming Guide (Mathematical Functions appendix) 2 ulp for
+double sin/cos/pow and for sinf/cosf/expf, 4 ulp for powf; SLEEF, called by PyTorch's
+vectorised CPU kernels, documents 1.0 ulp (u10) or 3.5 ulp (u35) sin/cos within a stated
+argument range; NumPy's vectorised float64 sin/cos (numpy/numpy#23399, merged 2023) were
+accepted "within the ULP boundaries of other vectorised math routines (<4ULP)", and the
+review of numpy/numpy#29699 (a pull request replacing its SIMD sin/cos) gives 4 ULP as the
+expectation for float32. c_f = 4 covers all of them (the float64 reference of SPEC §7
+relies on none). float16/bfloat16 as *working* precisions only occur in claimed levels; the
+same 4 ulp is assumed.
 """
 
 MIN_EXPONENT: dict[str, int] = {"float64": -1022, "float32": -126, "float16": -14, "bfloat16": -126}
