@@ -463,6 +463,21 @@ def _entry_point(name: str) -> Backend | None:
     return None
 
 
+def _import_spec(obj: Any) -> str | None:
+    """``module:qualname`` when that names ``obj`` in an imported module (so that a fresh
+    interpreter can rebuild it for a reproduction), else None (``__main__``, closures, ...)."""
+    module_name = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None)
+    if not isinstance(module_name, str) or not isinstance(qualname, str):
+        return None
+    if module_name == "__main__" or "<" in qualname:
+        return None
+    found: Any = sys.modules.get(module_name)
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return f"{module_name}:{qualname}" if found is obj else None
+
+
 def load_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
     """Resolve a backend spec (see the module docstring) into a :class:`Backend`.
 
@@ -472,7 +487,7 @@ def load_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
     if isinstance(spec, Backend):
         return spec
     if not isinstance(spec, str):
-        return _wrap(spec, getattr(spec, "__name__", type(spec).__name__), None)
+        return _wrap(spec, getattr(spec, "__name__", type(spec).__name__), _import_spec(spec))
     text = spec.strip()
     if text.startswith("numpy"):
         dtype_name = text.partition("-")[2] or "float64"

@@ -226,16 +226,21 @@ def contract_probes(capabilities: Capabilities, *, base: float) -> list[Contract
 
 
 def run_contract(
-    guard: GuardedBackend, probes: list[ContractProbe]
+    guard: GuardedBackend,
+    probes: list[ContractProbe],
+    where: dict[str, ContractProbe] | None = None,
 ) -> tuple[dict[str, tuple[bool, str]], str | None]:
     """Evaluate every contract item on ``probes``.
 
     Returns ({item: (passed, message)}, output dtype name or None). Each probe is called
-    twice with a fresh writable copy of its positions.
+    twice with a fresh writable copy of its positions. ``where``, when given, receives for
+    each failed item the first probe it failed on (for a reproduction of that very call).
     """
     problems: dict[str, list[str]] = {item: [] for item in CONTRACT_ITEMS}
     dtypes: set[str] = set()
+    failed_on: dict[str, ContractProbe] = {}
     for probe in probes:
+        counts = {item: len(found) for item, found in problems.items()}
         outputs: list[NDArray[Any]] = []
         for _ in range(2):
             given = np.array(probe.positions, copy=True)
@@ -256,12 +261,17 @@ def run_contract(
                 f"two calls with d_model={probe.d_model}, base={probe.base!r} gave different "
                 "outputs"
             )
+        for item, found in problems.items():
+            if len(found) > counts[item]:
+                failed_on.setdefault(item, probe)
     if len(dtypes) > 1:
         problems["dtype"].append(f"output dtype changes between calls: {sorted(dtypes)}")
     if guard.expected_dtype is not None and dtypes and dtypes != {guard.expected_dtype}:
         problems["dtype"].append(
             f"output dtype must be {guard.expected_dtype} (the level tested); got {sorted(dtypes)}"
         )
+    if probes and problems["dtype"]:  # found after the calls: the last probe shows it
+        failed_on.setdefault("dtype", probes[-1])
     called = not problems["shape"] or dtypes
     results: dict[str, tuple[bool, str]] = {}
     for item, rule in CONTRACT_ITEMS.items():
@@ -270,8 +280,12 @@ def run_contract(
             results[item] = (False, "; ".join(found))
         elif item != "shape" and not called:
             results[item] = (False, "not evaluated: the backend produced no output (see shape)")
+            if "shape" in failed_on:
+                failed_on.setdefault(item, failed_on["shape"])
         else:
             results[item] = (True, rule)
+    if where is not None:
+        where.update(failed_on)
     output_dtype = next(iter(dtypes)) if len(dtypes) == 1 else None
     return results, output_dtype
 

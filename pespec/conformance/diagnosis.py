@@ -146,6 +146,9 @@ def _call(encoder: Encoder, probe: _Probe) -> None:
 
 def _call_rowwise(encoder: Encoder, probe: _Probe) -> None:
     """Like :func:`_call`, falling back to one call per position (failed rows become NaN)."""
+    if len(probe.positions) == 0:
+        probe.note = "no position inside the declared max_position"
+        return
     _call(encoder, probe)
     if probe.values is not None:
         return
@@ -340,6 +343,8 @@ def _representability(probe: _Probe | None) -> str | None:
     index = {int(p): i for i, p in enumerate(probe.positions)}
     for name in _REPRESENTABILITY_FORMATS:
         start = 2 ** SIGNIFICAND_BITS[name]
+        if any(start + j not in index for j in range(3)):
+            continue  # beyond the declared max_position
         rows = [probe.values[index[start + j]] for j in range(3)]
         if not all(np.isfinite(row).all() for row in rows):
             continue
@@ -649,22 +654,35 @@ def _details(data: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def diagnose(encoder: Encoder, *, level: Level, integer_positions_only: bool = False) -> Diagnosis:
+def diagnose(
+    encoder: Encoder,
+    *,
+    level: Level,
+    integer_positions_only: bool = False,
+    max_position: float | None = None,
+) -> Diagnosis:
     """Which convention ``encoder`` implements and in what precision it computes (SPEC §10).
 
     ``encoder``: ``(positions (n,), d_model, base) -> (n, d_model)`` array in any float dtype.
     ``level``: the conformance level it failed. ``integer_positions_only``: probe with
-    integer positions only. Makes 3 small calls plus one of 125 large positions (row by row
-    if that one raises). Never raises because of the backend's behaviour.
+    integer positions only. ``max_position``: the largest position the backend declares
+    (a table of rows); no probe goes beyond it. Makes 3 small calls plus one of up to 125
+    large positions (row by row if that one raises). Never raises because of the backend's
+    behaviour.
     """
     grid = _fit_positions(integer_positions_only)
+    if max_position is not None:
+        grid = grid[grid <= max_position]
     fit_probes = [_Probe(d, PRIMARY_BASE, grid) for d in FIT_DIMS]
     fit_probes.append(_Probe(FIT_DIMS[0], SECONDARY_BASE, grid))
     non_finite: set[float] = set()
     for probe in fit_probes:
         _call(encoder, probe)
         non_finite.update(_trim_non_finite(probe))
-    large = _Probe(FIT_DIMS[0], PRIMARY_BASE, _large_positions())
+    large_positions = _large_positions()
+    if max_position is not None:
+        large_positions = large_positions[large_positions <= max_position]
+    large = _Probe(FIT_DIMS[0], PRIMARY_BASE, large_positions)
     _call_rowwise(encoder, large)
     usable = [probe for probe in fit_probes if probe.values is not None]
     dtypes = {probe.dtype for probe in [*usable, large] if probe.dtype is not None}

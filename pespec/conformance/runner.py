@@ -350,6 +350,7 @@ class Suite:
             else self.requested_level.output_dtype,
         )
         self._contract: dict[str, tuple[bool, str]] | None = None
+        self._contract_where: dict[str, Any] = {}
         self._plan: list[PlannedCheck] | None = None
         self.output_dtype: str | None = None
         self.level: Level | None = self.requested_level
@@ -504,7 +505,9 @@ class Suite:
         if self._contract is None:
             caps = self.backend.capabilities
             probes = contract_probes(caps, base=probe_base(caps.bases))
-            self._contract, self.output_dtype = run_contract(self.guard, probes)
+            self._contract, self.output_dtype = run_contract(
+                self.guard, probes, self._contract_where
+            )
             if self.level is None and self.output_dtype is not None:
                 self.level = level_for_dtype(self.backend_dtype())
             if self.level is not None:
@@ -527,8 +530,9 @@ class Suite:
         item = planned.id.partition(":")[2]
         passed, message = self._ensure_contract()[item]
         reproduction = None
-        if not passed:
-            reproduction = self._call_reproduction(np.arange(0, 48, dtype=np.int64), 16, 10000.0)
+        probe = self._contract_where.get(item)
+        if not passed and probe is not None:  # the call that failed this item
+            reproduction = self._call_reproduction(probe.positions, probe.d_model, probe.base)
         return self._result(
             planned, "passed" if passed else "failed", message, reproduction=reproduction
         )
@@ -684,28 +688,35 @@ class Suite:
     # -- reproductions -------------------------------------------------------------------
 
     def _backend_expr(self) -> tuple[str, str]:
-        """(import prefix, expression) that rebuild the backend in a fresh interpreter."""
+        """(import prefix, expression) that rebuild the backend: from its spec in a fresh
+        interpreter, else from a variable ``backend`` holding the object that was checked."""
+        prefix = "from pespec.conformance import load_backend; "
         if self.backend.spec is not None:
-            return (
-                "from pespec.conformance import load_backend; ",
-                f"load_backend({self.backend.spec!r})",
-            )
-        return "", "backend"
+            return prefix, f"load_backend({self.backend.spec!r})"
+        return prefix, "load_backend(backend)"
+
+    def _command(self, code: str) -> str:
+        """``code`` as a shell command when the backend has a spec; else as a Python line to
+        run where the checked object is bound to ``backend`` (no fresh interpreter has it)."""
+        if self.backend.spec is not None:
+            return f'python -c "{code}"'
+        return f"{code}  # run where backend = the callable you checked"
 
     def _value_reproduction(
         self, position: int | float, d_model: int, base: float, column: int | None, level: Level
     ) -> str:
         backend = "backend" if self.backend.spec is None else repr(self.backend.spec)
-        return (
-            f'python -c "from pespec.conformance import reproduce; reproduce({backend}, '
-            f'[{position!r}], {d_model}, {base!r}, column={column}, level={level.name!r})"'
+        return self._command(
+            f"from pespec.conformance import reproduce; reproduce({backend}, "
+            f"[{position!r}], {d_model}, {base!r}, column={column}, level={level.name!r})"
         )
 
     def _call_reproduction(self, positions: NDArray[Any], d_model: int, base: float) -> str:
         prefix, backend = self._backend_expr()
-        return (
-            f'python -c "import numpy as np; {prefix}print({backend}.fn(np.array('
-            f'{positions.tolist()!r}), {d_model}, {base!r}))"'
+        dtype = "" if positions.dtype.kind == "i" else ", dtype=np.float64"
+        return self._command(
+            f"import numpy as np; {prefix}print({backend}.fn(np.array("
+            f"{positions.tolist()!r}{dtype}), {d_model}, {base!r}))"
         )
 
     def _property_reproduction(
@@ -713,12 +724,12 @@ class Suite:
     ) -> str:
         prefix, backend = self._backend_expr()
         fn = getattr(fn, "function", fn)  # a registry entry wraps the check function
-        return (
-            f'python -c "import numpy as np; {prefix}'
+        return self._command(
+            f"import numpy as np; {prefix}"
             f"from pespec.properties.base import EncodingConfig, parse_level; "
             f"from {fn.__module__} import {fn.__name__}; "
             f"{fn.__name__}({backend}, EncodingConfig({config.reproduction()}), "
-            f'parse_level({level.name!r}))"'
+            f"parse_level({level.name!r}))"
         )
 
     def _diagnose(self, report: Report) -> None:
@@ -734,6 +745,7 @@ class Suite:
                 self.guard.raw_call,  # timeout-protected, unvalidated: diagnosis reads raw output
                 level=self.level,
                 integer_positions_only=self.backend.capabilities.integer_positions_only,
+                max_position=self.backend.capabilities.max_position,
             )
             report.diagnosis = diagnosis.to_dict()
             report.diagnosis_sentence = diagnosis.sentence()

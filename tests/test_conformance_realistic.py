@@ -1,0 +1,131 @@
+"""The suite on realistic backends: the tutorial ``PositionalEncoding`` module (tests/catalog/
+tutorial.py) adapted to pespec's calling convention, in float32, in a float16/bfloat16 model
+(angles in the model dtype: the keras-hub/HF bug) and cast from float32 (correct).
+
+Expected outcomes are facts about how each backend is built (a table of 5000 rows cannot
+serve position 12345; a float16 model forms its angles in float16), not the suite's output.
+Each run is small (contract and golden stages), so every test takes a few seconds.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from pespec.conformance import check
+
+pytest.importorskip("torch")
+
+TESTS = Path(__file__).parent
+sys.path.insert(0, str(TESTS))
+
+from catalog import tutorial  # noqa: E402
+
+FAST: dict[str, Any] = {"stages": ("contract", "golden")}
+
+
+def _python_c(command: str) -> subprocess.CompletedProcess[str]:
+    """Run a reproduction line ``python -c "..."`` as pasted in a shell in tests/."""
+    assert command.startswith('python -c "') and command.endswith('"'), command
+    code = command.removeprefix('python -c "').removesuffix('"')
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=TESTS,
+    )
+
+
+def test_tutorial_table_declaring_its_capabilities_is_conformant() -> None:
+    report = check(tutorial.table_float32_declared, **FAST)
+    assert report.conformant, report.summary()
+    assert report.level == "float32"
+    # Declared: bases [10000] and non-negative positions below 5000; the narrowing says why.
+    assert "bases [10000.0]" in report.get("golden:base-100-d128").message
+    negative = report.get("golden:negative-d64")
+    assert negative.status == "skipped" and "inside the declared capabilities" in negative.message
+    assert report.get("golden:transformer-d512-L5000").status == "passed"  # rows 0..4999
+
+
+@pytest.mark.parametrize(
+    ("backend", "dtype"),
+    [
+        (tutorial.table_float16_model, "float16"),
+        (tutorial.table_bfloat16_model, "bfloat16"),
+    ],
+)
+def test_model_dtype_table_is_diagnosed_as_low_precision_angles(backend: Any, dtype: str) -> None:
+    """A table built in the model dtype forms p·ω in that dtype: non-conformant, and the
+    diagnosis names the dtype. Its declared max_position (4999) bounds the diagnosis probes,
+    so no "departure" is reported at positions the table does not have."""
+    report = check(backend, **FAST)
+    assert not report.conformant
+    assert report.level == dtype  # the output dtype's default level
+    assert report.diagnosis is not None and report.diagnosis_sentence is not None
+    assert report.diagnosis["working_precision"] == dtype
+    assert report.diagnosis["departs_from_position"] is None, report.diagnosis_sentence
+    assert f"angles are computed in {dtype}" in report.diagnosis_sentence
+    assert "departs" not in report.diagnosis_sentence
+    # The backend is importable, so its reproductions run when pasted (from tests/).
+    failed = next(c for c in report.failed if c.stage == "golden")
+    assert failed.reproduction is not None and "catalog.tutorial:" in failed.reproduction
+    run = _python_c(failed.reproduction)
+    assert run.returncode == 0, run.stderr
+    assert "EXCEEDS BOUND" in run.stdout
+
+
+@pytest.mark.parametrize(
+    ("backend", "dtype"),
+    [
+        (tutorial.table_float16_cast, "float16"),
+        (tutorial.table_bfloat16_cast, "bfloat16"),
+    ],
+)
+def test_float32_table_cast_to_half_precision_is_conformant(backend: Any, dtype: str) -> None:
+    report = check(backend, **FAST)
+    assert report.conformant, report.summary()
+    assert report.level == dtype
+
+
+def test_contract_reproduction_calls_the_probe_that_failed() -> None:
+    """Without capabilities the table is asked for fractional position 12345.5 (the second
+    contract probe) and raises IndexError; the integer probe 0..47 works. The reproduction
+    must make the failing call, not the working one."""
+    report = check(tutorial.table_float32, stages=("contract",), diagnose=False)
+    shape = report.get("contract:shape")
+    assert shape.status == "failed" and "IndexError" in shape.message
+    assert shape.reproduction is not None and "12345.5" in shape.reproduction
+    run = _python_c(shape.reproduction)
+    assert run.returncode != 0
+    assert "IndexError" in run.stderr and "12345" in run.stderr
+
+
+def test_reproductions_of_a_callable_defined_in_a_session_run_with_it_bound(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A closure cannot be rebuilt in a fresh interpreter: its reproductions are Python lines
+    that run where ``backend`` is the checked callable (they used to be ``python -c``
+    commands naming an undefined ``backend``)."""
+
+    def session_backend(positions: Any, d_model: int, base: float) -> Any:
+        out = tutorial.table_float32_declared(positions, d_model, base).numpy().copy()
+        out[:, 1] = np.abs(out[:, 1])  # |cos|: wrong where cos p < 0, e.g. p = 2
+        return out
+
+    session_backend.pespec_capabilities = dict(tutorial.TABLE_CAPABILITIES)  # type: ignore[attr-defined]
+    report = check(session_backend, stages=("golden",), diagnose=False)
+    tiny = report.get("golden:tiny-d4-L3")
+    assert tiny.status == "failed" and tiny.worst_position == 2 and tiny.worst_column == 1
+    assert tiny.reproduction is not None and not tiny.reproduction.startswith("python -c")
+    namespace = {"backend": session_backend}
+    exec(tiny.reproduction, namespace)  # the line the report tells users to run
+    printed = capsys.readouterr().out
+    line = next(x for x in printed.splitlines() if x.startswith("position 2 column 1:"))
+    assert "exact -0.4161468365471424" in line and "EXCEEDS BOUND" in line  # cos 2
