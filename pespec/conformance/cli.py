@@ -144,9 +144,17 @@ def _from_file(args: argparse.Namespace) -> Any:
         positions = stored
     else:
         positions = np.arange(output.shape[0] if output.ndim else 0, dtype=np.int64)
-    return check_output(
+    report = check_output(
         output, positions, args.d_model, args.base, level=args.level, name=args.from_file
     )
+    if args.level is None and not str(args.from_file).lower().endswith((".npy", ".npz")):
+        for result in report.failed:  # text records no dtype: say which one was assumed
+            if result.stage in ("reference", "golden"):
+                result.message += (
+                    "; the text file was read as float64 (it records no dtype): give --level "
+                    "float32, float16 or bfloat16 for an output computed in that dtype"
+                )
+    return report
 
 
 def _print_report(report: Any, *, quiet: bool) -> None:

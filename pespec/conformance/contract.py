@@ -175,8 +175,9 @@ def validate_output(
     expected = (positions.shape[0], d_model)
     where = f"{_describe_positions(positions)}, d_model={d_model}, base={base!r}"
     if output.shape != expected:
+        hint = _shape_hint(output.shape, d_model)
         raise BackendFailure(
-            "shape", f"output shape must be {expected}; got {output.shape} ({where})"
+            "shape", f"output shape must be {expected}; got {output.shape}{hint} ({where})"
         )
     name = dtype_name(output.dtype)
     if name is None:
@@ -197,6 +198,17 @@ def validate_output(
                 f"{positions[bad[0]].item()!r}, column {bad[1]} ({where})",
             )
     return output
+
+
+def _shape_hint(shape: tuple[int, ...], d_model: int) -> str:
+    """What a wrong shape most likely is: transposed, batched, flattened."""
+    if len(shape) == 2 and shape[0] == d_model and shape[1] != d_model:
+        return ", transposed? (one row per position, d_model columns)"
+    if len(shape) == 3 and shape[0] == 1 and shape[-1] == d_model:
+        return ", a leading batch axis of 1? (one row per position, d_model columns)"
+    if len(shape) != 2:
+        return f", {len(shape)}-D (one row per position, d_model columns)"
+    return ""
 
 
 @dataclass(frozen=True)
@@ -300,7 +312,8 @@ def _check_output(
     expected = (probe.positions.shape[0], probe.d_model)
     if output.shape != expected:
         problems["shape"].append(
-            f"output shape must be {expected}; got {output.shape} "
+            f"output shape must be {expected}; got {output.shape}"
+            f"{_shape_hint(output.shape, probe.d_model)} "
             f"(d_model={probe.d_model}, {probe.positions.shape[0]} positions)"
         )
     name = dtype_name(output.dtype)

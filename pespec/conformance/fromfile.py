@@ -34,7 +34,9 @@ def load_output(
     An ``.npz`` may hold the output under ``key`` (default: its only array other than
     ``positions``, or ``encoding``) and the positions under ``positions``. No pickle.
     Text carries no dtype: a ``.csv`` is read as float64 and, when ``text_dtype`` (the
-    claimed level's output dtype) is given, rounded to it, as ``strtof`` would read it.
+    claimed level's output dtype) is given, rounded to it, as ``strtof`` would read it; a
+    first line that is not numbers is a header and skipped. NumPy stores an
+    ``ml_dtypes.bfloat16`` array as 2-byte void (``|V2``); such an array is read as bfloat16.
     """
     file = Path(path)
     if not file.is_file():
@@ -42,6 +44,43 @@ def load_output(
             f"from_file must be an existing .npy, .npz or .csv file; got {str(file)!r}"
         )
     suffix = file.suffix.lower()
+    try:
+        if suffix in (".npy", ".npz"):
+            array, positions = _load_binary(file, suffix, key)
+            return _bfloat16_from_void(array), positions
+        if suffix in (".csv", ".txt"):
+            text = _load_csv(file)
+            return (text if text_dtype is None else text.astype(DTYPES[text_dtype])), None
+    except (ValueError, OSError) as exc:
+        if str(file) in str(exc):
+            raise
+        raise ValueError(f"from_file {str(file)!r} cannot be read: {exc}") from None
+    raise ValueError(f"from_file must end in .npy, .npz or .csv; got {str(file)!r}")
+
+
+def _bfloat16_from_void(array: NDArray[Any]) -> NDArray[Any]:
+    """A 2-byte void array (how ``np.save`` records ml_dtypes.bfloat16) viewed as bfloat16."""
+    if array.dtype.kind == "V" and array.dtype.itemsize == 2 and array.dtype.fields is None:
+        return array.view(DTYPES["bfloat16"])
+    return array
+
+
+def _load_csv(file: Path) -> NDArray[np.float64]:
+    """Comma-separated rows as float64; a first line that is not numbers (a header) is skipped."""
+    with file.open(encoding="utf-8") as handle:
+        first = handle.readline()
+    try:
+        [float(cell) for cell in first.split(",") if cell.strip()]
+        header = 0
+    except ValueError:
+        header = 1
+    return np.loadtxt(file, delimiter=",", dtype=np.float64, ndmin=2, skiprows=header)
+
+
+def _load_binary(
+    file: Path, suffix: str, key: str | None
+) -> tuple[NDArray[Any], NDArray[Any] | None]:
+    """``.npy`` (memory-mapped) or ``.npz`` (output under ``key``, positions), never pickle."""
     if suffix == ".npy":
         return np.load(file, mmap_mode="r", allow_pickle=False), None
     if suffix == ".npz":
@@ -60,10 +99,7 @@ def load_output(
                 raise ValueError(f"key must be one of {names} in {str(file)!r}; got {key!r}")
             positions = archive["positions"] if "positions" in archive.files else None
             return archive[key], positions
-    if suffix in (".csv", ".txt"):
-        text = np.loadtxt(file, delimiter=",", dtype=np.float64, ndmin=2)
-        return (text if text_dtype is None else text.astype(DTYPES[text_dtype])), None
-    raise ValueError(f"from_file must end in .npy, .npz or .csv; got {str(file)!r}")
+    raise ValueError(f"from_file must end in .npy or .npz; got {str(file)!r}")
 
 
 def parse_positions(text: str) -> NDArray[Any]:
