@@ -129,3 +129,56 @@ def test_reproductions_of_a_callable_defined_in_a_session_run_with_it_bound(
     printed = capsys.readouterr().out
     line = next(x for x in printed.splitlines() if x.startswith("position 2 column 1:"))
     assert "exact -0.4161468365471424" in line and "EXCEEDS BOUND" in line  # cos 2
+
+
+def wrong_at_d768(positions: Any, d_model: int, base: float) -> Any:
+    """The declared float32 table, with column 5 (cos of pair 2) zeroed at d_model = 768:
+    wrong at every position (|cos θ| = 1 at p = 0), so only golden:gpt2-d768-L1024 fails."""
+    out = tutorial.table_float32_declared(positions, d_model, base).numpy().copy()
+    if d_model == 768:
+        out[:, 5] = 0.0
+    return out
+
+
+wrong_at_d768.pespec_capabilities = dict(tutorial.TABLE_CAPABILITIES)  # type: ignore[attr-defined]
+
+
+def test_a_check_skipped_by_a_skip_file_is_listed_as_not_run(tmp_path: Path) -> None:
+    """pytest --pe-skip-file: the skipped failing check must not vanish from the verdict."""
+    import json
+
+    assert not check(wrong_at_d768, **FAST).conformant  # the whole golden stage fails it
+    skip = tmp_path / "skip.txt"
+    skip.write_text("golden:gpt2-d768-L1024  # known bug\n", encoding="utf-8")
+    report_path = tmp_path / "report.json"
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--pyargs",
+            "pespec.conformance",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--pe-backend",
+            f"{Path(__file__)}:wrong_at_d768",
+            "--pe-stages",
+            "contract,golden",
+            "--pe-skip-file",
+            str(skip),
+            "--pe-json",
+            str(report_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-2000:]  # pytest semantics: a skip is not a failure
+    data = json.loads(report_path.read_text(encoding="utf-8"))
+    assert data["complete"] is False
+    assert "skip" in data["not_run"]["golden:gpt2-d768-L1024"]
+    assert set(data["not_run"]) == {"golden:gpt2-d768-L1024", "property:*", "large:*"}
+    assert "PARTIAL RUN" in data["summary"] and "PARTIAL RUN" in run.stdout
+    assert "golden:gpt2-d768-L1024" not in {c["id"] for c in data["checks"]}

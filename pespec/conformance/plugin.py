@@ -23,6 +23,7 @@ import pytest
 
 _SUITE = pytest.StashKey[Any]()
 _RESULTS = pytest.StashKey[dict[str, Any]]()
+_SKIPPED = pytest.StashKey[dict[str, str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -137,6 +138,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if "skip" in option
             else pytest.mark.xfail(reason=reason)
         )
+        skipped = config.stash.setdefault(_SKIPPED, {})
         for pattern in _read_ids(path):
             hits = [item for item in items if _matches(pattern, item)]
             if not hits:
@@ -146,6 +148,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 )
             for item in hits:
                 item.add_marker(mark)
+                check = getattr(item, "callspec", None)
+                check_id = (
+                    None if check is None else getattr(check.params.get("pe_check"), "id", None)
+                )
+                if check_id is not None and "skip" in option:
+                    skipped.setdefault(check_id, reason)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -187,6 +195,12 @@ def _session_report(config: pytest.Config) -> Any:
         ordered = [results[p.id] for p in suite.plan() if p.id in results]
         stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
         report = suite.report(ordered, stamp, sum(r.duration_s for r in ordered))
+        skipped = config.stash.get(_SKIPPED, {})
+        for planned in suite.plan():  # a check that did not run must not vanish silently
+            if planned.id not in results:
+                report.not_run[planned.id] = skipped.get(
+                    planned.id, "not run in this pytest session (deselected or interrupted)"
+                )
         if not report.conformant:
             suite._diagnose(report)
     config.stash[_REPORT] = report

@@ -36,7 +36,7 @@ SUITE_VERSION = "1.0"
 """Version of the suite (its checks and their order); bumped when a verdict can change."""
 
 REPORT_SCHEMA = "pespec-conformance-report"
-REPORT_SCHEMA_VERSION = "1.0"
+REPORT_SCHEMA_VERSION = "1.1"
 
 STATUSES: tuple[str, ...] = ("passed", "failed", "skipped")
 
@@ -119,6 +119,15 @@ class Report:
     libraries: dict[str, str] = field(default_factory=dict)
     diagnosis: dict[str, Any] | None = None
     diagnosis_sentence: str | None = None
+    not_run: dict[str, str] = field(default_factory=dict)
+    """Checks of the suite that were not run, and why: ``{"property:*": "stage not selected
+    ", "golden:tiny-d4-L3": "listed in --pe-skip-file F"}``. The verdict is over
+    the checks that ran; a partial run says so in its summary and report."""
+
+    @property
+    def complete(self) -> bool:
+        """True when every check of the suite ran (no stage left out, nothing skipped by hand)."""
+        return not self.not_run
 
     @property
     def failed(self) -> list[CheckResult]:
@@ -143,6 +152,8 @@ class Report:
             f"{self.backend}: {self.verdict.upper()} at level {self.level or 'unknown'} "
             f"({counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped)"
         )
+        if self.not_run:
+            text += f"; PARTIAL RUN, not run: {', '.join(self.not_run)}"
         if self.failed:
             first = self.failed[0]
             text += f"; first failure {first.id}: {first.message}"
@@ -187,6 +198,8 @@ class Report:
             "timestamp": self.timestamp,
             "duration_s": round(self.duration_s, 3),
             "summary": self.summary(),
+            "complete": self.complete,
+            "not_run": dict(self.not_run),
             "checks": [c.to_dict() for c in self.checks],
             "diagnosis": _jsonable(self.diagnosis),
             "diagnosis_sentence": self.diagnosis_sentence,
@@ -211,6 +224,9 @@ class Report:
             f"- capabilities: {_capabilities_text(self.capabilities)}",
             f"- {self.timestamp}, {self.duration_s:.1f} s",
         ]
+        if self.not_run:
+            lines += ["", "**Partial run**: the verdict covers only the checks that ran. Not run:"]
+            lines += [f"- `{check}`: {reason}" for check, reason in self.not_run.items()]
         if self.diagnosis_sentence:
             lines += ["", f"**Diagnosis:** {self.diagnosis_sentence}"]
         lines += [
@@ -372,6 +388,11 @@ _SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
     ("execution", "device, backend libraries, Python, platform, machine, pespec's libraries"),
     ("timestamp, duration_s", "UTC start (ISO 8601, seconds) and wall time"),
     ("summary", "the one-line verdict printed by the CLI"),
+    (
+        "complete, not_run",
+        "whether every check of the suite ran; else {check id or `stage:*`: why not} "
+        "(stage not selected, skip file, deselected). The verdict covers the checks that ran",
+    ),
     (
         "checks[]",
         "id, stage, title, section, status, message, max_error, bound, ratio, "

@@ -465,6 +465,9 @@ class Suite:
             timestamp=started,
             duration_s=duration,
             libraries=dict(self.backend.libraries),
+            not_run={
+                f"{stage}:*": "stage not selected" for stage in STAGES if stage not in self.stages
+            },
         )
 
     # -- internals -----------------------------------------------------------------------
