@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from functools import lru_cache
@@ -51,6 +52,26 @@ def naive_float32(dtype: Any) -> Backend:
     return encoder
 
 
+def vaswani_float32(dtype: Any) -> Backend:
+    """The paper's formula as written, in float32: θ = p / base^(2i/d) (the exponent 2i/d
+    rounded, one pow, one division: SPEC §4.1 A3's power form), then stored as ``dtype``."""
+
+    def encoder(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+        exponent = np.arange(0, d_model, 2, dtype=np.float32) / np.float32(d_model)
+        theta = positions.astype(np.float32)[:, None] / np.power(np.float32(base), exponent)
+        out = np.empty((positions.shape[0], d_model), dtype=np.float32)
+        out[:, 0::2] = np.sin(theta)
+        out[:, 1::2] = np.cos(theta)
+        return out.astype(dtype)
+
+    return encoder
+
+
+def reference_rounded(dtype: Any) -> Backend:
+    """The exact float64 reference (SPEC §7) rounded to ``dtype``: two roundings, not one."""
+    return lambda p, d, b: encoding.encode(p, d, base=b).astype(dtype)
+
+
 def naive_float64(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
     return naive_encode(positions, d_model, base=base)
 
@@ -78,6 +99,10 @@ IMPLEMENTATIONS: dict[str, tuple[Backend, Level]] = {
     "naive float32→float32": (naive_float32(np.float32), LEVELS["float32"]),
     "naive float32→float16": (naive_float32(np.float16), LEVELS["float16"]),
     "naive float32→bfloat16": (naive_float32(BF16), LEVELS["bfloat16"]),
+    "p/base^(2i/d) float32→float32": (vaswani_float32(np.float32), LEVELS["float32"]),
+    "p/base^(2i/d) float32→bfloat16": (vaswani_float32(BF16), LEVELS["bfloat16"]),
+    "reference float64→float32": (reference_rounded(np.float32), LEVELS["float32"]),
+    "reference float64→float16": (reference_rounded(np.float16), LEVELS["float16"]),
     "naive float64": (naive_float64, LEVELS["float64"]),
     "reference float64": (reference_float64, LEVELS["float64"]),
 }
@@ -91,12 +116,36 @@ def test_soundness_correct_implementations_pass_every_property(
     encoder, level = IMPLEMENTATIONS[name]
     # The float64 reference's domain is |p| ≤ 2^53 (SPEC §7) and the properties also
     # evaluate p + k and p + λ: keep p ≤ 2^52 there. The others take any int64.
-    cap = 2.0**52 if name == "reference float64" else 2.0**62
+    cap = 2.0**52 if name.startswith("reference float64") else 2.0**62
     config = data.draw(
         strategies.encoding_configs(max_elements=ELEMENTS, max_positions=8, max_magnitude=cap)
     )
     for check in checks.PROPERTIES.values():
         assert check(encoder, config, level).passed
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@given(data=st.data())
+def test_soundness_torch_float32_kernels(dtype: str, data: st.DataObject) -> None:
+    # PyTorch's own CPU kernels (vectorised sin/cos, SLEEF where available) for the usual
+    # module code: div_term = exp(arange(0, d, 2)·(−ln base/d)), pe = sin/cos(pos·div_term) in
+    # float32, then cast to the output dtype; judged at that dtype's default level.
+    torch = pytest.importorskip("torch")
+    target = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+
+    def encoder(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+        pos = torch.from_numpy(positions.copy()).to(torch.float32)[:, None]
+        step = -math.log(base) / d_model
+        div_term = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float32) * step)
+        pe = torch.empty(positions.shape[0], d_model, dtype=torch.float32)
+        pe[:, 0::2] = torch.sin(pos * div_term)
+        pe[:, 1::2] = torch.cos(pos * div_term)
+        out: NDArray[Any] = pe.to(target[dtype]).to(torch.float32).numpy()  # exact widening
+        return out.astype(BF16 if dtype == "bfloat16" else dtype)
+
+    config = data.draw(strategies.encoding_configs(max_elements=ELEMENTS, max_positions=8))
+    for check in checks.PROPERTIES.values():
+        assert check(encoder, config, LEVELS[dtype]).passed
 
 
 @given(
