@@ -78,3 +78,17 @@ def test_float32_csv_without_level_says_it_was_read_as_float64(
     assert main(args) == 1
     assert "read as float64" in capsys.readouterr().out
     assert main([*args, "--level", "float32"]) == 0
+
+
+def test_unwritable_report_path_is_a_usage_error_after_the_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 1 means non-conformant; a report that cannot be written is exit 2, not a crash."""
+    path = tmp_path / "pe.npy"
+    np.save(path, _values())
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    args = ["check", "--from-file", str(path), "--d-model", str(D), "--quiet"]
+    assert main([*args, "--json", str(blocker / "report.json")]) == 2
+    captured = capsys.readouterr()
+    assert "CONFORMANT" in captured.out and "cannot write the report" in captured.err

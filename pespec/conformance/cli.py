@@ -79,11 +79,15 @@ def _run(args: argparse.Namespace) -> int:
     except (OSError, ValueError, TypeError) as exc:
         print(f"pespec check: error: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        report.write_json(args.json)
-    if args.markdown:
-        report.write_markdown(args.markdown, backend=args.backend)
     _print_report(report, quiet=args.quiet)
+    try:
+        if args.json:
+            report.write_json(args.json)
+        if args.markdown:
+            report.write_markdown(args.markdown, backend=args.backend)
+    except OSError as exc:  # the verdict is printed above; the report file is not written
+        print(f"pespec check: error: cannot write the report: {exc}", file=sys.stderr)
+        return 2
     return 0 if report.conformant else 1
 
 

@@ -157,6 +157,8 @@ class Report:
         if self.failed:
             first = self.failed[0]
             text += f"; first failure {first.id}: {first.message}"
+        elif not self.conformant and self.not_run:
+            text += "; no golden or reference check passed among the checks that ran"
         elif not self.conformant:
             text += "; no golden or reference check ran inside the declared capabilities"
         return text
