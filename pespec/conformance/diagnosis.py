@@ -144,6 +144,27 @@ def _call(encoder: Encoder, probe: _Probe) -> None:
     probe.dtype = _format_name(raw.dtype)
 
 
+def _repeat_differs(encoder: Encoder, probe: _Probe) -> dict[str, Any] | None:
+    """Call ``probe`` again; where the two outputs differ (largest difference), or None."""
+    again = _Probe(probe.d_model, probe.base, probe.positions)
+    _call(encoder, again)
+    if probe.values is None or again.values is None:
+        return None
+    if np.array_equal(probe.values, again.values, equal_nan=True):
+        return None
+    with np.errstate(invalid="ignore"):
+        difference = np.abs(probe.values - again.values)
+    difference[~np.isfinite(difference)] = np.inf
+    row, column = np.unravel_index(int(np.argmax(difference)), difference.shape)
+    return {
+        "probe": probe.label,
+        "max_difference": float(difference[row, column]),
+        "position": float(probe.positions[row]),
+        "column": int(column),
+        "elements_differing": int(np.count_nonzero(difference > 0)),
+    }
+
+
 def _call_rowwise(encoder: Encoder, probe: _Probe) -> None:
     """Like :func:`_call`, falling back to one call per position (failed rows become NaN)."""
     if len(probe.positions) == 0:
@@ -518,6 +539,7 @@ class Diagnosis:
     limit_is_lower_bound: bool = False
     departs_from_position: float | None = None
     non_finite_positions: list[float] = field(default_factory=list)
+    non_deterministic: dict[str, Any] | None = None
     level: str = "float64"
     level_working_precision: str = "float64"
     evidence: dict[str, Any] = field(default_factory=dict)
@@ -566,6 +588,14 @@ class Diagnosis:
 
     def sentence(self) -> str:
         """One sentence for the terminal report."""
+        if self.non_deterministic is not None:
+            found = self.non_deterministic
+            return (
+                "Output is not deterministic: two identical calls "
+                f"({found['probe']}) differ by up to {found['max_difference']:.3g} "
+                f"(position {found['position']:g}, column {found['column']}), so neither a "
+                "convention nor a working precision can be inferred from it."
+            )
         if not self.explained or self.convention is None:
             text = "Output matches no known convention of the sinusoidal family"
             if self.candidates:
@@ -666,9 +696,10 @@ def diagnose(
     ``encoder``: ``(positions (n,), d_model, base) -> (n, d_model)`` array in any float dtype.
     ``level``: the conformance level it failed. ``integer_positions_only``: probe with
     integer positions only. ``max_position``: the largest position the backend declares
-    (a table of rows); no probe goes beyond it. Makes 3 small calls plus one of up to 125
-    large positions (row by row if that one raises). Never raises because of the backend's
-    behaviour.
+    (a table of rows); no probe goes beyond it. Makes 3 small calls, each twice (an output
+    that changes between identical calls is reported as not deterministic, not fitted), plus
+    one of up to 125 large positions (row by row if that one raises). Never raises because of
+    the backend's behaviour.
     """
     grid = _fit_positions(integer_positions_only)
     if max_position is not None:
@@ -676,8 +707,11 @@ def diagnose(
     fit_probes = [_Probe(d, PRIMARY_BASE, grid) for d in FIT_DIMS]
     fit_probes.append(_Probe(FIT_DIMS[0], SECONDARY_BASE, grid))
     non_finite: set[float] = set()
+    repeated: dict[str, Any] | None = None
     for probe in fit_probes:
         _call(encoder, probe)
+        if repeated is None:  # each fit probe twice: a fit of a random glitch is no diagnosis
+            repeated = _repeat_differs(encoder, probe)
         non_finite.update(_trim_non_finite(probe))
     large_positions = _large_positions()
     if max_position is not None:
@@ -709,6 +743,17 @@ def diagnose(
             evidence=evidence,
         )
 
+    if repeated is not None:
+        return Diagnosis(
+            convention=None,
+            explained=False,
+            working_precision="unknown",
+            meaningful_position_limit=None,
+            non_deterministic=repeated,
+            level=level.name,
+            level_working_precision=level.working_dtype,
+            evidence=evidence,
+        )
     representability = _representability(large)
     evidence["positions_merged_in"] = representability
     fits = []

@@ -567,7 +567,7 @@ class Suite:
 
     def _property_check(self, planned: PlannedCheck, level: Level) -> CheckResult:
         from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
-        from hypothesis.errors import Unsatisfiable
+        from hypothesis.errors import Flaky, Unsatisfiable
 
         from pespec.properties.base import PropertyResult, PropertyViolation
         from pespec.properties.profiles import profile_name
@@ -623,12 +623,40 @@ class Suite:
             config = seen.get("config")
             repro = None if config is None else self._property_reproduction(fn, config, level)
             return self._result(planned, "failed", failure.message, reproduction=repro)
+        except Flaky as flaky:  # the same example failed, then passed when Hypothesis re-ran it
+            return self._flaky_result(planned, flaky, seen.get("config"), level)
         worst = seen.get("worst")
         if worst is None:
             return self._result(planned, "passed", "holds on every example")
         result = self._property_result(planned, worst, None, level)
         result.status = "passed"
         return result
+
+    def _flaky_result(
+        self, planned: PlannedCheck, flaky: BaseException, config: Any, level: Level
+    ) -> CheckResult:
+        """A property whose failing example passed when re-run: the backend is not
+        deterministic. Reports the first failure (its numbers and reproduction)."""
+        from pespec.properties.base import PropertyViolation
+
+        note = (
+            "the backend is not deterministic: this example failed, then passed when "
+            "Hypothesis called the backend again with the same inputs; the first failure: "
+        )
+        cause = _first_cause(flaky)
+        if isinstance(cause, PropertyViolation):
+            result = self._property_result(planned, cause.result, config, level)
+            result.status = "failed"
+            result.message = note + result.message
+            return result
+        repro = None
+        if config is not None:
+            repro = self._property_reproduction(planned.payload, config, level)
+        if isinstance(cause, BackendFailure):
+            text = cause.message
+        else:
+            text = f"{type(cause).__name__}: {cause}"
+        return self._result(planned, "failed", note + text, reproduction=repro)
 
     def _property_result(
         self, planned: PlannedCheck, outcome: Any, config: EncodingConfig | None, level: Level
@@ -754,6 +782,14 @@ class Suite:
             report.diagnosis_sentence = diagnosis.sentence()
         except Exception as exc:  # diagnosis is advice; it must never hide the verdict
             report.diagnosis_sentence = f"diagnosis unavailable ({type(exc).__name__}: {exc})"
+
+
+def _first_cause(error: BaseException) -> BaseException:
+    """The first leaf of an exception group (Hypothesis's FlakyFailure wraps the failure)."""
+    inner = getattr(error, "exceptions", None)
+    if inner:
+        return _first_cause(inner[0])
+    return error
 
 
 def _is_canonical(fixture: Any) -> bool:
