@@ -208,3 +208,14 @@ def test_tables_contain_the_computed_numbers() -> None:
     assert f"{int(p):,}".replace(",", " ") in table
     assert "| float32 | 2^−24 | 4 | 4 | 10·(1 + λ_k) | 10 |" in em.constants_table()
     assert f"{em.adjacent_separation(512):.6f}" in em.uniqueness_table()
+
+
+def test_rounded_base_threshold_quoted_in_spec() -> None:
+    # SPEC §4.2: the power form with base rounded to T_work stays within K_θ(k) when
+    # r = 1/((1 − u_w)·ln base) ≤ 2c_f + 1, i.e. base ≥ e^{1/((2c_f + 1)(1 − u_w))}; the
+    # largest threshold over the formats (bfloat16, u_w = 2^−8) is the quoted 1.118.
+    thresholds = [
+        math.exp(1 / ((2 * em.FUNCTION_ULPS[name] + 1) * (1 - 2.0 ** -SIGNIFICAND_BITS[name])))
+        for name in DTYPES
+    ]
+    assert f"{max(thresholds):.3f}" == "1.118" and max(thresholds) < 1.12

@@ -338,4 +338,5 @@ def test_integer_shifts_quoted_in_spec() -> None:
     assert checks._integer_shift(wavelength, half=True)[0] == 355
     with mpmath.workprec(120):
         assert abs(710 - 113 * 2 * mpmath.pi) < 7e-5
+        assert f"{float(710 - 113 * 2 * mpmath.pi):.2e}" == "6.03e-05"  # SPEC's 6.03·10^−5
         assert abs(355 - mpmath.mpf(56.5) * 2 * mpmath.pi) < 7e-5
