@@ -239,3 +239,29 @@ def test_diagnosis_of_an_output_that_changes_between_identical_calls() -> None:
     assert diagnosis.convention is None and not diagnosis.explained
     # A deterministic backend is unaffected: the repeat of each fit probe agrees.
     assert diagnose(GlitchOnce(0), level=parse_level("float32")).non_deterministic is None
+
+
+def test_diagnosis_of_a_batched_output_says_why_nothing_was_fitted() -> None:
+    """x + pe[:, :n] returns (1, n, d): every probe has the wrong shape, and the sentence
+    says so instead of only 'matches no known convention'."""
+    from pespec.conformance import load_backend
+
+    reference = load_backend("numpy-float32")
+
+    def batched(positions: Any, d_model: int, base: float) -> Any:
+        return reference(positions, d_model, base)[None]
+
+    report = check(batched, stages=("contract",))
+    assert report.diagnosis_sentence is not None
+    assert "(1, 129, 64), expected (129, 64)" in report.diagnosis_sentence
+    assert "a leading batch axis of 1?" in report.get("contract:shape").message
+
+
+def test_closest_candidates_are_distinct() -> None:
+    """The undeclared table truncates the diagnosis's fractional positions: no convention
+    explains it, and the closest candidates (fit, then presets) are listed once each (the
+    fit equal to the canonical preset used to be listed twice)."""
+    report = check(tutorial.numpy_float32, stages=("contract",))
+    assert report.diagnosis is not None and not report.diagnosis["explained"]
+    listed = [c["convention"] for c in report.diagnosis["candidates"]]
+    assert listed and all(listed[i] not in listed[:i] for i in range(len(listed)))

@@ -499,12 +499,20 @@ def _residuals(candidate: Candidate, probes: list[_Probe], level: Level) -> dict
 def _closest(
     fitted: Candidate | None, probes: list[_Probe], level: Level, amplitude: float
 ) -> list[dict[str, Any]]:
-    """The three candidates (fitted, then the presets) with the lowest RMS residual."""
+    """The three distinct candidates (fitted, then the presets) with the lowest RMS residual
+    (a fit equal to a preset, or presets that coincide, are listed once)."""
     pool = [] if fitted is None else [fitted]
     for preset in PRESETS.values():
         pool.append(Candidate(preset, PRIMARY_BASE, True, amplitude, "constant", 0))
-    ranked = sorted(pool, key=lambda candidate: _rms(candidate, probes))[:3]
-    return [_residuals(candidate, probes, level) for candidate in ranked]
+    ranked = sorted(pool, key=lambda candidate: _rms(candidate, probes))
+    listed: list[dict[str, Any]] = []
+    for candidate in ranked:
+        described = _describe(candidate, FIT_DIMS[0])
+        if all(entry["convention"] != described for entry in listed):
+            listed.append(_residuals(candidate, probes, level))
+        if len(listed) == 3:
+            break
+    return listed
 
 
 def _finite_or_null(value: Any) -> Any:
@@ -595,6 +603,13 @@ class Diagnosis:
                 f"({found['probe']}) differ by up to {found['max_difference']:.3g} "
                 f"(position {found['position']:g}, column {found['column']}), so neither a "
                 "convention nor a working precision can be inferred from it."
+            )
+        notes = self.evidence.get("probe_notes") or {}
+        if not self.explained and not self.candidates and notes:  # no fit probe was usable
+            label, note = next(iter(notes.items()))
+            return (
+                "Output matches no known convention of the sinusoidal family: no diagnosis "
+                f"probe gave a usable output ({label}: {note})."
             )
         if not self.explained or self.convention is None:
             text = "Output matches no known convention of the sinusoidal family"
