@@ -265,3 +265,46 @@ def test_closest_candidates_are_distinct() -> None:
     assert report.diagnosis is not None and not report.diagnosis["explained"]
     listed = [c["convention"] for c in report.diagnosis["candidates"]]
     assert listed and all(listed[i] not in listed[:i] for i in range(len(listed)))
+
+
+class DLPackOnly:
+    """A foreign array exposing only the DLPack protocol (no __array__)."""
+
+    def __init__(self, tensor: Any) -> None:
+        self._tensor = tensor
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._tensor.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self._tensor.__dlpack_device__()
+
+
+def test_bfloat16_result_exposing_only_dlpack_is_read() -> None:
+    """NumPy imports no bfloat16 DLPack tensor; the suite goes through torch, keeping the
+    bits (the float32 reference cast to bfloat16 is conformant at bfloat16). It used to fail
+    with 'the backend raised RuntimeError: Unsupported dtype in DLTensor'."""
+    torch = pytest.importorskip("torch")
+
+    def dlpack_bfloat16(positions: Any, d_model: int, base: float) -> Any:
+        values = tutorial.numpy_float32(positions, d_model, base)
+        return DLPackOnly(torch.from_numpy(values).to(torch.bfloat16))
+
+    dlpack_bfloat16.pespec_capabilities = dict(tutorial.TABLE_CAPABILITIES)  # type: ignore[attr-defined]
+    report = check(dlpack_bfloat16, **FAST)
+    assert report.conformant, report.summary()
+    assert report.level == "bfloat16"
+
+
+def test_a_result_that_cannot_be_converted_is_not_blamed_on_the_backend_raising() -> None:
+    class Unconvertible:
+        def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+            raise ValueError("device memory is not mapped")
+
+    def backend(positions: Any, d_model: int, base: float) -> Any:
+        return Unconvertible()
+
+    shape = check(backend, stages=("contract",), diagnose=False).get("contract:shape")
+    assert shape.status == "failed"
+    assert "the backend raised" not in shape.message
+    assert "got Unconvertible" in shape.message and "device memory is not mapped" in shape.message

@@ -196,8 +196,9 @@ def to_host(result: Any) -> NDArray[Any]:
 
     torch tensors are detached and copied to the CPU; torch.bfloat16 becomes
     ``ml_dtypes.bfloat16`` (same bits). JAX arrays and ``__array__`` objects go through
-    ``np.asarray``; other ``__dlpack__`` objects through ``np.from_dlpack``. Anything else
-    raises TypeError naming what was returned.
+    ``np.asarray``; other ``__dlpack__`` objects through ``np.from_dlpack``, and through
+    torch (when installed) for what NumPy cannot import (bfloat16). Anything else raises
+    TypeError naming what was returned and why it could not be converted.
     """
     if isinstance(result, np.ndarray):
         return result
@@ -209,13 +210,27 @@ def to_host(result: Any) -> NDArray[Any]:
             return array
         converted: NDArray[Any] = tensor.numpy()
         return converted
+    errors: list[str] = []
     if hasattr(result, "__array__"):
-        return np.asarray(result)
+        try:
+            return np.asarray(result)
+        except Exception as exc:  # e.g. a bfloat16 array whose __array__ NumPy cannot take
+            errors.append(f"__array__: {type(exc).__name__}: {exc}")
     if hasattr(result, "__dlpack__"):
-        return np.from_dlpack(result)
+        try:
+            return np.from_dlpack(result)
+        except Exception as exc:  # NumPy imports no bfloat16 DLPack tensor; torch does
+            errors.append(f"np.from_dlpack: {type(exc).__name__}: {exc}")
+        if importlib.util.find_spec("torch") is not None:
+            torch = importlib.import_module("torch")
+            try:
+                return to_host(torch.from_dlpack(result))
+            except Exception as exc:
+                errors.append(f"torch.from_dlpack: {type(exc).__name__}: {exc}")
+    why = f" (converting it failed: {'; '.join(errors)})" if errors else ""
     raise TypeError(
-        f"backend must return an array (NumPy, __array__, __dlpack__, torch or JAX); "
-        f"got {type(result).__name__}"
+        f"backend must return an array (NumPy, __array__, __dlpack__, torch or JAX) that "
+        f"pespec can copy to host memory; got {type(result).__name__}{why}"
     )
 
 

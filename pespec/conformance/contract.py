@@ -117,9 +117,14 @@ class GuardedBackend:
 
         def target() -> None:
             try:
-                box["value"] = to_host(self.backend.fn(positions, d_model, base))
+                raw = self.backend.fn(positions, d_model, base)
             except BaseException as exc:  # a backend may raise anything, even SystemExit
                 box["error"] = exc
+                return
+            try:
+                box["value"] = to_host(raw)
+            except BaseException as exc:  # the result, not the backend, is the problem
+                box["convert"] = exc
 
         worker = threading.Thread(target=target, name="pespec-backend-call", daemon=True)
         worker.start()
@@ -130,10 +135,17 @@ class GuardedBackend:
             raise BackendFailure(
                 "timeout", f"the backend did not return within {self.timeout:g} s ({where})"
             )
-        if "error" in box:
-            exc = box["error"]
+        if "convert" in box:
+            exc = box["convert"]
             if isinstance(exc, TypeError) and "must return an array" in str(exc):
                 raise BackendFailure("type", f"{exc} ({where})")
+            raise BackendFailure(
+                "type",
+                f"the backend's result could not be copied to a NumPy array: "
+                f"{type(exc).__name__}: {exc} ({where})",
+            )
+        if "error" in box:
+            exc = box["error"]
             raise BackendFailure(
                 "raised", f"the backend raised {type(exc).__name__}: {exc} ({where})"
             )
