@@ -308,3 +308,18 @@ def test_a_result_that_cannot_be_converted_is_not_blamed_on_the_backend_raising(
     assert shape.status == "failed"
     assert "the backend raised" not in shape.message
     assert "got Unconvertible" in shape.message and "device memory is not mapped" in shape.message
+
+
+def test_markdown_fences_a_python_reproduction_as_python() -> None:
+    """A session callable's reproduction is Python, not a shell command."""
+
+    def swapped(positions: Any, d_model: int, base: float) -> Any:
+        return tutorial.numpy_float32_declared(positions, d_model, base)[:, ::-1].copy()
+
+    swapped.pespec_capabilities = dict(tutorial.TABLE_CAPABILITIES)  # type: ignore[attr-defined]
+    report = check(swapped, stages=("golden",), diagnose=False)
+    text = report.to_markdown()
+    failed = report.get("golden:tiny-d4-L3")
+    assert failed.reproduction is not None
+    assert f"```python\n{failed.reproduction}\n```" in text
+    assert "```bash" not in text

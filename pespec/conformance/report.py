@@ -251,7 +251,9 @@ class Report:
         if reproductions:
             lines += ["", "## Reproductions", ""]
             for c in reproductions:
-                lines += [f"`{c.id}`:", "", "```bash", str(c.reproduction), "```", ""]
+                shell = str(c.reproduction).startswith("python -c ")
+                fence = "```bash" if shell else "```python"  # else run where backend is bound
+                lines += [f"`{c.id}`:", "", fence, str(c.reproduction), "```", ""]
         return "\n".join(lines).rstrip("\n") + "\n"
 
     def write_json(self, path: str | os.PathLike[str]) -> None:
