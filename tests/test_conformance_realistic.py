@@ -323,3 +323,24 @@ def test_markdown_fences_a_python_reproduction_as_python() -> None:
     assert failed.reproduction is not None
     assert f"```python\n{failed.reproduction}\n```" in text
     assert "```bash" not in text
+
+
+def test_reproduction_of_a_relative_file_spec_runs_from_another_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(TESTS)
+    report = check("catalog/tutorial.py:numpy_float16_model", stages=("golden",), diagnose=False)
+    failed = report.failed[0]
+    assert failed.reproduction is not None
+    assert str(TESTS / "catalog" / "tutorial.py") in failed.reproduction
+    code = failed.reproduction.removeprefix('python -c "').removesuffix('"')
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "EXCEEDS BOUND" in run.stdout

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -723,8 +724,19 @@ class Suite:
         interpreter, else from a variable ``backend`` holding the object that was checked."""
         prefix = "from pespec.conformance import load_backend; "
         if self.backend.spec is not None:
-            return prefix, f"load_backend({self.backend.spec!r})"
+            return prefix, f"load_backend({self._portable_spec()!r})"
         return prefix, "load_backend(backend)"
+
+    def _portable_spec(self) -> str | None:
+        """The backend spec, with a relative ``file.py`` made absolute so that the line also
+        runs from another folder."""
+        spec = self.backend.spec
+        if spec is None:
+            return None
+        module, _, attribute = spec.rpartition(":")
+        if module.endswith(".py") and Path(module).is_file():
+            return f"{Path(module).resolve()}:{attribute}"
+        return spec
 
     def _command(self, code: str) -> str:
         """``code`` as a shell command when the backend has a spec; else as a Python line to
@@ -736,7 +748,7 @@ class Suite:
     def _value_reproduction(
         self, position: int | float, d_model: int, base: float, column: int | None, level: Level
     ) -> str:
-        backend = "backend" if self.backend.spec is None else repr(self.backend.spec)
+        backend = "backend" if self.backend.spec is None else repr(self._portable_spec())
         return self._command(
             f"from pespec.conformance import reproduce; reproduce({backend}, "
             f"[{position!r}], {d_model}, {base!r}, column={column}, level={level.name!r})"
