@@ -92,3 +92,12 @@ def test_unwritable_report_path_is_a_usage_error_after_the_verdict(
     assert main([*args, "--json", str(blocker / "report.json")]) == 2
     captured = capsys.readouterr()
     assert "CONFORMANT" in captured.out and "cannot write the report" in captured.err
+
+
+def test_positions_csv_with_a_header_row(tmp_path: Path) -> None:
+    from pespec.conformance.fromfile import parse_positions
+
+    path = tmp_path / "positions.csv"
+    path.write_text("position\n0\n7\n1000\n", encoding="utf-8")
+    positions = parse_positions(str(path))
+    assert positions.dtype == np.int64 and positions.tolist() == [0, 7, 1000]

@@ -109,8 +109,8 @@ def parse_positions(text: str) -> NDArray[Any]:
         file = Path(value)
         if file.suffix.lower() == ".npy":
             loaded = np.load(file, allow_pickle=False)
-        else:
-            loaded = np.loadtxt(file, delimiter=",", ndmin=1)
+        else:  # one position per line or comma-separated; a header line is skipped
+            loaded = _load_csv(file)
             if np.all(loaded == np.round(loaded)):
                 loaded = loaded.astype(np.int64)
         return check_positions(np.ravel(loaded))
