@@ -243,6 +243,42 @@ def test_fast_check_error_bound_survives_precisions_beyond_1074_bits(
     assert got[0].tolist() == mpmath_row(position, 2048, 1e7, CANONICAL, 2400)
 
 
+def _shifted(shift: float) -> Convention:
+    return Convention(layout="interleaved", frequency_shift=shift, name="near-pole")
+
+
+def test_frequencies_dd_when_d_over_2_minus_s_is_tiny() -> None:
+    """d/2 − s = 2^-40 makes ω_1 = 10000^(−2^40): far below float64 (rounds to +0, and so
+    does ω_1 − 0), and an exact rational whose power must not be formed (it hung)."""
+    hi, lo = frequencies_dd(4, 10000.0, convention=_shifted(2 - 2.0**-40))
+    assert hi.tolist() == [1.0, 0.0] and lo.tolist() == [0.0, 0.0]
+    assert math.copysign(1.0, hi[1]) == 1.0 and math.copysign(1.0, lo[1]) == 1.0
+    # ω_1 = (1 + 2^-52)^(−2^30) is rational with a 5·10^10-bit numerator (it hung): the Ziv
+    # loop certifies it instead (not dyadic, so it terminates).
+    base = 1 + 2.0**-52
+    convention = _shifted(2 - 2.0**-30)
+    hi, lo = frequencies_dd(4, base, convention=convention)
+    with mpmath.workprec(PRECISION):
+        omega = _omega(4, base, convention, 1)
+        assert (hi[1], lo[1]) == (_round(omega), _round(omega - mpmath.mpf(float(hi[1]))))
+
+
+def test_encode_rejects_frequencies_beyond_the_exponent_range() -> None:
+    """ω_1 = e^-1.01e13 would underflow MPFR to 0 (the bound assumes it does not; the sine
+    of position 1 came back as −0.0): refused with the parameters named."""
+    with pytest.raises(ValueError, match=r"d_model=4.*frequency_shift = 9.09e-13"):
+        encode([1], 4, convention=_shifted(2 - 2.0**-40))
+    with pytest.raises(ValueError, match="too close to 0"):
+        encode_decimal([1], 4, convention=_shifted(2 - 2.0**-40))
+
+
+def test_int_base_beyond_float64_range() -> None:
+    base = 10**400  # an int is taken exactly; ln(base) must not go through float(base)
+    got = encode([1, 3], 4, base=base)
+    for row, position in zip(got, [1, 3], strict=True):
+        assert row.tolist() == mpmath_row(position, 4, base, CANONICAL, PRECISION)  # type: ignore[arg-type]
+
+
 def test_encode_is_independent_of_worker_count(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(oracle, "PARALLEL_THRESHOLD", 1000)
     assert oracle._can_fork()  # so that workers=3 really forks two children here

@@ -105,6 +105,32 @@ def _exact_denominator(d_model: int, convention: Convention) -> Fraction:
     return den
 
 
+def _ln(base: Fraction) -> float:
+    """ln(base) in float64 (a few ulps), also for int bases beyond float64's range."""
+    if base.denominator == 1:
+        return math.log(base.numerator)  # exact int argument, any size
+    return math.log(float(base))  # float bases are exact floats
+
+
+_MAX_T = float(2**29)
+"""Largest t = ln(base)·k/(d/2 − s) the oracle evaluates: ω = e^-t stays far inside MPFR's
+exponent range (2^-1073741823), so exp never underflows to 0 (which would void the bound)."""
+
+
+def _check_exponent_range(
+    d_model: int, base: Fraction, den: Fraction, convention: Convention
+) -> None:
+    """Reject configurations whose lowest frequency is beyond MPFR's exponent range."""
+    t_max = _ln(base) * float(Fraction(d_model // 2 - 1) / den) if d_model > 2 else 0.0
+    if not t_max <= _MAX_T:
+        raise ValueError(
+            f"convention {convention.name!r} with d_model={d_model}, base={float(base):g}: "
+            f"the lowest frequency base^-((d/2 - 1)/(d/2 - s)) = e^-{t_max:.3g} is below the "
+            f"oracle's range e^-{_MAX_T:.3g} (d/2 - frequency_shift = {float(den):.3g} is too "
+            f"close to 0)"
+        )
+
+
 def _exact_base(base: Any) -> Fraction:
     """The base as an exact rational (a float at its binary value, an int exactly)."""
     if isinstance(base, numbers.Integral) and not isinstance(base, bool):
@@ -191,17 +217,29 @@ def _omega_mpfr(
     """(ω̃_k at ``precision`` bits, ω̃_k as float64, upper bounds of t_k = ln(base)·k/den)."""
     half = d_model // 2
     omegas = tuple(_omega_at(base, den, range(half), precision))
-    t_upper = math.log(float(base)) * np.arange(half, dtype=np.float64) / float(den) * _SLACK**2
+    t_upper = _ln(base) * np.arange(half, dtype=np.float64) / float(den) * _SLACK**2
     omega_f = np.array([float(w) for w in omegas], dtype=np.float64)
     return omegas, omega_f, t_upper
 
 
+_MAX_RATIONAL_BITS = 1 << 16
+"""Largest exact rational ω (bits of numerator or denominator) formed by _rational_omega."""
+
+
 def _rational_omega(base: Fraction, exponent: Fraction) -> Fraction | None:
-    """base^(−exponent) when it is rational (base a perfect m-th power), else None."""
+    """base^(−exponent) when it is rational (base a perfect m-th power) and of at most
+    _MAX_RATIONAL_BITS bits, else None.
+
+    A larger rational ω (for example (1 + 2^-52)^(−2^30) when d/2 − s = 2^-30) is left to
+    the Ziv loop, which terminates on it: with ω ≥ e^-750 (_certified_omega) it is not
+    dyadic, since a dyadic ω = 2^(−a·n) ≥ e^-750 has a·n ≤ 1083 and is formed here.
+    """
     n, m = exponent.numerator, exponent.denominator
     root_num, exact_num = gmpy2.iroot(base.numerator, m)
     root_den, exact_den = gmpy2.iroot(base.denominator, m)
     if not (exact_num and exact_den):
+        return None
+    if n * max(int(root_num).bit_length(), int(root_den).bit_length()) > _MAX_RATIONAL_BITS:
         return None
     return Fraction(int(root_den), int(root_num)) ** n
 
@@ -233,11 +271,15 @@ def _bound(value: float) -> Any:
 def _certified_omega(base: Fraction, den: Fraction, k: int) -> tuple[float, float]:
     """(hi, lo): ω_k rounded to float64, and (ω_k − hi) rounded to float64."""
     exponent = Fraction(k) / den
+    if exponent * Fraction(_ln(base)) > 750:
+        # ω = e^-t < e^-749.9 < 2^-1081: ω and ω − 0 both round to +0 (ln(base) is good to a
+        # few ulps). Decided before the rational path, whose exact power would be enormous.
+        return 0.0, 0.0
     rational = _rational_omega(base, exponent)
     if rational is not None:
         nearest = float(rational)  # int / int: correctly rounded by CPython
         return nearest, float(rational - Fraction(nearest))
-    t_upper = math.log(float(base)) * float(exponent) * _SLACK**2
+    t_upper = _ln(base) * float(exponent) * _SLACK**2
     precision = 128 + max(0, math.ceil(math.log2(t_upper + 1.0)))
     while precision <= _MAX_PRECISION:
         omega = _omega_at(base, den, range(k, k + 1), precision)[0]
@@ -331,7 +373,7 @@ def _scalar_value(
 ) -> _R:
     """rounder(sin or cos of x·ω_k), certified: recompute at doubled precision until the
     whole error interval has one rounded result."""
-    t_upper = math.log(float(base)) * k / float(den) * _SLACK**2
+    t_upper = _ln(base) * k / float(den) * _SLACK**2
     while precision <= _MAX_PRECISION:
         omega = _omega_at(base, den, range(k, k + 1), precision)[0]
         with gmpy2.context(precision=precision):
@@ -401,7 +443,7 @@ def _direct_rows(
     Error bound per element (module docstring): |θ̃|·(4·t_k + 3)·u + 2·|ỹ|·u.
     """
     half = d_model // 2
-    t_max = math.log(float(base)) * (half - 1) / float(den)
+    t_max = _ln(base) * (half - 1) / float(den)
     sin_cos = gmpy2.sin_cos
     for row, x_exact in enumerate(xs):
         if x_exact == 0:  # θ = 0 exactly: sin 0 = 0, cos 0 = 1
@@ -453,7 +495,7 @@ def _table_rows(
     Cauchy–Schwarz): err = (|θ̃_a| + |θ̃_b|)·(4·t_k + 3)·u + 7u.
     """
     half = d_model // 2
-    t_max = math.log(float(base)) * (half - 1) / float(den)
+    t_max = _ln(base) * (half - 1) / float(den)
     precision = _row_precision(max(_magnitude_bits(Fraction(x)) for x in xs), t_max)
     omegas, omega_f, t_upper = _omega_mpfr(d_model, base, den, precision)
     omega_bound = np.maximum(omega_f * _SLACK, _F64_MIN_NORMAL)  # ≥ ω̃_k even if subnormal
@@ -629,6 +671,7 @@ def encode(
     d = check_d_model(d_model)
     exact_base = _exact_base(base)
     den = _exact_denominator(d, convention)
+    _check_exponent_range(d, exact_base, den, convention)
     shape, xs = _scaled_positions(positions, convention)
     if workers is None:
         workers = _default_workers()
@@ -661,6 +704,7 @@ def encode_decimal(
         raise ValueError(f"digits must be an int in [1, 10000]; got {digits!r}")
     exact_base = _exact_base(base)
     den = _exact_denominator(d, convention)
+    _check_exponent_range(d, exact_base, den, convention)
     _, xs = _scaled_positions(positions, convention)
     pair, is_sin = convention.column_roles(d)
     spec = f".{digits - 1}e"
@@ -669,7 +713,7 @@ def encode_decimal(
         return format(value, spec)
 
     zero, one = to_decimal(gmpy2.mpfr(0)), to_decimal(gmpy2.mpfr(1))
-    t_max = math.log(float(exact_base)) * (d // 2 - 1) / float(den)
+    t_max = _ln(exact_base) * (d // 2 - 1) / float(den)
     rows = []
     for x_exact in xs:
         if x_exact == 0:
