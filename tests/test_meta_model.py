@@ -124,6 +124,16 @@ def test_soundness_correct_implementations_pass_every_property(
         assert check(encoder, config, level).passed
 
 
+@pytest.mark.parametrize("name", list(IMPLEMENTATIONS))
+def test_soundness_at_the_widest_configuration(name: str) -> None:
+    # The drawn configurations keep n·d ≤ ELEMENTS, so d_model = 8192 and the largest base
+    # are checked here explicitly: positions from 0 to 2^31 − 1, 2^24 + 1 not a float32.
+    encoder, level = IMPLEMENTATIONS[name]
+    config = EncodingConfig(np.array([0, 3, 1000, 2**24 + 1, 2**31 - 1]), 8192, 1e7)
+    for check in checks.PROPERTIES.values():
+        assert check(encoder, config, level).passed
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 @given(data=st.data())
 def test_soundness_torch_float32_kernels(dtype: str, data: st.DataObject) -> None:
