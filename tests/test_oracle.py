@@ -279,6 +279,19 @@ def test_int_base_beyond_float64_range() -> None:
         assert row.tolist() == mpmath_row(position, 4, base, CANONICAL, PRECISION)  # type: ignore[arg-type]
 
 
+def test_subnormal_result_next_to_a_midpoint() -> None:
+    """x = c·p = 0.5·3·2^-1074 = 1.5·2^-1074 is the midpoint of 2^-1074 and 2^-1073, and
+    x − x³/6 < sin x < x (x > 0), so sin x rounds down to 2^-1074 (−x to −2^-1074), about
+    2^-3225 away from the tie; 1 − x²/2 < cos x < 1 rounds to 1. The Ziv loop has to reach
+    about 3000 bits (mpmath at 400 bits sees the tie itself and rounds it to even, 2^-1073)."""
+    convention = Convention(layout="interleaved", argument_scale=0.5, name="half")
+    got = encode([3 * 2.0**-1074, -3 * 2.0**-1074], 2, convention=convention, workers=1)
+    assert (
+        got.view(np.int64).tolist()
+        == np.array([[5e-324, 1.0], [-5e-324, 1.0]]).view(np.int64).tolist()
+    )
+
+
 def test_encode_is_independent_of_worker_count(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(oracle, "PARALLEL_THRESHOLD", 1000)
     assert oracle._can_fork()  # so that workers=3 really forks two children here
