@@ -25,6 +25,13 @@ def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=suffix)
     os.close(fd)
+    # mkstemp creates the file 0600; give it the mode a plain open() would (0666 less the
+    # umask), or the mode of the file it replaces, so reports stay readable by others.
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    os.chmod(tmp, mode)
     try:
         yield Path(tmp)
         os.replace(tmp, target)
@@ -32,6 +39,20 @@ def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where the OS says it (Linux), else by
+    setting and restoring it."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes | str) -> None:

@@ -26,3 +26,21 @@ def test_interrupted_write_keeps_the_old_file_and_leaves_no_temp(tmp_path: Path)
         raise KeyboardInterrupt
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["file.txt"]
+
+
+def test_new_files_get_the_umask_mode_and_replaced_files_keep_theirs(tmp_path: Path) -> None:
+    """mkstemp's 0600 must not leak: a report is as readable as one written with open()."""
+    import os
+
+    old = os.umask(0o022)
+    try:
+        fresh = tmp_path / "report.json"
+        write_atomic(fresh, "{}")
+        assert fresh.stat().st_mode & 0o777 == 0o644
+        kept = tmp_path / "kept.md"
+        kept.write_text("old", encoding="utf-8")
+        kept.chmod(0o640)
+        write_atomic(kept, "new")
+        assert kept.stat().st_mode & 0o777 == 0o640 and kept.read_text(encoding="utf-8") == "new"
+    finally:
+        os.umask(old)
