@@ -365,6 +365,19 @@ def test_encode_decimal_matches_mpmath() -> None:
                     )
 
 
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52, reason="long double is float64 here")
+def test_long_double_positions_are_taken_exactly() -> None:
+    """2^40 + 2^-20 is exact in x87 long double but not in float64 (it rounded to 2^40)."""
+    position = np.longdouble(2**40) + np.longdouble(2.0**-20)
+    assert Fraction(*position.as_integer_ratio()) == 2**40 + Fraction(1, 2**20)
+    _, values = exact_positions(np.array([position]))
+    assert values == [2**40 + Fraction(1, 2**20)]
+    got = encode(np.array([position]), 2)
+    with mpmath.workprec(PRECISION):
+        theta = mpmath.mpf(2) ** 40 + mpmath.mpf(2) ** -20  # ω_0 = 1
+        assert got[0].tolist() == [_round(mpmath.sin(theta)), _round(mpmath.cos(theta))]
+
+
 def test_exact_positions_accepts_exact_values_and_rejects_bad_input() -> None:
     shape, values = exact_positions([[1, 2**70], [0.1, -3]])
     assert shape == (2, 2)

@@ -147,6 +147,10 @@ def _as_exact_position(value: Any) -> Fraction:
         raise TypeError(f"positions must be ints or finite floats; got {value!r}: bool")
     if isinstance(value, numbers.Integral):
         return Fraction(int(value))
+    if isinstance(value, np.floating) and value.dtype.itemsize > 8:  # long double: not a float64
+        if not np.isfinite(value):
+            raise ValueError(f"positions must be finite; got {value!r}")
+        return Fraction(*value.as_integer_ratio())
     if isinstance(value, (float, np.floating)):
         number = float(value)  # exact for float16/32/64
         if not math.isfinite(number):
@@ -181,6 +185,8 @@ def exact_positions(positions: Any) -> tuple[tuple[int, ...], list[Fraction]]:
             )
     if array.dtype.kind in "iu":
         return array.shape, [Fraction(int(v)) for v in array.ravel().tolist()]
+    if array.dtype.kind == "f" and array.dtype.itemsize > 8:  # tolist() would round to float64
+        return array.shape, [_as_exact_position(v) for v in array.ravel()]
     return array.shape, [_as_exact_position(v) for v in array.ravel().tolist()]
 
 
