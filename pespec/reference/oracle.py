@@ -419,9 +419,10 @@ def _round_certified(
     so the whole interval [ỹ_i − err_i, ỹ_i + err_i] rounds to h_i (module docstring).
 
     The factor 2^-P is applied last and exactly (``ldexp``): 2^-P alone underflows to 0
-    in float64 for P > 1074 (|x| ≳ 2^990), which would make err_i = 0. Only the final
-    result can still underflow, losing at most 2^-1075, which the _SLACK factors cover:
-    accepted elements have |h_i| > 2^-900, so gap − margin ≥ 2^-39·gap ≥ 2^-992.
+    in float64 for P > 1074 (|x| ≳ 2^990), which would make err_i = 0. Only err_i itself
+    and |ỹ_i − h_i| can still underflow, losing at most 2^-1075 each; accepted elements
+    have |h_i| > 2^-900, so gap ≥ 2^-953 and the last _SLACK factor on the margin leaves
+    gap·(1 − 1/_SLACK) > 2^-994 to absorb that.
     """
     hi_list = [float(v) for v in values]
     lo_list = [float(v - h) for v, h in zip(values, hi_list, strict=True)]  # v − h exact
