@@ -382,6 +382,9 @@ def test_exact_positions_accepts_exact_values_and_rejects_bad_input() -> None:
     shape, values = exact_positions([[1, 2**70], [0.1, -3]])
     assert shape == (2, 2)
     assert values == [Fraction(1), Fraction(2**70), Fraction(0.1), Fraction(-3)]
+    # NumPy makes [2**60 + 1, 0.5] a float64 array (2^60 + 1 → 2^60): the int stays exact
+    assert exact_positions([[2**60 + 1], [0.5]]) == ((2, 1), [2**60 + 1, Fraction(1, 2)])
+    assert encode([2**60 + 1, 0.5], 2)[0].tolist() == encode([2**60 + 1], 2)[0].tolist()
     with pytest.raises(ValueError, match="finite"):
         exact_positions([1.0, math.nan])
     with pytest.raises(TypeError, match="bool"):

@@ -185,6 +185,11 @@ def exact_positions(positions: Any) -> tuple[tuple[int, ...], list[Fraction]]:
             )
     if array.dtype.kind in "iu":
         return array.shape, [Fraction(int(v)) for v in array.ravel().tolist()]
+    if array.dtype.kind == "f" and isinstance(positions, (list, tuple)):
+        # NumPy turns [2**60 + 1, 0.5] into float64, rounding the int: keep each element
+        kept = np.empty(array.shape, dtype=object)
+        kept[...] = positions  # same nesting: the original objects, element by element
+        return array.shape, [_as_exact_position(v) for v in kept.ravel().tolist()]
     if array.dtype.kind == "f" and array.dtype.itemsize > 8:  # tolist() would round to float64
         return array.shape, [_as_exact_position(v) for v in array.ravel()]
     return array.shape, [_as_exact_position(v) for v in array.ravel().tolist()]
