@@ -344,3 +344,29 @@ def test_reproduction_of_a_relative_file_spec_runs_from_another_folder(
     )
     assert run.returncode == 0, run.stderr
     assert "EXCEEDS BOUND" in run.stdout
+
+
+def test_report_level_is_the_level_tested_not_the_backends_dtype() -> None:
+    """A float64 output claiming float16@float64 fails contract:dtype; the report's level
+    object must still describe float16@float64 (output float16), and the backend's own
+    output dtype stays under backend.output_dtype."""
+    from pespec.conformance import load_backend
+
+    reference = load_backend("numpy")
+
+    def claims_float16(positions: Any, d_model: int, base: float) -> Any:
+        return reference(positions, d_model, base)
+
+    claims_float16.pespec_capabilities = {"level": "float16@float64"}  # type: ignore[attr-defined]
+    report = check(claims_float16, stages=("contract",), diagnose=False)
+    assert report.get("contract:dtype").status == "failed"
+    data = report.to_dict()
+    assert data["level"] == {
+        "name": "float16@float64",
+        "output_dtype": "float16",
+        "working_dtype": "float64",
+    }
+    assert data["backend"]["output_dtype"] == "float64"
+    assert "(output float16, working precision float64; the backend returned float64)" in (
+        report.to_markdown()
+    )

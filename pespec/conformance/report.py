@@ -125,6 +125,14 @@ class Report:
     the checks that ran; a partial run says so in its summary and report."""
 
     @property
+    def level_output_dtype(self) -> str | None:
+        """The output dtype of the level tested (``float16`` for ``float16@float64``), which a
+        misbehaving backend's own output dtype need not equal."""
+        if self.level is None:
+            return self.output_dtype
+        return self.level.partition("@")[0]
+
+    @property
     def complete(self) -> bool:
         """True when every check of the suite ran (no stage left out, nothing skipped by hand)."""
         return not self.not_run
@@ -188,7 +196,7 @@ class Report:
             },
             "level": {
                 "name": self.level,
-                "output_dtype": self.output_dtype,
+                "output_dtype": self.level_output_dtype,
                 "working_dtype": self.working_dtype,
             },
             "profile": self.profile,
@@ -217,8 +225,14 @@ class Report:
             f"# pespec conformance report: {self.backend}",
             "",
             f"**Verdict: {self.verdict}** at level `{self.level or 'unknown'}` "
-            f"(output {self.output_dtype or 'unknown'}, working precision "
-            f"{self.working_dtype or 'unknown'}).",
+            f"(output {self.level_output_dtype or 'unknown'}, working precision "
+            f"{self.working_dtype or 'unknown'}"
+            + (
+                f"; the backend returned {self.output_dtype}"
+                if self.output_dtype not in (None, self.level_output_dtype)
+                else ""
+            )
+            + ").",
             "",
             f"- spec {SPEC_VERSION}, suite {SUITE_VERSION}, pespec {__version__}, "
             f"profile `{self.profile}`",
