@@ -34,7 +34,11 @@ def register(subparsers: Any) -> None:
         default=None,
         help="ci (default, derandomized), dev, or thorough (full 131072x4096)",
     )
-    parser.add_argument("--json", metavar="PATH", help="write the JSON report (schema 1.0)")
+    from pespec.conformance.report import REPORT_SCHEMA_VERSION
+
+    parser.add_argument(
+        "--json", metavar="PATH", help=f"write the JSON report (schema {REPORT_SCHEMA_VERSION})"
+    )
     parser.add_argument("--markdown", metavar="PATH", help="write the Markdown report")
     parser.add_argument(
         "--timeout", type=float, default=None, help="seconds one backend call may take"
