@@ -370,3 +370,50 @@ def test_report_level_is_the_level_tested_not_the_backends_dtype() -> None:
     assert "(output float16, working precision float64; the backend returned float64)" in (
         report.to_markdown()
     )
+
+
+def test_a_non_conformant_run_without_failures_is_not_diagnosed() -> None:
+    """Only the contract ran and passed: non-conformant (no golden check passed) with
+    nothing to explain; the diagnosis used to call the backend again and report 'the
+    failure is neither a different convention nor a lower working precision'."""
+    calls = []
+
+    def counted(positions: Any, d_model: int, base: float) -> Any:
+        calls.append(d_model)
+        return tutorial.numpy_float32_declared(positions, d_model, base)
+
+    counted.pespec_capabilities = dict(tutorial.TABLE_CAPABILITIES)  # type: ignore[attr-defined]
+    report = check(counted, stages=("contract",))
+    assert not report.conformant and not report.failed
+    assert report.diagnosis is None and report.diagnosis_sentence is None
+    assert len(calls) == 2  # the contract's one integer probe, twice; no diagnosis probes
+
+
+def test_plugin_report_path_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--pyargs",
+            "pespec.conformance",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--pe-backend",
+            "numpy",
+            "--pe-stages",
+            "contract",
+            "--pe-json",
+            str(blocker / "report.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 4, run.stdout[-2000:] + run.stderr[-2000:]  # USAGE_ERROR
+    assert "cannot write the report" in run.stderr
+    assert "Traceback" not in run.stdout + run.stderr

@@ -15,6 +15,7 @@ imports nothing heavy and does nothing unless ``--pe-backend`` is given.
 from __future__ import annotations
 
 import fnmatch
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -174,7 +175,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     path = session.config.getoption("--pe-json")
     if path:
-        report.write_json(path)
+        try:
+            report.write_json(path)
+        except OSError as exc:  # a usage error, not a verdict and not an internal error
+            sys.stderr.write(f"pespec: --pe-json {path}: cannot write the report: {exc}\n")
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            return
     if not report.conformant and exitstatus == 0 and not report.failed:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -201,7 +207,7 @@ def _session_report(config: pytest.Config) -> Any:
                 report.not_run[planned.id] = skipped.get(
                     planned.id, "not run in this pytest session (deselected or interrupted)"
                 )
-        if not report.conformant:
+        if report.failed:  # a diagnosis explains failures; none, nothing to explain
             suite._diagnose(report)
     config.stash[_REPORT] = report
     return report

@@ -432,8 +432,8 @@ class Suite:
         """Run every planned check in order and build the report.
 
         ``progress(planned, None)`` is called before each check and
-        ``progress(planned, result)`` after it. When the verdict is non-conformant and
-        ``diagnose`` is true, the diagnosis (SPEC §10) is added.
+        ``progress(planned, result)`` after it. When a check failed and ``diagnose`` is
+        true, the diagnosis (SPEC §10) is added.
         """
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
         clock = time.perf_counter()
@@ -446,7 +446,7 @@ class Suite:
             if progress is not None:
                 progress(planned, result)
         report = self.report(results, started, time.perf_counter() - clock)
-        if diagnose and not report.conformant:
+        if diagnose and report.failed:  # nothing failed (e.g. no golden ran): nothing to explain
             self._diagnose(report)
         return report
 
