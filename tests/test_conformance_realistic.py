@@ -258,13 +258,38 @@ def test_diagnosis_of_a_batched_output_says_why_nothing_was_fitted() -> None:
 
 
 def test_closest_candidates_are_distinct() -> None:
-    """The undeclared table truncates the diagnosis's fractional positions: no convention
-    explains it, and the closest candidates (fit, then presets) are listed once each (the
-    fit equal to the canonical preset used to be listed twice)."""
-    report = check(tutorial.numpy_float32, stages=("contract",))
+    """Row 17, column 10 off by 0.5 in every call: the fit is exactly canonical but does
+    not explain that element, and the closest candidates (fit, then presets) are listed once
+    each (the fit and the canonical preset used to be listed as two 'canonical' entries)."""
+    from pespec.conformance import load_backend
+
+    reference = load_backend("numpy")
+
+    def one_wrong_element(positions: Any, d_model: int, base: float) -> Any:
+        out = np.array(reference(positions, d_model, base), copy=True)
+        out[np.asarray(positions) == 17, 10] += 0.5
+        return out
+
+    report = check(one_wrong_element, stages=("golden",))
     assert report.diagnosis is not None and not report.diagnosis["explained"]
     listed = [c["convention"] for c in report.diagnosis["candidates"]]
-    assert listed and all(listed[i] not in listed[:i] for i in range(len(listed)))
+    assert len(listed) >= 2 and all(listed[i] not in listed[:i] for i in range(len(listed)))
+    presets = [c["preset"] for c in listed]
+    assert presets[0] == "canonical" and presets.count("canonical") == 1
+
+
+def test_an_undeclared_table_is_diagnosed_as_integer_positions_only() -> None:
+    """The tutorial table truncates fractional positions (index = position.long()) and has
+    5000 rows: the diagnosis says both instead of 'matches no known convention'."""
+    report = check(tutorial.numpy_float32, stages=("contract",))
+    assert report.diagnosis is not None and report.diagnosis["explained"]
+    assert report.diagnosis["explained_at_integers_only"] is True
+    sentence = report.diagnosis_sentence or ""
+    assert sentence.startswith("Output follows the canonical convention, but only at integer")
+    assert "declare integer_positions_only" in sentence
+    # The 5000-row table raises beyond its last row; the first such probe is 3·2^11 + 1.
+    assert report.diagnosis["departs_from_position"] == 6145
+    assert "on the backend fails" in sentence
 
 
 class DLPackOnly:

@@ -180,8 +180,12 @@ def test_integer_positions_only_is_honoured() -> None:
     assert diagnosis.explained and diagnosis.convention is not None
     assert diagnosis.convention["preset"] == "fairseq"
     assert diagnosis.working_precision == "float32"
-    # Probed with fractional positions, the same backend raises: nothing to fit.
-    assert not diagnose(_integer_table, level=LEVELS["float32"]).explained
+    # Probed with fractional positions the same backend raises; the integer grid, tried
+    # next, explains it, and the sentence says to declare integer positions only.
+    undeclared = diagnose(_integer_table, level=LEVELS["float32"])
+    assert undeclared.explained and undeclared.explained_at_integers_only
+    assert undeclared.convention is not None and undeclared.convention["preset"] == "fairseq"
+    assert "declare integer_positions_only" in undeclared.sentence()
 
 
 def _short_table(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:

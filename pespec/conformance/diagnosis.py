@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -548,6 +548,7 @@ class Diagnosis:
     departs_from_position: float | None = None
     non_finite_positions: list[float] = field(default_factory=list)
     non_deterministic: dict[str, Any] | None = None
+    explained_at_integers_only: bool = False
     level: str = "float64"
     level_working_precision: str = "float64"
     evidence: dict[str, Any] = field(default_factory=dict)
@@ -586,12 +587,23 @@ class Diagnosis:
             shown = ", ".join(f"{p:g}" for p in self.non_finite_positions[:4])
             more = ", …" if len(self.non_finite_positions) > 4 else ""
             clauses.append(f"it returns non-finite values at position {shown}{more}")
+        if self.explained_at_integers_only:
+            clauses.append(
+                "only at integer positions: at fractional positions its output is not their "
+                "encoding (a table looked up by integer index? declare integer_positions_only)"
+            )
         if self.departs_from_position is not None:
             reach = "" if clauses else f" (the encoding {self._reach()})"
-            clauses.append(
-                f"from position ~{self.departs_from_position:.0f} on the output departs from it "
-                f"by more than {self.working_precision} rounding explains{reach}"
-            )
+            if self.evidence.get("departure_row_failed"):
+                clauses.append(
+                    f"from position ~{self.departs_from_position:.0f} on the backend fails "
+                    f"(raises or returns nothing usable){reach}"
+                )
+            else:
+                clauses.append(
+                    f"from position ~{self.departs_from_position:.0f} on the output departs "
+                    f"from it by more than {self.working_precision} rounding explains{reach}"
+                )
         return clauses
 
     def sentence(self) -> str:
@@ -713,9 +725,36 @@ def diagnose(
     integer positions only. ``max_position``: the largest position the backend declares
     (a table of rows); no probe goes beyond it. Makes 3 small calls, each twice (an output
     that changes between identical calls is reported as not deterministic, not fitted), plus
-    one of up to 125 large positions (row by row if that one raises). Never raises because of
-    the backend's behaviour.
+    one of up to 125 large positions (row by row if that one raises). When the fractional
+    grid explains nothing, the integer grid is tried (the same calls again): a table looked
+    up by integer index is then named as such. Never raises because of the backend's
+    behaviour.
     """
+    found = _diagnose_grid(
+        encoder,
+        level=level,
+        integer_positions_only=integer_positions_only,
+        max_position=max_position,
+    )
+    if integer_positions_only or found.explained or found.non_deterministic is not None:
+        return found
+    on_integers = _diagnose_grid(
+        encoder, level=level, integer_positions_only=True, max_position=max_position
+    )
+    if not on_integers.explained:
+        return found
+    evidence = {**on_integers.evidence, "fractional_grid": found.evidence}
+    return replace(on_integers, explained_at_integers_only=True, evidence=evidence)
+
+
+def _diagnose_grid(
+    encoder: Encoder,
+    *,
+    level: Level,
+    integer_positions_only: bool,
+    max_position: float | None,
+) -> Diagnosis:
+    """:func:`diagnose` on one grid of fit positions (fractional, or integers only)."""
     grid = _fit_positions(integer_positions_only)
     if max_position is not None:
         grid = grid[grid <= max_position]
@@ -825,6 +864,9 @@ def diagnose(
     if not explained:
         return unexplained(chosen, precision)
     departure = _departure(chosen, large, verify_level)
+    if departure is not None and large.values is not None:
+        row = large.values[int(np.flatnonzero(large.positions == departure)[0])]
+        evidence["departure_row_failed"] = not bool(np.isfinite(row).all())
     main = [probe for probe in [*usable, large] if probe.values is not None]
     main = [p for p in main if p.d_model == FIT_DIMS[0] and p.base == PRIMARY_BASE]
     limit, lower_bound = _meaningful_limit(chosen, main)
