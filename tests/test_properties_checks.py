@@ -247,6 +247,17 @@ def test_frequency_structure_finds_a_wrong_frequency_inside_the_period_drift() -
         assert checks.PROPERTIES[check](encoder, CONFIG, LEVELS["float64"]).passed
 
 
+def test_frequency_structure_says_when_no_shift_fits() -> None:
+    # 2^63 − 5 + 710 overflows int64: no shifted row can be compared, which the result says
+    # (no worst column, ratio 0, shifted_rows 0) instead of reporting a ratio of −1.
+    config = EncodingConfig(np.array([2**63 - 5]), 4)
+    result = checks.check_frequency_structure(rounded(np.float64), config, LEVELS["float64"])
+    assert result.passed and result.worst_position is None and result.worst_column is None
+    assert result.details == {"max_ratio": 0.0, "shifted_rows": 0}
+    counted = checks.check_frequency_structure(rounded(np.float32), CONFIG, F32)
+    assert counted.details["shifted_rows"] == 4 * 32  # 2 pairs × 2 shifts × the first 32 rows
+
+
 def test_frequency_structure_checks_column_variances() -> None:
     # Column 6 (pair 3, whose wavelength is not probed) scaled by 0.98 at even positions: the
     # variance over the positions changes.

@@ -735,10 +735,12 @@ def check_frequency_structure(
     rows = _rows(ctx, positions)
     sin_cols, cos_cols = _pair_columns(config)
     worst: tuple[float, float, float, Any, int, str] = (-1.0, 0.0, 0.0, None, 0, "")
+    compared = 0  # (row, shift) pairs compared; a shift past the positions' range is skipped
     for pair in sorted({0, d // 2 - 1}):
         wavelength = _wavelength(config, pair)
         for half in (False, True):
             shifted, usable, label = _shift_plan(positions, wavelength, half)
+            compared += int(np.count_nonzero(usable))
             if not np.any(usable):
                 continue
             moved = _rows(ctx, shifted[usable])
@@ -785,7 +787,10 @@ def check_frequency_structure(
             details={"max_ratio": ratio_max},
         )
     _check_variances(ctx, rows)
-    return ctx.passed(err_max, tol_max, position, column, {"max_ratio": ratio_max})
+    details = {"max_ratio": max(ratio_max, 0.0), "shifted_rows": compared}
+    if position is None:
+        return ctx.passed(0.0, 0.0, None, None, details)
+    return ctx.passed(err_max, tol_max, position, column, details)
 
 
 def _check_variances(ctx: _Context, rows: _Rows) -> None:
