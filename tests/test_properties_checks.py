@@ -160,6 +160,23 @@ def test_uniqueness_detects_clamped_positions() -> None:
     assert "identical rows" in message and re.search(r"at position (3[1-9]|[45]\d)\b", message)
 
 
+def test_uniqueness_reports_deficit_against_tolerance() -> None:
+    # Like every property, a result gives error ≤ bound (absolute values, same pair): the
+    # deficit σ − ‖y_p − y_q‖ against ‖b_p‖ + ‖b_q‖, with their ratio (not a negative
+    # "error" against a bound of 0, which a report cannot turn into a ratio).
+    result = checks.check_uniqueness(rounded(np.float32), CONFIG, F32)
+    assert 0.0 <= result.max_error <= result.bound and result.bound > 0
+    assert result.details["max_ratio"] == pytest.approx(result.max_error / result.bound)
+
+    def clamped(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+        return oracle.encode(np.minimum(positions, 31), d_model, base=base).astype(np.float32)
+
+    with pytest.raises(PropertyViolation) as info:
+        checks.check_uniqueness(clamped, EncodingConfig(np.arange(20, 60), 16), F32)
+    failed = info.value.result
+    assert failed.max_error > failed.bound > 0 and failed.details["max_ratio"] > 1
+
+
 def test_uniqueness_does_not_claim_what_the_bound_cannot_separate() -> None:
     # Adjacent float64 positions (1.1e-16 apart) are closer than the float64 bound can
     # separate: not claimed distinct, so equal rows pass.

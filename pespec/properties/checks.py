@@ -623,7 +623,11 @@ def check_uniqueness(
             separation[r] = np.sqrt(np.sum(diff * diff, axis=1)) * (1.0 + gamma(d + 3, U64))
     separation = np.where(np.isfinite(separation), separation, -np.inf)
     shortfall = np.where(claimed, required - separation, -np.inf)
-    r, s = _worst(shortfall)
+    # As error and tolerance: the deficit σ − ‖y_p − y_q‖ may be at most ‖b_p‖ + ‖b_q‖.
+    with np.errstate(invalid="ignore"):
+        deficit = np.where(claimed, np.maximum(sigma_low[index] - separation, 0.0), 0.0)
+    ratio = np.where(claimed, _ratio(deficit, margin), -np.inf)
+    r, s = _worst(ratio)
     off_diagonal = valid & ~np.eye(len(positions), dtype=bool)
     details: dict[str, Any] = {
         "claimed_pairs": int(np.count_nonzero(claimed)),
@@ -633,7 +637,8 @@ def check_uniqueness(
         return ctx.passed(0.0, 0.0, None, None, details)
     p, q = _position_value(positions, r), _position_value(positions, s)
     details["q"] = q
-    if shortfall[r, s] > 0:
+    details["max_ratio"] = float(ratio[r, s])
+    if not ratio[r, s] <= 1.0:
         identical = bool(np.array_equal(rows.raw[r], rows.raw[s]))
         raise ctx.violation(
             expected=f"‖y_p − y_q‖ ≥ σ − ‖b_p‖ − ‖b_q‖ = {required[r, s]:.3e} for q = {q!r} "
@@ -649,11 +654,11 @@ def check_uniqueness(
                 f"short by {shortfall[r, s]:.3e}" if np.isfinite(shortfall[r, s]) else "not finite"
             ),
             position=p,
-            max_error=float(shortfall[r, s]),
-            bound=0.0,
+            max_error=float(deficit[r, s]),
+            bound=float(margin[r, s]),
             details=details,
         )
-    return ctx.passed(float(np.max(shortfall[claimed])), 0.0, p, None, details)
+    return ctx.passed(float(deficit[r, s]), float(margin[r, s]), p, None, details)
 
 
 LOW_PRECISION = ("float16", "bfloat16")
