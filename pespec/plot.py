@@ -213,8 +213,8 @@ def error_figure(
     bad = int(np.count_nonzero(~np.isfinite(error[:, cols])))
     drawn = error[:, cols]
     over = int(np.count_nonzero(np.isfinite(drawn) & (drawn > bound[:, cols])))
-    title = f"{backend.name}: error vs exact, d = {d_model}, level {chosen.name}"
-    title += f" — {over} of {drawn.size} values above the bound"
+    title = f"{backend.name}:\nerror vs exact, d = {d_model}, level {chosen.name}"  # 2 lines:
+    title += f" — {over} of {drawn.size} values above the bound"  # a long spec fits the width
     if bad:
         title += f", {bad} non-finite (not drawn)"
     axes.set_title(title, fontsize=10)
