@@ -80,8 +80,9 @@ def test_model_dtype_table_is_diagnosed_as_low_precision_angles(name: str, dtype
     assert report.diagnosis["departs_from_position"] is None, report.diagnosis_sentence
     assert f"angles are computed in {dtype}" in report.diagnosis_sentence
     assert "departs" not in report.diagnosis_sentence
-    if name.startswith("torch"):  # torch keeps the Python-float step exact: base 10000
-        assert report.diagnosis_sentence.startswith("Output follows the canonical convention")
+    # bases [10000] declared: no probe at another base, so a table that ignores ``base``
+    # is not reported as "base fixed at ... whatever base is requested".
+    assert report.diagnosis_sentence.startswith("Output follows the canonical convention")
     # The backend is importable, so its reproductions run when pasted (from tests/).
     failed = next(c for c in report.failed if c.stage == "golden")
     assert failed.reproduction is not None and "catalog.tutorial:" in failed.reproduction
@@ -442,3 +443,16 @@ def test_plugin_report_path_that_cannot_be_written_is_a_usage_error(tmp_path: Pa
     assert run.returncode == 4, run.stdout[-2000:] + run.stderr[-2000:]  # USAGE_ERROR
     assert "cannot write the report" in run.stderr
     assert "Traceback" not in run.stdout + run.stderr
+
+
+def test_diagnosis_calls_stay_within_the_declared_bases() -> None:
+    called: set[float] = set()
+
+    def table(positions: Any, d_model: int, base: float) -> Any:
+        called.add(float(base))
+        return tutorial.numpy_bfloat16_model(positions, d_model, base)
+
+    table.pespec_capabilities = dict(tutorial.TABLE_CAPABILITIES)  # type: ignore[attr-defined]
+    report = check(table, **FAST)
+    assert report.diagnosis is not None and report.diagnosis["working_precision"] == "bfloat16"
+    assert called == {10000.0}

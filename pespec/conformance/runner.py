@@ -789,6 +789,7 @@ class Suite:
                 level=self.level,
                 integer_positions_only=self.backend.capabilities.integer_positions_only,
                 max_position=self.backend.capabilities.max_position,
+                bases=self.backend.capabilities.bases,
             )
             report.diagnosis = diagnosis.to_dict()
             report.diagnosis_sentence = diagnosis.sentence()
