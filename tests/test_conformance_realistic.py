@@ -1,7 +1,10 @@
 """The suite on realistic backends: the tutorial ``PositionalEncoding`` module (tests/catalog/
 tutorial.py) adapted to pespec's calling convention, in float32, in a float16/bfloat16 model
 (angles in the model dtype: the keras-hub/HF bug) and cast from float32 (correct); the same
-computation in NumPy, so that the regressions run without torch too.
+computation in NumPy, so that the regressions run without torch too. Around them, what a
+backend author meets: reproduction lines that must run when pasted, partial runs (stages,
+skip files) that must say so, a backend that is non-deterministic only sometimes, results
+exposing only DLPack, a batched output, an unwritable report path.
 
 Expected outcomes are facts about how each backend is built (a table of 5000 rows cannot
 serve position 12345; a float16 model forms its angles in float16), not the suite's output.
