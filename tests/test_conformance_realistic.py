@@ -459,3 +459,18 @@ def test_diagnosis_calls_stay_within_the_declared_bases() -> None:
     report = check(table, **FAST)
     assert report.diagnosis is not None and report.diagnosis["working_precision"] == "bfloat16"
     assert called == {10000.0}
+
+
+def test_torch_result_requiring_grad_is_read() -> None:
+    """A module's output is usually part of an autograd graph (requires_grad); .numpy() on it
+    raises, so the suite must detach it."""
+    torch = pytest.importorskip("torch")
+
+    def with_grad(positions: Any, d_model: int, base: float) -> Any:
+        table = torch.from_numpy(tutorial.numpy_float32_declared(positions, d_model, base))
+        weight = torch.ones((), requires_grad=True)
+        return table * weight  # a non-leaf tensor in a graph
+
+    with_grad.pespec_capabilities = dict(tutorial.TABLE_CAPABILITIES)  # type: ignore[attr-defined]
+    report = check(with_grad, **FAST)
+    assert report.conformant, report.summary()
