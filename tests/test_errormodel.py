@@ -11,7 +11,14 @@ import numpy as np
 import pytest
 
 from pespec.properties import errormodel as em
-from pespec.properties.base import DTYPES, LEVELS, SIGNIFICAND_BITS, EncodingConfig, Level
+from pespec.properties.base import (
+    DTYPES,
+    LEVELS,
+    SIGNIFICAND_BITS,
+    EncodingConfig,
+    Level,
+    parse_level,
+)
 from pespec.reference.conventions import MARIAN, TENSOR2TENSOR
 
 ALL_LEVELS = em.TABLE_LEVELS
@@ -219,3 +226,27 @@ def test_rounded_base_threshold_quoted_in_spec() -> None:
         for name in DTYPES
     ]
     assert f"{max(thresholds):.3f}" == "1.118" and max(thresholds) < 1.12
+
+
+@pytest.mark.parametrize(
+    "text", ["float16@float16", "bfloat16@bfloat16", "float32@float16", "float64@float32"]
+)
+def test_a_claim_cannot_weaken_the_default_level(text: str) -> None:
+    # SPEC §4.4: a backend may claim only its output dtype's default level or a stricter one.
+    # A less precise working precision makes the bound vacuous: float16 output "computed in
+    # float16" is allowed an error of 1 (the whole range) from position 204 on at d = 512,
+    # so every bounded output, the float16-angle bug of §4.6 included, would pass.
+    weak = Level("float16", "float16")
+    assert em.meaningful_position_limit(weak, 512, threshold=1.0) == 203.0
+    with pytest.raises(ValueError, match=f"level {text!r} claims a working precision"):
+        parse_level(text)
+    from pespec.conformance import check
+
+    with pytest.raises(ValueError, match="claims a working precision"):
+        check(lambda p, d, b: np.zeros((len(p), d)), level=Level(*text.split("@")))
+
+
+def test_default_and_stricter_levels_can_be_claimed() -> None:
+    assert parse_level("float16") == LEVELS["float16"] == parse_level("float16@float32")
+    assert parse_level("float16@float64") == Level("float16", "float64")
+    assert parse_level("float64@float64") == LEVELS["float64"]

@@ -38,7 +38,13 @@ from pespec.conformance.contract import (
     run_contract,
 )
 from pespec.conformance.report import CheckResult, Report
-from pespec.properties.base import EncodingConfig, Level, level_for_dtype, parse_level
+from pespec.properties.base import (
+    EncodingConfig,
+    Level,
+    check_claimable,
+    level_for_dtype,
+    parse_level,
+)
 from pespec.properties.profiles import resolve_profile
 from pespec.reference.validation import check_d_model, check_non_negative_int
 
@@ -342,6 +348,8 @@ class Suite:
         )
         if isinstance(level, str):
             level = parse_level(level)
+        elif level is not None:
+            check_claimable(level)
         self.requested_level: Level | None = level or self.backend.capabilities.claimed_level()
         self.guard = GuardedBackend(
             self.backend,

@@ -29,6 +29,7 @@ __all__ = [
     "Level",
     "PropertyResult",
     "PropertyViolation",
+    "check_claimable",
     "level_for_dtype",
     "parse_level",
 ]
@@ -103,14 +104,34 @@ LEVELS: dict[str, Level] = {
 """The default level of each output dtype."""
 
 
+def check_claimable(level: Level) -> Level:
+    """``level`` if a backend may claim it (SPEC §4.4): the default level of its output dtype
+    or a stricter one, whose working precision is at least as precise as the default's.
+
+    A weaker claim would make the bound vacuous (float16@float16 allows errors ≥ 1 from
+    position 204 on at d = 512), so it raises ValueError naming the level.
+    """
+    default = LEVELS[level.output_dtype]
+    if SIGNIFICAND_BITS[level.working_dtype] < SIGNIFICAND_BITS[default.working_dtype]:
+        raise ValueError(
+            f"level {level.name!r} claims a working precision less precise than the default "
+            f"level {default.name!r} ({default.working_dtype}); a backend may claim only the "
+            f"default level or a stricter one, e.g. {level.output_dtype}@float64"
+        )
+    return level
+
+
 def parse_level(text: str) -> Level:
-    """``"float16"`` -> the default level; ``"float16@float64"`` -> a claimed stricter level."""
+    """``"float16"`` -> the default level; ``"float16@float64"`` -> a claimed stricter level.
+
+    A claim weaker than the default level raises ValueError (:func:`check_claimable`).
+    """
     output, _, working = text.partition("@")
     if output not in DTYPES or (working and working not in DTYPES):
         raise ValueError(
             f"level must be OUTPUT or OUTPUT@WORKING with dtypes in {sorted(DTYPES)}; got {text!r}"
         )
-    return Level(output, working) if working else LEVELS[output]
+    return check_claimable(Level(output, working)) if working else LEVELS[output]
 
 
 def level_for_dtype(dtype: Any) -> Level:

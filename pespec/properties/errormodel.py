@@ -64,8 +64,8 @@ argument range; NumPy's vectorised float64 sin/cos (numpy/numpy#23399, merged 20
 accepted "within the ULP boundaries of other vectorised math routines (<4ULP)", and the
 review of numpy/numpy#29699 (a pull request replacing its SIMD sin/cos) gives 4 ULP as the
 expectation for float32. c_f = 4 covers all of them (the float64 reference of SPEC §7
-relies on none). float16/bfloat16 as *working* precisions only occur in claimed levels; the
-same 4 ulp is assumed.
+relies on none). float16/bfloat16 as *working* precisions occur only in the diagnosis (a
+claim cannot weaken the default level, SPEC §4.4); the same 4 ulp is assumed.
 """
 
 MIN_EXPONENT: dict[str, int] = {"float64": -1022, "float32": -126, "float16": -14, "bfloat16": -126}
