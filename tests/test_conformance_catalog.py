@@ -11,7 +11,6 @@ profile. Finally the three entry points (Python, CLI, pytest plugin) must agree.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from catalog.buggy import BUGGY, TABLE_ROWS
 from catalog.correct import CORRECT
+from pluginrun import run_plugin
 
 CATALOG = Path(__file__).parent / "catalog"
 
@@ -218,30 +218,15 @@ def test_three_entry_points_give_the_same_verdict(spec: str, verdict: str, tmp_p
         ]
     )
     plugin_json = tmp_path / "plugin.json"
-    plugin = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--pyargs",
-            "pespec.conformance",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--pe-backend",
-            spec,
-            "--pe-stages",
-            stages,
-            "--pe-examples",
-            str(examples),
-            "--pe-no-shrink",
-            "--pe-json",
-            str(plugin_json),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    plugin = run_plugin(
+        spec,
+        "--pe-stages",
+        stages,
+        "--pe-examples",
+        str(examples),
+        "--pe-no-shrink",
+        "--pe-json",
+        str(plugin_json),
     )
     expected_code = 0 if verdict == "conformant" else 1
     assert cli_code == expected_code

@@ -27,6 +27,7 @@ TESTS = Path(__file__).parent
 sys.path.insert(0, str(TESTS))
 
 from catalog import tutorial  # noqa: E402
+from pluginrun import run_plugin  # noqa: E402
 
 FAST: dict[str, Any] = {"stages": ("contract", "golden")}
 
@@ -160,29 +161,14 @@ def test_a_check_skipped_by_a_skip_file_is_listed_as_not_run(tmp_path: Path) -> 
     skip = tmp_path / "skip.txt"
     skip.write_text("golden:gpt2-d768-L1024  # known bug\n", encoding="utf-8")
     report_path = tmp_path / "report.json"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--pyargs",
-            "pespec.conformance",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--pe-backend",
-            f"{Path(__file__)}:wrong_at_d768",
-            "--pe-stages",
-            "contract,golden",
-            "--pe-skip-file",
-            str(skip),
-            "--pe-json",
-            str(report_path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    run = run_plugin(
+        f"{Path(__file__)}:wrong_at_d768",
+        "--pe-stages",
+        "contract,golden",
+        "--pe-skip-file",
+        str(skip),
+        "--pe-json",
+        str(report_path),
     )
     assert run.returncode == 0, run.stdout[-2000:]  # pytest semantics: a skip is not a failure
     data = json.loads(report_path.read_text(encoding="utf-8"))
@@ -421,28 +407,7 @@ def test_a_non_conformant_run_without_failures_is_not_diagnosed() -> None:
 def test_plugin_report_path_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder", encoding="utf-8")
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--pyargs",
-            "pespec.conformance",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--pe-backend",
-            "numpy",
-            "--pe-stages",
-            "contract",
-            "--pe-json",
-            str(blocker / "report.json"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    run = run_plugin("numpy", "--pe-stages", "contract", "--pe-json", str(blocker / "report.json"))
     assert run.returncode == 4, run.stdout[-2000:] + run.stderr[-2000:]  # USAGE_ERROR
     assert "cannot write the report" in run.stderr
     assert "Traceback" not in run.stdout + run.stderr
