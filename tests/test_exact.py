@@ -355,6 +355,14 @@ def test_streaming_memory_does_not_grow_with_length() -> None:
             ("positions", str(2**53 + 2)),
         ),
         (
+            # fractional p with an offset near 2^53: |p + o| = 2^53 + 1.5 is outside the domain
+            lambda: encoding.encode(
+                [2.5], 4, convention=Convention(position_offset=2**53 - 1, name="o")
+            ),
+            ValueError,
+            ("positions", str(2**53 + 2)),
+        ),
+        (
             lambda: encoding.iter_encoding_chunks(range(2**54, 2**54 + 2), 4),
             ValueError,
             ("positions",),

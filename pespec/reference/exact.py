@@ -568,9 +568,13 @@ def _check_domain(p: NDArray[Any], offset: int) -> None:
     biggest = float(np.max(np.abs(p)))
     if biggest > MAX_POSITION:
         _check_range(int(biggest), 0)
-    integral = p[p == np.rint(p)]
+    is_integral = p == np.rint(p)
+    integral = p[is_integral]
     if integral.size:  # integral floats are shifted by o exactly: check p + o
         _check_range(int(integral.min()) + offset, int(integral.max()) + offset)
+    fractional = p[~is_integral]
+    if fractional.size:  # |p| < 2^52 here, so |p + o| ≤ ⌈max |p|⌉ + |o| is exact in ints
+        _check_range(math.ceil(float(np.max(np.abs(fractional)))) + abs(offset), 0)
 
 
 def _fill(out: F64, p: NDArray[Any], rotator: _Rotator) -> None:
