@@ -75,7 +75,10 @@ def test_accuracy_flags_one_wrong_element_with_full_message() -> None:
     assert "accuracy (SPEC §5.1) violated at level float32" in message
     assert "at position 30, column 5 (pair 2, cos)" in message
     assert re.search(r"\|y − x\| = 1\.0\d*e-04", message)
-    assert "Reproduce: y = encoder(np.array([30]), 16, 10000.0)[0, 5]" in message
+    assert (
+        "Reproduce (encoder = the backend under test): "
+        "y = encoder(np.array([30]), 16, 10000.0)[0, 5]" in message
+    )
 
 
 def test_accuracy_tolerates_the_bound_but_not_twice_it() -> None:

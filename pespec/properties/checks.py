@@ -141,7 +141,9 @@ class _Context:
                 where += f", column {column} ({self.column_role(column)})"
         message = f"{self.header()}: expected {expected}; found {found} ({excess}){where}."
         if position is not None:
-            message += f" Reproduce: {self.reproduction(position, column)}"
+            message += " Reproduce (encoder = the backend under test): " + self.reproduction(
+                position, column
+            )
         return PropertyViolation(
             self.result(False, message, max_error, bound, position, column, details)
         )
