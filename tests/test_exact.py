@@ -238,6 +238,86 @@ def test_naive_formula_drifts_where_the_exact_one_does_not() -> None:
     assert max_error(encoding.encode(positions, 64), expected) <= BOUND
 
 
+# --- sin is odd, bit for bit ---------------------------------------------------------------------
+
+TINY = 2.0**-1074  # the smallest subnormal: sin of such angles is below the 2^-52 bound
+SIGN_CASES = [
+    # (positions, d_model, base, convention)
+    (
+        [-TINY, TINY, -7 * TINY, -(2.0**-1060), -(2.0**-1022), -1e-310],
+        4,
+        10000.0,
+        PRESETS["canonical"],
+    ),
+    ([-TINY, -3 * TINY, -(2.0**-1040), TINY], 64, 10000.0, PRESETS["tensor2tensor"]),
+    # c < 0: positive positions give negative angles
+    ([TINY, 2.0**-1064, -TINY, 1e-320], 4, 10000.0, Convention(argument_scale=-0.5, name="neg")),
+    # s = 2 − 2^-9 with d = 4: ω_1 = 10^-512 underflows to 0 in float64, so sin(p·ω_1) is
+    # −0.0 for every negative p in the oracle (the true value is negative and tiny)
+    ([-3, -3.5, -1, 3, -(2**40)], 4, 10.0, Convention(frequency_shift=1.998046875, name="s")),
+]
+
+
+@pytest.mark.parametrize(("positions", "d_model", "base", "convention"), SIGN_CASES)
+def test_sine_of_tiny_angles_has_the_sign_of_the_oracle(
+    positions: list[float], d_model: int, base: float, convention: Convention
+) -> None:
+    # The oracle is correctly rounded, so it returns −0.0 or a negative subnormal for the
+    # sine of a tiny negative angle; the reference may round the magnitude differently (the
+    # bound is absolute) but not the sign: sin is odd.
+    expected = oracle.encode(positions, d_model, base=base, convention=convention, workers=1)
+    got = encoding.encode(positions, d_model, base=base, convention=convention)
+    assert max_error(got, expected) <= BOUND
+    assert np.array_equal(np.signbit(got), np.signbit(expected))
+
+
+MIRROR_POSITIONS = np.array(
+    [TINY, 1e-300, 0.3, 5.0, 63.0, 64.0, 100.5, 12345.0, 2.0**31 - 0.5, 2.0**40 + 1, 1e9 + 0.3]
+)
+
+
+@pytest.mark.parametrize(
+    "convention",
+    [PRESETS["canonical"], PRESETS["fairseq"], Convention(argument_scale=-0.01, name="neg")],
+    ids=["canonical", "fairseq", "negative-scale"],
+)
+def test_mirrored_positions_negate_the_sine_bit_for_bit(convention: Convention) -> None:
+    # sin(−θ) = −sin θ and cos(−θ) = cos θ exactly (the reference evaluates |θ|): the rows at
+    # y = p + o and −y differ only in the sign bit of the sine columns (y ≠ 0: sin 0 = +0.0).
+    # Integer positions are mirrored through the offset (p' = −p − 2o); fractional ones only
+    # without an offset.
+    d, o = 32, convention.position_offset
+    positions = MIRROR_POSITIONS if o == 0 else np.arange(-300, 300)[np.arange(-300, 300) != -o]
+    mirrored = -positions - 2 * o
+    sin_cols, cos_cols = convention.sin_columns(d), convention.cos_columns(d)
+    got, mirror = (
+        encoding.encode(positions, d, convention=convention),
+        encoding.encode(mirrored, d, convention=convention),
+    )
+    assert np.array_equal((-got[:, sin_cols]).view(np.int64), mirror[:, sin_cols].view(np.int64))
+    assert np.array_equal(got[:, cos_cols].view(np.int64), mirror[:, cos_cols].view(np.int64))
+
+
+@pytest.mark.parametrize("scale", [1.0, -1.0])
+def test_ranges_through_zero_equal_encode_bit_for_bit(scale: float) -> None:
+    # A range crossing 0 is filled as mirrored positive ranges plus the rest; every row must
+    # equal the row of its position alone (negative offsets of the convention included), and
+    # the row of p + o = 0 has sin 0 = +0.0 like the oracle's, whatever the sign of c.
+    convention = Convention(position_offset=-200, argument_scale=scale, name="negative-offset")
+    table = encoding.sinusoidal_positional_encoding(333, 16, offset=7, convention=convention)
+    rows = encoding.encode(np.arange(7, 340)[::-1], 16, convention=convention)[::-1]
+    assert np.array_equal(table.view(np.int64), rows.view(np.int64))
+    zero = oracle.encode([200], 16, convention=convention, workers=1)[0]
+    assert np.array_equal(table[200 - 7].view(np.int64), zero.view(np.int64))
+    streamed = list(
+        encoding.iter_encoding_chunks(range(-130, 70), 16, convention=convention, chunk_rows=45)
+    )
+    whole = encoding.encode(np.arange(-130, 70).astype(np.float64), 16, convention=convention)
+    assert np.array_equal(
+        np.concatenate([b for _, b in streamed]).view(np.int64), whole.view(np.int64)
+    )
+
+
 # --- against the golden fixtures ----------------------------------------------------------------
 
 FIXTURES = load_fixture_sets()

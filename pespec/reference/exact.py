@@ -25,6 +25,9 @@ Algorithm (the proof of the bound is in SPEC §7 and :func:`error_budget`):
    split at float32 precision (24 bits), so the head product is exact and rounded once
    per part; the tails add a small part (< 2^-22) computed with plain float64 operations
    in a fixed order, so every element depends on its position alone, bit for bit.
+5. Sign: every step runs on |θ| (the absolute pieces |W_k| and |p + o|) and the sine is
+   negated where θ < 0, so sin(−θ) = −sin θ and cos(−θ) = cos θ bit for bit: the sine of a
+   tiny negative angle is −0.0 or negative like the oracle's, never +0.0.
 
 Shapes: positions (n,) or any shape, outputs (*positions.shape, d_model) float64;
 angles in radians unless called turns.
@@ -419,19 +422,42 @@ def _scratch(shape: tuple[int, ...]) -> tuple[C128, F64, F64]:
 @lru_cache(maxsize=8)
 def _cached_fine(d_model: int, base: float, convention: Convention) -> _Factors:
     """The fine-offset factors of a configuration, like the frequencies computed once."""
-    pieces = turn_pieces(d_model, base, convention=convention)
+    pieces = _abs_pieces(d_model, base, convention)
     fine = _Factors(np.arange(GRID, dtype=np.float64), pieces, anchor=False)
     for name in _Factors.NAMES:
         getattr(fine, name).setflags(write=False)
     return fine
 
 
+@lru_cache(maxsize=32)
+def _abs_pieces(d_model: int, base: float, convention: Convention) -> F64:
+    """|W_k| as pieces, shape (d/2, 5): the reference works on |θ| (the sign comes last)."""
+    pieces = np.abs(turn_pieces(d_model, base, convention=convention))
+    pieces.setflags(write=False)
+    return pieces
+
+
+def _negate_sine(out: F64, convention: Convention, rows: NDArray[np.bool_] | None = None) -> None:
+    """Negate the sine columns of ``out`` (n, d) in place, of all rows or where ``rows``."""
+    if rows is None:
+        sin_view = _sin_cos_views(out, convention)[0]
+        np.negative(sin_view, out=sin_view)
+        return
+    index = np.ix_(np.flatnonzero(rows), convention.sin_columns(out.shape[-1]))
+    out[index] = -out[index]
+
+
 class _Rotator:
-    """Encodes integer positions x (|x| ≤ 2^53) by the block rotation; value depends on x only."""
+    """Encodes integer positions x (|x| ≤ 2^53) by the block rotation; value depends on x only.
+
+    The rotation runs on |x| with the absolute pieces |W_k| (non-negative angles, so no
+    anchor is negative); the sine is negated where c·x < 0 (``flip`` says whether c < 0).
+    """
 
     def __init__(self, d_model: int, base: float, convention: Convention) -> None:
         self.key = (check_d_model(d_model), check_base(base), convention)
-        self.pieces = turn_pieces(d_model, base, convention=convention)
+        self.pieces = _abs_pieces(*self.key)
+        self.flip = convention.argument_scale < 0
         self.convention = convention
         self.half = self.pieces.shape[0]
         self._fine: _Factors | None = None
@@ -455,8 +481,33 @@ class _Rotator:
     def fill_range(self, out: F64, x0: int) -> None:
         """out (n, d) ← rows for the positions x0, x0 + 1, …, x0 + n − 1."""
         n = out.shape[0]
+        if x0 < 0:  # the negative part is its positive mirror, reversed, sine negated
+            negative = min(n, -x0)
+            self._fill_mirrored(out[:negative], x0)
+            if negative < n:
+                self.fill_range(out[negative:], 0)
+            return
+        self._fill_range(out, x0)
+        if self.flip:  # c < 0: every angle but that of x = 0 is negative
+            _negate_sine(out[1:] if x0 == 0 else out, self.convention)
+
+    def _fill_mirrored(self, out: F64, x0: int) -> None:
+        """out (m, d) ← rows for x0 … x0 + m − 1 < 0, from tiles of |x| (≤ 2 MiB each)."""
+        m, d = out.shape
+        rows = max(GRID, (1 << 18) // d // GRID * GRID)
+        for r0 in range(0, m, rows):
+            r1 = min(m, r0 + rows)
+            tile = np.empty((r1 - r0, d), dtype=np.float64)
+            self._fill_range(tile, -(x0 + r1 - 1))  # |x| for rows r1 − 1 … r0
+            out[r0:r1] = tile[::-1]
+        if not self.flip:
+            _negate_sine(out, self.convention)
+
+    def _fill_range(self, out: F64, x0: int) -> None:
+        """fill_range for x0 ≥ 0 at the angles |c|·x·ω (no sign applied)."""
+        n = out.shape[0]
         if n < GRID:  # fewer rows than fine offsets: evaluate only the offsets used
-            self.fill_gather(out, np.arange(x0, x0 + n, dtype=np.int64))
+            self._fill_gather(out, np.arange(x0, x0 + n, dtype=np.int64))
             return
         first_block = x0 // GRID
         n_blocks = (x0 + n - 1) // GRID - first_block + 1
@@ -515,6 +566,15 @@ class _Rotator:
 
     def fill_gather(self, out: F64, x: NDArray[np.int64]) -> None:
         """out (n, d) ← rows for arbitrary integer positions x (n,)."""
+        negative = x < 0
+        self._fill_gather(out, np.abs(x))
+        if self.flip:
+            negative = ~negative & (x != 0)
+        if np.any(negative):
+            _negate_sine(out, self.convention, negative)
+
+    def _fill_gather(self, out: F64, x: NDArray[np.int64]) -> None:
+        """fill_gather for x ≥ 0 at the angles |c|·x·ω (no sign applied)."""
         for start, stop in _row_chunks(x.shape[0], self.half):
             block = x[start:stop]
             q = block % GRID
@@ -599,20 +659,41 @@ def _fill(out: F64, p: NDArray[Any], rotator: _Rotator) -> None:
         block = np.empty((rows.shape[0], out.shape[1]))
         rotator.fill_gather(block, values + offset)
         out[rows] = block
-    rows = np.flatnonzero(~integral)
-    if rows.size == 0:
+    fractional = ~integral
+    if not np.any(fractional):
         return
-    extra: tuple[F64, F64] | None = None
-    if offset:
-        hi, lo = _turns(np.array([float(offset)]), pieces)
-        extra = (hi[0], lo[0])
+    # |θ| = |c|·|p + o|·ω: rows with p + o < 0 are evaluated at −p − o (−p exact, the offset
+    # reduced as −o) and their sine negated, like rows with p + o > 0 when c < 0.
+    negative = p < -offset  # exact: |o| ≤ 2^53
+    for mirrored in (False, True):
+        rows = np.flatnonzero(fractional & (negative if mirrored else ~negative))
+        if rows.size == 0:
+            continue
+        extra: tuple[F64, F64] | None = None
+        if offset:
+            hi, lo = _turns(np.array([float(-offset if mirrored else offset)]), pieces)
+            extra = (hi[0], lo[0])
+        x = -p[rows] if mirrored else p[rows]
+        sign = -1.0 if mirrored != rotator.flip else 1.0
+        _fill_exact(out, rows, x, extra, sign, rotator)
+
+
+def _fill_exact(
+    out: F64,
+    rows: NDArray[np.intp],
+    x: F64,
+    extra: tuple[F64, F64] | None,
+    sign: float,
+    rotator: _Rotator,
+) -> None:
+    """out[rows] ← rows by the exact path at x + o > 0 (turns of o in ``extra``), sine × sign."""
+    pieces, convention = rotator.pieces, rotator.convention
     sin_cols = convention.sin_columns(out.shape[1])
     cos_cols = convention.cos_columns(out.shape[1])
-    x = p[rows]
     for start, stop in _row_chunks(rows.shape[0], pieces.shape[0]):
         s_hi, s_lo, c_hi, c_lo = _sincos_turns(*_turns(x[start:stop], pieces, extra))
         target = rows[start:stop, None]
-        out[target, sin_cols] = s_hi + s_lo
+        out[target, sin_cols] = sign * (s_hi + s_lo)
         out[target, cos_cols] = c_hi + c_lo
 
 
