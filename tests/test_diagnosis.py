@@ -305,3 +305,73 @@ def test_arbitrary_output_never_crashes_nor_matches(kind: str, seed: int) -> Non
     diagnosis = diagnose(encoder, level=LEVELS["float32"])
     assert not diagnosis.explained
     json.dumps(diagnosis.to_dict(), allow_nan=False)
+
+
+_TENSOR2TENSOR = Emulation("t2t-16", layout="sin_cos_halves", shift=1.0)
+
+
+def _narrow(limit: int, calls: list[int]) -> Any:
+    """The tensor2tensor convention in float64 that raises for d_model > ``limit``."""
+
+    def backend(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+        calls.append(int(d_model))
+        if d_model > limit:
+            raise ValueError(f"d_model > {limit} is not supported")
+        return _TENSOR2TENSOR(positions, d_model, base)
+
+    backend.pespec_capabilities = {"max_d_model": limit}  # type: ignore[attr-defined]
+    return backend
+
+
+def test_the_suite_diagnoses_within_the_declared_max_d_model() -> None:
+    # Declared max_d_model = 16: the fit probes are d = 16 and 8 (two dimensions separate
+    # base 10^4 from s = 1, the emulation's constructor arguments), never d = 64 or 32.
+    from pespec.conformance import check
+
+    calls: list[int] = []
+    report = check(_narrow(16, calls), stages=("contract", "golden"))
+    assert report.diagnosis is not None, report.diagnosis_sentence
+    convention = report.diagnosis["convention"]
+    assert convention is not None, report.diagnosis_sentence
+    assert convention["preset"] == "tensor2tensor"
+    assert (convention["frequency_shift"], convention["base"]) == (1.0, 10000.0)
+    assert convention["base_follows_argument"]
+    assert max(calls) <= 16
+
+
+@pytest.mark.parametrize("limit", [6, 8, 12])
+def test_two_fit_dimensions_within_a_small_max_d_model_separate_base_and_shift(
+    limit: int,
+) -> None:
+    calls: list[int] = []
+    diagnosis = diagnose(_narrow(limit, calls), level=LEVELS["float64"], max_d_model=limit)
+    assert diagnosis.explained and diagnosis.convention is not None, diagnosis.sentence()
+    assert diagnosis.convention["frequency_shift"] == 1.0
+    assert diagnosis.convention["preset"] == "tensor2tensor"
+    assert max(calls) <= limit and len(set(calls)) == 2
+    assert "cannot" not in diagnosis.sentence() and "observable" not in diagnosis.sentence()
+
+
+def test_max_d_model_4_says_base_and_shift_are_not_separated() -> None:
+    # d = 4 has two pairs: ω_1 = b^(−1/(2 − s)) gives only ln b/(2 − s); d = 2 adds nothing.
+    calls: list[int] = []
+    diagnosis = diagnose(_narrow(4, calls), level=LEVELS["float64"], max_d_model=4)
+    assert set(calls) == {4}
+    assert diagnosis.convention is not None and diagnosis.convention["frequency_shift"] == 1.0
+    assert "only ln(base)/(d/2 − s) is observable" in diagnosis.sentence()
+    assert "base is taken to be the one requested" in diagnosis.sentence()
+
+
+def test_max_d_model_2_says_base_and_shift_do_not_matter() -> None:
+    # At d = 2 the only frequency is ω_0 = base^0 = 1: no fit of base or shift is possible.
+    calls: list[int] = []
+    canonical = Emulation("canonical-2", work="float16")
+
+    def backend(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+        calls.append(int(d_model))
+        return canonical(positions, d_model, base)
+
+    diagnosis = diagnose(backend, level=LEVELS["float64"], max_d_model=2)
+    assert set(calls) == {2}
+    assert "neither the base nor the frequency shift affects the output" in diagnosis.sentence()
+    json.dumps(diagnosis.to_dict())  # the closest candidates leave out presets undefined at d = 2

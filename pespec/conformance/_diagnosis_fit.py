@@ -46,7 +46,8 @@ _MAX_STEP_ANGLE = 2.0
 """Pairs whose angle advances by more than this (radians) per grid step may be aliased."""
 
 _MIN_PAIRS = 3
-"""Fewest usable pairs for the log-linear frequency fit."""
+"""Fewest usable pairs for the log-linear frequency fit (2 at d_model = 4, which has no more:
+ln a_0 and ln a_1 then give ln c and σ exactly, and the candidates are verified anyway)."""
 
 
 @dataclass(frozen=True)
@@ -226,7 +227,7 @@ def fit_probe(
             sign, phi = -1.0, -phi
         rate, phase, _ = line_fits(x, phi)
     start = _usable_suffix(rate, step)
-    if len(rate) - start < _MIN_PAIRS:
+    if len(rate) - start < min(_MIN_PAIRS, max(2, len(rate))):
         return None
     k = np.arange(start, len(rate), dtype=np.float64)
     usable = rate[start:]

@@ -46,6 +46,7 @@ __all__ = [
     "Diagnosis",
     "classify_error_bits",
     "diagnose",
+    "fit_dims",
     "precision_classes_table",
     "probe_table",
 ]
@@ -57,7 +58,24 @@ SECONDARY_BASE = 500.0
 """A second requested base: tells a backend that honours ``base`` from one that fixes it."""
 
 FIT_DIMS = (64, 32)
-"""Model dimensions of the fit probes; two are needed to separate the base from the shift s."""
+"""Model dimensions of the fit probes; two are needed to separate the base from the shift s.
+
+A backend declaring a smaller ``max_d_model`` is probed within it (:func:`fit_dims`)."""
+
+
+def fit_dims(max_d_model: int | None) -> tuple[int, ...]:
+    """The fit-probe model dimensions within ``max_d_model`` (None: no limit), largest first.
+
+    (64, 32) when allowed; otherwise M = max_d_model and the even M/2 rounded down, at least
+    4 (the smallest d with two frequency pairs, ω_0 = 1 and ω_1): M = 16 gives (16, 8),
+    M = 6 gives (6, 4). M = 4 and M = 2 give a single dimension: at d = 2 the only frequency
+    is ω_0 = 1 whatever the base and shift, so a d = 2 probe cannot help separate them.
+    """
+    if max_d_model is None or max_d_model >= FIT_DIMS[0]:
+        return FIT_DIMS
+    low = max(4, 2 * (max_d_model // 4))
+    return (max_d_model, low) if low < max_d_model else (max_d_model,)
+
 
 LIMIT_TOLERANCE = 1e-2
 """|output/A − exact| allowed for a position to count as meaningful (SPEC §10.5)."""
@@ -480,8 +498,10 @@ def _describe(candidate: Candidate, d_model: int) -> dict[str, Any]:
     return data
 
 
-def _residuals(candidate: Candidate, probes: list[_Probe], level: Level) -> dict[str, Any]:
-    """A candidate's residuals on the fit probes, in output units."""
+def _residuals(
+    candidate: Candidate, probes: list[_Probe], level: Level, d_model: int
+) -> dict[str, Any]:
+    """A candidate's residuals on the fit probes, in output units (scale given at d_model)."""
     largest = 0.0
     over_bound = 0.0
     for probe in probes:
@@ -489,7 +509,7 @@ def _residuals(candidate: Candidate, probes: list[_Probe], level: Level) -> dict
         largest = max(largest, float(error.max()))
         over_bound = max(over_bound, float((error / bound).max()))
     return {
-        "convention": _describe(candidate, FIT_DIMS[0]),
+        "convention": _describe(candidate, d_model),
         "rms_error": _rms(candidate, probes),
         "max_abs_error": largest,
         "max_error_over_bound": over_bound,
@@ -500,16 +520,19 @@ def _closest(
     fitted: Candidate | None, probes: list[_Probe], level: Level, amplitude: float
 ) -> list[dict[str, Any]]:
     """The three distinct candidates (fitted, then the presets) with the lowest RMS residual
-    (a fit equal to a preset, or presets that coincide, are listed once)."""
+    (a fit equal to a preset, or presets that coincide, are listed once); presets undefined
+    at a probed d_model (s ≥ d/2) are left out."""
     pool = [] if fitted is None else [fitted]
+    dims = sorted({probe.d_model for probe in probes}, reverse=True)
     for preset in PRESETS.values():
-        pool.append(Candidate(preset, PRIMARY_BASE, True, amplitude, "constant", 0))
+        if all(d / 2 - preset.frequency_shift > 0 for d in dims):
+            pool.append(Candidate(preset, PRIMARY_BASE, True, amplitude, "constant", 0))
     ranked = sorted(pool, key=lambda candidate: _rms(candidate, probes))
     listed: list[dict[str, Any]] = []
     for candidate in ranked:
-        described = _describe(candidate, FIT_DIMS[0])
+        described = _describe(candidate, dims[0])
         if all(entry["convention"] != described for entry in listed):
-            listed.append(_residuals(candidate, probes, level))
+            listed.append(_residuals(candidate, probes, level, dims[0]))
         if len(listed) == 3:
             break
     return listed
@@ -532,8 +555,9 @@ class Diagnosis:
 
     ``convention``: the fitted family member (``layout``, ``frequency_shift``, ``base``,
     ``base_follows_argument``, ``position_offset``, ``argument_scale``, ``output_scale`` at
-    d = 64 with its ``output_scale_rule``, ``preset``, ``matching_presets``), or None when no
-    member explains the output. ``working_precision``: the format the angles are effectively
+    the first fit dimension (d = 64 unless a smaller max_d_model is declared) with its
+    ``output_scale_rule``, ``preset``, ``matching_presets``), or None when no member explains
+    the output. ``working_precision``: the format the angles are effectively
     computed in, or "unknown". ``meaningful_position_limit``: the largest probed position up
     to which every probed row stays within 1e-2 (relative to the output scale) of the exact
     encoding of the fitted convention; ``limit_is_lower_bound`` when no probed row failed.
@@ -606,8 +630,32 @@ class Diagnosis:
                 )
         return clauses
 
+    def _dims_note(self) -> str | None:
+        """What a declared max_d_model ≤ 4 leaves undetermined (None: nothing)."""
+        dims = self.evidence.get("fit_dims") or list(FIT_DIMS)
+        if len(dims) > 1:
+            return None
+        declared = self.evidence.get("max_d_model")
+        if dims[0] <= 2:
+            return (
+                f"at the declared max_d_model={declared} the only frequency is ω_0 = 1, so "
+                "neither the base nor the frequency shift affects the output and neither can "
+                "be determined"
+            )
+        return (
+            f"at the declared max_d_model={declared} only ln(base)/(d/2 − s) is observable "
+            "(two model dimensions ≥ 4 are needed to separate base and frequency shift s), "
+            "so the base is taken to be the one requested and s follows from it"
+        )
+
     def sentence(self) -> str:
         """One sentence for the terminal report."""
+        text = self._sentence()
+        note = self._dims_note()
+        return text if note is None else f"{text[:-1]}; {note}."
+
+    def _sentence(self) -> str:
+        """:meth:`sentence` without the note on undetermined parameters."""
         if self.non_deterministic is not None:
             found = self.non_deterministic
             return (
@@ -718,6 +766,7 @@ def diagnose(
     integer_positions_only: bool = False,
     max_position: float | None = None,
     bases: tuple[float, ...] | None = None,
+    max_d_model: int | None = None,
 ) -> Diagnosis:
     """Which convention ``encoder`` implements and in what precision it computes (SPEC §10).
 
@@ -725,8 +774,11 @@ def diagnose(
     ``level``: the conformance level it failed. ``integer_positions_only``: probe with
     integer positions only. ``max_position``: the largest position the backend declares
     (a table of rows); no probe goes beyond it. ``bases``: the bases it declares; the probe
-    at base 500 is left out unless it is one of them. Makes 3 small calls, each twice (an output
-    that changes between identical calls is reported as not deterministic, not fitted), plus
+    at base 500 is left out unless it is one of them. ``max_d_model``: the widest model it
+    declares; the fit probes use :func:`fit_dims` within it (with a single dimension, at
+    max_d_model ≤ 4, base and shift cannot be separated and the sentence says so). Makes 3
+    small calls, each twice (an output that changes between identical calls is reported as
+    not deterministic, not fitted), plus
     one of up to 125 large positions (row by row if that one raises). When the fractional
     grid explains nothing, the integer grid is tried (the same calls again): a table looked
     up by integer index is then named as such. Never raises because of the backend's
@@ -738,11 +790,17 @@ def diagnose(
         integer_positions_only=integer_positions_only,
         max_position=max_position,
         bases=bases,
+        max_d_model=max_d_model,
     )
     if integer_positions_only or found.explained or found.non_deterministic is not None:
         return found
     on_integers = _diagnose_grid(
-        encoder, level=level, integer_positions_only=True, max_position=max_position, bases=bases
+        encoder,
+        level=level,
+        integer_positions_only=True,
+        max_position=max_position,
+        bases=bases,
+        max_d_model=max_d_model,
     )
     if not on_integers.explained:
         return found
@@ -757,14 +815,16 @@ def _diagnose_grid(
     integer_positions_only: bool,
     max_position: float | None,
     bases: tuple[float, ...] | None,
+    max_d_model: int | None = None,
 ) -> Diagnosis:
     """:func:`diagnose` on one grid of fit positions (fractional, or integers only)."""
     grid = _fit_positions(integer_positions_only)
     if max_position is not None:
         grid = grid[grid <= max_position]
-    fit_probes = [_Probe(d, PRIMARY_BASE, grid) for d in FIT_DIMS]
+    dims = fit_dims(max_d_model)
+    fit_probes = [_Probe(d, PRIMARY_BASE, grid) for d in dims]
     if bases is None or SECONDARY_BASE in bases:  # never a call outside the declared bases
-        fit_probes.append(_Probe(FIT_DIMS[0], SECONDARY_BASE, grid))
+        fit_probes.append(_Probe(dims[0], SECONDARY_BASE, grid))
     non_finite: set[float] = set()
     repeated: dict[str, Any] | None = None
     for probe in fit_probes:
@@ -775,7 +835,7 @@ def _diagnose_grid(
     large_positions = _large_positions()
     if max_position is not None:
         large_positions = large_positions[large_positions <= max_position]
-    large = _Probe(FIT_DIMS[0], PRIMARY_BASE, large_positions)
+    large = _Probe(dims[0], PRIMARY_BASE, large_positions)
     _call_rowwise(encoder, large)
     usable = [probe for probe in fit_probes if probe.values is not None]
     dtypes = {probe.dtype for probe in [*usable, large] if probe.dtype is not None}
@@ -783,6 +843,8 @@ def _diagnose_grid(
     evidence: dict[str, Any] = {
         "probe_notes": {probe.label: probe.note for probe in [*fit_probes, large] if probe.note},
         "output_dtypes": sorted(dtypes),
+        "fit_dims": list(dims),
+        "max_d_model": max_d_model,
     }
 
     def unexplained(fitted: Candidate | None, precision: str = "unknown") -> Diagnosis:
@@ -827,7 +889,7 @@ def _diagnose_grid(
     # A probe that does not fit (e.g. every pair aliased at base 500) is still verified.
     try:
         combined = combine(fits, PRIMARY_BASE)
-        candidates = candidate_grid(combined, list(FIT_DIMS)) if combined is not None else []
+        candidates = candidate_grid(combined, list(dims)) if combined is not None else []
         if not candidates:
             return unexplained(None, representability or "unknown")
         chosen, rms = _best_candidate(candidates, usable)
@@ -873,10 +935,10 @@ def _diagnose_grid(
         row = large.values[int(np.flatnonzero(large.positions == departure)[0])]
         evidence["departure_row_failed"] = not bool(np.isfinite(row).all())
     main = [probe for probe in [*usable, large] if probe.values is not None]
-    main = [p for p in main if p.d_model == FIT_DIMS[0] and p.base == PRIMARY_BASE]
+    main = [p for p in main if p.d_model == dims[0] and p.base == PRIMARY_BASE]
     limit, lower_bound = _meaningful_limit(chosen, main)
     return Diagnosis(
-        convention=_describe(chosen, FIT_DIMS[0]),
+        convention=_describe(chosen, dims[0]),
         explained=True,
         working_precision=precision,
         meaningful_position_limit=limit,

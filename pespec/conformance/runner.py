@@ -798,6 +798,7 @@ class Suite:
                 integer_positions_only=self.backend.capabilities.integer_positions_only,
                 max_position=self.backend.capabilities.max_position,
                 bases=self.backend.capabilities.bases,
+                max_d_model=self.backend.capabilities.max_d_model,
             )
             report.diagnosis = diagnosis.to_dict()
             report.diagnosis_sentence = diagnosis.sentence()
