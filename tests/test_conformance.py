@@ -443,3 +443,30 @@ def test_reproduction_lines_run_and_show_the_failure(tmp_path: Path) -> None:
         [sys.executable, "-c", command], capture_output=True, text=True, timeout=120, check=False
     )
     assert run.returncode != 0 and "PropertyViolation" in run.stderr
+
+
+def test_a_raising_backend_shows_no_error_numbers_in_property_rows(tmp_path: Path) -> None:
+    # No output means no |error| and no bound: the rows said inf and 0 (a ratio of inf).
+    report = check(
+        misbehaving.raises,  # type: ignore[arg-type]
+        level="float64",
+        stages=("property",),
+        examples=2,
+        shrink=False,
+        diagnose=False,
+    )
+    rows = [c for c in report.checks if c.status == "failed"]
+    assert len(rows) >= 8  # every property but low_precision (not applicable at float64)
+    for row in rows:
+        assert (row.max_error, row.bound, row.ratio) == (None, None, None), row.id
+        assert "the backend raised RuntimeError: kernel launch failed" in row.message
+        assert "BackendFailure" not in row.message
+    for entry in json.loads(report.to_json())["checks"]:
+        if entry["status"] == "failed":
+            assert (entry["max_error"], entry["bound"], entry["ratio"]) == (None, None, None)
+    path = tmp_path / "report.md"
+    report.write_markdown(path)
+    text = path.read_text(encoding="utf-8")
+    for row in rows:
+        assert f"| `{row.id}` | failed |  |  |" in text
+    assert "| inf |" not in text

@@ -371,3 +371,16 @@ def test_integer_shifts_quoted_in_spec() -> None:
         assert abs(710 - 113 * 2 * mpmath.pi) < 7e-5
         assert f"{float(710 - 113 * 2 * mpmath.pi):.2e}" == "6.03e-05"  # SPEC's 6.03·10^−5
         assert abs(355 - mpmath.mpf(56.5) * 2 * mpmath.pi) < 7e-5
+
+
+def test_a_raising_encoder_gives_a_result_without_numbers() -> None:
+    # The violation has no output to measure: no |error| and no bound (not inf and 0).
+    def raising(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+        raise ValueError("unsupported d_model")
+
+    for check in (checks.check_accuracy, checks.check_norm, checks.check_determinism):
+        with pytest.raises(PropertyViolation) as info:
+            check(raising, CONFIG, F32)
+        result = info.value.result
+        assert (result.max_error, result.bound) == (None, None)
+        assert "the backend raised ValueError: unsupported d_model" in result.message

@@ -675,8 +675,8 @@ class Suite:
             planned,
             "passed" if outcome.passed else "failed",
             outcome.message or ("holds" if outcome.passed else "violated"),
-            max_error=float(outcome.max_error),
-            bound=float(outcome.bound),
+            max_error=None if outcome.max_error is None else float(outcome.max_error),
+            bound=None if outcome.bound is None else float(outcome.bound),
             worst_position=outcome.worst_position,
             worst_column=outcome.worst_column,
             reproduction=None if config is None else self._property_reproduction(fn, config, level),
@@ -824,6 +824,8 @@ def _is_canonical(fixture: Any) -> bool:
 
 
 def _ratio(outcome: Any) -> float:
+    if outcome.max_error is None or outcome.bound is None:  # no output: no numbers
+        return math.inf
     bound = float(outcome.bound)
     if bound > 0:
         return float(outcome.max_error) / bound

@@ -176,14 +176,16 @@ class PropertyResult:
 
     ``max_error`` and ``bound`` belong to the same element: the one with the largest
     error/bound ratio (``details["max_ratio"]``), so a pass always shows error ≤ bound.
-    The largest error anywhere, where it differs, is ``details["max_abs_error"]``.
+    The largest error anywhere, where it differs, is ``details["max_abs_error"]``. Both are
+    None when the check has no numbers: the backend raised, or returned the wrong shape or a
+    non-float dtype (reports show them blank, JSON null).
     """
 
     property: str
     section: str
     passed: bool
-    max_error: float
-    bound: float
+    max_error: float | None
+    bound: float | None
     worst_position: float | int | None = None
     worst_column: int | None = None
     message: str = ""
