@@ -32,8 +32,8 @@ from pluginrun import run_plugin  # noqa: E402
 FAST: dict[str, Any] = {"stages": ("contract", "golden")}
 
 
-def _python_c(command: str) -> subprocess.CompletedProcess[str]:
-    """Run a reproduction line ``python -c "..."`` as pasted in a shell in tests/."""
+def _python_c(command: str, cwd: Path = TESTS) -> subprocess.CompletedProcess[str]:
+    """Run a reproduction line ``python -c "..."`` as pasted in a shell in ``cwd``."""
     assert command.startswith('python -c "') and command.endswith('"'), command
     code = command.removeprefix('python -c "').removesuffix('"')
     return subprocess.run(
@@ -42,7 +42,7 @@ def _python_c(command: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=120,
         check=False,
-        cwd=TESTS,
+        cwd=cwd,
     )
 
 
@@ -348,15 +348,7 @@ def test_reproduction_of_a_relative_file_spec_runs_from_another_folder(
     failed = report.failed[0]
     assert failed.reproduction is not None
     assert str(TESTS / "catalog" / "tutorial.py") in failed.reproduction
-    code = failed.reproduction.removeprefix('python -c "').removesuffix('"')
-    run = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=tmp_path,
-    )
+    run = _python_c(failed.reproduction, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "EXCEEDS BOUND" in run.stdout
 

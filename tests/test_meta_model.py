@@ -35,6 +35,14 @@ ELEMENTS = 4096 if os.environ.get("PESPEC_PROFILE") == "thorough" else 256
 """n·d per drawn configuration: small in ci (seconds), larger when exploring."""
 
 
+def _interleave_float32(theta: NDArray[np.float32], dtype: Any) -> NDArray[Any]:
+    """sin/cos of float32 angles (n, d/2) in float32, interleaved, stored as ``dtype``."""
+    out = np.empty((theta.shape[0], 2 * theta.shape[1]), dtype=np.float32)
+    out[:, 0::2] = np.sin(theta)
+    out[:, 1::2] = np.cos(theta)
+    return out.astype(dtype)
+
+
 def naive_float32(dtype: Any) -> Backend:
     """The seed's log-space formula entirely in float32 (ω = exp(−k·(ln base/(d/2)))), then
     stored as ``dtype``: the typical PyTorch float32 implementation."""
@@ -44,10 +52,7 @@ def naive_float32(dtype: Any) -> Backend:
         step = np.float32(np.log(base) / (d_model // 2))
         omega = np.exp(-(k * step))
         theta = positions.astype(np.float32)[:, None] * omega
-        out = np.empty((positions.shape[0], d_model), dtype=np.float32)
-        out[:, 0::2] = np.sin(theta)
-        out[:, 1::2] = np.cos(theta)
-        return out.astype(dtype)
+        return _interleave_float32(theta, dtype)
 
     return encoder
 
@@ -59,10 +64,7 @@ def vaswani_float32(dtype: Any) -> Backend:
     def encoder(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
         exponent = np.arange(0, d_model, 2, dtype=np.float32) / np.float32(d_model)
         theta = positions.astype(np.float32)[:, None] / np.power(np.float32(base), exponent)
-        out = np.empty((positions.shape[0], d_model), dtype=np.float32)
-        out[:, 0::2] = np.sin(theta)
-        out[:, 1::2] = np.cos(theta)
-        return out.astype(dtype)
+        return _interleave_float32(theta, dtype)
 
     return encoder
 
@@ -225,10 +227,7 @@ def bfloat16_frequencies(positions: NDArray[Any], d_model: int, base: float) -> 
     k = np.arange(d_model // 2, dtype=np.float32)
     omega = np.exp(-(k * np.float32(np.log(base) / (d_model // 2)))).astype(BF16)
     theta = positions.astype(np.float32)[:, None] * omega.astype(np.float32)
-    out = np.empty((positions.shape[0], d_model), dtype=np.float32)
-    out[:, 0::2] = np.sin(theta)
-    out[:, 1::2] = np.cos(theta)
-    return out.astype(BF16)
+    return _interleave_float32(theta, BF16)
 
 
 @pytest.mark.parametrize(
