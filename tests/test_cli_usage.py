@@ -189,7 +189,7 @@ def test_d_model_that_does_not_match_the_columns_exits_2(
 
 @pytest.mark.parametrize(
     ("positions", "words"),
-    [("0:10", "gives 10 positions but"), ("5:1", "START < STOP"), ("3:3", "START < STOP")],
+    [("0:10", "give 10 positions but"), ("5:1", "START < STOP"), ("3:3", "START < STOP")],
 )
 def test_positions_that_do_not_fit_the_rows_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], positions: str, words: str
@@ -250,6 +250,11 @@ def test_position_column_supplies_the_positions(tmp_path: Path) -> None:
     assert main(["check", "--from-file", str(path), "--d-model", str(D), "--quiet"]) == 0
     args = ["check", "--from-file", str(path), "--d-model", str(D), "--positions", "0:20"]
     assert main([*args, "--quiet"]) == 1  # the user's --positions wins, and is wrong here
+
+
+def test_hexadecimal_floats_from_c_printf_a_are_read_exactly(tmp_path: Path) -> None:
+    path = _write_rows(tmp_path / "hex.csv", [[v.hex() for v in row] for row in _values().tolist()])
+    assert main(["check", "--from-file", str(path), "--d-model", str(D), "--quiet"]) == 0
 
 
 # --- item 10: messages in the file's terms ------------------------------------------------------

@@ -43,7 +43,8 @@ def read_text_table(file: Path) -> TextTable:
 
     A first line that is not numbers is a header; when its first cell is ``position`` (or
     empty, as pandas writes its index) the first column holds the positions. A comma at
-    the end of every line (common in C output) is allowed; blank lines are skipped.
+    the end of every line (common in C output) is allowed; blank lines are skipped. Values
+    are decimal or C99 hexadecimal floats (printf's %a, read exactly).
     """
     text = _text_of(file)
     lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
@@ -58,20 +59,25 @@ def read_text_table(file: Path) -> TextTable:
             f"{lines[0][0]}: {lines[0][1][:60]!r})"
         )
     first_line, first = body[0]
-    if "," not in first and len(first.split()) > 1:
+    separator = _other_separator(first)
+    if "," not in first and separator is not None:
         raise FileFormatError(
-            f"from_file {str(file)!r}: line {first_line} holds values separated by spaces; "
-            "pespec reads comma-separated values (np.savetxt(path, out, delimiter=',', "
-            "fmt='%.17g'), or fprintf with ',' between values)"
+            f"from_file {str(file)!r}: line {first_line} holds values separated by "
+            f"{separator}; pespec reads comma-separated values (np.savetxt(path, out, "
+            "delimiter=',', fmt='%.17g'), or fprintf with ',' between values)"
         )
     width = len(_cells(first))
     rows = np.empty((len(body), width), dtype=np.float64)
     for r, (number, line) in enumerate(body):
         cells = _cells(line)
         if len(cells) != width:
+            spaced = [k for k, c in enumerate(cells, start=1) if len(c.split()) > 1]
+            hint = (
+                f" (value {spaced[0]} holds a space: separate values by commas)" if spaced else ""
+            )
             raise FileFormatError(
                 f"from_file {str(file)!r}: line {number} has {len(cells)} values but line "
-                f"{first_line} has {width}; every row must have the same number of values"
+                f"{first_line} has {width}; every row must have the same number of values{hint}"
             )
         rows[r] = _numbers(file, number, cells)
     decimals = _decimals([cell for _, line in body[:64] for cell in _cells(line)])
@@ -91,6 +97,11 @@ def _text_of(file: Path) -> str:
         raise FileFormatError(
             f"from_file {str(file)!r} is a binary {kind} file, not text: name it {kind[:4]}"
         )
+    if b"\x00" in data:
+        raise FileFormatError(
+            f"from_file {str(file)!r} is not a text file (it holds NUL bytes): a .csv must "
+            "hold comma-separated numbers"
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -98,6 +109,35 @@ def _text_of(file: Path) -> str:
             f"from_file {str(file)!r} is not a text file (byte {exc.start + 1} is not UTF-8): "
             "a .csv must hold comma-separated numbers"
         ) from None
+
+
+def _other_separator(line: str) -> str | None:
+    """How ``line`` separates its numbers when not by commas: "';'", "tabs", "spaces"."""
+    for separator, name in ((";", "';'"), ("\t", "tabs"), (None, "spaces")):
+        parts = line.split(separator)
+        if len(parts) > 1 and all(_is_number(p) for p in parts if p.strip()):
+            return name
+    return None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        _parse(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _parse(text: str) -> float:
+    """A decimal number, or a C99 hexadecimal float as printf's %a writes it (exact)."""
+    try:
+        return float(text)
+    except ValueError:
+        stripped = text.strip().lower().lstrip("+-")
+        if not stripped.startswith("0x"):
+            raise
+        value = float.fromhex(text.strip())
+        return value
 
 
 def _cells(line: str) -> list[str]:
@@ -110,18 +150,11 @@ def _cells(line: str) -> list[str]:
 def _header(line: str) -> list[str] | None:
     """The cells of ``line`` when it is a header (not all numbers), else None."""
     cells = [c.strip() for c in _cells(line)]
-    try:
-        for cell in cells:
-            float(cell)
-    except ValueError:
-        if "," not in line and len(line.split()) > 1:
-            try:  # space-separated numbers are not a header: say so where they are read
-                [float(c) for c in line.split()]
-                return None
-            except ValueError:
-                pass
-        return cells
-    return None
+    if all(_is_number(cell) for cell in cells):
+        return None
+    if "," not in line and _other_separator(line) is not None:
+        return None  # numbers under another separator: said where they are read
+    return cells
 
 
 def _numbers(file: Path, number: int, cells: list[str]) -> NDArray[np.float64]:
@@ -129,10 +162,11 @@ def _numbers(file: Path, number: int, cells: list[str]) -> NDArray[np.float64]:
         return np.array([float(c) for c in cells], dtype=np.float64)
     except ValueError:
         pass
+    values = np.empty(len(cells), dtype=np.float64)
     for k, cell in enumerate(cells, start=1):
         try:
-            float(cell)
-        except ValueError:
+            values[k - 1] = _parse(cell)
+        except (ValueError, OverflowError):
             shown = repr(cell.strip()) if cell.strip() else "empty"
             hint = ""
             if len(cell.split()) > 1:
@@ -140,7 +174,7 @@ def _numbers(file: Path, number: int, cells: list[str]) -> NDArray[np.float64]:
             raise FileFormatError(
                 f"from_file {str(file)!r}: line {number}, value {k} is {shown}, not a number{hint}"
             ) from None
-    raise AssertionError("unreachable: some cell failed to parse")  # pragma: no cover
+    return values
 
 
 def _decimals(cells: list[str]) -> int | None:
@@ -149,7 +183,7 @@ def _decimals(cells: list[str]) -> int | None:
     most = None
     for cell in cells:
         text = cell.strip().lower()
-        if "e" in text or "n" in text:  # exponent, nan, inf
+        if any(c in text for c in "enxp"):  # exponent, nan, inf, hexadecimal
             return None
         if "." in text:
             digits = len(text.partition(".")[2])
@@ -224,7 +258,8 @@ def read_npz(file: Path, key: str | None) -> tuple[NDArray[Any], NDArray[Any] | 
     ``positions``, else ``encoding``, else ``values`` (``pespec golden export``)."""
     if not zipfile.is_zipfile(file):
         raise FileFormatError(
-            f"from_file {str(file)!r} is not a .npz archive (a zip file written by np.savez)"
+            f"from_file {str(file)!r} is not a .npz archive (a zip file written by np.savez), "
+            "or it is cut short"
         )
     try:
         with np.load(file, allow_pickle=False) as archive:
@@ -246,6 +281,8 @@ def read_npz(file: Path, key: str | None) -> tuple[NDArray[Any], NDArray[Any] | 
 
 
 def _default_key(file: Path, names: list[str]) -> str:
+    if not names:
+        raise FileFormatError(f"from_file {str(file)!r} holds no arrays")
     if len(names) == 1:
         return names[0]
     for name in ("encoding", "values"):
@@ -263,4 +300,9 @@ def _member(file: Path, archive: Any, name: str) -> NDArray[Any]:
         if "pickle" in str(exc) or "object" in str(exc):
             raise _object_error(file, name) from None
         raise
+    if not isinstance(array, np.ndarray):  # NpzFile returns a member without the magic as bytes
+        raise FileFormatError(
+            f"from_file {str(file)!r}: member {name!r} of the archive is not a NumPy array "
+            "(write the archive with np.savez)"
+        )
     return array

@@ -155,9 +155,11 @@ def _from_file(args: argparse.Namespace) -> Any:
 
     from pespec.conformance.fromfile import check_output, parse_positions, read_output
     from pespec.properties.base import parse_level
+    from pespec.reference.validation import check_d_model
 
     if args.d_model is None:
         raise ValueError("--d-model is required with --from-file")
+    check_d_model(args.d_model, "--d-model")
     if args.profile is not None or args.stages is not None or args.examples is not None:
         raise ValueError("--profile, --stages and --examples do not apply to --from-file")
     text_dtype = None if args.level is None else parse_level(args.level).output_dtype
@@ -171,7 +173,7 @@ def _from_file(args: argparse.Namespace) -> Any:
     if output.shape[1] != args.d_model:
         raise ValueError(
             f"--d-model {args.d_model} does not match {args.from_file!r}, which has "
-            f"{output.shape[1]} columns"
+            f"{output.shape[1]} column{'s' if output.shape[1] != 1 else ''}"
             + _columns_hint(output.shape, args.d_model)
         )
     if args.positions is not None:
@@ -182,9 +184,10 @@ def _from_file(args: argparse.Namespace) -> Any:
         positions = np.arange(output.shape[0], dtype=np.int64)
         given = f"0:{output.shape[0]} (default: one per row)"
     if positions.shape[0] != output.shape[0]:
+        source = f"--positions {given}" if args.positions is not None else "the file's positions"
         raise ValueError(
-            f"--positions {given} gives {positions.shape[0]} positions but {args.from_file!r} "
-            f"has {output.shape[0]} rows; give one position per row"
+            f"{source} give {positions.shape[0]} positions but {args.from_file!r} has "
+            f"{output.shape[0]} rows; give one position per row"
         )
     report = check_output(
         output, positions, args.d_model, args.base, level=args.level, name=args.from_file

@@ -112,6 +112,8 @@ def _bfloat16_from_void(array: NDArray[Any]) -> NDArray[Any]:
 def parse_positions(text: str) -> NDArray[Any]:
     """Positions from ``START:STOP`` (integers START..STOP−1), ``a,b,c`` or a .npy/.csv file."""
     value = text.strip()
+    if value.lower().endswith((".npy", ".csv", ".txt")) and not Path(value).is_file():
+        raise ValueError(f"positions file {value!r} does not exist")
     if Path(value).is_file():
         file = Path(value)
         if file.suffix.lower() == ".npy":
