@@ -377,9 +377,10 @@ def test_report_level_is_the_level_tested_not_the_backends_dtype() -> None:
         "working_dtype": "float64",
     }
     assert data["backend"]["output_dtype"] == "float64"
-    assert "(output float16, working precision float64; the backend returned float64)" in (
-        report.to_markdown()
-    )
+    assert (
+        "(output float16, the level assumes working precision float64; the backend returned "
+        "float64)"
+    ) in report.to_markdown()
 
 
 def test_a_non_conformant_run_without_failures_is_not_diagnosed() -> None:
