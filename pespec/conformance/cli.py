@@ -151,92 +151,19 @@ def _suite(args: argparse.Namespace) -> Any:
 
 
 def _from_file(args: argparse.Namespace) -> Any:
-    import numpy as np
-
-    from pespec.conformance.fromfile import check_output, parse_positions, read_output
-    from pespec.properties.base import parse_level
-    from pespec.reference.validation import check_d_model
+    from pespec.conformance.checkfile import check_file
 
     if args.d_model is None:
         raise ValueError("--d-model is required with --from-file")
-    check_d_model(args.d_model, "--d-model")
     if args.profile is not None or args.stages is not None or args.examples is not None:
         raise ValueError("--profile, --stages and --examples do not apply to --from-file")
-    text_dtype = None if args.level is None else parse_level(args.level).output_dtype
-    saved = read_output(args.from_file, key=args.key, text_dtype=text_dtype)
-    output = saved.array
-    if output.ndim != 2:
-        raise ValueError(
-            f"from_file {args.from_file!r} must hold a 2-D array (one row per position, "
-            f"d_model columns); it holds shape {output.shape}"
-        )
-    if output.shape[1] != args.d_model:
-        raise ValueError(
-            f"--d-model {args.d_model} does not match {args.from_file!r}, which has "
-            f"{output.shape[1]} column{'s' if output.shape[1] != 1 else ''}"
-            + _columns_hint(output.shape, args.d_model)
-        )
-    if args.positions is not None:
-        positions, given = parse_positions(args.positions), args.positions
-    elif saved.positions is not None:
-        positions, given = np.ravel(saved.positions), "stored in the file"
-    else:
-        positions = np.arange(output.shape[0], dtype=np.int64)
-        given = f"0:{output.shape[0]} (default: one per row)"
-    if positions.shape[0] != output.shape[0]:
-        source = f"--positions {given}" if args.positions is not None else "the file's positions"
-        raise ValueError(
-            f"{source} give {positions.shape[0]} positions but {args.from_file!r} has "
-            f"{output.shape[0]} rows; give one position per row"
-        )
-    report = check_output(
-        output, positions, args.d_model, args.base, level=args.level, name=args.from_file
-    )
-    report.source_file = {
-        "path": str(args.from_file),
-        "sha256": saved.sha256,
-        "bytes": saved.size,
-        "positions": {
-            "given": given,
-            "count": int(positions.shape[0]),
-            "first": positions[0].item() if positions.size else None,
-            "last": positions[-1].item() if positions.size else None,
-        },
-    }
-    text = not str(args.from_file).lower().endswith((".npy", ".npz"))
-    for result in report.failed:
-        if result.stage not in ("reference", "golden"):
-            continue
-        if args.level is None and text:  # text records no dtype: say which one was assumed
-            result.message += (
-                "; the text file was read as float64 (it records no dtype): give --level "
-                "float32, float16 or bfloat16 for an output computed in that dtype"
-            )
-        result.message += _truncation_note(saved.decimals, result)
-    return report
-
-
-def _columns_hint(shape: tuple[int, ...], d_model: int) -> str:
-    """Why a file's column count may differ from --d-model: a position column, a transpose."""
-    if shape[1] == d_model + 1:
-        return " (is the first column the positions? start the header line with 'position')"
-    if shape[0] == d_model:
-        return f" and {shape[0]} rows (transposed? rows must be positions)"
-    return ""
-
-
-def _truncation_note(decimals: int | None, result: Any) -> str:
-    """A note when the errors are what printing with too few decimals gives (C's %f prints
-    6): every error within one unit of the last printed decimal."""
-    if decimals is None:
-        return ""
-    largest = result.details.get("max_abs_error")
-    if not isinstance(largest, float) or not largest <= 10.0**-decimals:
-        return ""
-    return (
-        f"; the values carry at most {decimals} decimals and every error is within "
-        f"{10.0**-decimals:g}: this looks like decimal truncation (C's %f prints 6 decimals); "
-        "print with %.17g for float64 or %.9g for float32"
+    return check_file(
+        args.from_file,
+        args.d_model,
+        positions=args.positions,
+        base=args.base,
+        level=args.level,
+        key=args.key,
     )
 
 
