@@ -73,8 +73,9 @@ MAX_HEATMAP_ROWS = 1024
 """Rows drawn at most: a longer encoding is sampled at evenly spaced positions (the figure
 has fewer pixels than that, so nothing visible is lost and memory stays small)."""
 
-MAX_HEATMAP_COLUMNS = 1 << 16
-"""Columns drawn at most: a wider encoding is refused (ValueError saying so)."""
+MAX_HEATMAP_COLUMNS = 8192
+"""Columns drawn at most (the widest common models): a wider encoding is refused with a
+ValueError saying so (one column per element; 1024 × 8192 float64 values)."""
 
 
 def plot_format(path: str | os.PathLike[str], name: str = "path") -> str:

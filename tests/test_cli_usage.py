@@ -155,6 +155,17 @@ def test_plot_of_ten_million_positions_is_sampled_not_materialised(tmp_path: Pat
     assert main(args) == 0 and out.stat().st_size > 0
 
 
+def test_plot_of_a_wider_encoding_than_drawn_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pespec.plot import MAX_HEATMAP_COLUMNS
+
+    out = tmp_path / "wide.png"
+    d = str(MAX_HEATMAP_COLUMNS + 2)
+    assert main(["plot", "encoding", "--d-model", d, "--seq-len", "4", "-o", str(out)]) == 2
+    assert f"d_model must be at most {MAX_HEATMAP_COLUMNS}" in capsys.readouterr().err
+
+
 def test_plot_error_times_out_on_a_hanging_backend(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
