@@ -216,7 +216,8 @@ def test_yarn_correction_dims_of_presets_are_unambiguous(name: str) -> None:
     # presets' correction dimensions are far from any integer, so float64 decides them.
     config = PRESETS[name]
     assert config.beta_fast and config.beta_slow and config.original_max_position_embeddings
-    for beta, got in zip((config.beta_fast, config.beta_slow), yarn_correction_dims(config)):
+    betas = (config.beta_fast, config.beta_slow)
+    for beta, got in zip(betas, yarn_correction_dims(config), strict=True):
         exact = _correction_dim(beta, config.d_r, config.theta,
                                 config.original_max_position_embeddings)
         assert abs(mpmath.mpf(got) - exact) <= _tau(beta, config)

@@ -82,14 +82,14 @@ def test_per_layer_type_rope_parameters() -> None:
     text["head_dim"] = 256
     assert from_hf(hf, layer_type="full_attention") == PRESETS["Gemma-3-4B global layers"]
     assert from_hf(hf, layer_type="sliding_attention") == PRESETS["Gemma-3-4B local layers"]
-    with pytest.raises(ValueError, match="layer_type must be one of .*got None"):
+    with pytest.raises(ValueError, match=r"layer_type must be one of .*got None"):
         from_hf(hf)
 
 
 def test_layer_type_is_required_where_it_matters_and_checked_elsewhere() -> None:
     gemma = _load("gemma-3-4b-it.json")
-    with pytest.raises(ValueError, match="layer_type must be one of \\['full_attention', "
-                                         "'sliding_attention'\\].*got 'global'"):
+    with pytest.raises(ValueError, match=r"layer_type must be one of \['full_attention', "
+                                         r"'sliding_attention'\].*got 'global'"):
         from_hf(gemma, layer_type="global")
     oss = _load("gpt-oss-20b.json")
     assert from_hf(oss, layer_type="sliding_attention") == PRESETS["gpt-oss-20b"]
@@ -139,7 +139,7 @@ def test_pairing_from_rope_interleave_and_model_type() -> None:
 def test_unknown_rope_type_is_an_error() -> None:
     hf = _load("llama-3.1-8b.json")
     hf["rope_scaling"]["rope_type"] = "ntk-by-parts"
-    with pytest.raises(ValueError, match="rope_type 'ntk-by-parts' is not a schedule.*llama3"):
+    with pytest.raises(ValueError, match=r"rope_type 'ntk-by-parts' is not a schedule.*llama3"):
         from_hf(hf)
     with pytest.raises(ValueError, match="rope_scaling / rope_parameters must be an object"):
         from_hf({"head_dim": 64, "rope_scaling": 2.0})
