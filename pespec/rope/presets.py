@@ -109,7 +109,7 @@ PRESET_SOURCES: MappingProxyType[str, PresetSource] = MappingProxyType({
              "scale's mscale² is out of scope"),
     "Phi-3.5-mini-instruct, ℓ = 4096": PresetSource(
         "microsoft/Phi-3.5-mini-instruct", "phi-3.5-mini-instruct.json", seq_len=4096,
-        note="short_factor (ℓ <= L0)"),
+        note="short_factor (ℓ ≤ L0)"),
     "Phi-3.5-mini-instruct, ℓ = 131072": PresetSource(
         "microsoft/Phi-3.5-mini-instruct", "phi-3.5-mini-instruct.json", seq_len=131072,
         note="long_factor (ℓ > L0)"),
@@ -141,7 +141,8 @@ def preset_table() -> str:
     for name, config in PRESETS.items():
         source = PRESET_SOURCES[name]
         _, attention = frequencies(config)
-        where = f"`{source.repo}`" + (f"; {source.note}" if source.note else "")
+        where = f"`{source.repo}` (copy `{source.copy}`)"
+        where += f"; {source.note}" if source.note else ""
         lines.append(f"| {name} | {config.rope_type} | {config.theta:g} | "
                      f"{config.head_dim} / {config.d_r} | {config.pairing} | "
                      f"{_parameters(config)} | {attention:.6g} | {where} |")
