@@ -1,7 +1,5 @@
 """``python -m pespec`` runs the command line."""
 
-import sys
+from pespec.cli import console_main
 
-from pespec.cli import main
-
-sys.exit(main())
+console_main()

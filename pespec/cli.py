@@ -3,7 +3,7 @@
 Every entry of :data:`COMMANDS` names a module that defines
 ``register(subparsers) -> None``; the sub-parser it adds must set
 ``func=handler`` where ``handler(args) -> int`` returns the exit code.
-Exit codes: 0 success/conformant, 1 failure/non-conformant, 2 usage error.
+Exit codes: 0 success/conformant, 1 failure/non-conformant, 2 usage error, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
+import threading
 from collections.abc import Sequence
 
 from pespec._version import SPEC_VERSION, __version__
@@ -54,10 +56,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(handler(args))
+    except KeyboardInterrupt:
+        print("pespec: interrupted", file=sys.stderr)
+        return 130
     except (ValueError, TypeError) as exc:
         print(f"pespec: error: {exc}", file=sys.stderr)
         return 2
 
 
+def console_main() -> None:
+    """Entry point of the ``pespec`` console script: :func:`main`, then exit.
+
+    A backend call that timed out or was interrupted may still run in its (daemon) worker
+    thread; letting the interpreter finalise under it can abort the process (C++ runtimes
+    such as torch's: "terminate called without an active exception", SIGABRT). So when any
+    thread besides the main one is still alive, the streams are flushed and the process
+    exits at once with the same code (reports are already written, atomically).
+    """
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if any(
+        thread.is_alive()
+        for thread in threading.enumerate()
+        if thread is not threading.main_thread()
+    ):
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console_main()

@@ -35,6 +35,7 @@ from pespec.properties.base import DTYPES, Level, parse_level
 from pespec.reference.validation import check_base, check_d_model
 
 __all__ = [
+    "BACKEND_ERRORS",
     "BUILTIN_BACKENDS",
     "ENTRY_POINT_GROUP",
     "Backend",
@@ -56,6 +57,20 @@ _CHUNK_ELEMENTS = 1 << 21
 
 class BackendLoadError(Exception):
     """A backend spec names nothing loadable; the CLI maps it to exit code 2."""
+
+
+BACKEND_ERRORS: tuple[type[BaseException], ...] = (Exception, SystemExit, GeneratorExit)
+"""What backend code may raise that pespec turns into a failure (a failed check, a load
+error): every exception, ``sys.exit()`` and GeneratorExit included, which ``except Exception``
+misses. KeyboardInterrupt is left out: it is the user's Ctrl-C and interrupts the run."""
+
+
+def _raised(exc: BaseException) -> str:
+    """What user code did, in words: ``called sys.exit(0)`` or ``failed: ValueError: ...``."""
+    if isinstance(exc, SystemExit):
+        code = "" if exc.code is None else repr(exc.code)
+        return f"called sys.exit({code})"
+    return f"failed: {type(exc).__name__}: {exc}"
 
 
 @dataclass(frozen=True)
@@ -214,18 +229,18 @@ def to_host(result: Any) -> NDArray[Any]:
     if hasattr(result, "__array__"):
         try:
             return np.asarray(result)
-        except Exception as exc:  # e.g. a bfloat16 array whose __array__ NumPy cannot take
+        except BACKEND_ERRORS as exc:  # e.g. a bfloat16 array whose __array__ NumPy cannot take
             errors.append(f"__array__: {type(exc).__name__}: {exc}")
     if hasattr(result, "__dlpack__"):
         try:
             return np.from_dlpack(result)
-        except Exception as exc:  # NumPy imports no bfloat16 DLPack tensor; torch does
+        except BACKEND_ERRORS as exc:  # NumPy imports no bfloat16 DLPack tensor; torch does
             errors.append(f"np.from_dlpack: {type(exc).__name__}: {exc}")
         if importlib.util.find_spec("torch") is not None:
             torch = importlib.import_module("torch")
             try:
                 return to_host(torch.from_dlpack(result))
-            except Exception as exc:
+            except BACKEND_ERRORS as exc:
                 errors.append(f"torch.from_dlpack: {type(exc).__name__}: {exc}")
     why = f" (converting it failed: {'; '.join(errors)})" if errors else ""
     raise TypeError(
@@ -452,9 +467,15 @@ def _load_attribute(spec: str) -> Backend:
             module = importlib.import_module(module_name)
     except BackendLoadError:
         raise
-    except Exception as exc:  # importing user code may raise anything
+    except BACKEND_ERRORS as exc:  # importing user code may raise anything, even SystemExit
+        hint = ""
+        if isinstance(exc, SystemExit):
+            hint = (
+                "; a backend module must not exit when imported: put the script part under "
+                "`if __name__ == '__main__':`"
+            )
         raise BackendLoadError(
-            f"backend {spec!r}: importing {module_name!r} failed: {type(exc).__name__}: {exc}"
+            f"backend {spec!r}: importing {module_name} {_raised(exc)}{hint}"
         ) from None
     obj: Any = module
     for part in attribute.split("."):
@@ -469,10 +490,9 @@ def _entry_point(name: str) -> Backend | None:
         if entry.name == name:
             try:
                 obj = entry.load()
-            except Exception as exc:  # third-party import errors of any kind
+            except BACKEND_ERRORS as exc:  # third-party import errors of any kind
                 raise BackendLoadError(
-                    f"backend {name!r} (entry point {entry.value}) failed to load: "
-                    f"{type(exc).__name__}: {exc}"
+                    f"backend {name!r}: loading the entry point {entry.value} {_raised(exc)}"
                 ) from None
             return _wrap(obj, name, name)
     return None

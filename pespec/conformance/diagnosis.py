@@ -27,6 +27,7 @@ from pespec.conformance._diagnosis_fit import (
     fit_probe,
     line_fits,
 )
+from pespec.conformance.backends import BACKEND_ERRORS
 from pespec.properties.base import (
     DTYPES,
     SIGNIFICAND_BITS,
@@ -151,7 +152,7 @@ def _call(encoder: Encoder, probe: _Probe) -> None:
         raw = np.asarray(encoder(probe.positions.copy(), probe.d_model, probe.base))
         with np.errstate(all="ignore"):
             values = raw.astype(np.float64)
-    except Exception as exc:  # a misbehaving backend must not crash the diagnosis
+    except BACKEND_ERRORS as exc:  # a misbehaving backend must not crash the diagnosis
         probe.note = f"raised {type(exc).__name__}: {exc}"[:200]
         return
     expected = (len(probe.positions), probe.d_model)

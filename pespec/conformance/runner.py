@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import Backend, load_backend
+from pespec.conformance.backends import BACKEND_ERRORS, Backend, load_backend
 from pespec.conformance.contract import (
     CONTRACT_ITEMS,
     BackendFailure,
@@ -55,6 +55,7 @@ __all__ = [
     "LARGE_SIZES",
     "REFERENCE_ERROR",
     "STAGES",
+    "Interrupted",
     "PlannedCheck",
     "Suite",
     "check",
@@ -99,6 +100,19 @@ FIXTURE_ERROR = 2.0**-54
 
 _BLOCK_ELEMENTS = 1 << 21
 """Elements compared at a time in the large stage (about ten float64 temporaries of 16 MiB)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :meth:`Suite.run`; ``report`` holds the checks that finished, the rest
+    listed in ``not_run`` (so ``complete`` is false). A KeyboardInterrupt: it propagates."""
+
+    def __init__(self, report: Report) -> None:
+        super().__init__("the conformance run was interrupted")
+        self.report = report
+
+
+INTERRUPTED = "interrupted (Ctrl-C) before this check finished"
+"""The ``not_run`` reason of the checks an interrupted run did not finish."""
 
 
 class OutsideCapabilities(Exception):
@@ -424,7 +438,7 @@ class Suite:
             result = self._dispatch(planned)
         except BackendFailure as failure:
             result = self._result(planned, "failed", failure.message)
-        except Exception as exc:  # the suite must report, not crash, whatever the backend did
+        except BACKEND_ERRORS as exc:  # the suite must report, not crash, whatever the backend did
             result = self._result(
                 planned, "failed", f"check raised {type(exc).__name__}: {exc}".strip()
             )
@@ -441,21 +455,32 @@ class Suite:
 
         ``progress(planned, None)`` is called before each check and
         ``progress(planned, result)`` after it. When a check failed and ``diagnose`` is
-        true, the diagnosis (SPEC §10) is added.
+        true, the diagnosis (SPEC §10) is added. Ctrl-C raises :class:`Interrupted` (a
+        KeyboardInterrupt) carrying the partial report.
         """
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
         clock = time.perf_counter()
         results: list[CheckResult] = []
-        for planned in self.plan():
-            if progress is not None:
-                progress(planned, None)
-            result = self.run_check(planned)
-            results.append(result)
-            if progress is not None:
-                progress(planned, result)
+        try:
+            for planned in self.plan():
+                if progress is not None:
+                    progress(planned, None)
+                result = self.run_check(planned)
+                results.append(result)
+                if progress is not None:
+                    progress(planned, result)
+        except KeyboardInterrupt:
+            partial = self.report(results, started, time.perf_counter() - clock)
+            for planned in self.plan()[len(results) :]:
+                partial.not_run[planned.id] = INTERRUPTED
+            raise Interrupted(partial) from None
         report = self.report(results, started, time.perf_counter() - clock)
         if diagnose and report.failed:  # nothing failed (e.g. no golden ran): nothing to explain
-            self._diagnose(report)
+            try:
+                self._diagnose(report)
+            except KeyboardInterrupt:  # every check ran: the report is complete, unexplained
+                report.diagnosis_sentence = "diagnosis interrupted (Ctrl-C)"
+                raise Interrupted(report) from None
         return report
 
     def report(self, results: list[CheckResult], started: str, duration: float) -> Report:
@@ -802,7 +827,7 @@ class Suite:
             )
             report.diagnosis = diagnosis.to_dict()
             report.diagnosis_sentence = diagnosis.sentence()
-        except Exception as exc:  # diagnosis is advice; it must never hide the verdict
+        except BACKEND_ERRORS as exc:  # diagnosis is advice; it must never hide the verdict
             report.diagnosis_sentence = f"diagnosis unavailable ({type(exc).__name__}: {exc})"
 
 
