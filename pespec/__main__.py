@@ -1,5 +1,7 @@
 """``python -m pespec`` runs the command line."""
 
-from pespec.cli import console_main
+import sys
 
-console_main()
+from pespec.cli import main
+
+sys.exit(main())

@@ -47,7 +47,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``pespec`` console script; returns the exit code."""
+    """Entry point of the ``pespec`` console script; returns the exit code.
+
+    ``argv`` None means this process's own command line (the console script, ``python -m
+    pespec``): then, when a backend thread is still alive at the end, the process exits at
+    once (:func:`_exit_past_backend_threads`) instead of returning.
+    """
+    code = _main(argv)
+    if argv is None:
+        _exit_past_backend_threads(code)
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "func", None)
@@ -64,26 +76,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-def console_main() -> None:
-    """Entry point of the ``pespec`` console script: :func:`main`, then exit.
+def _exit_past_backend_threads(code: int) -> None:
+    """Exit now with ``code`` when a thread besides the main one is still alive.
 
-    A backend call that timed out or was interrupted may still run in its (daemon) worker
-    thread; letting the interpreter finalise under it can abort the process (C++ runtimes
-    such as torch's: "terminate called without an active exception", SIGABRT). So when any
-    thread besides the main one is still alive, the streams are flushed and the process
-    exits at once with the same code (reports are already written, atomically).
+    A backend call that timed out or was interrupted keeps running in its daemon worker
+    thread; finalising the interpreter under it can abort the process (C++ runtimes such as
+    torch's: "terminate called without an active exception", SIGABRT), and a non-daemon
+    thread a backend started would keep it waiting. Reports are already written (atomically);
+    the standard streams are flushed first.
     """
-    code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    if any(
-        thread.is_alive()
-        for thread in threading.enumerate()
-        if thread is not threading.main_thread()
-    ):
+    others = [t for t in threading.enumerate() if t is not threading.main_thread()]
+    if any(thread.is_alive() for thread in others):
+        sys.stdout.flush()
+        sys.stderr.flush()
         os._exit(code)
-    sys.exit(code)
 
 
 if __name__ == "__main__":
-    console_main()
+    sys.exit(main())
