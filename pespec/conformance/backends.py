@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import inspect
 import math
 import sys
 from collections.abc import Callable, Mapping
@@ -40,6 +41,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "Backend",
     "BackendLoadError",
+    "CallProtocolError",
     "Capabilities",
     "load_backend",
     "to_host",
@@ -57,6 +59,56 @@ _CHUNK_ELEMENTS = 1 << 21
 
 class BackendLoadError(Exception):
     """A backend spec names nothing loadable; the CLI maps it to exit code 2."""
+
+
+class CallProtocolError(BackendLoadError):
+    """The object cannot be called as ``backend(positions, d_model, base) -> array`` (a
+    class, or a module whose ``forward`` takes embeddings): a usage error (exit 2), decided
+    by its call signature or by what the first contract probe returned."""
+
+
+ADAPTER_POINTER = (
+    "wrap it in a function (positions, d_model, base) -> array, or adapt a module with "
+    "pespec.conformance.module_backend or table_backend: see 'Adapting a module' in "
+    "docs/guide.md"
+)
+"""Where a :class:`CallProtocolError` sends the user."""
+
+
+def protocol_error(name: str, why: str) -> CallProtocolError:
+    """The error for an object that does not fit the calling convention, saying why."""
+    return CallProtocolError(
+        f"backend {name!r} does not fit the calling convention backend(positions, d_model, "
+        f"base) -> array: {why}; {ADAPTER_POINTER}"
+    )
+
+
+def _signature_misfit(obj: Any) -> str | None:
+    """Why ``obj(positions, d_model, base)`` cannot bind by its signature, or None (fits, or
+    no signature to read). For a callable whose call is ``(*args, **kwargs)`` and which has
+    a ``forward`` (a torch.nn.Module), ``forward``'s signature decides."""
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):  # builtins, some C extensions: no signature to read
+        return None
+    target = "its call"
+    kinds = {p.kind for p in signature.parameters.values()}
+    forward = getattr(obj, "forward", None)
+    if (
+        inspect.Parameter.VAR_POSITIONAL in kinds
+        and callable(forward)
+        and not isinstance(obj, type)
+    ):
+        try:
+            signature, target = inspect.signature(forward), "its forward"
+        except (TypeError, ValueError):
+            return None
+    try:
+        signature.bind(np.zeros(1, dtype=np.int64), 2, 10000.0)
+    except TypeError:
+        kind = "class" if isinstance(obj, type) else type(obj).__name__
+        return f"{target} takes {signature} ({kind})"
+    return None
 
 
 BACKEND_ERRORS: tuple[type[BaseException], ...] = (Exception, SystemExit, GeneratorExit)
@@ -429,6 +481,9 @@ def _wrap(obj: Any, name: str, spec: str | None) -> Backend:
             f"backend {name!r} must be a callable (positions, d_model, base) -> array or a "
             f"pespec.conformance.Backend; got {type(obj).__name__}"
         )
+    misfit = _signature_misfit(obj)
+    if misfit is not None:
+        raise protocol_error(name, misfit)
     declared = getattr(obj, "pespec_capabilities", None)
     try:
         if declared is None:

@@ -28,7 +28,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import BACKEND_ERRORS, Backend, load_backend
+from pespec.conformance.backends import (
+    BACKEND_ERRORS,
+    Backend,
+    CallProtocolError,
+    load_backend,
+    protocol_error,
+)
 from pespec.conformance.contract import (
     CONTRACT_ITEMS,
     BackendFailure,
@@ -436,6 +442,8 @@ class Suite:
         start = time.perf_counter()
         try:
             result = self._dispatch(planned)
+        except CallProtocolError:  # not a verdict: the object is no backend (exit 2)
+            raise
         except BackendFailure as failure:
             result = self._result(planned, "failed", failure.message)
         except BACKEND_ERRORS as exc:  # the suite must report, not crash, whatever the backend did
@@ -542,9 +550,15 @@ class Suite:
         if self._contract is None:
             caps = self.backend.capabilities
             probes = contract_probes(caps, base=probe_base(caps.bases))
-            self._contract, self.output_dtype = run_contract(
-                self.guard, probes, self._contract_where
+            failures: list[BackendFailure] = []
+            contract, output_dtype = run_contract(
+                self.guard, probes, self._contract_where, failures
             )
+            if output_dtype is None and failures:
+                misfit = _returned_misfit(self.backend.fn, failures[0])
+                if misfit is not None:
+                    raise protocol_error(self.backend.name, misfit)
+            self._contract, self.output_dtype = contract, output_dtype
             if self.level is None and self.output_dtype is not None:
                 self.level = level_for_dtype(self.backend_dtype())
             if self.level is not None:
@@ -829,6 +843,27 @@ class Suite:
             report.diagnosis_sentence = diagnosis.sentence()
         except BACKEND_ERRORS as exc:  # diagnosis is advice; it must never hide the verdict
             report.diagnosis_sentence = f"diagnosis unavailable ({type(exc).__name__}: {exc})"
+
+
+def _returned_misfit(fn: Any, failure: BackendFailure) -> str | None:
+    """Why the first contract probe shows that ``fn`` is no backend, or None.
+
+    A call that returned a callable object (a module) instead of an array, or a class whose
+    call (its construction) gave no array: the object needs an adapter, it is not a backend
+    that computes a wrong encoding.
+    """
+    if failure.kind == "type" and callable(failure.result):
+        return (
+            f"calling it returned a {type(failure.result).__name__} object (callable), not an array"
+        )
+    if isinstance(fn, type) and failure.kind in ("type", "raised"):
+        first = failure.message.splitlines()[0] if failure.message else ""
+        first = first if len(first) <= 160 else f"{first[:160]}..."
+        return (
+            f"it is a class, and calling {fn.__name__}(positions, d_model, base) constructs "
+            f"one, which gave no array ({first})"
+        )
+    return None
 
 
 def _first_cause(error: BaseException) -> BaseException:
