@@ -3,7 +3,7 @@
 Every entry of :data:`COMMANDS` names a module that defines
 ``register(subparsers) -> None``; the sub-parser it adds must set
 ``func=handler`` where ``handler(args) -> int`` returns the exit code.
-Exit codes: 0 success/conformant, 1 failure/non-conformant, 2 usage error.
+Exit codes: 0 success/conformant, 1 failure/non-conformant, 2 usage error, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
+import threading
 from collections.abc import Sequence
 
 from pespec._version import SPEC_VERSION, __version__
@@ -45,7 +47,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``pespec`` console script; returns the exit code."""
+    """Entry point of the ``pespec`` console script; returns the exit code.
+
+    ``argv`` None means this process's own command line (the console script, ``python -m
+    pespec``): then, when a backend thread is still alive at the end, the process exits at
+    once (:func:`_exit_past_backend_threads`) instead of returning.
+    """
+    code = _main(argv)
+    if argv is None:
+        _exit_past_backend_threads(code)
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "func", None)
@@ -57,9 +71,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(handler(args))
+    except KeyboardInterrupt:
+        print("pespec: interrupted", file=sys.stderr)
+        return 130
     except (ValueError, TypeError) as exc:
         print(f"pespec: error: {exc}", file=sys.stderr)
         return 2
+
+
+def _exit_past_backend_threads(code: int) -> None:
+    """Exit now with ``code`` when a thread besides the main one is still alive.
+
+    A backend call that timed out or was interrupted keeps running in its daemon worker
+    thread; finalising the interpreter under it can abort the process (C++ runtimes such as
+    torch's: "terminate called without an active exception", SIGABRT), and a non-daemon
+    thread a backend started would keep it waiting. Reports are already written (atomically);
+    the standard streams are flushed first.
+    """
+    others = [t for t in threading.enumerate() if t is not threading.main_thread()]
+    if any(thread.is_alive() for thread in others):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 if __name__ == "__main__":

@@ -395,7 +395,7 @@ def _run_error(args: argparse.Namespace) -> int:
             f"pespec: error: cannot write {args.output!r}: {exc.strerror or exc}", file=sys.stderr
         )
         return 2
-    except Exception as exc:  # a misbehaving backend: report it, never a traceback
+    except (Exception, SystemExit, GeneratorExit) as exc:  # a misbehaving backend, even sys.exit
         print(
             f"pespec: error: backend {args.backend!r} failed while plotting: "
             f"{type(exc).__name__}: {exc}",

@@ -375,6 +375,45 @@ UNEXPLAINED = {
     "wrong shape": wrong_shape,
     "nan": nans,
     "linear frequencies": linear_frequencies,
-    "interleaved cos first": Emulation("interleaved cos first", layout="interleaved_cos_first"),
 }
-"""Backends no family member explains; each must get "no known convention"."""
+"""Backends that neither a family member nor a named mistake explains; each must get "no
+known convention". (Cosines-first interleaving, listed here before issue 12, is now named:
+see MISTAKES.)"""
+
+
+def _exponent(multiple: float, work: str) -> Any:
+    """Canonical interleave with ω_i = base^(−multiple·i/d) computed in ``work``: the slip of
+    writing 4i/d (or i/d) for 2i/d. Frequencies through exp as in :class:`Emulation`."""
+
+    def encoder(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+        k = np.arange(d_model // 2, dtype=np.float64)
+        step = _round(-multiple * math.log(base) / d_model, work)
+        omega = _round(np.exp(_round(k * step, work)), work)
+        theta = _round(_round(np.asarray(positions, dtype=np.float64), work)[:, None] * omega, work)
+        out = np.empty((len(positions), d_model), dtype=np.float64)
+        out[:, 0::2], out[:, 1::2] = _round(np.sin(theta), work), _round(np.cos(theta), work)
+        return out.astype(FORMATS[work])
+
+    encoder.__name__ = f"exponent_{multiple:g}i_over_d_{work}"
+    return encoder
+
+
+MISTAKES: list[tuple[str, Any, str, str]] = [
+    (
+        "cos first @float64",
+        Emulation("cos first @float64", layout="interleaved_cos_first"),
+        "sin_cos_swapped",
+        "float64",
+    ),
+    (
+        "cos first @float32",
+        Emulation("cos first @float32", layout="interleaved_cos_first", work="float32"),
+        "sin_cos_swapped",
+        "float32",
+    ),
+    ("4i/d @float64", _exponent(4.0, "float64"), "exponent_4i_over_d", "float64"),
+    ("4i/d @float32", _exponent(4.0, "float32"), "exponent_4i_over_d", "float32"),
+    ("i/d @float64", _exponent(1.0, "float64"), "exponent_i_over_d", "float64"),
+]
+"""(id, backend, the mistake the diagnosis must name, the working precision it must give):
+outputs no convention of the family explains but a common slip does (SPEC §10.4)."""

@@ -270,12 +270,19 @@ def test_closest_candidates_are_distinct() -> None:
 
 def test_an_undeclared_table_is_diagnosed_as_integer_positions_only() -> None:
     """The tutorial table truncates fractional positions (index = position.long()) and has
-    5000 rows: the diagnosis says both instead of 'matches no known convention'."""
+    5000 rows: the diagnosis says both instead of 'matches no known convention'. It also
+    hard-codes 10000 (and, undeclared, is asked for base 500): issue 12 has the sentence say
+    so instead of calling it canonical."""
     report = check(tutorial.numpy_float32, stages=("contract",))
     assert report.diagnosis is not None and report.diagnosis["explained"]
     assert report.diagnosis["explained_at_integers_only"] is True
+    assert report.diagnosis["convention"]["base_follows_argument"] is False
     sentence = report.diagnosis_sentence or ""
-    assert sentence.startswith("Output follows the canonical convention, but only at integer")
+    assert sentence.startswith(
+        "Output follows the canonical convention computed in float32, but with the base fixed "
+        "at 10000 whatever base is requested"
+    )
+    assert "only at integer positions" in sentence
     assert "declare integer_positions_only" in sentence
     # The 5000-row table raises beyond its last row; the first such probe is 3·2^11 + 1.
     assert report.diagnosis["departs_from_position"] == 6145

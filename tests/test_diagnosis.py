@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from diagnosis_emulations import EMULATIONS, FORMATS, UNEXPLAINED, Emulation, Expected
+from diagnosis_emulations import (
+    EMULATIONS,
+    FORMATS,
+    MISTAKES,
+    UNEXPLAINED,
+    Emulation,
+    Expected,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 from numpy.typing import NDArray
@@ -375,3 +382,74 @@ def test_max_d_model_2_says_base_and_shift_do_not_matter() -> None:
     assert set(calls) == {2}
     assert "neither the base nor the frequency shift affects the output" in diagnosis.sentence()
     json.dumps(diagnosis.to_dict())  # the closest candidates leave out presets undefined at d = 2
+
+
+# --- issue 12, item 3: what the fit alone called "canonical" or "no known convention" -------
+
+
+@pytest.mark.parametrize("work", ["float64", "float32"])
+def test_a_base_fixed_at_10000_is_named_not_called_canonical(work: str) -> None:
+    """Before: "Output matches the canonical convention computed in float32; the failure is
+    neither a different convention nor a lower working precision" while the JSON said
+    base_follows_argument false."""
+    backend = Emulation(f"base fixed 10000 @{work}", fixed_base=10000.0, work=work)
+    found = diagnose(backend, level=level_for_dtype(FORMATS[work]))
+    data = found.to_dict()
+    assert data["explained"] and data["working_precision"] == work
+    assert data["convention"]["base"] == 10000.0
+    assert data["convention"]["base_follows_argument"] is False
+    sentence = data["sentence"]
+    assert "base fixed at 10000 whatever base is requested" in sentence
+    assert "neither a different convention" not in sentence
+    assert sentence.startswith(f"Output follows the canonical convention computed in {work}")
+
+
+def test_the_suite_names_a_base_fixed_at_10000() -> None:
+    from pespec.conformance import check
+
+    backend = Emulation("base fixed 10000 @float32", fixed_base=10000.0, work="float32")
+    report = check(backend, stages=("contract", "golden"))
+    assert not report.conformant
+    assert report.get("golden:base-100-d128").status == "failed"
+    assert report.diagnosis_sentence is not None
+    assert "base fixed at 10000 whatever base is requested" in report.diagnosis_sentence
+    data = json.loads(report.to_json())
+    assert data["diagnosis"]["convention"]["base_follows_argument"] is False
+
+
+@pytest.mark.parametrize(
+    ("backend", "mistake", "precision"),
+    [entry[1:] for entry in MISTAKES],
+    ids=[entry[0] for entry in MISTAKES],
+)
+def test_a_common_mistake_is_named(backend: Any, mistake: str, precision: str) -> None:
+    """Before: "Output matches no known convention of the sinusoidal family (closest:
+    guided-diffusion, max error 2)" for swapped sin/cos, and likewise for 4i/d and i/d."""
+    level = level_for_dtype(np.dtype(backend(np.arange(2), 4, 10000.0).dtype))
+    found = diagnose(backend, level=level)
+    data = found.to_dict()
+    assert data["convention"] is None and not data["explained"]
+    assert data["known_mistake"]["name"] == mistake
+    assert data["known_mistake"]["working_precision"] == precision
+    assert data["working_precision"] == precision
+    assert data["known_mistake"]["max_error_over_bound"] <= 1.0
+    words = {
+        "sin_cos_swapped": "sin and cos swapped within each pair",
+        "exponent_4i_over_d": "the exponent 4i/d instead of 2i/d",
+        "exponent_i_over_d": "the exponent i/d instead of 2i/d",
+    }[mistake]
+    assert data["sentence"].startswith(f"Output is the canonical encoding with {words}")
+    assert f"computed in {precision}" in data["sentence"]
+    json.dumps(data, allow_nan=False)
+
+
+def test_the_catalog_mistakes_are_named_by_the_suite() -> None:
+    """The buggy catalog's swapped and i/d backends, through the suite as a user runs it."""
+    from catalog.buggy import exponent_i_over_d, swapped
+
+    from pespec.conformance import check
+
+    for backend, name in ((swapped, "sin_cos_swapped"), (exponent_i_over_d, "exponent_i_over_d")):
+        report = check(backend, stages=("contract", "golden"))
+        assert report.diagnosis is not None
+        assert report.diagnosis["known_mistake"]["name"] == name

@@ -5,7 +5,10 @@ is loaded in every pytest run, stays cheap to import):
 
 * :func:`check` -> :class:`Report`: run the suite on a backend;
 * :class:`Suite`: the planned checks, run one at a time (used by the CLI and the plugin);
-* :func:`load_backend`, :class:`Backend`, :class:`Capabilities`, :class:`BackendLoadError`;
+* :func:`load_backend`, :class:`Backend`, :class:`Capabilities`, :class:`BackendLoadError`
+  (and :class:`CallProtocolError`, for an object that is no backend);
+* :func:`module_backend`, :func:`table_backend`: a module, or the table it builds, as a
+  backend, built once per (d_model, base);
 * :func:`check_output`: check a saved output array (non-Python implementations);
 * :func:`reproduce`: the one-line reproductions printed in reports.
 """
@@ -16,7 +19,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pespec.conformance.backends import Backend, BackendLoadError, Capabilities, load_backend
+    from pespec.conformance.adapters import module_backend, table_backend
+    from pespec.conformance.backends import (
+        Backend,
+        BackendLoadError,
+        CallProtocolError,
+        Capabilities,
+        load_backend,
+    )
     from pespec.conformance.fromfile import check_output
     from pespec.conformance.report import CheckResult, Report
     from pespec.conformance.reproduce import reproduce
@@ -26,6 +36,7 @@ __all__ = [
     "STAGES",
     "Backend",
     "BackendLoadError",
+    "CallProtocolError",
     "Capabilities",
     "CheckResult",
     "Report",
@@ -33,13 +44,18 @@ __all__ = [
     "check",
     "check_output",
     "load_backend",
+    "module_backend",
     "reproduce",
+    "table_backend",
 ]
 
 _HOMES: dict[str, str] = {
     "Backend": "backends",
     "BackendLoadError": "backends",
+    "CallProtocolError": "backends",
     "Capabilities": "backends",
+    "module_backend": "adapters",
+    "table_backend": "adapters",
     "load_backend": "backends",
     "CheckResult": "report",
     "Report": "report",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import inspect
 import math
 import sys
 from collections.abc import Callable, Mapping
@@ -35,10 +36,12 @@ from pespec.properties.base import DTYPES, Level, parse_level
 from pespec.reference.validation import check_base, check_d_model
 
 __all__ = [
+    "BACKEND_ERRORS",
     "BUILTIN_BACKENDS",
     "ENTRY_POINT_GROUP",
     "Backend",
     "BackendLoadError",
+    "CallProtocolError",
     "Capabilities",
     "load_backend",
     "to_host",
@@ -56,6 +59,70 @@ _CHUNK_ELEMENTS = 1 << 21
 
 class BackendLoadError(Exception):
     """A backend spec names nothing loadable; the CLI maps it to exit code 2."""
+
+
+class CallProtocolError(BackendLoadError):
+    """The object cannot be called as ``backend(positions, d_model, base) -> array`` (a
+    class, or a module whose ``forward`` takes embeddings): a usage error (exit 2), decided
+    by its call signature or by what the first contract probe returned."""
+
+
+ADAPTER_POINTER = (
+    "wrap it in a function (positions, d_model, base) -> array, or adapt a module with "
+    "pespec.conformance.module_backend or table_backend: see 'Adapting a module' in "
+    "docs/guide.md"
+)
+"""Where a :class:`CallProtocolError` sends the user."""
+
+
+def protocol_error(name: str, why: str) -> CallProtocolError:
+    """The error for an object that does not fit the calling convention, saying why."""
+    return CallProtocolError(
+        f"backend {name!r} does not fit the calling convention backend(positions, d_model, "
+        f"base) -> array: {why}; {ADAPTER_POINTER}"
+    )
+
+
+def _signature_misfit(obj: Any) -> str | None:
+    """Why ``obj(positions, d_model, base)`` cannot bind by its signature, or None (fits, or
+    no signature to read). For a callable whose call is ``(*args, **kwargs)`` and which has
+    a ``forward`` (a torch.nn.Module), ``forward``'s signature decides."""
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):  # builtins, some C extensions: no signature to read
+        return None
+    target = "its call"
+    kinds = {p.kind for p in signature.parameters.values()}
+    forward = getattr(obj, "forward", None)
+    if (
+        inspect.Parameter.VAR_POSITIONAL in kinds
+        and callable(forward)
+        and not isinstance(obj, type)
+    ):
+        try:
+            signature, target = inspect.signature(forward), "its forward"
+        except (TypeError, ValueError):
+            return None
+    try:
+        signature.bind(np.zeros(1, dtype=np.int64), 2, 10000.0)
+    except TypeError:
+        kind = "class" if isinstance(obj, type) else type(obj).__name__
+        return f"{target} takes {signature} ({kind})"
+    return None
+
+
+BACKEND_ERRORS: tuple[type[BaseException], ...] = (Exception, SystemExit, GeneratorExit)
+"""What backend code may raise that pespec turns into a failure (a failed check, a load
+error): every exception, ``sys.exit()`` and GeneratorExit included, which ``except Exception``
+misses. KeyboardInterrupt is left out: it is the user's Ctrl-C and interrupts the run."""
+
+
+def _raised(exc: BaseException) -> str:
+    """What user code did, in words: ``called sys.exit(0)`` or ``failed: ValueError: ...``."""
+    if isinstance(exc, SystemExit):
+        code = "" if exc.code is None else repr(exc.code)
+        return f"called sys.exit({code})"
+    return f"failed: {type(exc).__name__}: {exc}"
 
 
 @dataclass(frozen=True)
@@ -214,18 +281,18 @@ def to_host(result: Any) -> NDArray[Any]:
     if hasattr(result, "__array__"):
         try:
             return np.asarray(result)
-        except Exception as exc:  # e.g. a bfloat16 array whose __array__ NumPy cannot take
+        except BACKEND_ERRORS as exc:  # e.g. a bfloat16 array whose __array__ NumPy cannot take
             errors.append(f"__array__: {type(exc).__name__}: {exc}")
     if hasattr(result, "__dlpack__"):
         try:
             return np.from_dlpack(result)
-        except Exception as exc:  # NumPy imports no bfloat16 DLPack tensor; torch does
+        except BACKEND_ERRORS as exc:  # NumPy imports no bfloat16 DLPack tensor; torch does
             errors.append(f"np.from_dlpack: {type(exc).__name__}: {exc}")
         if importlib.util.find_spec("torch") is not None:
             torch = importlib.import_module("torch")
             try:
                 return to_host(torch.from_dlpack(result))
-            except Exception as exc:
+            except BACKEND_ERRORS as exc:
                 errors.append(f"torch.from_dlpack: {type(exc).__name__}: {exc}")
     why = f" (converting it failed: {'; '.join(errors)})" if errors else ""
     raise TypeError(
@@ -414,6 +481,9 @@ def _wrap(obj: Any, name: str, spec: str | None) -> Backend:
             f"backend {name!r} must be a callable (positions, d_model, base) -> array or a "
             f"pespec.conformance.Backend; got {type(obj).__name__}"
         )
+    misfit = _signature_misfit(obj)
+    if misfit is not None:
+        raise protocol_error(name, misfit)
     declared = getattr(obj, "pespec_capabilities", None)
     try:
         if declared is None:
@@ -452,9 +522,15 @@ def _load_attribute(spec: str) -> Backend:
             module = importlib.import_module(module_name)
     except BackendLoadError:
         raise
-    except Exception as exc:  # importing user code may raise anything
+    except BACKEND_ERRORS as exc:  # importing user code may raise anything, even SystemExit
+        hint = ""
+        if isinstance(exc, SystemExit):
+            hint = (
+                "; a backend module must not exit when imported: put the script part under "
+                "`if __name__ == '__main__':`"
+            )
         raise BackendLoadError(
-            f"backend {spec!r}: importing {module_name!r} failed: {type(exc).__name__}: {exc}"
+            f"backend {spec!r}: importing {module_name} {_raised(exc)}{hint}"
         ) from None
     obj: Any = module
     for part in attribute.split("."):
@@ -469,10 +545,9 @@ def _entry_point(name: str) -> Backend | None:
         if entry.name == name:
             try:
                 obj = entry.load()
-            except Exception as exc:  # third-party import errors of any kind
+            except BACKEND_ERRORS as exc:  # third-party import errors of any kind
                 raise BackendLoadError(
-                    f"backend {name!r} (entry point {entry.value}) failed to load: "
-                    f"{type(exc).__name__}: {exc}"
+                    f"backend {name!r}: loading the entry point {entry.value} {_raised(exc)}"
                 ) from None
             return _wrap(obj, name, name)
     return None

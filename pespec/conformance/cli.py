@@ -3,7 +3,8 @@
     pespec check BACKEND [--level L] [--profile ci|dev|thorough] [--json PATH] [--markdown PATH]
     pespec check --from-file out.npy --d-model D [--positions 0:4096] [--base B]
 
-Exit codes: 0 conformant, 1 non-conformant, 2 usage error or backend not loadable.
+Exit codes: 0 conformant, 1 non-conformant, 2 usage error or backend not loadable, 130
+interrupted (Ctrl-C; the partial report is written, marked incomplete).
 """
 
 from __future__ import annotations
@@ -92,6 +93,8 @@ def _run(args: argparse.Namespace) -> int:
             report = _from_file(args)
         else:
             report = _suite(args)
+    except KeyboardInterrupt as interrupt:  # Ctrl-C: no traceback, the partial report kept
+        return _interrupted(args, getattr(interrupt, "report", None))
     except BackendLoadError as exc:
         print(f"pespec check: error: {exc}", file=sys.stderr)
         return 2
@@ -108,6 +111,28 @@ def _run(args: argparse.Namespace) -> int:
         print(f"pespec check: error: cannot write the report: {exc}", file=sys.stderr)
         return 2
     return 0 if report.conformant else 1
+
+
+def _interrupted(args: argparse.Namespace, report: Any) -> int:
+    """Ctrl-C: say so, write the partial report (``complete`` false) if asked; exit 130."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the write
+    lines = ["pespec check: interrupted"]
+    if report is not None:
+        ran = len(report.checks)
+        lines[0] += f" after {ran} of {ran + len(report.not_run)} checks; no verdict"
+        try:
+            if args.json:
+                report.write_json(args.json)
+                lines.append(f"partial report (complete: false) written to {args.json}")
+            if args.markdown:  # no error plot: that would call the backend again
+                report.write_markdown(args.markdown)
+                lines.append(f"partial report written to {args.markdown}")
+        except OSError as exc:
+            lines.append(f"pespec check: error: cannot write the report: {exc}")
+    print("\n".join(lines), file=sys.stderr)
+    return 130
 
 
 def _suite(args: argparse.Namespace) -> Any:

@@ -50,10 +50,11 @@ _FINITE_BLOCK = 1 << 22
 class BackendFailure(Exception):
     """The backend misbehaved; ``kind`` says how (raised, timeout, hung, type, shape, ...)."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, result: Any = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
+        self.result = result  # what the backend returned, when it was no array (kind "type")
 
 
 def dtype_name(dtype: np.dtype[Any]) -> str | None:
@@ -121,6 +122,7 @@ class GuardedBackend:
             except BaseException as exc:  # a backend may raise anything, even SystemExit
                 box["error"] = exc
                 return
+            box["raw"] = raw
             try:
                 box["value"] = to_host(raw)
             except BaseException as exc:  # the result, not the backend, is the problem
@@ -138,11 +140,12 @@ class GuardedBackend:
         if "convert" in box:
             exc = box["convert"]
             if isinstance(exc, TypeError) and "must return an array" in str(exc):
-                raise BackendFailure("type", f"{exc} ({where})")
+                raise BackendFailure("type", f"{exc} ({where})", box.get("raw"))
             raise BackendFailure(
                 "type",
                 f"the backend's result could not be copied to a NumPy array: "
                 f"{type(exc).__name__}: {exc} ({where})",
+                box.get("raw"),
             )
         if "error" in box:
             exc = box["error"]
@@ -253,12 +256,14 @@ def run_contract(
     guard: GuardedBackend,
     probes: list[ContractProbe],
     where: dict[str, ContractProbe] | None = None,
+    failures: list[BackendFailure] | None = None,
 ) -> tuple[dict[str, tuple[bool, str]], str | None]:
     """Evaluate every contract item on ``probes``.
 
     Returns ({item: (passed, message)}, output dtype name or None). Each probe is called
     twice with a fresh writable copy of its positions. ``where``, when given, receives for
-    each failed item the first probe it failed on (for a reproduction of that very call).
+    each failed item the first probe it failed on (for a reproduction of that very call);
+    ``failures``, when given, every call's BackendFailure in order.
     """
     problems: dict[str, list[str]] = {item: [] for item in CONTRACT_ITEMS}
     dtypes: set[str] = set()
@@ -272,6 +277,8 @@ def run_contract(
                 output = guard.raw_call(given, probe.d_model, probe.base)
             except BackendFailure as failure:
                 problems["shape"].append(failure.message)
+                if failures is not None:
+                    failures.append(failure)
                 break
             if given.dtype != probe.positions.dtype or not np.array_equal(given, probe.positions):
                 problems["input-unchanged"].append(

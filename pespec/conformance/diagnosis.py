@@ -27,6 +27,8 @@ from pespec.conformance._diagnosis_fit import (
     fit_probe,
     line_fits,
 )
+from pespec.conformance._diagnosis_slips import find_slip
+from pespec.conformance.backends import BACKEND_ERRORS
 from pespec.properties.base import (
     DTYPES,
     SIGNIFICAND_BITS,
@@ -151,7 +153,7 @@ def _call(encoder: Encoder, probe: _Probe) -> None:
         raw = np.asarray(encoder(probe.positions.copy(), probe.d_model, probe.base))
         with np.errstate(all="ignore"):
             values = raw.astype(np.float64)
-    except Exception as exc:  # a misbehaving backend must not crash the diagnosis
+    except BACKEND_ERRORS as exc:  # a misbehaving backend must not crash the diagnosis
         probe.note = f"raised {type(exc).__name__}: {exc}"[:200]
         return
     expected = (len(probe.positions), probe.d_model)
@@ -558,7 +560,10 @@ class Diagnosis:
     the first fit dimension (d = 64 unless a smaller max_d_model is declared) with its
     ``output_scale_rule``, ``preset``, ``matching_presets``), or None when no member explains
     the output. ``working_precision``: the format the angles are effectively
-    computed in, or "unknown". ``meaningful_position_limit``: the largest probed position up
+    computed in, or "unknown". ``known_mistake``: when no member explains the output but a
+    named mistake of SPEC §10.4 does (sin and cos swapped within each pair, the exponent
+    4i/d or i/d), its ``name``, ``description``, ``working_precision`` and
+    ``max_error_over_bound``. ``meaningful_position_limit``: the largest probed position up
     to which every probed row stays within 1e-2 (relative to the output scale) of the exact
     encoding of the fitted convention; ``limit_is_lower_bound`` when no probed row failed.
     """
@@ -573,6 +578,7 @@ class Diagnosis:
     non_finite_positions: list[float] = field(default_factory=list)
     non_deterministic: dict[str, Any] | None = None
     explained_at_integers_only: bool = False
+    known_mistake: dict[str, Any] | None = None
     level: str = "float64"
     level_working_precision: str = "float64"
     evidence: dict[str, Any] = field(default_factory=dict)
@@ -664,6 +670,12 @@ class Diagnosis:
                 f"(position {found['position']:g}, column {found['column']}), so neither a "
                 "convention nor a working precision can be inferred from it."
             )
+        if self.known_mistake is not None:
+            return (
+                f"Output is the canonical encoding with {self.known_mistake['description']}, "
+                f"computed in {self.working_precision}: a mistake, not a convention of the "
+                "family."
+            )
         notes = self.evidence.get("probe_notes") or {}
         if not self.explained and not self.candidates and notes:  # no fit probe was usable
             label, note = next(iter(notes.items()))
@@ -688,6 +700,14 @@ class Diagnosis:
                 f"Output matches the canonical convention computed in {self.working_precision}; "
                 "the failure is neither a different convention nor a lower working precision."
             )
+        if _is_canonical({**self.convention, "base_follows_argument": True}):
+            base = self.convention["base"]
+            computed = "" if self.precision_is_cause else f" computed in {self.working_precision}"
+            text = (
+                f"Output follows the canonical convention{computed}, but with the base fixed "
+                f"at {base:g} whatever base is requested (the base argument is ignored)"
+            )
+            return "; ".join([text, *clauses]) + "."
         text = (
             f"Output matches {_convention_name(self.convention)} ({_details(self.convention)}): "
             "it is a valid variant, not the canonical encoding"
@@ -700,7 +720,7 @@ def _is_canonical(data: dict[str, Any]) -> bool:
         _convention_of(data).is_canonical
         and data["output_scale_rule"] == "constant"
         and data["output_scale"] == 1.0
-        and (data["base_follows_argument"] or data["base"] == PRIMARY_BASE)
+        and data["base_follows_argument"]
     )
 
 
@@ -792,7 +812,12 @@ def diagnose(
         bases=bases,
         max_d_model=max_d_model,
     )
-    if integer_positions_only or found.explained or found.non_deterministic is not None:
+    if (
+        integer_positions_only
+        or found.explained
+        or found.non_deterministic is not None
+        or found.known_mistake is not None
+    ):
         return found
     on_integers = _diagnose_grid(
         encoder,
@@ -853,10 +878,12 @@ def _diagnose_grid(
             assert usable[0].values is not None
             amplitude = float(np.max(np.abs(usable[0].values))) or 1.0
         candidates = _closest(fitted, usable, level, amplitude) if usable else []
+        slip = _find_slip(usable, level)
         return Diagnosis(
             convention=None,
             explained=False,
-            working_precision=precision,
+            known_mistake=slip,
+            working_precision=precision if slip is None else slip["working_precision"],
             meaningful_position_limit=None,
             candidates=candidates,
             level=level.name,
@@ -950,6 +977,15 @@ def _diagnose_grid(
         level_working_precision=level.working_dtype,
         evidence=evidence,
     )
+
+
+def _find_slip(probes: list[_Probe], level: Level) -> dict[str, Any] | None:
+    """A named mistake explaining every usable fit probe (SPEC §10.4), or None."""
+    found = [(p.positions, p.d_model, p.base, p.values) for p in probes if p.values is not None]
+    try:
+        return find_slip(found, level)
+    except _NUMERIC_ERRORS:  # absurd values: no mistake of the list either
+        return None
 
 
 def precision_classes_table() -> str:

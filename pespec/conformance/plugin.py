@@ -8,6 +8,11 @@ the same :class:`~pespec.conformance.runner.Suite` as ``pespec check``, so the v
 Skip/xfail files hold one check id (or test name, node id, or fnmatch pattern) per line;
 ``#`` starts a comment; a line that matches no test gives a warning.
 
+A session given ``--pe-backend`` never passes without a verdict: when no conformance test
+was collected (``pytest --pe-backend X`` in a project, without ``--pyargs
+pespec.conformance``) it is a usage error saying how to run the suite, and when none ran
+(all skipped or deselected) the session fails.
+
 pytest loads this module in every run of an environment where pespec is installed, so it
 imports nothing heavy and does nothing unless ``--pe-backend`` is given.
 """
@@ -125,10 +130,22 @@ def _matches(pattern: str, item: pytest.Item) -> bool:
     return any(fnmatch.fnmatchcase(n, pattern) for n in names) or item.nodeid.endswith(pattern)
 
 
+def _how_to_run(spec: str) -> str:
+    return f"run the suite with: pytest --pyargs pespec.conformance --pe-backend {spec}"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Apply ``--pe-skip-file``/``--pe-xfail-file``; warn on lines that match no test."""
-    if not config.getoption("--pe-backend"):
+    """Refuse a session that would check nothing; apply ``--pe-skip-file``/``--pe-xfail-file``
+    and warn on lines that match no test."""
+    spec = config.getoption("--pe-backend")
+    if not spec:
         return
+    if not any("pe_check" in getattr(item, "fixturenames", ()) for item in items):
+        raise pytest.UsageError(
+            f"--pe-backend {spec!r} was given but no conformance test was collected (or all "
+            "were deselected), so nothing would check the backend and the session would pass "
+            f"without a verdict; {_how_to_run(spec)}"
+        )
     for option in ("--pe-skip-file", "--pe-xfail-file"):
         path = config.getoption(option)
         if not path:
@@ -161,6 +178,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     """Print the verdict (and the diagnosis of a non-conformant backend) after the tests."""
     report = _session_report(config)
     if report is None:
+        if _NO_VERDICT in config.stash:
+            terminalreporter.section("pespec conformance")
+            terminalreporter.write_line(config.stash[_NO_VERDICT], red=True)
         return
     terminalreporter.section("pespec conformance")
     if report.diagnosis_sentence:
@@ -171,7 +191,14 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Fail the session when the verdict is non-conformant; write ``--pe-json``."""
     report = _session_report(session.config)
+    spec = session.config.getoption("--pe-backend")
     if report is None:
+        if spec and not session.config.option.collectonly and exitstatus in (0, 5):
+            session.config.stash[_NO_VERDICT] = (
+                f"--pe-backend {spec!r}: no conformance check ran (all skipped or "
+                f"deselected), so there is no verdict; {_how_to_run(spec)}"
+            )
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         return
     path = session.config.getoption("--pe-json")
     if path:
@@ -186,6 +213,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 _REPORT = pytest.StashKey[Any]()
+_NO_VERDICT = pytest.StashKey[str]()
 
 
 def _session_report(config: pytest.Config) -> Any:

@@ -340,7 +340,7 @@ class Report:
             png = target.with_name(f"{target.stem}.error.png")
             try:
                 picture = error_plot(backend, self.level, png, timeout=timeout).name
-            except Exception:  # the backend misbehaved while plotting: report without it
+            except (Exception, SystemExit, GeneratorExit):  # the backend misbehaved: no picture
                 picture = None
         write_atomic(target, self.to_markdown(error_plot=picture))
 

@@ -27,7 +27,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import Backend, load_backend
+from pespec.conformance.backends import (
+    BACKEND_ERRORS,
+    Backend,
+    CallProtocolError,
+    load_backend,
+    protocol_error,
+)
 from pespec.conformance.contract import (
     CONTRACT_ITEMS,
     BackendFailure,
@@ -54,6 +60,7 @@ __all__ = [
     "LARGE_SIZES",
     "REFERENCE_ERROR",
     "STAGES",
+    "Interrupted",
     "PlannedCheck",
     "Suite",
     "check",
@@ -98,6 +105,19 @@ FIXTURE_ERROR = 2.0**-54
 
 _BLOCK_ELEMENTS = 1 << 21
 """Elements compared at a time in the large stage (about ten float64 temporaries of 16 MiB)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :meth:`Suite.run`; ``report`` holds the checks that finished, the rest
+    listed in ``not_run`` (so ``complete`` is false). A KeyboardInterrupt: it propagates."""
+
+    def __init__(self, report: Report) -> None:
+        super().__init__("the conformance run was interrupted")
+        self.report = report
+
+
+INTERRUPTED = "interrupted (Ctrl-C) before this check finished"
+"""The ``not_run`` reason of the checks an interrupted run did not finish."""
 
 
 class OutsideCapabilities(Exception):
@@ -421,9 +441,11 @@ class Suite:
         start = time.perf_counter()
         try:
             result = self._dispatch(planned)
+        except CallProtocolError:  # not a verdict: the object is no backend (exit 2)
+            raise
         except BackendFailure as failure:
             result = self._result(planned, "failed", failure.message)
-        except Exception as exc:  # the suite must report, not crash, whatever the backend did
+        except BACKEND_ERRORS as exc:  # the suite must report, not crash, whatever the backend did
             result = self._result(
                 planned, "failed", f"check raised {type(exc).__name__}: {exc}".strip()
             )
@@ -440,21 +462,32 @@ class Suite:
 
         ``progress(planned, None)`` is called before each check and
         ``progress(planned, result)`` after it. When a check failed and ``diagnose`` is
-        true, the diagnosis (SPEC §10) is added.
+        true, the diagnosis (SPEC §10) is added. Ctrl-C raises :class:`Interrupted` (a
+        KeyboardInterrupt) carrying the partial report.
         """
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
         clock = time.perf_counter()
         results: list[CheckResult] = []
-        for planned in self.plan():
-            if progress is not None:
-                progress(planned, None)
-            result = self.run_check(planned)
-            results.append(result)
-            if progress is not None:
-                progress(planned, result)
+        try:
+            for planned in self.plan():
+                if progress is not None:
+                    progress(planned, None)
+                result = self.run_check(planned)
+                results.append(result)
+                if progress is not None:
+                    progress(planned, result)
+        except KeyboardInterrupt:
+            partial = self.report(results, started, time.perf_counter() - clock)
+            for planned in self.plan()[len(results) :]:
+                partial.not_run[planned.id] = INTERRUPTED
+            raise Interrupted(partial) from None
         report = self.report(results, started, time.perf_counter() - clock)
         if diagnose and report.failed:  # nothing failed (e.g. no golden ran): nothing to explain
-            self._diagnose(report)
+            try:
+                self._diagnose(report)
+            except KeyboardInterrupt:  # every check ran: the report is complete, unexplained
+                report.diagnosis_sentence = "diagnosis interrupted (Ctrl-C)"
+                raise Interrupted(report) from None
         return report
 
     def report(self, results: list[CheckResult], started: str, duration: float) -> Report:
@@ -516,9 +549,15 @@ class Suite:
         if self._contract is None:
             caps = self.backend.capabilities
             probes = contract_probes(caps, base=probe_base(caps.bases))
-            self._contract, self.output_dtype = run_contract(
-                self.guard, probes, self._contract_where
+            failures: list[BackendFailure] = []
+            contract, output_dtype = run_contract(
+                self.guard, probes, self._contract_where, failures
             )
+            if output_dtype is None and failures:
+                misfit = _returned_misfit(self.backend.fn, failures[0])
+                if misfit is not None:
+                    raise protocol_error(self.backend.name, misfit)
+            self._contract, self.output_dtype = contract, output_dtype
             if self.level is None and self.output_dtype is not None:
                 self.level = level_for_dtype(self.backend_dtype())
             if self.level is not None:
@@ -796,8 +835,29 @@ class Suite:
             )
             report.diagnosis = diagnosis.to_dict()
             report.diagnosis_sentence = diagnosis.sentence()
-        except Exception as exc:  # diagnosis is advice; it must never hide the verdict
+        except BACKEND_ERRORS as exc:  # diagnosis is advice; it must never hide the verdict
             report.diagnosis_sentence = f"diagnosis unavailable ({type(exc).__name__}: {exc})"
+
+
+def _returned_misfit(fn: Any, failure: BackendFailure) -> str | None:
+    """Why the first contract probe shows that ``fn`` is no backend, or None.
+
+    A call that returned a callable object (a module) instead of an array, or a class whose
+    call (its construction) gave no array: the object needs an adapter, it is not a backend
+    that computes a wrong encoding.
+    """
+    if failure.kind == "type" and callable(failure.result):
+        return (
+            f"calling it returned a {type(failure.result).__name__} object (callable), not an array"
+        )
+    if isinstance(fn, type) and failure.kind in ("type", "raised"):
+        first = failure.message.splitlines()[0] if failure.message else ""
+        first = first if len(first) <= 160 else f"{first[:160]}..."
+        return (
+            f"it is a class, and calling {fn.__name__}(positions, d_model, base) constructs "
+            f"one, which gave no array ({first})"
+        )
+    return None
 
 
 def _first_cause(error: BaseException) -> BaseException:

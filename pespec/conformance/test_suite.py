@@ -13,7 +13,12 @@ import pytest
 
 def test_conformance(pe_check: Any, pe_suite: Any, pe_record: Any) -> None:
     """Run one check of the suite on the ``--pe-backend`` backend."""
-    result = pe_suite.run_check(pe_check)
+    from pespec.conformance.backends import CallProtocolError
+
+    try:
+        result = pe_suite.run_check(pe_check)
+    except CallProtocolError as exc:  # no backend at all: a usage error, not a verdict
+        pytest.exit(f"--pe-backend: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
     pe_record(result)
     if result.status == "skipped":
         pytest.skip(result.message)

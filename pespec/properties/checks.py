@@ -223,7 +223,7 @@ def _call(ctx: _Context, positions: NDArray[Any]) -> NDArray[Any]:
     try:
         out = ctx.encoder(positions.copy(), c.d_model, c.base)
         array = np.asarray(out)
-    except Exception as exc:  # a misbehaving backend gets a verdict, not a crash
+    except (Exception, SystemExit, GeneratorExit) as exc:  # a verdict, never a crash or an exit
         text = str(exc)  # the suite's guard already says "the backend raised X: ..."
         if not text.startswith("the backend "):
             text = f"the backend raised {type(exc).__name__}: {exc}"
