@@ -113,6 +113,7 @@ def _run_native(block: Block, where: str, workdir: Path) -> None:
     assert ran.returncode == 0, f"{where}: exited {ran.returncode}\n{ran.stderr}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", DOCUMENTS, ids=[p.name for p in DOCUMENTS])
 def test_examples_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
@@ -143,6 +144,7 @@ OPTIONAL = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("path", "block"),
     OPTIONAL,

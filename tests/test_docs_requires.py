@@ -11,6 +11,7 @@ is proved on synthetic Markdown below, then applied to the real documents.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.metadata
 import re
 import shlex
@@ -54,9 +55,10 @@ def import_names(distributions: list[str]) -> set[str]:
     return names
 
 
-def allowed_modules() -> set[str]:
+@functools.cache
+def allowed_modules() -> frozenset[str]:
     """What the README's test command makes importable: stdlib, pespec, its deps, ``[test]``."""
-    return {*sys.stdlib_module_names, "pespec", *import_names(_requirement_names())}
+    return frozenset({*sys.stdlib_module_names, "pespec", *import_names(_requirement_names())})
 
 
 def needed_modules(block: Block) -> set[str]:
@@ -79,7 +81,7 @@ def needed_modules(block: Block) -> set[str]:
     return needed
 
 
-def unmarked(path: Path, allowed: set[str]) -> list[str]:
+def unmarked(path: Path, allowed: frozenset[str]) -> list[str]:
     """``file:line: needs X`` for every executed block needing a module its markers omit."""
     problems = []
     for block in blocks(path):

@@ -44,6 +44,7 @@ def test_the_check_sees_heavy_imports() -> None:
     assert {"numpy", "mpmath"} <= _heavy(_imported("import pespec.reference"))
 
 
+@pytest.mark.slow
 def test_a_pytest_run_without_pe_options_imports_nothing_heavy(tmp_path: Path) -> None:
     # An unrelated empty project, with the plugin loaded on its own (other installed plugins,
     # such as Hypothesis's, which imports hypothesis at the end of every run, are not pespec's).
@@ -69,6 +70,7 @@ def test_a_pytest_run_without_pe_options_imports_nothing_heavy(tmp_path: Path) -
     assert _heavy(modules) == set()
 
 
+@pytest.mark.slow
 def test_import_pespec_is_lazy_and_public_names_load_on_use() -> None:
     code = (
         "import sys, pespec\n"
