@@ -62,7 +62,8 @@ def allowed_modules() -> frozenset[str]:
 
 
 def needed_modules(block: Block) -> set[str]:
-    """Top-level modules a block imports (Python) or whose built-in backend it runs (bash)."""
+    """Top-level modules a block imports (Python) or whose built-in backend it runs (a bash
+    ``pespec`` command line, or a Python call with the backend's name as an argument)."""
     needed: set[str] = set()
     if block.language == "python":
         for node in ast.walk(ast.parse(block.code)):
@@ -70,6 +71,12 @@ def needed_modules(block: Block) -> set[str]:
                 needed.update(alias.name.split(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 needed.add(node.module.split(".")[0])
+            elif isinstance(node, ast.Call):  # check("torch-float16"), load_backend("jax")
+                for arg in [*node.args, *(keyword.value for keyword in node.keywords)]:
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                        match = BUILTIN_LIBRARY_BACKEND.match(arg.value)
+                        if match:
+                            needed.add(match.group(1))
     elif block.language == "bash":
         for line in block.code.splitlines():
             words = shlex.split(line, comments=True)
@@ -128,6 +135,12 @@ from transformers import AutoModel
 import torch
 ```
 
+```python
+from pespec.conformance import check
+check("numpy-float32")
+report = check(backend="torch-bfloat16")
+```
+
 <!-- not-executed: illustration -->
 ```python
 import jax
@@ -156,7 +169,13 @@ def test_the_rule_on_synthetic_markdown(tmp_path: Path) -> None:
     problems = unmarked(doc, allowed_modules())
     found = [(p.split(":")[1], p.split(": needs ")[1].split(":")[0]) for p in problems]
     # line numbers are those of the opening fences above
-    assert found == [("9", "torch"), ("19", "transformers"), ("35", "torch"), ("41", "jax")]
+    assert found == [
+        ("9", "torch"),
+        ("19", "transformers"),
+        ("30", "torch"),
+        ("41", "torch"),
+        ("47", "jax"),
+    ]
 
 
 def test_distribution_names_map_to_import_names() -> None:
