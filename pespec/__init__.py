@@ -1,24 +1,35 @@
 """pespec: the verified reference specification for sinusoidal positional encoding.
 
-The public names live in :mod:`pespec.reference` and are re-exported here.
+The public names live in :mod:`pespec.reference` and are re-exported here, lazily (PEP 562):
+pytest loads the plugin :mod:`pespec.conformance.plugin` in every run of an environment where
+pespec is installed, and importing this package must not pull NumPy, mpmath or gmpy2 in for
+projects that never use it. ``import pespec; pespec.encode(...)`` and ``from pespec import
+encode`` import :mod:`pespec.reference` on first use.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from pespec._version import SPEC_VERSION, __version__
-from pespec.reference import (
-    CANONICAL,
-    PRESETS,
-    Convention,
-    InterpolatedPositionalEncoding,
-    LearnedPositionalEncoding,
-    SinusoidalPositionalEncoding,
-    choose_base,
-    encode,
-    frequencies,
-    interpolated_encoding,
-    interpolated_positions,
-    iter_encoding_chunks,
-    sinusoidal_positional_encoding,
-)
+
+if TYPE_CHECKING:
+    from pespec.reference import (
+        CANONICAL,
+        PRESETS,
+        Convention,
+        InterpolatedPositionalEncoding,
+        LearnedPositionalEncoding,
+        SinusoidalPositionalEncoding,
+        choose_base,
+        encode,
+        frequencies,
+        interpolated_encoding,
+        interpolated_positions,
+        iter_encoding_chunks,
+        sinusoidal_positional_encoding,
+    )
 
 __all__ = [
     "CANONICAL",
@@ -37,3 +48,24 @@ __all__ = [
     "iter_encoding_chunks",
     "sinusoidal_positional_encoding",
 ]
+
+_LAZY = frozenset(__all__) - {"SPEC_VERSION", "__version__"}
+"""Names re-exported from :mod:`pespec.reference` on first access."""
+
+_SUBPACKAGES = frozenset({"conformance", "properties", "reference"})
+"""Subpackages reachable as attributes (``pespec.reference``) without importing them first."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module("pespec.reference"), name)
+    elif name in _SUBPACKAGES:
+        value = importlib.import_module(f"pespec.{name}")
+    else:
+        raise AttributeError(f"module 'pespec' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__, *_SUBPACKAGES})

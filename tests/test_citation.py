@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import pespec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,6 +21,7 @@ def _cffconvert() -> list[str]:
     return [found]
 
 
+@pytest.mark.slow
 def test_citation_cff_validates() -> None:
     result = subprocess.run(
         [*_cffconvert(), "--validate", "-i", str(ROOT / "CITATION.cff")],
@@ -30,6 +33,7 @@ def test_citation_cff_validates() -> None:
     assert "valid" in result.stdout
 
 
+@pytest.mark.slow
 def test_citation_converts_to_bibtex_with_title_and_version() -> None:
     result = subprocess.run(
         [*_cffconvert(), "-f", "bibtex", "-i", str(ROOT / "CITATION.cff")],

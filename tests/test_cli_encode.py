@@ -113,6 +113,7 @@ def test_unknown_convention_and_missing_arguments_are_usage_errors() -> None:
         assert info.value.code == 2
 
 
+@pytest.mark.slow
 def test_module_entry_point_runs_in_a_fresh_process() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "pespec", "encode", "--d-model", "4", "--seq-len", "2"],

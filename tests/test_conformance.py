@@ -207,6 +207,7 @@ def test_misbehaving_backend_fails_the_right_contract_item(
     assert text in result.message
 
 
+@pytest.mark.slow
 def test_hung_backend_times_out_and_later_calls_fail_at_once() -> None:
     start = time.perf_counter()
     report = check(
@@ -421,6 +422,7 @@ def test_torch_cuda_without_a_gpu_is_a_load_error() -> None:
     assert main(["check", "torch-float16:cuda"]) == 2
 
 
+@pytest.mark.slow
 def test_reproduction_lines_run_and_show_the_failure(tmp_path: Path) -> None:
     import subprocess
 

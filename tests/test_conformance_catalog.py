@@ -154,6 +154,7 @@ def test_every_buggy_backend_has_a_reason() -> None:
     assert set(REASONS) == set(BUGGY)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BUGGY))
 def test_buggy_backend_is_non_conformant_for_the_right_reason(name: str) -> None:
     report = _run(BUGGY[name])
@@ -171,6 +172,7 @@ def _torch_or_skip() -> str:
     return "torch"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "backend",
     ["numpy", "numpy-float32", "numpy-float16", "numpy-bfloat16", *sorted(CORRECT), "torch"],
@@ -185,6 +187,7 @@ def test_correct_backend_is_conformant(backend: str) -> None:
     assert all(c.status == "passed" for c in report.checks if c.stage in ("contract", "golden"))
 
 
+@pytest.mark.slow
 def test_diagnosis_is_attached_only_to_non_conformant_reports() -> None:
     failing = check(BUGGY["halves"], stages=("contract", "golden"))
     assert failing.diagnosis is not None and failing.diagnosis_sentence
@@ -194,6 +197,7 @@ def test_diagnosis_is_attached_only_to_non_conformant_reports() -> None:
     assert passing.diagnosis is None and passing.diagnosis_sentence is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("spec", "verdict"),
     [("numpy-float32", "conformant"), (f"{CATALOG}/buggy.py:sqrt_cos", "non-conformant")],
@@ -239,6 +243,7 @@ def test_three_entry_points_give_the_same_verdict(spec: str, verdict: str, tmp_p
         assert {c["id"]: c["status"] for c in other["checks"]} == statuses
 
 
+@pytest.mark.slow
 def test_declared_capabilities_narrow_the_suite_and_appear_in_the_report() -> None:
     from catalog.buggy import stops_at_4096
 
@@ -262,6 +267,7 @@ def test_declared_capabilities_narrow_the_suite_and_appear_in_the_report() -> No
     assert _run(table).verdict == "non-conformant"
 
 
+@pytest.mark.slow
 def test_a_row_table_declaring_non_negative_positions_is_checked_inside_its_range() -> None:
     # A module that stores rows 0 .. 511 of the float32-rounded reference and indexes them:
     # NumPy's negative indexing would silently return rows from the end of the table, so

@@ -62,6 +62,7 @@ def _torch(name: str) -> Any:
     return getattr(tutorial, name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "dtype"),
     [
@@ -104,6 +105,7 @@ def test_float32_table_cast_to_half_precision_is_conformant(name: str, dtype: st
     assert report.level == dtype
 
 
+@pytest.mark.slow
 def test_contract_reproduction_calls_the_probe_that_failed() -> None:
     """Without capabilities the table is asked for fractional position 12345.5 (the second
     contract probe) and raises IndexError; the integer probe 0..47 works. The reproduction
@@ -153,6 +155,7 @@ def wrong_at_d768(positions: Any, d_model: int, base: float) -> Any:
 wrong_at_d768.pespec_capabilities = dict(tutorial.TABLE_CAPABILITIES)  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_a_check_skipped_by_a_skip_file_is_listed_as_not_run(tmp_path: Path) -> None:
     """pytest --pe-skip-file: the skipped failing check must not vanish from the verdict."""
     import json
@@ -199,6 +202,7 @@ class GlitchOnce:
         return out
 
 
+@pytest.mark.slow
 def test_a_property_failure_that_does_not_repeat_is_reported_as_non_determinism() -> None:
     """The third call (an accuracy example) is off by 0.5; Hypothesis re-runs the example,
     which passes. The check must fail saying the backend is not deterministic, with the first
@@ -247,6 +251,7 @@ def test_diagnosis_of_a_batched_output_says_why_nothing_was_fitted() -> None:
     assert "a leading batch axis of 1?" in report.get("contract:shape").message
 
 
+@pytest.mark.slow
 def test_closest_candidates_are_distinct() -> None:
     """Row 17, column 10 off by 0.5 in every call: the fit is exactly canonical but does
     not explain that element, and the closest candidates (fit, then presets) are listed once
@@ -347,6 +352,7 @@ def test_markdown_fences_a_python_reproduction_as_python() -> None:
     assert "```bash" not in text
 
 
+@pytest.mark.slow
 def test_reproduction_of_a_relative_file_spec_keeps_the_spec_as_given(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -407,6 +413,7 @@ def test_a_non_conformant_run_without_failures_is_not_diagnosed() -> None:
     assert len(calls) == 2  # the contract's one integer probe, twice; no diagnosis probes
 
 
+@pytest.mark.slow
 def test_plugin_report_path_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder", encoding="utf-8")

@@ -51,6 +51,7 @@ def _diagnosis(expected: Expected) -> Diagnosis:
     return _CACHE[name]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("expected", EMULATIONS, ids=lambda e: e.emulation.name)
 def test_names_the_convention_and_the_precision(expected: Expected) -> None:
     diagnosis = _diagnosis(expected)
@@ -97,6 +98,7 @@ def test_meaningful_limit_is_consistent_with_the_format(expected: Expected) -> N
         assert limit < top + 1 and not diagnosis.limit_is_lower_bound
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(UNEXPLAINED))
 def test_no_false_match(name: str) -> None:
     diagnosis = diagnose(UNEXPLAINED[name], level=LEVELS["float64"])
@@ -115,6 +117,7 @@ def test_no_false_match(name: str) -> None:
         assert candidate["max_error_over_bound"] > 1.0  # none of them explains the output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["garbage", "constant", "raises", "nan"])
 def test_unusable_output_has_unknown_precision(name: str) -> None:
     assert diagnose(UNEXPLAINED[name], level=LEVELS["float32"]).working_precision == "unknown"
@@ -134,6 +137,7 @@ def _perturbed(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np
     return out
 
 
+@pytest.mark.slow
 def test_a_small_bug_is_not_explained() -> None:
     diagnosis = diagnose(_perturbed, level=LEVELS["float64"])
     assert not diagnosis.explained
@@ -285,6 +289,7 @@ def test_nan_inside_the_probe_gives_no_convention() -> None:
     assert not diagnose(_nan_rows("inside"), level=LEVELS["float64"]).explained
 
 
+@pytest.mark.slow
 @given(
     st.sampled_from(["uniform", "huge", "tiny", "sign", "random frequencies"]),
     st.integers(0, 2**32 - 1),

@@ -7,8 +7,9 @@ Per document, in order, in one temporary working directory and one Python namesp
   :func:`pespec.cli.main` and must exit 0 (or the code named by ``<!-- exit: N -->``);
 * ```cpp and ```rust blocks are compiled (g++, rustc) and run; the test skips from there on
   when the compiler is not installed, saying which;
-* ``<!-- requires: MODULE -->`` marks a self-contained block for an optional library (jax,
-  torch): it runs on its own, in a test that is skipped, visibly, when MODULE is missing;
+* ``<!-- requires: MODULE[, MODULE...] -->`` marks a self-contained block for optional
+  libraries (jax, torch): it runs on its own, in a test that is skipped, visibly, when a
+  MODULE is missing (tests/test_docs_requires.py checks no such block lacks the marker);
 * ``<!-- not-executed: reason -->`` opts a block out, with a reason.
 
 The README's two quick-start commands (marked ``<!-- README:... -->``) are run by CI
@@ -71,6 +72,12 @@ def blocks(path: Path) -> list[Block]:
     return found
 
 
+def required_modules(block: Block) -> list[str]:
+    """The modules named by the block's ``<!-- requires: a, b -->`` marker (none without)."""
+    names = block.markers.get("requires", "")
+    return [name.strip() for name in names.split(",") if name.strip()]
+
+
 def _is_ci_command(block: Block) -> bool:
     return any(name.startswith("README:") for name in block.markers)
 
@@ -106,6 +113,7 @@ def _run_native(block: Block, where: str, workdir: Path) -> None:
     assert ran.returncode == 0, f"{where}: exited {ran.returncode}\n{ran.stderr}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", DOCUMENTS, ids=[p.name for p in DOCUMENTS])
 def test_examples_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
@@ -130,22 +138,30 @@ OPTIONAL = [
     (path, block)
     for path in DOCUMENTS
     for block in blocks(path)
-    if block.markers.get("requires") and block.language == "python"
+    if required_modules(block)
+    and block.language in ("python", "bash")
+    and "not-executed" not in block.markers
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("path", "block"),
     OPTIONAL,
-    ids=[f"{p.name}:{b.line}-{b.markers['requires']}" for p, b in OPTIONAL],
+    ids=[f"{p.name}:{b.line}-{'+'.join(required_modules(b))}" for p, b in OPTIONAL],
 )
 def test_examples_needing_optional_modules(
     path: Path, block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Self-contained examples for optional libraries (jax, torch): skipped when missing.
-    pytest.importorskip(block.markers["requires"])
+    for module in required_modules(block):
+        pytest.importorskip(module)
     monkeypatch.chdir(tmp_path)
-    exec(compile(block.code, f"{path.name}:{block.line}", "exec"), {"__name__": "__doc__"})
+    where = f"{path.name}:{block.line}"
+    if block.language == "bash":
+        _run_bash(block, where)
+    else:
+        exec(compile(block.code, where, "exec"), {"__name__": "__doc__"})
 
 
 def test_every_code_block_is_executed_or_explains_why() -> None:

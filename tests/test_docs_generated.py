@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_generated_docs_are_up_to_date() -> None:
     # The same command CI documents; exit 1 names the stale files.
     result = subprocess.run(

@@ -185,6 +185,7 @@ def _defined(d_model: int, convention: Convention) -> bool:
     return True
 
 
+@pytest.mark.slow
 @given(
     positions=position_arrays(),
     d_model=st.sampled_from([2, 4, 6, 10, 16, 34, 64]),
@@ -202,6 +203,7 @@ def test_encode_within_2_pow_minus_52_of_the_oracle(
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("convention", list(PRESETS.values()), ids=list(PRESETS))
 def test_table_at_the_end_of_the_domain_within_bound(convention: Convention) -> None:
     # The last 80 positions below 2^31 (minus the preset's offset): no drift with position.
@@ -223,6 +225,7 @@ def test_edge_positions_within_bound(d_model: int, base: float) -> None:
     assert max_error(encoding.encode(EDGE_POSITIONS, d_model, base=base), expected) <= BOUND
 
 
+@pytest.mark.slow
 def test_widest_model_at_the_last_position() -> None:
     # d = 65536, base 10^7: the smallest frequencies and the largest position.
     positions = np.array([LIMIT, 12345.5])

@@ -1,4 +1,4 @@
-"""Generated blocks of SPEC §7 and README's performance table (pespec.reference._exact_docs).
+"""Generated blocks of SPEC §7 and README's performance table (tools/docgen/exact_docs.py).
 
 The performance table is checked on a hand-written pytest-benchmark file whose numbers are
 known; the committed results and the docs themselves are checked by test_docs_generated.
@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pespec.reference import _exact_docs, exact
+from docgen import exact_docs as _exact_docs  # tools/ is on pytest's pythonpath
+
+from pespec.reference import exact
 
 
 def _benchmark(name: str, naive: float, exact_ns: float, **extra: float) -> dict[str, object]:

@@ -45,12 +45,14 @@ def copy_dir(tmp_path: Path) -> Path:
     return target
 
 
+@pytest.mark.slow
 def test_regenerate_check_is_byte_identical(capsys: pytest.CaptureFixture[str]) -> None:
     """CI's check: a fresh in-memory regeneration equals the shipped files byte for byte."""
     assert cli_main(["golden", "regenerate", "--check"]) == 0
     assert "byte-identical" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_regenerate_check_names_a_differing_file(
     copy_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -97,6 +99,7 @@ def test_tiny_set_matches_hand_values(shipped: list[FixtureSet]) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_every_value_matches_the_independent_method(shipped: list[FixtureSet]) -> None:
     """Every stored value (51812) recomputed with mpmath at 400 bits, not the oracle, bit for
     bit (about 2 s). |θ| < 2^32 here, so a wrong rounding would need the exact value within
@@ -122,6 +125,7 @@ def _tamper(directory: Path, name: str, row: int, column_index: int) -> tuple[fl
     return original, float(values[row, column_index])
 
 
+@pytest.mark.slow
 def test_verify_reports_a_tampered_value(
     copy_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -138,6 +142,7 @@ def test_verify_reports_a_tampered_value(
     assert "1 wrong value(s)" in out
 
 
+@pytest.mark.slow
 def test_verify_reports_a_value_tampered_even_with_a_fixed_manifest(
     copy_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -151,6 +156,7 @@ def test_verify_reports_a_value_tampered_even_with_a_fixed_manifest(
     assert "wrong value: convention-fairseq.json: position 3, column 0" in out
 
 
+@pytest.mark.slow
 def test_bad_checksum_is_reported_and_blocks_loading(
     copy_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -176,6 +182,7 @@ def test_inconsistent_decimal_and_hex_is_rejected(copy_dir: Path) -> None:
         parse_fixture("tiny-d4-L3.json", b"{")
 
 
+@pytest.mark.slow
 def test_regenerate_is_atomic_when_interrupted(tmp_path: Path) -> None:
     target = tmp_path / "golden"
     small = CATALOG[:3]
@@ -194,6 +201,7 @@ def test_regenerate_is_atomic_when_interrupted(tmp_path: Path) -> None:
     assert len(load_fixture_sets(target)) == 3
 
 
+@pytest.mark.slow
 def test_export_round_trips_without_pickle(
     shipped: list[FixtureSet], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

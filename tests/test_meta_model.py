@@ -110,6 +110,7 @@ IMPLEMENTATIONS: dict[str, tuple[Backend, Level]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(IMPLEMENTATIONS))
 @given(data=st.data())
 def test_soundness_correct_implementations_pass_every_property(
@@ -126,6 +127,7 @@ def test_soundness_correct_implementations_pass_every_property(
         assert check(encoder, config, level).passed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(IMPLEMENTATIONS))
 def test_soundness_at_the_widest_configuration(name: str) -> None:
     # The drawn configurations keep n·d ≤ ELEMENTS, so d_model = 8192 and the largest base
@@ -160,6 +162,7 @@ def test_soundness_torch_float32_kernels(dtype: str, data: st.DataObject) -> Non
         assert check(encoder, config, LEVELS[dtype]).passed
 
 
+@pytest.mark.slow
 @given(
     config=strategies.encoding_configs(
         max_elements=ELEMENTS, max_positions=6, canonical_only=False

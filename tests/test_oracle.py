@@ -230,6 +230,7 @@ def test_encode_huge_int_and_tiny_positions() -> None:
     assert row[1].tolist() == _independent_row(1e-300, 4, 10000.0, CANONICAL)
 
 
+@pytest.mark.slow
 def test_fast_check_error_bound_survives_precisions_beyond_1074_bits(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -36,6 +36,7 @@ def test_encoding_figure_is_labelled() -> None:
     assert image.get_clim() == (-1.0, 1.0)
 
 
+@pytest.mark.slow
 def test_encoding_plot_writes_identical_png_twice(tmp_path: Path) -> None:
     first = plot.encoding_plot(8, 10, tmp_path / "a.png")
     second = plot.encoding_plot(8, 10, tmp_path / "sub" / "b.png")
@@ -111,12 +112,14 @@ def test_error_figure_rejects_bad_columns() -> None:
         plot.error_figure("numpy", None, d_model=8, positions=[1, 2], columns=[8])
 
 
+@pytest.mark.slow
 def test_error_plot_for_a_builtin_backend(tmp_path: Path) -> None:
     path = plot.error_plot("numpy-float32", None, tmp_path / "err.png", d_model=8,
                            positions=plot.default_positions(1000, 20))  # fmt: skip
     assert path.read_bytes().startswith(PNG_SIGNATURE)
 
 
+@pytest.mark.slow
 def test_cli_plot_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "pe.png"
     assert main(["plot", "encoding", "--d-model", "16", "--seq-len", "12", "-o", str(out)]) == 0
@@ -158,6 +161,7 @@ def test_missing_matplotlib_gives_install_hint(
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_markdown_report_embeds_the_error_plot(tmp_path: Path) -> None:
     report = tmp_path / "report.md"
     args = ["check", "numpy-float32", "--stages", "contract,golden", "--quiet"]

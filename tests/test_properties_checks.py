@@ -346,6 +346,7 @@ def test_registry_matches_spec_sections_and_docstrings() -> None:
         assert f"`check_{check.name}`" in text
 
 
+@pytest.mark.slow
 def test_seed_variance_claim_as_stated_in_spec() -> None:
     # SPEC §5.8: over positions 0 .. 999 (d = 512) the variance of the sine columns is near
     # 1/2 for pairs completing many periods, in no particular order, and falls with the

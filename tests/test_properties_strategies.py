@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,6 +34,7 @@ def test_max_magnitude_caps_positions(config: EncodingConfig) -> None:
     assert np.all(np.abs(config.positions.astype(np.float64)) <= 2.0**52)
 
 
+@pytest.mark.slow
 def test_strategies_reach_every_kind_of_input() -> None:
     # The derandomized ci profile must still reach each corner of the domain: sample many
     # draws and look for every kind of position, both extremes of d_model, claimed levels.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib.resources
 import io
 import json
 import os
@@ -370,8 +371,15 @@ def _provenance() -> bytes:
 
 
 def fixture_directory() -> Path:
-    """The directory of the shipped fixtures (``pespec/golden``)."""
-    return Path(__file__).resolve().parent.parent / "golden"
+    """The directory of the shipped fixtures (``pespec/golden``, package data).
+
+    Found through :mod:`importlib.resources`, so an installed (non-editable) package reads its
+    own copy and never a source checkout.
+    """
+    resource = importlib.resources.files("pespec").joinpath("golden")
+    if not isinstance(resource, Path):  # a zip import: the fixtures are not plain files
+        raise FileNotFoundError(f"pespec's golden fixtures are not a directory: {resource}")
+    return resource
 
 
 def regenerate(

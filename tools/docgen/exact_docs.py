@@ -1,5 +1,9 @@
 """Generated blocks of SPEC §7 and of README's performance section (``tools/generate_docs.py``).
 
+A documentation generator of the source checkout (moved out of the installed package, where
+it was ``pespec.reference._exact_docs``): :func:`performance_markdown` reads
+``benchmarks/results/reference.json``, which only a checkout has.
+
 * :func:`error_budget_markdown`: the terms of the §7 proof, evaluated by
   :func:`pespec.reference.exact.error_budget`.
 * :func:`fixture_errors_markdown`: the reference against every golden fixture set.

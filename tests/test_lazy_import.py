@@ -1,0 +1,101 @@
+"""Loading pespec costs next to nothing until it is used (issue 11).
+
+pytest imports ``pespec.conformance.plugin`` (entry point ``pytest11``) in every run of an
+environment where pespec is installed, including projects that never use it; so the plugin,
+``pespec`` and ``pespec.conformance`` import none of the heavy modules below until a ``--pe-*``
+option is used, and ``pespec``'s public names are imported on first access (PEP 562).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pespec
+
+HEAVY = ("numpy", "mpmath", "gmpy2", "hypothesis", "multiprocessing")
+
+
+def _imported(code: str) -> set[str]:
+    """Modules ``python -X importtime -c code`` reports importing."""
+    command = [sys.executable, "-X", "importtime", "-c", code]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("import time:")]
+    return {line.rsplit("|", 1)[1].strip() for line in lines[1:]}  # [0] is the header
+
+
+def _heavy(modules: set[str]) -> set[str]:
+    return {name for name in modules if name.split(".")[0] in HEAVY}
+
+
+def test_importing_the_plugin_imports_nothing_heavy() -> None:
+    modules = _imported("import pespec.conformance.plugin")
+    assert "pespec.conformance.plugin" in modules  # the report covers the plugin
+    assert _heavy(modules) == set()
+
+
+def test_the_check_sees_heavy_imports() -> None:
+    # The same measurement on a module that needs NumPy and mpmath finds them.
+    assert {"numpy", "mpmath"} <= _heavy(_imported("import pespec.reference"))
+
+
+@pytest.mark.slow
+def test_a_pytest_run_without_pe_options_imports_nothing_heavy(tmp_path: Path) -> None:
+    # An unrelated empty project, with the plugin loaded on its own (other installed plugins,
+    # such as Hypothesis's, which imports hypothesis at the end of every run, are not pespec's).
+    # pytest imports plugins with importlib, out of -X importtime's view: read sys.modules.
+    code = (
+        "import sys, pytest\n"
+        f"status = pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'pespec.conformance.plugin',"
+        f" '--rootdir', {str(tmp_path)!r}, {str(tmp_path)!r}])\n"
+        "assert status == 5, status\n"  # no tests collected
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    modules = set(result.stdout.splitlines()[-1].split())
+    assert "pespec.conformance.plugin" in modules
+    assert _heavy(modules) == set()
+
+
+@pytest.mark.slow
+def test_import_pespec_is_lazy_and_public_names_load_on_use() -> None:
+    code = (
+        "import sys, pespec\n"
+        "assert 'numpy' not in sys.modules and 'pespec.reference' not in sys.modules\n"
+        "pe = pespec.sinusoidal_positional_encoding(3, 4)\n"
+        "assert pe[0].tolist() == [0.0, 1.0, 0.0, 1.0]\n"  # sin 0 = 0, cos 0 = 1
+        "assert 'numpy' in sys.modules\n"
+        "from pespec import Convention, encode\n"
+        "assert encode is pespec.reference.encode\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_public_names_resolve_and_dir_lists_them() -> None:
+    for name in pespec.__all__:
+        assert getattr(pespec, name) is not None
+    listed = dir(pespec)
+    assert set(pespec.__all__) <= set(listed)
+    assert {"reference", "conformance", "properties"} <= set(listed)
+    assert listed == sorted(listed)
+    assert pespec.encode is pespec.reference.encode
+
+
+def test_unknown_attribute_raises_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="module 'pespec' has no attribute 'nope'"):
+        _ = pespec.nope  # type: ignore[attr-defined]
+    assert not hasattr(pespec, "nope")
