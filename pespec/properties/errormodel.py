@@ -269,8 +269,8 @@ def element_bound_parts(
     """
     error_pairs, theta_pairs = working_error(config, level)
     pair, _ = config.convention.column_roles(config.d_model)
-    working = error_pairs[:, pair]
-    theta = theta_pairs[:, pair]
+    working = np.take(error_pairs, pair, axis=1)  # = error_pairs[:, pair], without the
+    theta = np.take(theta_pairs, pair, axis=1)  # slower general fancy-indexing path
     if exact_values is None:
         magnitude = np.ones_like(working)
     else:

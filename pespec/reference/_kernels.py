@@ -144,6 +144,24 @@ def _sincos_row(
         result[3, k] = (head - (c_hi - bb)) + (tail - bb)
 
 
+def _write_row(out: F64, r: int, layout: int, sin_row: F64, cos_row: F64) -> None:
+    """out[r] ← the row's sines and cosines in the layout (0 interleaved, 1 sin|cos halves,
+    2 cos|sin halves), with unit-stride indices the compiler can vectorise."""
+    half = sin_row.shape[0]
+    if layout == 0:
+        for k in range(half):
+            out[r, 2 * k] = sin_row[k]
+            out[r, 2 * k + 1] = cos_row[k]
+    elif layout == 1:
+        for k in range(half):
+            out[r, k] = sin_row[k]
+            out[r, half + k] = cos_row[k]
+    else:
+        for k in range(half):
+            out[r, half + k] = sin_row[k]
+            out[r, k] = cos_row[k]
+
+
 def _fill_exact(
     x: F64,
     pieces_t: F64,
@@ -152,18 +170,20 @@ def _fill_exact(
     has_extra: bool,
     table: F64,
     sign: float,
-    sin_out: F64,
-    cos_out: F64,
+    out: F64,
+    layout: int,
 ) -> None:
-    """sin_out, cos_out (n, K) ← sign·(s_hi + s_lo), c_hi + c_lo (exact._fill_exact)."""
+    """out (n, d) ← sign·(s_hi + s_lo), c_hi + c_lo in the layout (exact._fill_exact)."""
     half = pieces_t.shape[1]
     work, result = np.empty((11, half)), np.empty((4, half))
+    sin_row, cos_row = np.empty(half), np.empty(half)
     index = np.empty(half, dtype=np.int64)
     for r in range(x.shape[0]):
         _sincos_row(x[r], pieces_t, ex_hi, ex_lo, has_extra, table, work, index, result)
         for k in range(half):
-            sin_out[r, k] = sign * (result[0, k] + result[1, k])
-            cos_out[r, k] = result[2, k] + result[3, k]
+            sin_row[k] = sign * (result[0, k] + result[1, k])
+            cos_row[k] = result[2, k] + result[3, k]
+        _write_row(out, r, layout, sin_row, cos_row)
 
 
 def _factors(x: F64, pieces_t: F64, table: F64, anchor: bool, out: F64) -> None:
@@ -193,14 +213,16 @@ def _rotate_gather(
     f_index: NDArray[np.intp],
     anchor: F64,
     fine: F64,
-    sin_out: F64,
-    cos_out: F64,
+    out: F64,
+    layout: int,
 ) -> None:
     """Row r ← rotation of anchor row a_index[r] by fine row f_index[r] (exact._rotate)."""
+    half = anchor.shape[2]
+    sin_row, cos_row = np.empty(half), np.empty(half)
     for r in range(a_index.shape[0]):
         j = a_index[r]
         q = f_index[r]
-        for k in range(anchor.shape[2]):
+        for k in range(half):
             a1, c1, a2, c2 = anchor[0, j, k], anchor[1, j, k], anchor[2, j, k], anchor[3, j, k]
             b1, d1, b2, d2 = fine[0, q, k], fine[1, q, k], fine[2, q, k], fine[3, q, k]
             bh, dh = fine[4, q, k], fine[5, q, k]
@@ -210,12 +232,13 @@ def _rotate_gather(
             acc = acc + c1 * d2
             acc = acc + a2 * bh
             acc = acc + c2 * dh
-            sin_out[r, k] = big_re + acc
+            sin_row[k] = big_re + acc
             acc = c1 * b2
             acc = acc - a1 * d2
             acc = acc + c2 * bh
             acc = acc - a2 * dh
-            cos_out[r, k] = big_im + acc
+            cos_row[k] = big_im + acc
+        _write_row(out, r, layout, sin_row, cos_row)
 
 
 def _compile() -> dict[str, Any] | None:
@@ -232,6 +255,7 @@ def _compile() -> dict[str, Any] | None:
     globals()["_frac"] = inline(_frac)
     globals()["_add_turn"] = inline(_add_turn)
     globals()["_sincos_row"] = jit(_sincos_row)
+    globals()["_write_row"] = inline(_write_row)
     return {
         "fill_exact": jit(_fill_exact),
         "factors": jit(_factors),
@@ -273,9 +297,9 @@ def set_enabled(value: bool) -> bool:
 
 
 def fill_exact(
-    x: F64, pieces: F64, extra: tuple[F64, F64] | None, sign: float, sin_out: F64, cos_out: F64
+    x: F64, pieces: F64, extra: tuple[F64, F64] | None, sign: float, out: F64, layout: int
 ) -> None:
-    """sin_out, cos_out (n, K) ← the exact path at x (n,) ≥ 0 plus ``extra`` turns."""
+    """out (n, d) ← the exact path at x (n,) ≥ 0 plus ``extra`` turns, in the layout code."""
     from pespec.reference.exact import _circle_table
 
     assert _KERNELS is not None
@@ -291,8 +315,8 @@ def fill_exact(
         extra is not None,
         _circle_table(),
         float(sign),
-        sin_out,
-        cos_out,
+        out,
+        layout,
     )
 
 
@@ -317,16 +341,16 @@ def rotate_gather(
     f_index: NDArray[np.intp],
     anchor: F64,
     fine: F64,
-    sin_out: F64,
-    cos_out: F64,
+    out: F64,
+    layout: int,
 ) -> None:
-    """sin_out, cos_out (n, K) ← the rotation of anchor rows a_index by fine rows f_index."""
+    """out (n, d) ← the rotation of anchor rows a_index by fine rows f_index, in the layout."""
     assert _KERNELS is not None
     _KERNELS["rotate_gather"](
         np.ascontiguousarray(a_index, dtype=np.intp),
         np.ascontiguousarray(f_index, dtype=np.intp),
         anchor,
         fine,
-        sin_out,
-        cos_out,
+        out,
+        layout,
     )

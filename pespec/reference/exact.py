@@ -432,6 +432,11 @@ def _sin_cos_views(out: F64, convention: Convention) -> tuple[F64, F64]:
     return out[..., half:], out[..., :half]
 
 
+def _layout_code(convention: Convention) -> int:
+    """The kernels' layout code: 0 interleaved, 1 sin|cos halves, 2 cos|sin halves."""
+    return {"interleaved": 0, "sin_cos_halves": 1}.get(convention.layout, 2)
+
+
 def _scratch(shape: tuple[int, ...]) -> tuple[C128, F64, F64]:
     return np.empty(shape, dtype=np.complex128), np.empty(shape), np.empty(shape)
 
@@ -536,14 +541,13 @@ class _Rotator:
                 r0 = max(0, (first_block + b0) * GRID - x0)
                 r1 = min(n, (first_block + b1) * GRID - x0)
                 x = np.arange(x0 + r0, x0 + r1, dtype=np.int64)
-                sin_out, cos_out = _sin_cos_views(out[r0:r1], self.convention)
                 _kernels.rotate_gather(
                     x // GRID - (first_block + b0),
                     x % GRID,
                     anchors.stack(),
                     self.fine.stack(),
-                    sin_out,
-                    cos_out,
+                    out[r0:r1],
+                    _layout_code(self.convention),
                 )
                 continue
             b = b0
@@ -613,9 +617,13 @@ class _Rotator:
                 q = block % GRID
                 anchors, a_index = np.unique(block - q, return_inverse=True)
                 anchor = _Factors(anchors.astype(np.float64), self.pieces, anchor=True)
-                sin_out, cos_out = _sin_cos_views(out[start : start + rows], self.convention)
                 _kernels.rotate_gather(
-                    a_index.reshape(-1), q, anchor.stack(), self.fine.stack(), sin_out, cos_out
+                    a_index.reshape(-1),
+                    q,
+                    anchor.stack(),
+                    self.fine.stack(),
+                    out[start : start + rows],
+                    _layout_code(self.convention),
                 )
             return
         for start, stop in _row_chunks(x.shape[0], self.half):
@@ -759,8 +767,8 @@ def _fill_exact_kernels(
         first, last = int(block[0]), int(block[-1])
         consecutive = block.shape[0] == last - first + 1  # rows are increasing
         buffer = out[first : last + 1] if consecutive else np.empty((block.shape[0], out.shape[1]))
-        views = _sin_cos_views(buffer, rotator.convention)
-        _kernels.fill_exact(x[start : start + step], rotator.pieces, extra, sign, *views)
+        layout = _layout_code(rotator.convention)
+        _kernels.fill_exact(x[start : start + step], rotator.pieces, extra, sign, buffer, layout)
         if not consecutive:
             out[block] = buffer
 
