@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -247,7 +248,7 @@ def _compile() -> dict[str, Any] | None:
         return None
     try:
         import numba
-    except ImportError:
+    except Exception:  # absent, or unusable with this NumPy (numba raises ImportError or more)
         return None
     jit = numba.njit(cache=True, fastmath=False, error_model="numpy")
     inline = numba.njit(cache=True, fastmath=False, error_model="numpy", inline="always")
@@ -256,11 +257,36 @@ def _compile() -> dict[str, Any] | None:
     globals()["_add_turn"] = inline(_add_turn)
     globals()["_sincos_row"] = jit(_sincos_row)
     globals()["_write_row"] = inline(_write_row)
-    return {
+    kernels = {
         "fill_exact": jit(_fill_exact),
         "factors": jit(_factors),
         "rotate_gather": jit(_rotate_gather),
     }
+    try:  # compile now (or load from the cache): a failure falls back to the NumPy path
+        _smoke_test(kernels)
+    except Exception as exc:
+        warnings.warn(
+            f"pespec: numba kernels unavailable ({type(exc).__name__}: {exc}); using the "
+            "NumPy path, which gives the same values",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+    return kernels
+
+
+def _smoke_test(kernels: dict[str, Any]) -> None:
+    """Run each kernel once on a tiny input, so that a compilation error shows here."""
+    table = np.zeros((_N, 8))  # only the calls matter; the values are tested elsewhere
+    pieces_t = np.zeros((5, 1))
+    pieces_t[0, 0] = 0.25
+    zero = np.zeros(1)
+    out = np.empty((1, 2))
+    kernels["fill_exact"](np.array([0.5]), pieces_t, zero, zero, False, table, 1.0, out, 0)
+    stacked = np.empty((6, 1, 1))
+    kernels["factors"](np.array([0.5]), pieces_t, table, True, stacked)
+    index = np.zeros(1, dtype=np.intp)
+    kernels["rotate_gather"](index, index, stacked, stacked, out, 0)
 
 
 _KERNELS: dict[str, Any] | None = None
