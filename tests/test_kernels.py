@@ -126,3 +126,16 @@ def test_kernels_equal_numpy_path_at_benchmark_sizes(
     ]
     for case in cases:
         assert _same_bits(*both_paths(case))
+
+
+def test_pure_numpy_environment_variable_selects_the_numpy_path() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = "from pespec.reference import _kernels; print(_kernels.enabled())"
+    env = {**os.environ, "PESPEC_PURE_NUMPY": "1"}
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "False"
