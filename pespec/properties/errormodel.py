@@ -107,10 +107,15 @@ def ulp_below_one(magnitude: NDArray[np.float64], dtype_name: str) -> NDArray[np
     Subnormals: the spacing never drops below 2^(e_min − p + 1). Shape as ``magnitude``.
     """
     p = SIGNIFICAND_BITS[dtype_name]
-    a = np.minimum(np.abs(magnitude), 1.0)
-    _, exponent = np.frexp(a)  # a = m·2^exponent, m in [1/2, 1): floor(log2 a) = exponent − 1
-    binade = np.clip(exponent.astype(np.int64) - 1, MIN_EXPONENT[dtype_name], -1)
-    spacing: NDArray[np.float64] = np.ldexp(1.0, binade - p + 1)
+    a = np.asarray(np.minimum(np.abs(np.asarray(magnitude, dtype=np.float64)), 1.0))
+    # 2^floor(log2 a): a's exponent bits with a zero significand (0 for a subnormal float64,
+    # inf for NaN); clipped to the binades [2^e_min, 1/2]. frexp(0) has exponent 0, so a = 0
+    # takes the binade [1/2, 1) like a = 1. Bit for bit 2^clip(frexp(a)[1] − 1, e_min, −1),
+    # without frexp/ldexp (the conformance suite's hottest loop).
+    power = np.asarray((a.view(np.int64) & 0x7FF0000000000000).view(np.float64))
+    np.clip(power, 2.0 ** MIN_EXPONENT[dtype_name], 0.5, out=power)
+    np.copyto(power, 0.5, where=a == 0.0)
+    spacing: NDArray[np.float64] = power * 2.0 ** (1 - p)
     return spacing
 
 
@@ -264,8 +269,8 @@ def element_bound_parts(
     """
     error_pairs, theta_pairs = working_error(config, level)
     pair, _ = config.convention.column_roles(config.d_model)
-    working = error_pairs[:, pair]
-    theta = theta_pairs[:, pair]
+    working = np.take(error_pairs, pair, axis=1)  # = error_pairs[:, pair], without the
+    theta = np.take(theta_pairs, pair, axis=1)  # slower general fancy-indexing path
     if exact_values is None:
         magnitude = np.ones_like(working)
     else:

@@ -45,6 +45,7 @@ import mpmath
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.reference import _kernels
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.oracle import frequencies_dd
 from pespec.reference.validation import (
@@ -96,6 +97,7 @@ GRID: Final = 64
 _TILE_ELEMENTS: Final = 1 << 15  # elements per rotation tile (256 KiB per float64 array)
 _FACTOR_BYTES: Final = 64  # per (angle, column) of a _Factors: 1 complex + 6 float64
 _FINE_CACHE_BYTES: Final = 1 << 24  # fine factors up to 16 MiB are cached per configuration
+_KERNEL_ANCHOR_ELEMENTS: Final = 1 << 15  # kernels: anchor factors per gather block (2 MiB)
 
 # Taylor coefficients, correctly rounded by CPython's int/int division.
 _S3, _S5, _S7 = -1 / 6, 1 / 120, -1 / 5040
@@ -336,7 +338,15 @@ class _Factors:
 
     NAMES: Final = ("head", "h_re", "h_im", "t_re", "t_im", "f_re", "f_im")
 
+    stacked: F64 | None = None
+    """(6, m, K): h_re, h_im, t_re, t_im, f_re, f_im, as the compiled kernels take them."""
+
     def __init__(self, x: F64, pieces: F64, *, anchor: bool) -> None:
+        if _kernels.enabled():
+            self.stacked = _kernels.factors(x, pieces, anchor=anchor)
+            self.h_re, self.h_im, self.t_re, self.t_im, self.f_re, self.f_im = self.stacked
+            self.head = _complex(self.h_re, self.h_im if anchor else -self.h_im)
+            return
         s_hi, s_lo, c_hi, c_lo = _sincos_dd(x, pieces)
         s_head, s_tail = _f32_split(s_hi, s_lo)
         c_head, c_tail = _f32_split(c_hi, c_lo)
@@ -355,6 +365,13 @@ class _Factors:
         for name in self.NAMES:
             setattr(result, name, getattr(self, name)[index])
         return result
+
+    def stack(self) -> F64:
+        """The (6, m, K) stack the compiled kernels take (made once if the NumPy path built us)."""
+        if self.stacked is None:
+            names = ("h_re", "h_im", "t_re", "t_im", "f_re", "f_im")
+            self.stacked = np.stack([getattr(self, name) for name in names])
+        return self.stacked
 
 
 def _complex(real: F64, imag: F64) -> C128:
@@ -413,6 +430,11 @@ def _sin_cos_views(out: F64, convention: Convention) -> tuple[F64, F64]:
     if convention.layout == "sin_cos_halves":
         return out[..., :half], out[..., half:]
     return out[..., half:], out[..., :half]
+
+
+def _layout_code(convention: Convention) -> int:
+    """The kernels' layout code: 0 interleaved, 1 sin|cos halves, 2 cos|sin halves."""
+    return {"interleaved": 0, "sin_cos_halves": 1}.get(convention.layout, 2)
 
 
 def _scratch(shape: tuple[int, ...]) -> tuple[C128, F64, F64]:
@@ -515,6 +537,19 @@ class _Rotator:
         for b0 in range(0, n_blocks, batch):
             b1 = min(n_blocks, b0 + batch)
             anchors = self._anchors(float((first_block + b0) * GRID), b1 - b0)
+            if _kernels.enabled():
+                r0 = max(0, (first_block + b0) * GRID - x0)
+                r1 = min(n, (first_block + b1) * GRID - x0)
+                x = np.arange(x0 + r0, x0 + r1, dtype=np.int64)
+                _kernels.rotate_gather(
+                    x // GRID - (first_block + b0),
+                    x % GRID,
+                    anchors.stack(),
+                    self.fine.stack(),
+                    out[r0:r1],
+                    _layout_code(self.convention),
+                )
+                continue
             b = b0
             while b < b1:
                 start = (first_block + b) * GRID - x0  # row of q = 0 (may be < 0)
@@ -575,6 +610,22 @@ class _Rotator:
 
     def _fill_gather(self, out: F64, x: NDArray[np.int64]) -> None:
         """fill_gather for x ≥ 0 at the angles |c|·x·ω (no sign applied)."""
+        if _kernels.enabled():
+            rows = max(1, _KERNEL_ANCHOR_ELEMENTS // self.half)
+            for start in range(0, x.shape[0], rows):
+                block = x[start : start + rows]
+                q = block % GRID
+                anchors, a_index = np.unique(block - q, return_inverse=True)
+                anchor = _Factors(anchors.astype(np.float64), self.pieces, anchor=True)
+                _kernels.rotate_gather(
+                    a_index.reshape(-1),
+                    q,
+                    anchor.stack(),
+                    self.fine.stack(),
+                    out[start : start + rows],
+                    _layout_code(self.convention),
+                )
+            return
         for start, stop in _row_chunks(x.shape[0], self.half):
             block = x[start:stop]
             q = block % GRID
@@ -688,6 +739,9 @@ def _fill_exact(
 ) -> None:
     """out[rows] ← rows by the exact path at x + o > 0 (turns of o in ``extra``), sine × sign."""
     pieces, convention = rotator.pieces, rotator.convention
+    if _kernels.enabled():
+        _fill_exact_kernels(out, rows, x, extra, sign, rotator)
+        return
     sin_cols = convention.sin_columns(out.shape[1])
     cos_cols = convention.cos_columns(out.shape[1])
     for start, stop in _row_chunks(rows.shape[0], pieces.shape[0]):
@@ -695,6 +749,28 @@ def _fill_exact(
         target = rows[start:stop, None]
         out[target, sin_cols] = sign * (s_hi + s_lo)
         out[target, cos_cols] = c_hi + c_lo
+
+
+def _fill_exact_kernels(
+    out: F64,
+    rows: NDArray[np.intp],
+    x: F64,
+    extra: tuple[F64, F64] | None,
+    sign: float,
+    rotator: _Rotator,
+) -> None:
+    """:func:`_fill_exact` by the compiled kernels, in blocks of rows (written in place when
+    the block's rows are consecutive, else through one block-sized buffer)."""
+    step = max(1, _KERNEL_ANCHOR_ELEMENTS // rotator.half)
+    for start in range(0, rows.shape[0], step):
+        block = rows[start : start + step]
+        first, last = int(block[0]), int(block[-1])
+        consecutive = block.shape[0] == last - first + 1  # rows are increasing
+        buffer = out[first : last + 1] if consecutive else np.empty((block.shape[0], out.shape[1]))
+        layout = _layout_code(rotator.convention)
+        _kernels.fill_exact(x[start : start + step], rotator.pieces, extra, sign, buffer, layout)
+        if not consecutive:
+            out[block] = buffer
 
 
 def exact_encode(
