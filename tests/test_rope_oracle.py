@@ -1,0 +1,184 @@
+"""The certified rotary oracle against plain mpmath at 400 bits, on every preset.
+
+The expected values are an independent transcription of SPEC §12.1/§12.3 in mpmath's
+high-level context at 400 bits (``_mp_schedule`` below: ``mpmath.power``, ``mpmath.log``,
+Python's floor/ceil on the 400-bit values), rounded to float64 exactly through a Fraction.
+At 400 bits a wrong rounding needs the exact value within about 2^-350 of a rounding
+boundary, so equality is required.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+from pespec.reference._oracle_mpmath import mpf_to_float
+from pespec.rope import PRESETS, RopeConfig, oracle
+
+BITS = 400
+NAMES = list(PRESETS)
+POSITIONS: list[int | float] = [1, 2, 3, 7, 100, 4095, 4096, 65537, 131071, 999_983,
+                                2**20 + 3, 2**24 - 1, 2**24, -5, 0.5, 1234.75, 3.0e-3,
+                                16777215.5]
+
+
+def _mp_schedule(config: RopeConfig) -> tuple[list[mpmath.mpf], mpmath.mpf]:
+    """ω'_j and A of SPEC §12.3, transcribed in mpmath at the current precision."""
+    mpf = mpmath.mpf
+    d_r, theta = config.d_r, mpf(config.theta)
+    omega = [mpmath.power(theta, mpf(-2 * j) / d_r) for j in range(d_r // 2)]
+    one = mpf(1)
+    kind = config.rope_type
+    if kind == "linear":
+        return [w / mpf(config.factor) for w in omega], one
+    if kind == "dynamic":
+        assert config.seq_len and config.max_position_embeddings and config.factor
+        if config.seq_len > config.max_position_embeddings:
+            s = mpf(config.factor)
+            base = theta * (s * config.seq_len / config.max_position_embeddings - (s - 1)) ** (
+                mpf(d_r) / (d_r - 2))
+            omega = [mpmath.power(base, mpf(-2 * j) / d_r) for j in range(d_r // 2)]
+        return omega, one
+    if kind == "yarn":
+        s, l0 = mpf(config.factor), mpf(config.original_max_position_embeddings)
+        assert config.beta_fast is not None and config.beta_slow is not None
+
+        def dim(beta: float) -> mpmath.mpf:
+            return d_r * mpmath.log(l0 / (2 * mpmath.pi * mpf(beta))) / (2 * mpmath.log(theta))
+
+        low, high = dim(config.beta_fast), dim(config.beta_slow)
+        if config.truncate:
+            low, high = mpf(math.floor(low)), mpf(math.ceil(high))
+        low, high = max(low, mpf(0)), min(high, mpf(d_r - 1))
+        if low == high:
+            high += mpf(1) / 1000
+        out = []
+        for j, w in enumerate(omega):
+            r = min(max((j - low) / (high - low), mpf(0)), one)
+            out.append(w / s * r + w * (1 - r))
+
+        def g(m: float) -> mpmath.mpf:
+            return one if s <= 1 else mpf(m) * mpmath.log(s) / 10 + 1
+
+        if config.attention_factor is not None:
+            attention = mpf(config.attention_factor)
+        elif config.mscale and config.mscale_all_dim:
+            attention = g(config.mscale) / g(config.mscale_all_dim)
+        else:
+            attention = g(1.0)
+        return out, attention
+    if kind == "llama3":
+        s, l0 = mpf(config.factor), mpf(config.original_max_position_embeddings)
+        f_low, f_high = mpf(config.low_freq_factor), mpf(config.high_freq_factor)
+        out = []
+        for w in omega:
+            wavelength = 2 * mpmath.pi / w
+            if wavelength < l0 / f_high:
+                out.append(w)
+            elif wavelength > l0 / f_low:
+                out.append(w / s)
+            else:
+                sigma = (l0 / wavelength - f_low) / (f_high - f_low)
+                out.append((1 - sigma) * w / s + sigma * w)
+        return out, one
+    if kind == "longrope":
+        assert config.seq_len and config.original_max_position_embeddings
+        l0 = config.original_max_position_embeddings
+        factors = config.long_factor if config.seq_len > l0 else config.short_factor
+        assert factors is not None
+        out = [w / mpf(f) for w, f in zip(omega, factors, strict=True)]
+        s = mpf(config.max_position_embeddings) / l0
+        attention = mpmath.sqrt(1 + mpmath.log(s) / mpmath.log(l0)) if s > 1 else one
+        return out, attention
+    return omega, one
+
+
+@pytest.fixture(autouse=True)
+def _precision() -> None:
+    mpmath.mp.prec = BITS  # restored by the conftest fixture
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_frequencies_and_attention_agree_with_mpmath(name: str) -> None:
+    config = PRESETS[name]
+    expected, attention = _mp_schedule(config)
+    omega, a_value = oracle.frequencies(config)
+    assert omega.tolist() == [mpf_to_float(w) for w in expected]
+    assert a_value == mpf_to_float(attention)
+    hi, lo = oracle.frequencies_dd(config)
+    assert lo.tolist() == [mpf_to_float(w - mpmath.mpf(h))
+                           for w, h in zip(expected, hi.tolist(), strict=True)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cos_sin_agree_with_mpmath(name: str) -> None:
+    config = PRESETS[name]
+    expected, _ = _mp_schedule(config)
+    cos, sin = oracle.cos_sin(POSITIONS, config)
+    for row, p in enumerate(POSITIONS):
+        phases = [mpmath.mpf(p) * w for w in expected]
+        assert cos[row].tolist() == [mpf_to_float(mpmath.cos(t)) for t in phases], p
+        assert sin[row].tolist() == [mpf_to_float(mpmath.sin(t)) for t in phases], p
+
+
+def _dyadic_vector(n: int, seed: int) -> np.ndarray:
+    """Small dyadic rationals: ((k·(2·seed + 1)·37 + 11) mod 257 − 128)/64 (exact)."""
+    k = np.arange(n)
+    return ((k * (2 * seed + 1) * 37 + 11) % 257 - 128) / 64.0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_rotate_agrees_with_mpmath(name: str) -> None:
+    config = PRESETS[name]
+    expected, attention = _mp_schedule(config)
+    positions = [0, 1, 4096, 2**24, 1234.75]
+    x = np.stack([_dyadic_vector(config.head_dim, s) for s in range(len(positions))])
+    got = oracle.rotate(x, positions, config)
+    read_a, read_b, write_a, write_b = oracle.pair_indices(config)
+    for row, p in enumerate(positions):
+        want = x[row].tolist()  # components k >= d_r pass through
+        for j, w in enumerate(expected):
+            a, b = mpmath.mpf(x[row, read_a[j]]), mpmath.mpf(x[row, read_b[j]])
+            c, s = mpmath.cos(p * w), mpmath.sin(p * w)
+            want[write_a[j]] = mpf_to_float(attention * (a * c - b * s))
+            want[write_b[j]] = mpf_to_float(attention * (a * s + b * c))
+        assert got[row].tolist() == want, p
+
+
+def test_rotate_batched_shape_and_zero_position() -> None:
+    config = PRESETS["Phi-3.5-mini-instruct, ℓ = 131072"]
+    x = np.stack([_dyadic_vector(96, s) for s in range(6)]).reshape(2, 3, 96)
+    got = oracle.rotate(x, [0, 3, 9], config)
+    assert got.shape == (2, 3, 96)
+    assert np.array_equal(got[1], oracle.rotate(x[1], [0, 3, 9], config))
+    attention = Fraction(oracle.attention_factor(config))
+    # position 0: y = A·x exactly rounded (A as its float64 here, the exact A differs, so
+    # compare with the certified value of A·x through mpmath)
+    _, exact_attention = _mp_schedule(config)
+    assert got[0, 0].tolist() == [mpf_to_float(exact_attention * mpmath.mpf(v))
+                                  for v in x[0, 0].tolist()]
+    assert attention > 1
+
+
+def test_exact_attention_factor_product_is_rounded_once() -> None:
+    # A given explicitly is exact: y = A·a at p = 0 rounded once from the exact product
+    config = RopeConfig(head_dim=4, theta=10000.0, rope_type="yarn", factor=4.0,
+                        original_max_position_embeddings=4096, attention_factor=1.1)
+    x = np.array([[3.0, 5.0, 7.0, 1.0 + 2.0**-52]])
+    got = oracle.rotate(x, [0], config)
+    want = [float(Fraction(1.1) * Fraction(v)) for v in x[0].tolist()]
+    assert got[0].tolist() == want
+
+
+def test_bad_arguments_are_named() -> None:
+    config = PRESETS["Llama-2-7B"]
+    with pytest.raises(TypeError, match="config"):
+        oracle.frequencies("llama")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="head_dim=128"):
+        oracle.rotate(np.zeros((2, 64)), [0, 1], config)
+    with pytest.raises(ValueError, match="positions"):
+        oracle.rotate(np.zeros((2, 128)), [0, 1, 2], config)
