@@ -53,6 +53,8 @@ COS_SIN_BOUND: Final = 2.0**-52
 """|cos_sin − oracle| ≤ this for every element (SPEC §7 theorem; 2^-52 + 2^-54 to the exact)."""
 
 _U: Final = 2.0**-53
+_ROTATE_ELEMENTS: Final = 1 << 15
+"""Pairs per chunk of the rotation (rows × pairs × leading size): 256 KiB per temporary."""
 _HALVES: Final = Convention(layout="sin_cos_halves", name="rope pairs")
 """Lays out the sines of the pairs, then their cosines (an internal table layout)."""
 
@@ -168,22 +170,34 @@ def rotate(x: Any, positions: Any, config: RopeConfig) -> F64:
     if p.shape != (values.shape[-2],):
         raise ValueError(f"positions must have shape (n,) = ({values.shape[-2]},) to match x; "
                          f"got shape {p.shape}")
-    cos, sin = cos_sin(p, config)
+    _check_phase(p, config)
     attention = attention_factor(config)
+    rotator, half = _rotator(config), config.d_r // 2
     out = np.empty(values.shape, dtype=np.float64)
     out[..., config.d_r:] = values[..., config.d_r:]
-    a, b = _views(values, config, output=False)
-    y_a, y_b = _views(out, config, output=True)
-    tmp = np.empty(np.broadcast_shapes(a.shape, cos.shape))
-    np.multiply(a, cos, out=y_a)
-    np.multiply(b, sin, out=tmp)
-    np.subtract(y_a, tmp, out=y_a)
-    np.multiply(a, sin, out=y_b)
-    np.multiply(b, cos, out=tmp)
-    np.add(y_b, tmp, out=y_b)
-    if attention != 1.0:
-        np.multiply(y_a, attention, out=y_a)
-        np.multiply(y_b, attention, out=y_b)
+    a_all, b_all = _views(values, config, output=False)
+    ya_all, yb_all = _views(out, config, output=True)
+    n = values.shape[-2]
+    rows = max(1, _ROTATE_ELEMENTS // (half * max(1, values[..., 0, 0].size)))
+    rows = max(GRID, rows // GRID * GRID)
+    table = np.empty((min(n, rows), 2 * half), dtype=np.float64)
+    tmp = np.empty((*values.shape[:-2], min(n, rows), half), dtype=np.float64)
+    for r0 in range(0, n, rows):  # chunks of rows: the temporaries stay in cache
+        r1 = min(n, r0 + rows)
+        part = table[: r1 - r0]
+        _fill(part, p[r0:r1], rotator)
+        sin, cos = part[:, :half], part[:, half:]
+        a, b = a_all[..., r0:r1, :], b_all[..., r0:r1, :]
+        y_a, y_b, t = ya_all[..., r0:r1, :], yb_all[..., r0:r1, :], tmp[..., : r1 - r0, :]
+        np.multiply(a, cos, out=y_a)
+        np.multiply(b, sin, out=t)
+        np.subtract(y_a, t, out=y_a)
+        np.multiply(a, sin, out=y_b)
+        np.multiply(b, cos, out=t)
+        np.add(y_b, t, out=y_b)
+        if attention != 1.0:
+            np.multiply(y_a, attention, out=y_a)
+            np.multiply(y_b, attention, out=y_b)
     return out
 
 
