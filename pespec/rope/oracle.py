@@ -61,6 +61,8 @@ _MAX_PRECISION = 1 << 22
 _RATIONAL_AFTER = 1 << 12
 """Try the exact rational evaluation once the interval precision passes this."""
 _SLACK = 1.0 + 2.0**-40
+_RUN_STEP = 256
+"""Interval runs are made at multiples of this many bits, so most requests share one."""
 _GUARD_BITS = 24
 
 
@@ -74,9 +76,10 @@ def _check_config(config: Any) -> RopeConfig:
 # ω'_j and A
 
 
+@lru_cache(maxsize=128)
 def _interval_run(config: RopeConfig, precision: int) -> tuple[list[Any], Any, list[Any], int]:
     """(ω' intervals, A interval, decisions, precision used), raising the precision until
-    every branch is decided."""
+    every branch is decided; cached (callers round the precision up to share runs)."""
     while precision <= _MAX_PRECISION:
         try:
             with interval_precision(precision):
@@ -110,7 +113,7 @@ class _Certified(NamedTuple):
 
 @lru_cache(maxsize=64)
 def _certified(config: RopeConfig) -> _Certified:
-    precision = 192
+    precision = _RUN_STEP
     decisions: list[Any] = []
     while precision <= _MAX_PRECISION:
         omegas, attention, decisions, precision = _interval_run(config, precision)
@@ -177,8 +180,13 @@ def _midpoint(value: Any) -> tuple[Any, float]:
     return _dyadic_to_mpfr(mid), float((high - low) / 2) * _SLACK
 
 
-@lru_cache(maxsize=64)
 def _enclosure(config: RopeConfig, precision: int) -> _Enclosure:
+    """The enclosure at ``precision`` bits or more (runs shared in steps of 256 bits)."""
+    return _enclosure_at(config, _RUN_STEP * math.ceil(precision / _RUN_STEP))
+
+
+@lru_cache(maxsize=64)
+def _enclosure_at(config: RopeConfig, precision: int) -> _Enclosure:
     omegas, attention, _, _ = _interval_run(config, precision)
     mids = [_midpoint(w) for w in omegas]
     a_mid, a_rad = _midpoint(attention)
@@ -352,20 +360,50 @@ def rotate(x: Any, positions: Any, config: RopeConfig) -> F64:
     flat_out = out.reshape(-1, *values.shape[-2:])
     for row, position in enumerate(xs):
         precision = _row_precision(config, position)
-        sines, cosines, e_s, e_c, enclosure = _row_values(position, config, precision)
+        state = _row_values(position, config, precision)
         for batch in range(flat_in.shape[0]):
-            vector = flat_in[batch, row].tolist()
-            for j in range(config.d_r // 2):
-                a, b = vector[read_a[j]], vector[read_b[j]]
-                if a == 0.0 and b == 0.0:
-                    y: tuple[float | None, float | None] = (0.0, 0.0)
-                elif position == 0 and attention_exact is not None:
-                    y = _exact_pair(a, b, attention_exact)
-                else:
-                    with gmpy2.context(precision=precision):
-                        y = _pair_values(a, b, sines[j], cosines[j], e_s[j], e_c[j], enclosure,
-                                         precision)
-                    if y[0] is None or y[1] is None:
-                        y = _rotate_pair(a, b, position, config, j, 2 * precision)
-                flat_out[batch, row, write_a[j]], flat_out[batch, row, write_b[j]] = y
+            a = flat_in[batch, row, read_a]
+            b = flat_in[batch, row, read_b]
+            if position == 0 and attention_exact is not None:
+                pairs = [_exact_pair(u, v, attention_exact)
+                         for u, v in zip(a.tolist(), b.tolist(), strict=True)]
+                y_a, y_b = (np.array(v, dtype=np.float64) for v in zip(*pairs, strict=True))
+            else:
+                y_a, y_b = _rotate_row(a, b, position, config, state, precision)
+            flat_out[batch, row, write_a] = y_a
+            flat_out[batch, row, write_b] = y_b
     return out
+
+
+def _rotate_row(a: F64, b: F64, position: Fraction, config: RopeConfig,
+                state: tuple[list[Any], list[Any], list[float], list[float], _Enclosure],
+                precision: int) -> tuple[F64, F64]:
+    """Certified (y_a, y_b) for one vector's pairs: vectorised bounds, rare scalar retries."""
+    sines, cosines, e_s, e_c, enclosure = state
+    unit = math.ldexp(1.0, -precision)
+    a_list, b_list = a.tolist(), b.tolist()
+    results = []
+    with gmpy2.context(precision=precision):
+        for first, second in ((a_list, [-v for v in b_list]), (b_list, a_list)):
+            # y_a = A(a c − b s) (first = a, second = −b); y_b = A(b c + a s)
+            products_c = [f * c for f, c in zip(first, cosines, strict=True)]
+            products_s = [g * s for g, s in zip(second, sines, strict=True)]
+            t = [p + q for p, q in zip(products_c, products_s, strict=True)]
+            y = [enclosure.attention * v for v in t]
+            magnitude = (np.abs([float(v) for v in products_c])
+                         + np.abs([float(v) for v in products_s]) + np.abs([float(v) for v in t]))
+            t_err = (np.abs(first) * np.array(e_c) + np.abs(second) * np.array(e_s)
+                     + magnitude * unit) * _SLACK
+            err = (abs(float(enclosure.attention)) * t_err
+                   + enclosure.attention_radius * (np.abs([float(v) for v in t]) + t_err))
+            with np.errstate(over="ignore", invalid="ignore"):
+                term = np.ldexp(err * _SLACK**2, precision)
+            term[~np.isfinite(term)] = np.inf
+            results.append(_round_certified(y, term, 1, 0, precision))
+    outputs = [hi for hi, _ in results]
+    for index, (_, failed) in enumerate(results):
+        for j in failed:
+            pair = (0.0, 0.0) if a[j] == 0.0 and b[j] == 0.0 else _rotate_pair(
+                float(a[j]), float(b[j]), position, config, j, 2 * precision)
+            outputs[index][j] = pair[index]
+    return outputs[0], outputs[1]
