@@ -9,12 +9,12 @@ boundary, so equality is required.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import mpmath
 import numpy as np
 import pytest
+from rope_mpmath import mp_schedule
 
 from pespec.reference._oracle_mpmath import mpf_to_float
 from pespec.rope import PRESETS, RopeConfig, oracle
@@ -26,77 +26,6 @@ POSITIONS: list[int | float] = [1, 2, 3, 7, 100, 4095, 4096, 65537, 131071, 999_
                                 16777215.5]
 
 
-def _mp_schedule(config: RopeConfig) -> tuple[list[mpmath.mpf], mpmath.mpf]:
-    """ω'_j and A of SPEC §12.3, transcribed in mpmath at the current precision."""
-    mpf = mpmath.mpf
-    d_r, theta = config.d_r, mpf(config.theta)
-    omega = [mpmath.power(theta, mpf(-2 * j) / d_r) for j in range(d_r // 2)]
-    one = mpf(1)
-    kind = config.rope_type
-    if kind == "linear":
-        return [w / mpf(config.factor) for w in omega], one
-    if kind == "dynamic":
-        assert config.seq_len and config.max_position_embeddings and config.factor
-        if config.seq_len > config.max_position_embeddings:
-            s = mpf(config.factor)
-            base = theta * (s * config.seq_len / config.max_position_embeddings - (s - 1)) ** (
-                mpf(d_r) / (d_r - 2))
-            omega = [mpmath.power(base, mpf(-2 * j) / d_r) for j in range(d_r // 2)]
-        return omega, one
-    if kind == "yarn":
-        s, l0 = mpf(config.factor), mpf(config.original_max_position_embeddings)
-        assert config.beta_fast is not None and config.beta_slow is not None
-
-        def dim(beta: float) -> mpmath.mpf:
-            return d_r * mpmath.log(l0 / (2 * mpmath.pi * mpf(beta))) / (2 * mpmath.log(theta))
-
-        low, high = dim(config.beta_fast), dim(config.beta_slow)
-        if config.truncate:
-            low, high = mpf(math.floor(low)), mpf(math.ceil(high))
-        low, high = max(low, mpf(0)), min(high, mpf(d_r - 1))
-        if low == high:
-            high += mpf(1) / 1000
-        out = []
-        for j, w in enumerate(omega):
-            r = min(max((j - low) / (high - low), mpf(0)), one)
-            out.append(w / s * r + w * (1 - r))
-
-        def g(m: float) -> mpmath.mpf:
-            return one if s <= 1 else mpf(m) * mpmath.log(s) / 10 + 1
-
-        if config.attention_factor is not None:
-            attention = mpf(config.attention_factor)
-        elif config.mscale and config.mscale_all_dim:
-            attention = g(config.mscale) / g(config.mscale_all_dim)
-        else:
-            attention = g(1.0)
-        return out, attention
-    if kind == "llama3":
-        s, l0 = mpf(config.factor), mpf(config.original_max_position_embeddings)
-        f_low, f_high = mpf(config.low_freq_factor), mpf(config.high_freq_factor)
-        out = []
-        for w in omega:
-            wavelength = 2 * mpmath.pi / w
-            if wavelength < l0 / f_high:
-                out.append(w)
-            elif wavelength > l0 / f_low:
-                out.append(w / s)
-            else:
-                sigma = (l0 / wavelength - f_low) / (f_high - f_low)
-                out.append((1 - sigma) * w / s + sigma * w)
-        return out, one
-    if kind == "longrope":
-        assert config.seq_len and config.original_max_position_embeddings
-        l0 = config.original_max_position_embeddings
-        factors = config.long_factor if config.seq_len > l0 else config.short_factor
-        assert factors is not None
-        out = [w / mpf(f) for w, f in zip(omega, factors, strict=True)]
-        s = mpf(config.max_position_embeddings) / l0
-        attention = mpmath.sqrt(1 + mpmath.log(s) / mpmath.log(l0)) if s > 1 else one
-        return out, attention
-    return omega, one
-
-
 @pytest.fixture(autouse=True)
 def _precision() -> None:
     mpmath.mp.prec = BITS  # restored by the conftest fixture
@@ -105,7 +34,7 @@ def _precision() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_frequencies_and_attention_agree_with_mpmath(name: str) -> None:
     config = PRESETS[name]
-    expected, attention = _mp_schedule(config)
+    expected, attention = mp_schedule(config)
     omega, a_value = oracle.frequencies(config)
     assert omega.tolist() == [mpf_to_float(w) for w in expected]
     assert a_value == mpf_to_float(attention)
@@ -117,7 +46,7 @@ def test_frequencies_and_attention_agree_with_mpmath(name: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_cos_sin_agree_with_mpmath(name: str) -> None:
     config = PRESETS[name]
-    expected, _ = _mp_schedule(config)
+    expected, _ = mp_schedule(config)
     cos, sin = oracle.cos_sin(POSITIONS, config)
     for row, p in enumerate(POSITIONS):
         phases = [mpmath.mpf(p) * w for w in expected]
@@ -134,7 +63,7 @@ def _dyadic_vector(n: int, seed: int) -> np.ndarray:
 @pytest.mark.parametrize("name", NAMES)
 def test_rotate_agrees_with_mpmath(name: str) -> None:
     config = PRESETS[name]
-    expected, attention = _mp_schedule(config)
+    expected, attention = mp_schedule(config)
     positions = [0, 1, 4096, 2**24, 1234.75]
     x = np.stack([_dyadic_vector(config.head_dim, s) for s in range(len(positions))])
     got = oracle.rotate(x, positions, config)
@@ -158,7 +87,7 @@ def test_rotate_batched_shape_and_zero_position() -> None:
     attention = Fraction(oracle.attention_factor(config))
     # position 0: y = A·x exactly rounded (A as its float64 here, the exact A differs, so
     # compare with the certified value of A·x through mpmath)
-    _, exact_attention = _mp_schedule(config)
+    _, exact_attention = mp_schedule(config)
     assert got[0, 0].tolist() == [mpf_to_float(exact_attention * mpmath.mpf(v))
                                   for v in x[0, 0].tolist()]
     assert attention > 1
