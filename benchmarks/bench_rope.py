@@ -131,3 +131,25 @@ def test_oracle_throughput(benchmark: Any) -> None:
     print(f"rotary oracle: {rate:,.0f} cos/sin values/s ({rate / absolute_rate:.2f}x the absolute "
           f"oracle, {rate / baseline:.1f}x a 113-bit mpmath loop); {rotated:,.0f} rotated "
           f"components/s")
+
+
+def test_rotary_fixture_verification_time(benchmark: Any) -> None:
+    """Seconds to verify every rotary golden set against the oracle, caches cleared first
+    (the oracle's interval runs and certified frequencies are computed again)."""
+    from pespec.reference.golden import fixture_directory
+    from pespec.rope.golden import parse_rope_fixture, verify_rope_fixture
+
+    paths = sorted(fixture_directory().glob("rope-*.json"))
+
+    def run() -> int:
+        for cache in (oracle._interval_run, oracle._certified, oracle._enclosure_at):
+            cache.cache_clear()
+        problems = 0
+        for path in paths:
+            problems += len(verify_rope_fixture(parse_rope_fixture(path.name, path.read_bytes())))
+        return problems
+
+    assert benchmark.pedantic(run, rounds=3, iterations=1) == 0
+    benchmark.extra_info["files"] = len(paths)
+    benchmark.extra_info["verify_seconds"] = round(benchmark.stats.stats.min, 3)
+    print(f"rotary fixtures: {len(paths)} files verified in {benchmark.stats.stats.min:.2f} s")

@@ -111,3 +111,21 @@ def test_bad_arguments_are_named() -> None:
         oracle.rotate(np.zeros((2, 64)), [0, 1], config)
     with pytest.raises(ValueError, match="positions"):
         oracle.rotate(np.zeros((2, 128)), [0, 1, 2], config)
+
+
+def test_a_frequency_on_a_float64_midpoint_is_rounded_to_even() -> None:
+    # θ = 2^32, d_r = 64: ω_j = 2^-j exactly. c(β) = log2(L0/(2πβ)): with L0 = 2^30,
+    # c(1) = 27.35 and c(32768) = 12.35, so low = 12, high = 28 and r_13 = 1/16. With
+    # s = 2^50, ω'_13 = 2^-13·(r/s + 1 − r) = 2^-13·(15/16 + 2^-54): exactly halfway between
+    # 2^-13·15/16 (even last bit) and the next float64 up. The interval ends never agree on
+    # such a value; the exact rational evaluation rounds it to even, with remainder 2^-67.
+    config = RopeConfig(head_dim=64, theta=2.0**32, rope_type="yarn", factor=2.0**50,
+                        original_max_position_embeddings=2**30, beta_fast=32768.0,
+                        beta_slow=1.0, attention_factor=1.0)
+    hi, lo = oracle.frequencies_dd(config)
+    assert hi[13] == 2.0**-13 * 15 / 16
+    assert lo[13] == 2.0**-67
+    assert hi[12] == 2.0**-12 and hi[29] == 2.0**-29 / 2**50  # outside the ramp
+    mpmath.mp.prec = BITS
+    expected, _ = mp_schedule(config)
+    assert expected[13] == mpmath.mpf(2) ** -13 * (mpmath.mpf(15) / 16 + mpmath.mpf(2) ** -54)

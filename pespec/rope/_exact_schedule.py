@@ -3,9 +3,9 @@
 :func:`schedule` evaluates ω'_j (j = 0 .. d_r/2 − 1) and A for a configuration with an
 arithmetic object: :class:`IntervalArith` (mpmath's ``iv`` context: outward rounding, so
 every result is an interval that contains the exact real value) or :class:`RationalArith`
-(exact ``Fraction`` arithmetic, which raises :class:`Irrational` as soon as a value is not
-rational). Every branch of a schedule (YaRN's floor and ceiling of the correction range, its
-clamps, llama3's wavelength thresholds) is decided by the interval run on intervals that
+(exact ``Fraction`` arithmetic, in which a value not shown rational is
+:data:`NOT_RATIONAL`). Every branch of a schedule (YaRN's floor and ceiling of the
+correction range, its clamps, llama3's wavelength thresholds) is decided by the interval run on intervals that
 exclude the boundary, or raises :class:`Undecided` (the caller retries at a higher
 precision); the rational run replays the interval run's decisions in order, so both runs
 follow the same branches. Constants written in §12.3 (0.1 in YaRN's g, 0.001 in its
@@ -27,7 +27,7 @@ from pespec.reference.oracle import _rational_omega
 from pespec.rope.config import RopeConfig
 
 __all__ = [
-    "IntervalArith", "Irrational", "RationalArith", "Undecided", "ends", "interval_precision",
+    "NOT_RATIONAL", "IntervalArith", "RationalArith", "Undecided", "ends", "interval_precision",
     "schedule",
 ]
 
@@ -39,8 +39,21 @@ class Undecided(Exception):
     """A branch of the schedule could not be decided at this precision."""
 
 
-class Irrational(Exception):
-    """The rational arithmetic met a value that is not rational."""
+class _NotRational:
+    """The value of an expression that is not known to be rational: absorbs arithmetic."""
+
+    def _absorb(self, *_: Any) -> _NotRational:
+        return self
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _absorb
+    __truediv__ = __rtruediv__ = __neg__ = __pow__ = __rpow__ = _absorb
+
+    def __repr__(self) -> str:
+        return "NOT_RATIONAL"
+
+
+NOT_RATIONAL = _NotRational()
+"""What :class:`RationalArith` returns for a value it cannot show to be rational."""
 
 
 class IntervalArith:
@@ -117,36 +130,38 @@ def interval_precision(precision: int) -> Iterator[None]:
 
 
 class RationalArith:
-    """Exact rational arithmetic; decisions replayed from an :class:`IntervalArith` run."""
+    """Exact rational arithmetic; decisions replayed from an :class:`IntervalArith` run.
+
+    A value that is not shown rational (a logarithm, π, an irrational power or root) is
+    :data:`NOT_RATIONAL`, and so is every value computed from it.
+    """
 
     def __init__(self, decisions: list[Any]) -> None:
         self._decisions = list(decisions)
 
-    def q(self, value: Fraction | int | float) -> Value:
-        return Fraction(value)
+    def q(self, value: Any) -> Value:
+        return value if value is NOT_RATIONAL else Fraction(value)
 
     def power(self, base: Fraction, exponent: Fraction) -> Value:
         if exponent == 0 or base == 1:
             return Fraction(1)
         result = _rational_omega(base, -exponent)
-        if result is None:
-            raise Irrational
-        return result
+        return NOT_RATIONAL if result is None else result
 
     def log(self, value: Value) -> Value:
-        if value == 1:
-            return Fraction(0)
-        raise Irrational
+        return Fraction(0) if value == 1 else NOT_RATIONAL
 
     def sqrt(self, value: Value) -> Value:
+        if value is NOT_RATIONAL:
+            return value
         num, exact_num = gmpy2.iroot(value.numerator, 2)
         den, exact_den = gmpy2.iroot(value.denominator, 2)
         if not (exact_num and exact_den):
-            raise Irrational
+            return NOT_RATIONAL
         return Fraction(int(num), int(den))
 
     def pi(self) -> Value:
-        raise Irrational
+        return NOT_RATIONAL
 
     def positive(self, thunk: Callable[[], Value]) -> bool:
         result: bool = self._decisions.pop(0)

@@ -43,8 +43,8 @@ from pespec.reference.oracle import (
     exact_positions,
 )
 from pespec.rope._exact_schedule import (
+    NOT_RATIONAL,
     IntervalArith,
-    Irrational,
     RationalArith,
     Undecided,
     ends,
@@ -114,8 +114,7 @@ class _Certified(NamedTuple):
 @lru_cache(maxsize=64)
 def _certified(config: RopeConfig) -> _Certified:
     precision = _RUN_STEP
-    decisions: list[Any] = []
-    while precision <= _MAX_PRECISION:
+    while True:
         omegas, attention, decisions, precision = _interval_run(config, precision)
         pairs = [_round_dd(*ends(w)) for w in omegas]
         a_value = _round_ends(*ends(attention))
@@ -125,13 +124,22 @@ def _certified(config: RopeConfig) -> _Certified:
         if precision >= _RATIONAL_AFTER:
             break
         precision *= 2
-    try:  # a rational value can be a float64 midpoint: round it exactly
-        exact_omegas, exact_attention = schedule(config, RationalArith(decisions))
-    except Irrational:
-        raise RuntimeError(f"could not certify the frequencies of {config!r}") from None
-    his = [float(w) for w in exact_omegas]
-    return _Certified(tuple(his), tuple(float(w - Fraction(h)) for w, h in zip(
-        exact_omegas, his, strict=True)), float(exact_attention))
+    # only a rational value can be a float64 midpoint: round those exactly
+    exact_omegas, exact_attention = schedule(config, RationalArith(decisions))
+    hi, lo = [], []
+    for j, pair in enumerate(pairs):
+        if pair is None:
+            value = exact_omegas[j]
+            if value is NOT_RATIONAL:
+                raise RuntimeError(f"could not certify omega'_{j} of {config!r}")
+            pair = (float(value), float(value - Fraction(float(value))))
+        hi.append(pair[0])
+        lo.append(pair[1])
+    if a_value is None:
+        if exact_attention is NOT_RATIONAL:
+            raise RuntimeError(f"could not certify the attention factor of {config!r}")
+        a_value = float(exact_attention)
+    return _Certified(tuple(hi), tuple(lo), a_value)
 
 
 def frequencies(config: RopeConfig) -> tuple[F64, float]:
