@@ -5,11 +5,11 @@ arithmetic object: :class:`IntervalArith` (mpmath's ``iv`` context: outward roun
 every result is an interval that contains the exact real value) or :class:`RationalArith`
 (exact ``Fraction`` arithmetic, in which a value not shown rational is
 :data:`NOT_RATIONAL`). Every branch of a schedule (YaRN's floor and ceiling of the
-correction range, its clamps, llama3's wavelength thresholds) is decided by the interval run on intervals that
-exclude the boundary, or raises :class:`Undecided` (the caller retries at a higher
-precision); the rational run replays the interval run's decisions in order, so both runs
-follow the same branches. Constants written in §12.3 (0.1 in YaRN's g, 0.001 in its
-zero-width guard) are the exact decimals 1/10 and 1/1000.
+correction range, its clamps, llama3's wavelength thresholds) is decided by the interval
+run on intervals that exclude the boundary, or raises :class:`Undecided` (the caller
+retries at a higher precision); the rational run replays the interval run's decisions in
+order, so both runs follow the same branches. Constants written in §12.3 (0.1 in YaRN's g,
+0.001 in its zero-width guard) are the exact decimals 1/10 and 1/1000.
 """
 
 from __future__ import annotations
