@@ -39,7 +39,7 @@ def _reader() -> Any:
 
 def test_field_table_matches_every_shipped_file() -> None:
     documented = _documented_fields()
-    files = sorted(fixture_directory().glob("*.json"))
+    files = sorted(p for p in fixture_directory().glob("*.json") if not p.name.startswith("rope-"))
     assert files
     for file in files:
         keys = list(json.loads(file.read_text(encoding="utf-8")))
@@ -61,3 +61,34 @@ def test_plain_reader_agrees_with_the_loader_bit_for_bit() -> None:
         assert columns == fixture.columns.tolist()
         got = np.array(values, dtype=np.float64)
         assert got.tobytes() == fixture.values.tobytes(), fixture.name
+
+
+def _rope_section() -> str:
+    return DOC.read_text(encoding="utf-8").split("## Rotary sets", 1)[1]
+
+
+def test_rotary_field_table_matches_every_rotary_file() -> None:
+    documented = re.findall(r"^\| `(\w+)` \|", _rope_section(), flags=re.MULTILINE)
+    files = sorted(fixture_directory().glob("rope-*.json"))
+    assert len(files) == 10
+    for file in files:
+        assert list(json.loads(file.read_text(encoding="utf-8"))) == documented, file.name
+
+
+def test_plain_rotary_reader_agrees_with_the_loader_bit_for_bit() -> None:
+    from pespec.rope.golden import parse_rope_fixture
+
+    code = re.search(r"```python\n(.*?)```", _rope_section(), flags=re.DOTALL)
+    assert code is not None
+    imports = re.findall(r"^\s*(?:import|from)\s+(\w+)", code.group(1), flags=re.MULTILINE)
+    assert set(imports) <= {"json", "pathlib"}
+    namespace: dict[str, Any] = {}
+    exec(compile(code.group(1), "fixtures.md", "exec"), namespace)
+    for path in sorted(fixture_directory().glob("rope-*.json")):
+        fixture = parse_rope_fixture(path.name, path.read_bytes())
+        config, omega, attention, positions, cos, sin, x, y = namespace["read_rope_fixture"](path)
+        assert config == fixture.config.to_dict() and attention == fixture.attention
+        for got, want in ((omega, fixture.omega), (positions, fixture.positions),
+                          (cos, fixture.cos), (sin, fixture.sin), (x, fixture.x),
+                          (y, fixture.y)):
+            assert np.array(got, dtype=np.float64).tobytes() == want.tobytes(), path.name

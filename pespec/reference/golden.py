@@ -344,12 +344,17 @@ def render_catalog(
     catalog: Sequence[FixtureSpec] = CATALOG,
     on_progress: Callable[[FixtureSpec], None] | None = None,
 ) -> dict[str, bytes]:
-    """Every fixture file and the MANIFEST, in memory: {file name: bytes}."""
+    """Every fixture file and the MANIFEST, in memory: {file name: bytes}; the shipped
+    ``CATALOG`` also renders the rotary sets (:mod:`pespec.rope.golden`)."""
     files: dict[str, bytes] = {}
     for spec in catalog:
         files[f"{spec.name}.json"] = render_fixture(compute_fixture(spec))
         if on_progress is not None:
             on_progress(spec)
+    if catalog is CATALOG:  # the shipped catalog includes the rotary sets (SPEC §12.10)
+        from pespec.rope.golden import render_rope_files
+
+        files.update(render_rope_files())
     files[MANIFEST] = manifest_text(files)
     return files
 
@@ -534,7 +539,8 @@ def parse_fixture(name: str, data: bytes) -> FixtureSet:
 
 
 def _fixture_files(directory: Path) -> list[Path]:
-    return sorted(directory.glob("*.json"))
+    """The absolute sets' files (the rotary ``rope-*.json`` sets have their own format)."""
+    return sorted(p for p in directory.glob("*.json") if not p.name.startswith("rope-"))
 
 
 def load_fixture_sets(directory: Path | None = None) -> list[FixtureSet]:

@@ -31,6 +31,9 @@ from pespec.reference.golden import (
     verify_values,
 )
 
+ROPE_PREFIX = "rope-"
+"""Rotary sets (SPEC §12.10, :mod:`pespec.rope.golden`) share the directory and MANIFEST."""
+
 MAX_REPORTED = 20
 """Wrong values listed per file by ``verify`` (the count is always given)."""
 
@@ -101,7 +104,8 @@ def _regenerate(args: argparse.Namespace) -> int:
                 print(f"differs: {directory / name}")
             print(f"{len(differing)} file(s) differ from a fresh regeneration ({seconds:.1f} s)")
             return 1
-        print(f"all {len(CATALOG)} fixture files and MANIFEST are byte-identical ({seconds:.1f} s)")
+        count = len(list(directory.glob("*.json")))
+        print(f"all {count} fixture files and MANIFEST are byte-identical ({seconds:.1f} s)")
         return 0
     with _progress("regenerating", len(CATALOG)) as advance:
         files = regenerate(directory, CATALOG, advance)
@@ -126,6 +130,10 @@ def _verify(args: argparse.Namespace) -> int:
     paths = sorted(directory.glob("*.json"))
     wrong = checked = 0
     for path in paths:
+        if path.name.startswith(ROPE_PREFIX):
+            rope_checked, rope_wrong = _verify_rope(path, problems)
+            checked, wrong = checked + rope_checked, wrong + rope_wrong
+            continue
         try:
             fixture = parse_fixture(path.name, path.read_bytes())
         except FixtureError as exc:
@@ -153,10 +161,33 @@ def _verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify_rope(path: Path, problems: list[str]) -> tuple[int, int]:
+    """Check one rotary set against the rotary oracle: (values checked, wrong values)."""
+    from pespec.rope.golden import RopeFixtureError, parse_rope_fixture, verify_rope_fixture
+
+    try:
+        fixture = parse_rope_fixture(path.name, path.read_bytes())
+    except RopeFixtureError as exc:
+        print(f"malformed: {exc}")
+        problems.append(str(exc))
+        return 0, 0
+    mismatches = verify_rope_fixture(fixture)
+    for mismatch in mismatches[:MAX_REPORTED]:
+        print(f"wrong value: {mismatch}")
+    checked = (2 * fixture.omega.size + 1 + fixture.cos.size + fixture.sin.size
+               + fixture.y.size)
+    return checked, len(mismatches)
+
+
 def _export(args: argparse.Namespace) -> int:
+    from pespec.rope.golden import RopeFixtureError, export_rope_fixtures, parse_rope_fixture
+
+    source = args.fixtures or fixture_directory()
     try:
         fixtures = load_fixture_sets(args.fixtures)
-    except FixtureError as exc:
+        rope = [parse_rope_fixture(p.name, p.read_bytes())
+                for p in sorted(source.glob(f"{ROPE_PREFIX}*.json"))]
+    except (FixtureError, RopeFixtureError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     directory = Path(args.directory)
@@ -169,6 +200,7 @@ def _export(args: argparse.Namespace) -> int:
     try:
         check_writable(directory / f"{CATALOG[0].name}.{args.file_format}", "DIR")
         written = export_fixture_sets(fixtures, directory, args.file_format)
+        written += export_rope_fixtures(rope, directory, args.file_format)
     except (ValueError, OSError) as exc:
         reason = exc if isinstance(exc, ValueError) else (exc.strerror or exc)
         print(f"pespec golden export: error: {reason}", file=sys.stderr)

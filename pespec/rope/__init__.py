@@ -2,7 +2,9 @@
 
 ``pespec.rope`` holds the configuration (:class:`RopeConfig`, validated and immutable), the
 reader of transformers ``config.json`` files (:func:`from_hf`), the frequency schedules
-(:func:`frequencies`, a plain float64 evaluation) and presets of real models (``PRESETS``).
+(:func:`frequencies`, certified), presets of real models (``PRESETS``), the exact float64
+reference (:func:`cos_sin`, :func:`rotate`, :func:`rotation_bound`) and the certified oracle
+(:mod:`pespec.rope.oracle`).
 Only the configuration module is imported with the package; the rest loads on first use.
 """
 
@@ -16,6 +18,7 @@ from pespec.rope.config import PAIRINGS, ROPE_TYPES, RopeConfig
 if TYPE_CHECKING:
     from pespec.rope.hf import from_hf
     from pespec.rope.presets import PRESET_SOURCES, PRESETS, PresetSource, preset_table
+    from pespec.rope.reference import cos_sin, rotate, rotation_bound
     from pespec.rope.schedules import frequencies, yarn_correction_dims
 
 __all__ = [
@@ -25,13 +28,19 @@ __all__ = [
     "ROPE_TYPES",
     "PresetSource",
     "RopeConfig",
+    "cos_sin",
     "frequencies",
     "from_hf",
     "preset_table",
+    "rotate",
+    "rotation_bound",
     "yarn_correction_dims",
 ]
 
 _LAZY = {
+    "cos_sin": "pespec.rope.reference",
+    "rotate": "pespec.rope.reference",
+    "rotation_bound": "pespec.rope.reference",
     "from_hf": "pespec.rope.hf",
     "frequencies": "pespec.rope.schedules",
     "yarn_correction_dims": "pespec.rope.schedules",

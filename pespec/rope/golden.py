@@ -1,0 +1,293 @@
+"""Rotary golden fixtures (SPEC §12.10): certified ω', A, cos/sin and rotated vectors per preset.
+
+One JSON file ``rope-<preset>.json`` per preset of SPEC §12.7, in ``pespec/golden/`` next to
+the absolute sets and listed in the same ``MANIFEST`` (:mod:`pespec.reference.golden` writes
+them with its sets, atomically). Every value is the rotary oracle's certified correctly
+rounded float64, given as its shortest round-trip decimal and its exact ``float.hex``. The
+input vectors are rebuilt from :func:`x_vectors` (small dyadic rationals, stated formula).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec._atomic import write_atomic
+from pespec._version import SPEC_VERSION
+from pespec.rope import oracle
+from pespec.rope.config import RopeConfig
+from pespec.rope.presets import PRESETS
+
+__all__ = [
+    "CONTEXT_LENGTHS",
+    "FORMAT",
+    "PREFIX",
+    "X_FORMULA",
+    "RopeFixture",
+    "RopeFixtureError",
+    "compute_rope_fixture",
+    "export_rope_fixtures",
+    "file_name",
+    "fixture_positions",
+    "parse_rope_fixture",
+    "render_rope_files",
+    "render_rope_fixture",
+    "verify_rope_fixture",
+    "x_vectors",
+]
+
+FORMAT = "pespec-rope-golden/1"
+"""Identifier of the rotary fixture format (SPEC §12.10)."""
+
+PREFIX = "rope-"
+"""File names of rotary sets start with this; the absolute sets' reader skips them."""
+
+X_FORMULA = ("x[r][k] = ((37*(k+1) + 101*r) mod 257 - 128) / 64 for row r = 0..n-1, "
+             "k = 0..head_dim-1")
+"""The input vectors, one per position row: multiples of 1/64 in [-2, 1.984375] (exact)."""
+
+GENERATOR = {
+    "name": "pespec.rope.oracle",
+    "method": "schedule in outward-rounded interval arithmetic (mpmath iv), angles and "
+    "rotation in MPFR (gmpy2) with rigorous error bounds; Ziv loop until the error interval "
+    "rounds to one float64 (round to nearest, ties to even)",
+}
+
+DEFINITION = (
+    "SPEC 12.1/12.3: omega'_j and A of the schedule for j = 0..d_r/2-1; phi_j(p) = p*omega'_j; "
+    "cos[r][j] = cos phi_j(p_r), sin[r][j] = sin phi_j(p_r); y[r] = x[r] with each pair "
+    "(a_j, b_j) read by the pairing replaced by A*(a_j cos - b_j sin, a_j sin + b_j cos) "
+    "written by the pairing; components k >= d_r copied; every value correctly rounded "
+    "(round half to even) from the exact real value"
+)
+
+CONTEXT_LENGTHS = {
+    "Llama-2-7B": 4096,
+    "Llama-3.1-8B": 131072,
+    "Qwen2.5-7B-Instruct": 32768,
+    "GPT-J-6B": 2048,
+    "Gemma-3-4B global layers": 131072,
+    "Gemma-3-4B local layers": 131072,
+    "gpt-oss-20b": 131072,
+    "DeepSeek-V3": 163840,
+    "Phi-3.5-mini-instruct, ℓ = 4096": 131072,
+    "Phi-3.5-mini-instruct, ℓ = 131072": 131072,
+}
+"""Each preset's max_position_embeddings from its config.json (GPT-J: n_positions; Gemma 3:
+Gemma3TextConfig's default, the file has none); checked against the copies in the tests."""
+
+
+@dataclass(frozen=True)
+class RopeFixture:
+    """One rotary fixture set: arrays of shapes (d_r/2,), (n,), (n, d_r/2), (n, head_dim)."""
+
+    name: str
+    preset: str
+    config: RopeConfig
+    omega: NDArray[np.float64]
+    omega_lo: NDArray[np.float64]
+    attention: float
+    positions: NDArray[np.float64]
+    cos: NDArray[np.float64]
+    sin: NDArray[np.float64]
+    x: NDArray[np.float64]
+    y: NDArray[np.float64]
+
+
+def file_name(preset: str) -> str:
+    """``rope-<slug>.json``: the preset name in lower case, runs of other characters → '-'."""
+    slug = re.sub(r"[^a-z0-9]+", "-", preset.lower().replace("ℓ", "l")).strip("-")
+    return f"{PREFIX}{slug}.json"
+
+
+def x_vectors(n: int, head_dim: int) -> NDArray[np.float64]:
+    """The input vectors of :data:`X_FORMULA`, shape (n, head_dim)."""
+    r = np.arange(n, dtype=np.int64)[:, None]
+    k = np.arange(head_dim, dtype=np.int64)[None, :]
+    result: NDArray[np.float64] = ((37 * (k + 1) + 101 * r) % 257 - 128) / 64.0
+    return result
+
+
+def fixture_positions(preset: str) -> list[float]:
+    """Positions of a preset's set: small, powers of two, the context length L and 1M."""
+    length = CONTEXT_LENGTHS[preset]
+    ints = sorted({0, 1, 2, 3, 7, 100, 1000, 4095, 4096, length // 2 + 1, length - 1, length,
+                   2 * length, 1_000_000, 2**20})
+    return [float(p) for p in ints] + [0.5, 1234.75]
+
+
+def compute_rope_fixture(preset: str) -> RopeFixture:
+    """Evaluate a preset's set with the certified oracle."""
+    config = PRESETS[preset]
+    omega, omega_lo = oracle.frequencies_dd(config)
+    positions = np.array(fixture_positions(preset), dtype=np.float64)
+    cos, sin = oracle.cos_sin(positions.tolist(), config)
+    x = x_vectors(positions.shape[0], config.head_dim)
+    y = oracle.rotate(x, positions.tolist(), config)
+    return RopeFixture(file_name(preset)[:-5], preset, config, omega, omega_lo,
+                       oracle.attention_factor(config), positions, cos, sin, x, y)
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, separators=(", ", ": "), allow_nan=False)
+
+
+def _matrix(rows: list[list[Any]]) -> str:
+    lines = ["  " + json.dumps(row, separators=(",", ":"), allow_nan=False) for row in rows]
+    return "[\n" + ",\n".join(lines) + "\n ]"
+
+
+def _hex_rows(array: NDArray[np.float64]) -> list[list[str]]:
+    return [[float(v).hex() for v in row] for row in array.tolist()]
+
+
+def render_rope_fixture(fixture: RopeFixture) -> bytes:
+    """The set's JSON file, byte-deterministic (fixed key order, one row per line)."""
+    config = fixture.config.to_dict()
+    fields: list[tuple[str, str]] = [
+        ("format", _dump(FORMAT)),
+        ("spec_version", _dump(SPEC_VERSION)),
+        ("generator", _dump(GENERATOR)),
+        ("name", _dump(fixture.name)),
+        ("preset", _dump(fixture.preset)),
+        ("definition", _dump(DEFINITION)),
+        ("config", _dump(config)),
+        ("omega", _dump(fixture.omega.tolist())),
+        ("omega_hex", _dump([float(v).hex() for v in fixture.omega.tolist()])),
+        ("omega_lo_hex", _dump([float(v).hex() for v in fixture.omega_lo.tolist()])),
+        ("attention", _dump(fixture.attention)),
+        ("attention_hex", _dump(float(fixture.attention).hex())),
+        ("positions", _dump(fixture.positions.tolist())),
+        ("positions_hex", _dump([float(p).hex() for p in fixture.positions.tolist()])),
+        ("cos", _matrix(fixture.cos.tolist())),
+        ("cos_hex", _matrix(_hex_rows(fixture.cos))),
+        ("sin", _matrix(fixture.sin.tolist())),
+        ("sin_hex", _matrix(_hex_rows(fixture.sin))),
+        ("x_formula", _dump(X_FORMULA)),
+        ("y", _matrix(fixture.y.tolist())),
+        ("y_hex", _matrix(_hex_rows(fixture.y))),
+    ]
+    body = ",\n".join(f" {json.dumps(key)}: {text}" for key, text in fields)
+    return ("{\n" + body + "\n}\n").encode("ascii")
+
+
+def render_rope_files() -> dict[str, bytes]:
+    """Every rotary set, in memory: {file name: bytes}."""
+    return {file_name(p): render_rope_fixture(compute_rope_fixture(p)) for p in PRESETS}
+
+
+class RopeFixtureError(ValueError):
+    """A rotary fixture file is malformed (the message names the file)."""
+
+
+def _floats(name: str, decimals: Any, hexes: Any, what: str) -> NDArray[np.float64]:
+    """The hex values as float64, checked equal to the decimals bit for bit."""
+    exact = np.array([[float.fromhex(h) for h in row] for row in hexes] if hexes and
+                     isinstance(hexes[0], list) else [float.fromhex(h) for h in hexes],
+                     dtype=np.float64)
+    if np.array(decimals, dtype=np.float64).tobytes() != exact.tobytes():
+        raise RopeFixtureError(f"{name}: {what} decimals differ from {what}_hex")
+    return exact
+
+
+def parse_rope_fixture(name: str, data: bytes) -> RopeFixture:
+    """Read one rotary fixture file (``json`` only, never pickle); checks decimals = hex."""
+    try:
+        doc = json.loads(data.decode("ascii"))
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise RopeFixtureError(f"{name}: format must be {FORMAT!r}")
+        config = RopeConfig.from_dict(doc["config"])
+        positions = _floats(name, doc["positions"], doc["positions_hex"], "positions")
+        x = x_vectors(positions.shape[0], config.head_dim)
+        fixture = RopeFixture(
+            doc["name"], doc["preset"], config,
+            _floats(name, doc["omega"], doc["omega_hex"], "omega"),
+            np.array([float.fromhex(h) for h in doc["omega_lo_hex"]], dtype=np.float64),
+            float(_floats(name, [doc["attention"]], [doc["attention_hex"]], "attention")[0]),
+            positions, _floats(name, doc["cos"], doc["cos_hex"], "cos"),
+            _floats(name, doc["sin"], doc["sin_hex"], "sin"), x,
+            _floats(name, doc["y"], doc["y_hex"], "y"))
+    except RopeFixtureError:
+        raise
+    except (KeyError, TypeError, ValueError, UnicodeDecodeError) as exc:
+        raise RopeFixtureError(f"{name}: malformed rotary fixture ({type(exc).__name__}: "
+                               f"{exc})") from None
+    half, n = config.d_r // 2, positions.shape[0]
+    shapes = {"omega": (fixture.omega.shape, (half,)), "cos": (fixture.cos.shape, (n, half)),
+              "sin": (fixture.sin.shape, (n, half)), "y": (fixture.y.shape, x.shape)}
+    for what, (got, want) in shapes.items():
+        if got != want:
+            raise RopeFixtureError(f"{name}: {what} has shape {got}, expected {want}")
+    return fixture
+
+
+def verify_rope_fixture(fixture: RopeFixture) -> list[str]:
+    """Recompute every stored value with the oracle; a message per differing value."""
+    config, positions = fixture.config, fixture.positions.tolist()
+    omega, omega_lo = oracle.frequencies_dd(config)
+    cos, sin = oracle.cos_sin(positions, config)
+    expected = {"omega": omega, "omega_lo": omega_lo,
+                "attention": np.array([oracle.attention_factor(config)]), "cos": cos,
+                "sin": sin, "y": oracle.rotate(fixture.x, positions, config)}
+    stored = {"omega": fixture.omega, "omega_lo": fixture.omega_lo,
+              "attention": np.array([fixture.attention]), "cos": fixture.cos,
+              "sin": fixture.sin, "y": fixture.y}
+    problems = []
+    for what, want in expected.items():
+        bad = np.argwhere(want.view(np.int64) != stored[what].view(np.int64))
+        for index in bad.tolist()[:5]:
+            where = tuple(index)
+            problems.append(f"{fixture.name}: {what}{list(where)}: stored "
+                            f"{float(stored[what][where]).hex()}, certified "
+                            f"{float(want[where]).hex()}")
+        if len(bad) > 5:
+            problems.append(f"{fixture.name}: {what}: {len(bad)} wrong values in all")
+    return problems
+
+
+def _npz_bytes(fixture: RopeFixture) -> bytes:
+    buffer = io.BytesIO()
+    np.savez(buffer, omega=fixture.omega, omega_lo=fixture.omega_lo,
+             attention=np.float64(fixture.attention), positions=fixture.positions,
+             cos=fixture.cos, sin=fixture.sin, x=fixture.x, y=fixture.y,
+             config=np.array(json.dumps(fixture.config.to_dict(), sort_keys=True)))
+    return buffer.getvalue()
+
+
+def _csv_bytes(fixture: RopeFixture) -> bytes:
+    """Long format: quantity, row (position index or empty), column, value (repr)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["quantity", "row", "column", "value"])
+    for j, value in enumerate(fixture.omega.tolist()):
+        writer.writerow(["omega", "", j, repr(value)])
+    writer.writerow(["attention", "", "", repr(fixture.attention)])
+    for r, position in enumerate(fixture.positions.tolist()):
+        writer.writerow(["position", r, "", repr(position)])
+    for what in ("cos", "sin", "x", "y"):
+        for r, row in enumerate(getattr(fixture, what).tolist()):
+            for j, value in enumerate(row):
+                writer.writerow([what, r, j, repr(value)])
+    return buffer.getvalue().encode("ascii")
+
+
+def export_rope_fixtures(fixtures: list[RopeFixture], directory: Any,
+                         file_format: str) -> list[Any]:
+    """Write ``<name>.npz`` (arrays only) or ``<name>.csv`` per set; atomic."""
+    writers = {"npz": _npz_bytes, "csv": _csv_bytes}
+    if file_format not in writers:
+        raise ValueError(f"file_format must be one of {sorted(writers)}; got {file_format!r}")
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for fixture in fixtures:
+        path = directory / f"{fixture.name}.{file_format}"
+        write_atomic(path, writers[file_format](fixture))
+        written.append(path)
+    return written
