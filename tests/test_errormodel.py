@@ -103,11 +103,12 @@ def test_element_bound_at_position_zero_by_hand() -> None:
 
 
 def test_element_bound_working_part_by_hand() -> None:
-    # float32 level, p = 1000, pair 0 (ω = 1, λ = 0): E = u(4 + γ(10)·1000/u).
+    # float32 level, p = 1000, pair 0: ω̂_0 = 1 exactly, so θ̂ = fl(1000·1) = 1000 = θ and
+    # only the sine's own error is left: E = 4u (issue 14; was 4u + γ(10)·1000).
     config = EncodingConfig(np.array([1000]), 4)
     parts = em.element_bound_parts(config, LEVELS["float32"])
     u = 2.0**-24
-    assert parts.working[0, 0] == pytest.approx(4 * u + 10 * u / (1 - 10 * u) * 1000, rel=1e-14)
+    assert parts.working[0, 0] == 4 * u
     # pair 1: ω = 10^-2, λ = ln 100, K_θ = 10(1 + ln 100).
     k_theta = 10 * (1 + math.log(100))
     expected = 4 * u + k_theta * u / (1 - k_theta * u) * 1000 * 0.01
@@ -115,19 +116,27 @@ def test_element_bound_working_part_by_hand() -> None:
 
 
 def test_position_term_when_not_representable() -> None:
-    # 2^24 + 1 is not a float32: q̂ is off by ≤ ½ulp32 = 1, adding ω_k·1·(1 + γ) to E.
+    # 2^24 + 1 is not a float32: q̂ is off by ≤ ½ulp32 = 1. In pair 0 (ω̂_0 = 1, θ̂ = q̂) that
+    # is the whole angle error: E = 4u + 1, against 4u at the representable 2^24.
     level = LEVELS["float32"]
     exact = em.element_bound_parts(EncodingConfig(np.array([2**24]), 2), level).working[0, 0]
     inexact = em.element_bound_parts(EncodingConfig(np.array([2**24 + 1]), 2), level).working
-    growth = 10 * 2.0**-24 / (1 - 10 * 2.0**-24)
-    assert inexact[0, 0] - exact == pytest.approx(1.0 + growth * (1 + 1), rel=1e-9)
+    assert exact == 4 * 2.0**-24
+    assert inexact[0, 0] == 4 * 2.0**-24 + 1.0
+    # In pair 1 the term is ω_1·1·(1 + γ(K_θ(1))) on top of γ(K_θ(1))·θ.
+    pairs = em.element_bound_parts(EncodingConfig(np.array([2**24, 2**24 + 1]), 4), level)
+    omega_1 = 0.01  # base 10^4, d = 4: ω_1 = 10^-2
+    k_theta = 10 * (1 + math.log(100))
+    g = k_theta * 2.0**-24 / (1 - k_theta * 2.0**-24)
+    growth = pairs.working[1, 2] - pairs.working[0, 2]
+    assert growth == pytest.approx(omega_1 * (1 + g) + g * omega_1, rel=1e-9)
     # 0.1 is not a float32 either (nor float64): a fractional position gets the term too.
     frac = em.element_bound_parts(EncodingConfig(np.array([0.1]), 2), level).working[0, 0]
     half_ulp = float(np.spacing(np.float32(0.1))) / 2
     assert frac >= 4 * 2.0**-24 + half_ulp
     # float64 work holds 0.1 (as given) exactly: no position term.
     frac64 = em.element_bound_parts(EncodingConfig(np.array([0.1]), 2), LEVELS["float64"])
-    assert frac64.working[0, 0] == pytest.approx(2 * 2.0**-53 + 6 * 2.0**-53 * 0.1, rel=1e-12)
+    assert frac64.working[0, 0] == 4 * 2.0**-53
 
 
 def test_overflowing_working_precision_gives_infinite_bound() -> None:
@@ -153,17 +162,20 @@ def test_bound_non_decreasing_in_position() -> None:
         assert values == sorted(values), level.name
 
 
-def _limit_by_hand(level: Level, threshold: float) -> int:
-    """Pair 0 dominates (K_θ(k)·ω_k = K_θ(0)·(1 + λ)e^−λ ≤ K_θ(0)): solve for P exactly while
-    P ≤ 2^p_work (no position term), in rationals."""
-    u_w = Fraction(1, 2 ** SIGNIFICAND_BITS[level.working_dtype])
-    u_out = Fraction(1, 2 ** SIGNIFICAND_BITS[level.output_dtype])
-    c_f = Fraction(em.FUNCTION_ULPS[level.working_dtype])
-    n = (2 * c_f + 2) * u_w
-    g = n / (1 - n)
-    limit = (Fraction(threshold) / Fraction(em.EVALUATION_SAFETY) - u_out / 2 - c_f * u_w) / g
-    whole = math.floor(limit)
-    return whole - 1 if whole == limit else whole
+def _limit_by_hand(level: Level, threshold: float, d: int = 512, base: float = 1e4) -> int:
+    """Pair 1 dominates: pair 0 has no angle term (ω̂_0 = 1) and K_θ(k)·ω_k ∝ (1 + λ_k)e^−λ_k
+    decreases in k. Solve 4u + γ(K_θ(1))·ω_1·P + u_out/2 < τ for P while P ≤ 2^p_work (no
+    position term), at 50 digits (ω_1 = base^(−2/d) is irrational)."""
+    with mpmath.workdps(50):
+        u_w = mpmath.mpf(2) ** -SIGNIFICAND_BITS[level.working_dtype]
+        u_out = mpmath.mpf(2) ** -SIGNIFICAND_BITS[level.output_dtype]
+        c_f = em.FUNCTION_ULPS[level.working_dtype]
+        lam = mpmath.log(base) / (d // 2)
+        n = (2 * c_f + 2) * (1 + lam) * u_w
+        g = n / (1 - n) * mpmath.exp(-lam)
+        limit = (mpmath.mpf(threshold) / em.EVALUATION_SAFETY - u_out / 2 - c_f * u_w) / g
+        whole = int(mpmath.floor(limit))
+        return whole - 1 if whole == limit else whole
 
 
 @pytest.mark.parametrize("name", ["float32", "float16", "bfloat16"])
@@ -213,7 +225,7 @@ def test_tables_contain_the_computed_numbers() -> None:
         assert f"`{level.name}`" in table
     p = em.meaningful_position_limit(LEVELS["float32"], 512)
     assert f"{int(p):,}".replace(",", " ") in table
-    assert "| float32 | 2^−24 | 4 | 4 | 10·(1 + λ_k) | 10 |" in em.constants_table()
+    assert "| float32 | 2^−24 | 4 | 4 | 10·(1 + λ_k) | 0 (ω̂_0 = 1) |" in em.constants_table()
     assert f"{em.adjacent_separation(512):.6f}" in em.uniqueness_table()
 
 
