@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from fractions import Fraction
+from typing import Any
 
 import ml_dtypes
 import mpmath
@@ -262,3 +262,86 @@ def test_default_and_stricter_levels_can_be_claimed() -> None:
     assert parse_level("float16") == LEVELS["float16"] == parse_level("float16@float32")
     assert parse_level("float16@float64") == Level("float16", "float64")
     assert parse_level("float64@float64") == LEVELS["float64"]
+
+
+@pytest.mark.parametrize(("name", "dtype"), [("bfloat16", ml_dtypes.bfloat16), ("float16", None)])
+def test_double_rounding_through_float32_is_covered(name: str, dtype: Any) -> None:
+    # SPEC §4.1 A6: float64 → float32 → T_out. Values just below and above every T_out
+    # midpoint in [−1, 1] (where float32 can land on the midpoint and ties-to-even then goes
+    # the wrong way) stay within ½ulp*_out + ½ulp*_32; ½ulp*_out alone is exceeded.
+    level = Level(name, "float64")
+    assert em.intermediate_dtype(level) == "float32"
+    assert em.intermediate_dtype(Level(name, "float32")) is None
+    assert em.intermediate_dtype(Level("float32", "float64")) is None
+    bits = np.arange(2**16, dtype=np.uint16).view(ml_dtypes.bfloat16 if dtype else np.float16)
+    with np.errstate(invalid="ignore"):
+        grid = np.unique(bits.astype(np.float64))
+    grid = grid[np.isfinite(grid) & (np.abs(grid) <= 1.0)]
+    midpoints = (grid[1:] + grid[:-1]) / 2
+    nudge = np.abs(midpoints) * 2.0**-30  # below ½ulp_32: float32 rounds onto the midpoint
+    values = np.concatenate([midpoints - nudge, midpoints + nudge])
+    cast = dtype if dtype else np.float16
+    error = np.abs(values.astype(np.float32).astype(cast).astype(np.float64) - values)
+    assert np.all(error <= em.output_rounding(np.abs(values), level))
+    assert np.any(error > em.rounding_term(np.abs(values), name))
+
+
+def test_double_rounding_example_with_ml_dtypes() -> None:
+    # The element: x = 0.3857421737826907 is 1.37e-8 below the bfloat16 midpoint
+    # 0.3857421875 (= 0.385742…·2^0 with 8 bits: 0.38525390625 + 2^-11); ml_dtypes casts
+    # float64 through float32, which rounds onto the midpoint; ties-to-even goes up.
+    x = 0.3857421737826907
+    y = float(np.array([x]).astype(ml_dtypes.bfloat16).astype(np.float64)[0])
+    assert abs(y - x) > 2.0**-11 / 2  # more than ½ulp of [1/4, 1/2) in bfloat16
+    level = Level("bfloat16", "float64")
+    assert abs(y - x) <= float(em.output_rounding(np.array([x]), level)[0])
+
+
+def test_pair_zero_has_no_angle_term_and_others_keep_it() -> None:
+    _, lam = em.exact_frequencies(64, 10000.0)
+    g = em.angle_gamma(LEVELS["float32"], lam, 10000.0)
+    assert g[0] == 0.0 and np.all(g[1:] > 0)
+    # Far out the pair-0 bound at a representable position is the sine's error plus rounding.
+    parts = em.element_bound_parts(EncodingConfig(np.array([2**40]), 64), LEVELS["float32"])
+    assert parts.working[0, 0] == 4 * 2.0**-24
+    assert parts.working[0, 2] > 1.0  # pair 1: γ(K_θ(1))·2^40·ω_1 is vacuous
+
+
+def test_angle_free_part_is_sine_error_and_rounding() -> None:
+    # SPEC §5.3: a = c_f·u_w + ρ, independent of the position (the norm's tolerance).
+    level = LEVELS["float32"]
+    config = EncodingConfig(np.array([0, 10**7, 2**40]), 8)
+    parts = em.element_bound_parts(config, level)
+    expected = (4 * 2.0**-24 + parts.rounding) * em.EVALUATION_SAFETY
+    assert np.array_equal(parts.angle_free, expected)
+    assert float(np.max(parts.angle_free)) < 3e-7 < float(np.max(parts.total))
+
+
+@pytest.mark.parametrize("name", ["float64", "float32"])
+def test_rounded_base_log_form_within_k_theta(name: str) -> None:
+    # SPEC §4.2: with ln applied to base rounded once, |t̂ − t| ≤ λγ(n_2) + κ·u/(1 − u)·(1 +
+    # γ(n_2)), κ = k/(d/2 − s), and 1 + |η| ≤ (1 + γ(n_1))/(1 − |t̂ − t|) after exp and the
+    # product; check 1 + γ(K_θ(k)) covers it at 60 digits, for s = 0 and s = 1 (where K_b,
+    # not 10(1 + λ), is the larger at the last pair).
+    level = LEVELS[name]
+    with mpmath.workdps(60):
+        u = mpmath.mpf(2) ** -SIGNIFICAND_BITS[name]
+        n1, n2 = 9, 10
+
+        def gam(n: Any) -> Any:
+            return n * u / (1 - n * u)
+
+        for d, base, convention in [(512, 1e4, TENSOR2TENSOR), (8, 1.5, TENSOR2TENSOR)]:
+            den = convention.denominator(d)
+            _, lam = em.exact_frequencies(d, base, convention)
+            k_theta = em.angle_coefficients(level, lam, base)
+            for k in range(1, d // 2):
+                lam_k = k * mpmath.log(base) / den
+                shift = lam_k * gam(n2) + mpmath.mpf(k) / den * u / (1 - u) * (1 + gam(n2))
+                worst = (1 + gam(n1)) / (1 - shift)
+                assert worst <= 1 + gam(mpmath.mpf(float(k_theta[k]))), (d, k)
+                if k == d // 2 - 1:  # κ = 1: the old K_θ = 10(1 + λ) alone falls short
+                    assert worst > 1 + gam(n2 * (1 + lam_k))
+        _, lam = em.exact_frequencies(8192, 1e7)
+        plain = (2 * em.FUNCTION_ULPS[name] + 2) * (1 + lam)
+        assert np.array_equal(em.angle_coefficients(level, lam, 1e7), plain)  # s = 0

@@ -295,7 +295,6 @@ def working_error(
     omega, lam = exact_frequencies(config.d_model, config.base, config.convention)
     q = _scaled_positions(config)
     theta = np.abs(q)[:, None] * omega[None, :]
-    u = level.u_work
     g = angle_gamma(level, lam, config.base)[None, :]
     delta_q = _position_error(q, config.positions, config, level)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -365,9 +364,7 @@ def sup_working_error(
     exact = p <= 2.0 ** SIGNIFICAND_BITS[work]
     delta = 0.0 if exact else 0.5 * float(_ulp(np.array([p]), work)[0])
     with np.errstate(over="ignore", invalid="ignore"):
-        error: NDArray[np.float64] = (
-            u_function(level) + g * p * omega + omega * delta * (1.0 + g)
-        )
+        error: NDArray[np.float64] = u_function(level) + g * p * omega + omega * delta * (1.0 + g)
     if p > MAX_FINITE[work]:
         error = np.full_like(error, np.inf)
     return error
