@@ -5,12 +5,14 @@ and stores the result in T_out (unit roundoff u_out). With the exact angle θ = 
 q = c·(p + o) the scaled position, λ_k = |ln ω_k| and Δq the error of q in T_work,
 
     E(p, k) = u_w·K_f + γ(K_θ(k))·|θ| + ω_k·Δq·(1 + γ(K_θ(k))),
-    K_f = c_f,  K_θ(k) = (2·c_f + 2)·(1 + λ_k),  γ(n) = n·u_w / (1 − n·u_w),
-    |y − x| ≤ ½·ulp*_out(min(|x| + E, 1)) + E,
+    K_f = c_f,  K_θ(k) ≥ (2·c_f + 2)·(1 + λ_k),  γ(n) = n·u_w / (1 − n·u_w),
+    |y − x| ≤ ρ + E,  ρ = ½·ulp*_out(min(|x| + E, 1)) [+ ½·ulp*_32(…) via float32],
 
 where c_f is the accuracy in ulps assumed for sin, cos, exp, log and pow in T_work
 (:data:`FUNCTION_ULPS`, with the published figures it rests on) and ulp* is the spacing of
-T_out below 1 (SPEC §4 has the derivation). Everything here is float64 NumPy; shapes are
+T_out below 1 (SPEC §4 has the derivation). Pair 0 has γ = 0 (ω̂_0 = 1, so θ̂ = q̂); a
+float64 → float16/bfloat16 cast may round through float32 (the bracketed term); c_f·u_w + ρ
+alone bounds the distance to (sin θ̂, cos θ̂) of the backend's own angle (the norm, §5.3). Everything here is float64 NumPy; shapes are
 (n, d_model) with columns ordered by ``config.convention``.
 """
 
