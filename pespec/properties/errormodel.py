@@ -12,8 +12,9 @@ where c_f is the accuracy in ulps assumed for sin, cos, exp, log and pow in T_wo
 (:data:`FUNCTION_ULPS`, with the published figures it rests on) and ulp* is the spacing of
 T_out below 1 (SPEC §4 has the derivation). Pair 0 has γ = 0 (ω̂_0 = 1, so θ̂ = q̂); a
 float64 → float16/bfloat16 cast may round through float32 (the bracketed term); c_f·u_w + ρ
-alone bounds the distance to (sin θ̂, cos θ̂) of the backend's own angle (the norm, §5.3). Everything here is float64 NumPy; shapes are
-(n, d_model) with columns ordered by ``config.convention``.
+alone bounds the distance to (sin θ̂, cos θ̂) of the backend's own angle (the norm, §5.3).
+Everything here is float64 NumPy; shapes are (n, d_model) with columns ordered by
+``config.convention``.
 """
 
 from __future__ import annotations
