@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_path", "write_atomic"]
+__all__ = ["atomic_path", "check_writable", "write_atomic"]
 
 
 @contextmanager
@@ -39,6 +39,38 @@ def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def check_writable(path: str | os.PathLike[str], name: str) -> Path:
+    """``path`` as a Path when a file can be written there (checked before a long run);
+    else ValueError naming the option ``name``, the path and why not.
+
+    The folder need not exist yet (:func:`atomic_path` creates it): the nearest existing
+    ancestor must be a folder in which a file can be created, tried with a temporary file
+    that is removed at once. An existing folder at ``path`` itself is refused.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{name} must be a file path; got {str(target)!r}, which is a folder")
+    ancestor = target.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise ValueError(
+            f"{name} cannot be written: {str(ancestor)!r} is a file, not a folder "
+            f"(got {str(target)!r})"
+        )
+    try:
+        fd, probe = tempfile.mkstemp(dir=ancestor, prefix=".pespec-write-test-")
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ValueError(
+            f"{name} cannot be written: cannot create a file in {str(ancestor)!r} "
+            f"({reason}); got {str(target)!r}"
+        ) from None
+    os.close(fd)
+    os.unlink(probe)
+    return target
 
 
 def _umask() -> int:

@@ -49,8 +49,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "func", None)
-    if handler is None:
-        parser.print_help()
+    if handler is None:  # no sub-command: a usage error, told briefly (--help has the rest)
+        parser.print_usage(sys.stderr)
+        commands = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        names = ", ".join(str(name) for action in commands for name in action.choices or ())
+        print(f"pespec: error: give a command ({names}); pespec --help says more", file=sys.stderr)
         return 2
     try:
         return int(handler(args))

@@ -27,10 +27,11 @@ from numpy.typing import NDArray
 from pespec._atomic import atomic_path
 from pespec.properties.base import EncodingConfig, Level, level_for_dtype, parse_level
 from pespec.reference import oracle
-from pespec.reference.encoding import sinusoidal_positional_encoding
+from pespec.reference.encoding import encode, sinusoidal_positional_encoding
 from pespec.reference.validation import check_base, check_d_model, check_non_negative_int
 
 __all__ = [
+    "FORMATS",
     "PlotDependencyError",
     "default_columns",
     "default_positions",
@@ -39,6 +40,7 @@ __all__ = [
     "error_curves",
     "error_figure",
     "error_plot",
+    "plot_format",
     "register",
 ]
 
@@ -59,37 +61,83 @@ def _pyplot() -> Any:
     return importlib.import_module("matplotlib.pyplot")
 
 
-def _save(figure: Any, path: str | os.PathLike[str]) -> Path:
-    """Write ``figure`` as PNG to ``path`` atomically (temp file + os.replace); close it.
+FORMATS: dict[str, tuple[str, dict[str, Any]]] = {
+    ".png": ("png", {"Software": "pespec"}),
+    ".pdf": ("pdf", {"Creator": "pespec", "Producer": "pespec", "CreationDate": None}),
+    ".svg": ("svg", {"Creator": "pespec", "Date": None}),
+}
+"""File suffixes the plots are written as: matplotlib's format name and the metadata pinned
+so that the same inputs give the same bytes (no version string, no creation date)."""
 
-    Metadata that would change from run to run (the Software version string) is pinned,
-    so the same inputs give the same bytes.
-    """
+MAX_HEATMAP_ROWS = 1024
+"""Rows drawn at most: a longer encoding is sampled at evenly spaced positions (the figure
+has fewer pixels than that, so nothing visible is lost and memory stays small)."""
+
+MAX_HEATMAP_COLUMNS = 8192
+"""Columns drawn at most (the widest common models): a wider encoding is refused with a
+ValueError saying so (one column per element; 1024 × 8192 float64 values)."""
+
+
+def plot_format(path: str | os.PathLike[str], name: str = "path") -> str:
+    """matplotlib's format name for ``path``'s suffix; ValueError for another suffix."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise ValueError(
+            f"{name} must end in {', '.join(FORMATS)} (the format is taken from the suffix); "
+            f"got {str(path)!r}"
+        )
+    return FORMATS[suffix][0]
+
+
+def _save(figure: Any, path: str | os.PathLike[str]) -> Path:
+    """Write ``figure`` to ``path`` atomically in the format its suffix names (.png, .pdf,
+    .svg; temp file + os.replace); close it. Run-to-run metadata is pinned."""
     target = Path(path)
     try:
-        with atomic_path(target, suffix=".png") as tmp:
-            figure.savefig(tmp, format="png", dpi=110, metadata={"Software": "pespec"})
+        file_format = plot_format(target)
+        metadata = FORMATS[target.suffix.lower()][1]
+        plt = _pyplot()
+        with plt.rc_context({"svg.hashsalt": "pespec"}), atomic_path(target, suffix=".plot") as tmp:
+            figure.savefig(tmp, format=file_format, dpi=110, metadata=metadata)
     finally:
         _pyplot().close(figure)
     return target
 
 
 def encoding_figure(d_model: int, seq_len: int, *, base: float = 10000.0) -> Any:
-    """matplotlib Figure: heatmap of the float64 reference encoding, shape (seq_len, d_model)."""
+    """matplotlib Figure: heatmap of the float64 reference encoding, shape (seq_len, d_model).
+
+    More than :data:`MAX_HEATMAP_ROWS` positions are sampled at evenly spaced positions
+    (the axis still reads 0 … seq_len − 1); more than :data:`MAX_HEATMAP_COLUMNS` columns
+    are refused."""
     d = check_d_model(d_model)
     length = check_non_negative_int(seq_len, "seq_len")
     if length == 0:
         raise ValueError("seq_len must be a positive int to draw a heatmap; got 0")
+    if d > MAX_HEATMAP_COLUMNS:
+        raise ValueError(
+            f"d_model must be at most {MAX_HEATMAP_COLUMNS} to draw a heatmap (one column per "
+            f"element); got {d}"
+        )
     b = check_base(base)
-    pe = sinusoidal_positional_encoding(length, d, base=b)
+    rows = min(length, MAX_HEATMAP_ROWS)
+    positions = np.unique(np.round(np.linspace(0, length - 1, rows)).astype(np.int64))
+    if positions.size == length:
+        pe = sinusoidal_positional_encoding(length, d, base=b)
+    else:
+        pe = encode(positions, d, base=b)
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(8.0, 5.0), layout="constrained")
     image = axes.imshow(
-        pe, aspect="auto", cmap="RdBu_r", vmin=-1.0, vmax=1.0, interpolation="nearest"
-    )
+        pe, aspect="auto", cmap="RdBu_r", vmin=-1.0, vmax=1.0, interpolation="nearest",
+        extent=(-0.5, d - 0.5, length - 0.5, -0.5),
+    )  # fmt: skip
     axes.set_xlabel("column j   (j = 2i: sin(p·ω_i),  j = 2i+1: cos(p·ω_i))")
     axes.set_ylabel("position p")
-    axes.set_title(f"Sinusoidal positional encoding PE(p, j), d = {d}, base = {b:g}")
+    title = f"Sinusoidal positional encoding PE(p, j), d = {d}, base = {b:g}"
+    if positions.size < length:
+        title += f"\n({positions.size} of {length} positions drawn, evenly spaced)"
+    axes.set_title(title)
     figure.colorbar(image, ax=axes, label="PE(p, j)")
     return figure
 
@@ -97,7 +145,8 @@ def encoding_figure(d_model: int, seq_len: int, *, base: float = 10000.0) -> Any
 def encoding_plot(
     d_model: int, seq_len: int, path: str | os.PathLike[str], *, base: float = 10000.0
 ) -> Path:
-    """Write :func:`encoding_figure` as a PNG to ``path``; returns the path."""
+    """Write :func:`encoding_figure` to ``path`` (.png, .pdf or .svg); returns the path."""
+    plot_format(path)
     return _save(encoding_figure(d_model, seq_len, base=base), path)
 
 
@@ -170,6 +219,7 @@ def error_figure(
     positions: Any = None,
     columns: list[int] | None = None,
     base: float = 10000.0,
+    timeout: float | None = None,
 ) -> Any:
     """matplotlib Figure: |error| against position for a few columns, the level's bound dashed.
 
@@ -177,16 +227,23 @@ def error_figure(
     string (``"numpy-float32"``, ``"torch"``, ``"module:attr"``) or any Encoder callable.
     ``level``: a Level, a level name such as ``"float16@float64"``, or None for the backend's
     claimed level (or the default level of its output dtype). Zero errors are drawn at the
-    bottom of the axes; non-finite outputs are counted in the title.
+    bottom of the axes; non-finite outputs are counted in the title. ``timeout``: seconds
+    the backend call may take (a hanging backend raises BackendFailure); None waits.
     """
     from pespec.conformance.backends import load_backend
+    from pespec.conformance.contract import GuardedBackend
 
     backend = load_backend(encoder_or_backend)
     if positions is None:
         declared = backend.capabilities.max_position
         positions = default_positions(1e5 if declared is None else declared)
+    encoder: Any = backend
+    if timeout is not None:
+        if level is None:
+            level = backend.capabilities.claimed_level()
+        encoder = GuardedBackend(backend, timeout=timeout).raw_call
     chosen, pos, error, bound = error_curves(
-        backend, level, d_model=d_model, positions=positions, base=base
+        encoder, level, d_model=d_model, positions=positions, base=base
     )
     cols = default_columns(d_model) if columns is None else list(columns)
     if not cols or any(not 0 <= c < d_model for c in cols):
@@ -235,14 +292,16 @@ def error_plot(
     positions: Any = None,
     columns: list[int] | None = None,
     base: float = 10000.0,
+    timeout: float | None = None,
 ) -> Path:
-    """Write :func:`error_figure` as a PNG to ``path``; returns the path.
+    """Write :func:`error_figure` to ``path`` (.png, .pdf or .svg); returns the path.
 
     The entry point the conformance report calls to embed the picture.
     """
+    plot_format(path)
     figure = error_figure(
         encoder_or_backend, level, d_model=d_model, positions=positions, columns=columns,
-        base=base,
+        base=base, timeout=timeout,
     )  # fmt: skip
     return _save(figure, path)
 
@@ -260,7 +319,7 @@ def register(subparsers: Any) -> None:
     encoding.add_argument("--d-model", type=int, required=True, help="model dimension (even)")
     encoding.add_argument("--seq-len", type=int, required=True, help="number of positions")
     encoding.add_argument("--base", type=float, default=10000.0, help="frequency base (> 1)")
-    encoding.add_argument("-o", "--output", required=True, help="PNG file to write")
+    encoding.add_argument("-o", "--output", required=True, help="file to write: .png, .pdf or .svg")
     encoding.set_defaults(func=_run_encoding)
     error = kinds.add_parser("error", help="|error| vs position with the level's bound")
     error.add_argument("backend", help="backend spec: numpy-float32, torch, module:attr, ...")
@@ -273,7 +332,10 @@ def register(subparsers: Any) -> None:
         help="largest position drawn (default: 1e5, or the backend's declared maximum)",
     )
     error.add_argument("--base", type=float, default=10000.0, help="frequency base (> 1)")
-    error.add_argument("-o", "--output", required=True, help="PNG file to write")
+    error.add_argument("-o", "--output", required=True, help="file to write: .png, .pdf or .svg")
+    error.add_argument(
+        "--timeout", type=float, default=None, help="seconds the backend call may take"
+    )
     error.set_defaults(func=_run_error)
 
 
@@ -282,19 +344,38 @@ def _report_missing(exc: PlotDependencyError) -> int:
     return 2
 
 
+def _check_output_path(path: str) -> None:
+    """The -o path: a known suffix and a place a file can be written (before any work)."""
+    from pespec._atomic import check_writable
+
+    plot_format(path, "-o")
+    check_writable(path, "-o")
+
+
 def _run_encoding(args: argparse.Namespace) -> int:
     try:
+        _check_output_path(args.output)
         path = encoding_plot(args.d_model, args.seq_len, args.output, base=args.base)
     except PlotDependencyError as exc:
         return _report_missing(exc)
+    except OSError as exc:
+        print(
+            f"pespec: error: cannot write {args.output!r}: {exc.strerror or exc}", file=sys.stderr
+        )
+        return 2
     print(f"wrote {path}")
     return 0
 
 
 def _run_error(args: argparse.Namespace) -> int:
     from pespec.conformance.backends import BackendLoadError
+    from pespec.conformance.runner import DEFAULT_TIMEOUT
 
+    if args.timeout is not None and not args.timeout > 0:
+        print(f"pespec: error: --timeout must be > 0 seconds; got {args.timeout}", file=sys.stderr)
+        return 2
     try:
+        _check_output_path(args.output)
         path = error_plot(
             args.backend,
             args.level,
@@ -302,11 +383,17 @@ def _run_error(args: argparse.Namespace) -> int:
             d_model=args.d_model,
             positions=None if args.max_position is None else default_positions(args.max_position),
             base=args.base,
+            timeout=DEFAULT_TIMEOUT if args.timeout is None else args.timeout,
         )
     except PlotDependencyError as exc:
         return _report_missing(exc)
     except (BackendLoadError, ValueError, TypeError) as exc:
         print(f"pespec: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(
+            f"pespec: error: cannot write {args.output!r}: {exc.strerror or exc}", file=sys.stderr
+        )
         return 2
     except Exception as exc:  # a misbehaving backend: report it, never a traceback
         print(

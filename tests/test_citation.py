@@ -40,6 +40,20 @@ def test_citation_converts_to_bibtex_with_title_and_version() -> None:
     assert "pespec" in result.stdout and "The pespec developers" in result.stdout
 
 
+def test_citation_bibtex_has_year_and_version() -> None:
+    """Issue #12 item 12: cffconvert's BibTeX takes the year from date-released and has no
+    version field, so the title names the version."""
+    result = subprocess.run(
+        [*_cffconvert(), "-f", "bibtex", "-i", str(ROOT / "CITATION.cff")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert re.search(r"year = \{20\d\d\}", result.stdout), result.stdout
+    title = re.search(r"title = \{(.*)\}", result.stdout)
+    assert title is not None and f"pespec {pespec.__version__}:" in title.group(1)
+
+
 def test_citation_metadata_matches_the_package() -> None:
     text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
     version = re.search(r"^version: (\S+)$", text, re.MULTILINE)

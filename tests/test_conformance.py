@@ -432,7 +432,7 @@ def test_reproduction_lines_run_and_show_the_failure(tmp_path: Path) -> None:
     run = subprocess.run(
         [sys.executable, "-c", command], capture_output=True, text=True, timeout=120, check=False
     )
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr  # exit_status=True: past the bound exits 1
     # cos 2 < 0: the reproduction prints the backend's |cos 2| next to the exact cos 2.
     line = next(x for x in run.stdout.splitlines() if x.startswith("position 2 column 1:"))
     assert "exact -0.4161468365471424" in line and "EXCEEDS BOUND" in line

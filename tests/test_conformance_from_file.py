@@ -49,8 +49,9 @@ def test_transposed_array_is_named_as_such(
 ) -> None:
     path = tmp_path / "pe.npy"
     np.save(path, _values().T.copy())
-    assert main(["check", "--from-file", str(path), "--d-model", str(D), "--quiet"]) == 1
-    assert "transposed?" in capsys.readouterr().out
+    # Issue #12 item 8: columns that do not match --d-model are a usage error (exit 2).
+    assert main(["check", "--from-file", str(path), "--d-model", str(D), "--quiet"]) == 2
+    assert "transposed?" in capsys.readouterr().err
 
 
 def test_ragged_csv_is_a_usage_error_naming_the_file(
@@ -80,10 +81,11 @@ def test_float32_csv_without_level_says_it_was_read_as_float64(
     assert main([*args, "--level", "float32"]) == 0
 
 
-def test_unwritable_report_path_is_a_usage_error_after_the_verdict(
+def test_unwritable_report_path_is_a_usage_error_before_the_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Exit 1 means non-conformant; a report that cannot be written is exit 2, not a crash."""
+    """Exit 1 means non-conformant; a report that cannot be written is exit 2, found before
+    the run (issue #12 item 6: not after a long suite)."""
     path = tmp_path / "pe.npy"
     np.save(path, _values())
     blocker = tmp_path / "file"
@@ -91,7 +93,8 @@ def test_unwritable_report_path_is_a_usage_error_after_the_verdict(
     args = ["check", "--from-file", str(path), "--d-model", str(D), "--quiet"]
     assert main([*args, "--json", str(blocker / "report.json")]) == 2
     captured = capsys.readouterr()
-    assert "CONFORMANT" in captured.out and "cannot write the report" in captured.err
+    assert "CONFORMANT" not in captured.out
+    assert "--json cannot be written" in captured.err and "is a file" in captured.err
 
 
 def test_positions_csv_with_a_header_row(tmp_path: Path) -> None:

@@ -91,7 +91,7 @@ def test_model_dtype_table_is_diagnosed_as_low_precision_angles(name: str, dtype
     failed = next(c for c in report.failed if c.stage == "golden")
     assert failed.reproduction is not None and "catalog.tutorial:" in failed.reproduction
     run = _python_c(failed.reproduction)
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr  # the line exits 1 when an element exceeds its bound
     assert "EXCEEDS BOUND" in run.stdout
 
 
@@ -340,16 +340,19 @@ def test_markdown_fences_a_python_reproduction_as_python() -> None:
     assert "```bash" not in text
 
 
-def test_reproduction_of_a_relative_file_spec_runs_from_another_folder(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_reproduction_of_a_relative_file_spec_keeps_the_spec_as_given(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Issue #12 item 12: a reproduction names the spec as the user gave it (no absolute
+    local path), runs from the folder the check ran in, and exits 1 past the bound."""
     monkeypatch.chdir(TESTS)
     report = check("catalog/tutorial.py:numpy_float16_model", stages=("golden",), diagnose=False)
     failed = report.failed[0]
     assert failed.reproduction is not None
-    assert str(TESTS / "catalog" / "tutorial.py") in failed.reproduction
-    run = _python_c(failed.reproduction, cwd=tmp_path)
-    assert run.returncode == 0, run.stderr
+    assert "'catalog/tutorial.py:numpy_float16_model'" in failed.reproduction
+    assert str(TESTS) not in failed.reproduction
+    run = _python_c(failed.reproduction, cwd=TESTS)
+    assert run.returncode == 1, run.stderr
     assert "EXCEEDS BOUND" in run.stdout
 
 
@@ -374,9 +377,10 @@ def test_report_level_is_the_level_tested_not_the_backends_dtype() -> None:
         "working_dtype": "float64",
     }
     assert data["backend"]["output_dtype"] == "float64"
-    assert "(output float16, working precision float64; the backend returned float64)" in (
-        report.to_markdown()
-    )
+    assert (
+        "(output float16, the level assumes working precision float64; the backend returned "
+        "float64)"
+    ) in report.to_markdown()
 
 
 def test_a_non_conformant_run_without_failures_is_not_diagnosed() -> None:

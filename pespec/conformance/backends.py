@@ -513,6 +513,8 @@ def load_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
         return _library_backend(text)
     if ":" in text:
         return _load_attribute(text)
+    if text.endswith(".py"):
+        raise BackendLoadError(_missing_attribute(text))
     found = _entry_point(text)
     if found is not None:
         return found
@@ -520,4 +522,27 @@ def load_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
         f"backend must be a built-in name ({', '.join(BUILTIN_BACKENDS)}), "
         f"package.module:attr, or a name in the entry-point group {ENTRY_POINT_GROUP!r}; "
         f"got {spec!r}"
+    )
+
+
+def _missing_attribute(spec: str) -> str:
+    """The message for ``file.py`` given without ``:function``; names the file's top-level
+    functions and classes (read with ``ast``, the file is not run)."""
+    import ast
+
+    names: list[str] = []
+    try:
+        tree = ast.parse(Path(spec).read_text(encoding="utf-8"))
+        names = [
+            node.name
+            for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_")
+        ]
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        pass
+    example = names[0] if names else "pe"
+    found = f"; it defines {', '.join(names[:8])}" if names else ""
+    return (
+        f"backend {spec!r} names a file but not the function in it: add :function, e.g. "
+        f"{spec}:{example} for a callable {example}(positions, d_model, base){found}"
     )

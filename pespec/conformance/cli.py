@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -55,6 +56,12 @@ def register(subparsers: Any) -> None:
         "--no-shrink", action="store_true", help="do not shrink failing property examples"
     )
     parser.add_argument("--quiet", action="store_true", help="print only the verdict line")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="print the table of every check and every failure (a failing run otherwise "
+        "prints the verdict, the diagnosis and the first failure of each stage)",
+    )
     group = parser.add_argument_group("checking a saved output (non-Python implementations)")
     group.add_argument("--from-file", metavar="PATH", help="output array: .npy, .npz or .csv")
     group.add_argument("--d-model", type=int, help="d_model of the saved output")
@@ -67,10 +74,18 @@ def register(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from pespec._atomic import check_writable
     from pespec.conformance.backends import BackendLoadError
 
     if (args.backend is None) == (args.from_file is None):
         print("pespec check: error: give exactly one of BACKEND or --from-file", file=sys.stderr)
+        return 2
+    try:  # a report path that cannot be written is a usage error, found before the run
+        for option, path in (("--json", args.json), ("--markdown", args.markdown)):
+            if path:
+                check_writable(path, option)
+    except ValueError as exc:
+        print(f"pespec check: error: {exc}", file=sys.stderr)
         return 2
     try:
         if args.from_file is not None:
@@ -83,12 +98,12 @@ def _run(args: argparse.Namespace) -> int:
     except (OSError, ValueError, TypeError) as exc:
         print(f"pespec check: error: {exc}", file=sys.stderr)
         return 2
-    _print_report(report, quiet=args.quiet)
+    _print_report(report, quiet=args.quiet, verbose=args.verbose)
     try:
         if args.json:
             report.write_json(args.json)
         if args.markdown:
-            report.write_markdown(args.markdown, backend=args.backend)
+            report.write_markdown(args.markdown, backend=args.backend, timeout=_timeout(args))
     except OSError as exc:  # the verdict is printed above; the report file is not written
         print(f"pespec check: error: cannot write the report: {exc}", file=sys.stderr)
         return 2
@@ -99,12 +114,13 @@ def _suite(args: argparse.Namespace) -> Any:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from pespec.conformance.runner import DEFAULT_TIMEOUT, STAGES, Suite
+    from pespec.conformance.runner import STAGES, Suite
 
     if args.from_file is None and (args.d_model is not None or args.positions is not None):
         raise ValueError("--d-model and --positions only apply with --from-file")
     stages = STAGES if args.stages is None else tuple(s.strip() for s in args.stages.split(","))
-    timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
+    timeout = _timeout(args)
+    _hypothesis_storage_outside_cwd()
     suite = Suite(
         args.backend,
         level=args.level,
@@ -135,53 +151,107 @@ def _suite(args: argparse.Namespace) -> Any:
 
 
 def _from_file(args: argparse.Namespace) -> Any:
-    import numpy as np
-
-    from pespec.conformance.fromfile import check_output, load_output, parse_positions
-    from pespec.properties.base import parse_level
+    from pespec.conformance.checkfile import check_file
 
     if args.d_model is None:
         raise ValueError("--d-model is required with --from-file")
     if args.profile is not None or args.stages is not None or args.examples is not None:
         raise ValueError("--profile, --stages and --examples do not apply to --from-file")
-    text_dtype = None if args.level is None else parse_level(args.level).output_dtype
-    output, stored = load_output(args.from_file, key=args.key, text_dtype=text_dtype)
-    if args.positions is not None:
-        positions = parse_positions(args.positions)
-    elif stored is not None:
-        positions = stored
-    else:
-        positions = np.arange(output.shape[0] if output.ndim else 0, dtype=np.int64)
-    report = check_output(
-        output, positions, args.d_model, args.base, level=args.level, name=args.from_file
+    return check_file(
+        args.from_file,
+        args.d_model,
+        positions=args.positions,
+        base=args.base,
+        level=args.level,
+        key=args.key,
     )
-    if args.level is None and not str(args.from_file).lower().endswith((".npy", ".npz")):
-        for result in report.failed:  # text records no dtype: say which one was assumed
-            if result.stage in ("reference", "golden"):
-                result.message += (
-                    "; the text file was read as float64 (it records no dtype): give --level "
-                    "float32, float16 or bfloat16 for an output computed in that dtype"
-                )
-    return report
 
 
-def _print_report(report: Any, *, quiet: bool) -> None:
+def _timeout(args: argparse.Namespace) -> float:
+    from pespec.conformance.runner import DEFAULT_TIMEOUT
+
+    return DEFAULT_TIMEOUT if args.timeout is None else float(args.timeout)
+
+
+def _hypothesis_storage_outside_cwd() -> None:
+    """Point Hypothesis's storage (its cache of constants; the suite keeps no example
+    database) at the user cache folder, so ``pespec check`` leaves no ``.hypothesis/`` in
+    the current folder. ``$HYPOTHESIS_STORAGE_DIRECTORY``, when set, is left to rule."""
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    set_hypothesis_home_dir(user_cache_dir() / "hypothesis")
+
+
+def user_cache_dir() -> Path:
+    """pespec's folder in the user cache: ``$XDG_CACHE_HOME/pespec`` (else ``~/.cache``),
+    ``~/Library/Caches/pespec`` on macOS, ``%LOCALAPPDATA%\\pespec\\Cache`` on Windows."""
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "pespec" / "Cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "pespec"
+    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(root) / "pespec"
+
+
+def _print_report(report: Any, *, quiet: bool, verbose: bool = False) -> None:
+    """The verdict on the terminal. A failing run leads with the verdict, the diagnosis and
+    the first failure of each stage; ``verbose`` (or a passing run) adds the table of every
+    check; ``quiet`` prints the verdict line only. JSON and Markdown keep everything."""
     from rich.console import Console
-    from rich.markup import escape
 
     console = Console()
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console = Console(width=160)  # piped to a file or a CI log: do not squash the table
-    if not quiet:
-        console.print(report.rich_table())
-        for result in report.checks:
-            if result.status == "skipped":
-                console.print(f"[yellow]{escape(result.id)}[/] skipped: {escape(result.message)}")
-        for failed in report.failed:
-            console.print(f"[bold red]{escape(failed.id)}[/]: {escape(failed.message)}")
-            if failed.reproduction:
-                console.print(f"  reproduce: {escape(failed.reproduction)}", soft_wrap=True)
-        if report.diagnosis_sentence:
-            console.print(f"[bold]Diagnosis:[/] {escape(report.diagnosis_sentence)}")
     style = "bold green" if report.conformant else "bold red"
-    console.print(f"[{style}]{escape(report.summary())}[/]", soft_wrap=True)
+    if quiet:
+        console.print(f"[{style}]{escape(report.summary())}[/]", soft_wrap=True)
+    elif verbose or not report.failed:
+        _print_everything(console, report)
+        console.print(f"[{style}]{escape(report.summary())}[/]", soft_wrap=True)
+    else:
+        _print_lead(console, report)
+
+
+def _print_lead(console: Any, report: Any) -> None:
+    """Verdict, diagnosis, then the first failure of each stage and how to see the rest."""
+    console.print(f"[bold red]{escape(report.headline())}[/]", soft_wrap=True)
+    if report.diagnosis_sentence:
+        console.print(f"[bold]Diagnosis:[/] {escape(report.diagnosis_sentence)}")
+    shown = []
+    for stage in dict.fromkeys(c.stage for c in report.failed):
+        first = next(c for c in report.failed if c.stage == stage)
+        count = sum(c.stage == stage for c in report.failed)
+        more = f" (1 of {count} failed {stage} checks)" if count > 1 else ""
+        console.print(f"[bold red]{escape(first.id)}[/]{more}: {escape(first.message)}")
+        if first.reproduction:
+            console.print(f"  reproduce: {escape(first.reproduction)}", soft_wrap=True)
+        shown.append(first)
+    rest = len(report.failed) - len(shown)
+    if rest:
+        console.print(
+            f"{rest} more failed check{'s' if rest > 1 else ''}: run with --verbose for the "
+            "table of every check and every failure (--json and --markdown keep everything)"
+        )
+
+
+def _print_everything(console: Any, report: Any) -> None:
+    """The table of every check, the skipped and failed ones, and the diagnosis."""
+    console.print(report.rich_table())
+    for result in report.checks:
+        if result.status == "skipped":
+            console.print(f"[yellow]{escape(result.id)}[/] skipped: {escape(result.message)}")
+    for failed in report.failed:
+        console.print(f"[bold red]{escape(failed.id)}[/]: {escape(failed.message)}")
+        if failed.reproduction:
+            console.print(f"  reproduce: {escape(failed.reproduction)}", soft_wrap=True)
+    if report.diagnosis_sentence:
+        console.print(f"[bold]Diagnosis:[/] {escape(report.diagnosis_sentence)}")
+
+
+def escape(text: str) -> str:
+    """``text`` with rich markup escaped."""
+    from rich.markup import escape as rich_escape
+
+    return str(rich_escape(text))

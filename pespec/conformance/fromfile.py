@@ -10,7 +10,9 @@ at positions the suite chooses, so they are reported as skipped.
 
 from __future__ import annotations
 
+import hashlib
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -18,12 +20,58 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.conformance._readers import read_npy, read_npz, read_text_table
 from pespec.conformance.contract import BackendFailure, validate_output
 from pespec.conformance.report import CheckResult, Report
 from pespec.properties.base import DTYPES, Level, level_for_dtype, parse_level
 from pespec.reference.validation import check_base, check_d_model, check_positions
 
-__all__ = ["check_output", "load_output", "parse_positions"]
+__all__ = ["SavedOutput", "check_output", "load_output", "parse_positions", "read_output"]
+
+
+@dataclass(frozen=True)
+class SavedOutput:
+    """A file read for ``--from-file``: the array, positions stored with it (an .npz
+    ``positions`` array or a CSV ``position`` column; else None), the decimals its text
+    values were printed with (None for binary files or exponent notation), its SHA-256."""
+
+    array: NDArray[Any]
+    positions: NDArray[Any] | None
+    decimals: int | None
+    sha256: str
+    size: int
+
+
+def read_output(
+    path: str | Path, *, key: str | None = None, text_dtype: str | None = None
+) -> SavedOutput:
+    """The :class:`SavedOutput` of ``path``; see :func:`load_output`. Raises ValueError
+    (:class:`FileFormatError`) saying what is wrong with the file."""
+    file = Path(path)
+    if not file.is_file():
+        what = "is a folder" if file.is_dir() else "does not exist"
+        raise ValueError(
+            f"from_file must be an existing .npy, .npz or .csv file; {str(file)!r} {what}"
+        )
+    suffix = file.suffix.lower()
+    decimals = None
+    positions = None
+    try:
+        if suffix == ".npy":
+            array = read_npy(file)
+        elif suffix == ".npz":
+            array, positions = read_npz(file, key)
+        elif suffix in (".csv", ".txt"):
+            table = read_text_table(file)
+            array, positions, decimals = table.values, table.positions, table.decimals
+            if text_dtype is not None:
+                array = array.astype(DTYPES[text_dtype])
+        else:
+            raise ValueError(f"from_file must end in .npy, .npz or .csv; got {str(file)!r}")
+    except OSError as exc:
+        raise ValueError(f"from_file {str(file)!r} cannot be read: {exc.strerror or exc}") from None
+    digest, size = _sha256(file)
+    return SavedOutput(_bfloat16_from_void(array), positions, decimals, digest, size)
 
 
 def load_output(
@@ -32,30 +80,26 @@ def load_output(
     """(array, positions or None) from ``.npy`` (memory-mapped), ``.npz`` or ``.csv``.
 
     An ``.npz`` may hold the output under ``key`` (default: its only array other than
-    ``positions``, or ``encoding``) and the positions under ``positions``. No pickle.
-    Text carries no dtype: a ``.csv`` is read as float64 and, when ``text_dtype`` (the
-    claimed level's output dtype) is given, rounded to it, as ``strtof`` would read it; a
-    first line that is not numbers is a header and skipped. NumPy stores an
-    ``ml_dtypes.bfloat16`` array as 2-byte void (``|V2``); such an array is read as bfloat16.
+    ``positions``, else ``encoding``, else ``values``) and the positions under
+    ``positions``. No pickle. Text carries no dtype: a ``.csv`` is read as float64 and,
+    when ``text_dtype`` (the claimed level's output dtype) is given, rounded to it, as
+    ``strtof`` would read it; a first line that is not numbers is a header and skipped, and
+    a header starting with ``position`` (or an empty cell, as pandas writes its index) marks
+    a first column of positions. NumPy stores an ``ml_dtypes.bfloat16`` array as 2-byte void
+    (``|V2``); such an array is read as bfloat16.
     """
-    file = Path(path)
-    if not file.is_file():
-        raise ValueError(
-            f"from_file must be an existing .npy, .npz or .csv file; got {str(file)!r}"
-        )
-    suffix = file.suffix.lower()
-    try:
-        if suffix in (".npy", ".npz"):
-            array, positions = _load_binary(file, suffix, key)
-            return _bfloat16_from_void(array), positions
-        if suffix in (".csv", ".txt"):
-            text = _load_csv(file)
-            return (text if text_dtype is None else text.astype(DTYPES[text_dtype])), None
-    except (ValueError, OSError) as exc:
-        if str(file) in str(exc):
-            raise
-        raise ValueError(f"from_file {str(file)!r} cannot be read: {exc}") from None
-    raise ValueError(f"from_file must end in .npy, .npz or .csv; got {str(file)!r}")
+    saved = read_output(path, key=key, text_dtype=text_dtype)
+    return saved.array, saved.positions
+
+
+def _sha256(file: Path) -> tuple[str, int]:
+    digest = hashlib.sha256()
+    size = 0
+    with file.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+            size += len(chunk)
+    return digest.hexdigest(), size
 
 
 def _bfloat16_from_void(array: NDArray[Any]) -> NDArray[Any]:
@@ -65,70 +109,36 @@ def _bfloat16_from_void(array: NDArray[Any]) -> NDArray[Any]:
     return array
 
 
-def _load_csv(file: Path) -> NDArray[np.float64]:
-    """Comma-separated rows as float64; a first line that is not numbers (a header) is skipped."""
-    with file.open(encoding="utf-8") as handle:
-        first = handle.readline()
-    try:
-        [float(cell) for cell in first.split(",") if cell.strip()]
-        header = 0
-    except ValueError:
-        header = 1
-    return np.loadtxt(file, delimiter=",", dtype=np.float64, ndmin=2, skiprows=header)
-
-
-def _load_binary(
-    file: Path, suffix: str, key: str | None
-) -> tuple[NDArray[Any], NDArray[Any] | None]:
-    """``.npy`` (memory-mapped) or ``.npz`` (output under ``key``, positions), never pickle."""
-    if suffix == ".npy":
-        return np.load(file, mmap_mode="r", allow_pickle=False), None
-    if suffix == ".npz":
-        with np.load(file, allow_pickle=False) as archive:
-            names = [n for n in archive.files if n != "positions"]
-            if key is None:
-                if len(names) == 1:
-                    key = names[0]
-                elif "encoding" in names:
-                    key = "encoding"
-                else:
-                    raise ValueError(
-                        f"key must name the output array in {str(file)!r}; it holds {names}"
-                    )
-            if key not in archive.files:
-                raise ValueError(f"key must be one of {names} in {str(file)!r}; got {key!r}")
-            positions = archive["positions"] if "positions" in archive.files else None
-            return archive[key], positions
-    raise ValueError(f"from_file must end in .npy or .npz; got {str(file)!r}")
-
-
 def parse_positions(text: str) -> NDArray[Any]:
     """Positions from ``START:STOP`` (integers START..STOP−1), ``a,b,c`` or a .npy/.csv file."""
     value = text.strip()
+    if value.lower().endswith((".npy", ".csv", ".txt")) and not Path(value).is_file():
+        raise ValueError(f"positions file {value!r} does not exist")
     if Path(value).is_file():
         file = Path(value)
         if file.suffix.lower() == ".npy":
-            loaded = np.load(file, allow_pickle=False)
+            loaded: NDArray[Any] = np.asarray(read_npy(file))
         else:  # one position per line or comma-separated; a header line is skipped
-            loaded = _load_csv(file)
+            loaded = read_text_table(file).values
             if np.all(loaded == np.round(loaded)):
                 loaded = loaded.astype(np.int64)
         return check_positions(np.ravel(loaded))
+    usage = f"positions must be START:STOP with integers, a,b,c or a file; got {text!r}"
     if ":" in value:
         start, _, stop = value.partition(":")
         try:
             first, last = int(start), int(stop)
         except ValueError:
+            raise ValueError(usage) from None
+        if last <= first:
             raise ValueError(
-                f"positions must be START:STOP with integers, a,b,c or a file; got {text!r}"
-            ) from None
+                f"positions START:STOP must have START < STOP (STOP excluded); got {text!r}"
+            )
         return np.arange(first, last, dtype=np.int64)
     try:
-        items = [float(v) if any(c in v for c in ".eE") else int(v) for v in value.split(",")]
+        items = [float(v) if any(c in v for c in ".eEn") else int(v) for v in value.split(",")]
     except ValueError:
-        raise ValueError(
-            f"positions must be START:STOP with integers, a,b,c or a file; got {text!r}"
-        ) from None
+        raise ValueError(usage) from None
     return check_positions(items)
 
 

@@ -81,6 +81,15 @@ class CheckResult:
             return None
         return self.max_error / self.bound
 
+    @property
+    def max_abs_error(self) -> float | None:
+        """The largest |error| over every element the check compared (``details
+        ["max_abs_error"]`` when the check reports it), else the worst element's |error|."""
+        reported = self.details.get("max_abs_error")
+        if isinstance(reported, (int, float)) and not isinstance(reported, bool):
+            return float(reported)
+        return self.max_error
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (non-finite floats become null)."""
         return {
@@ -119,6 +128,9 @@ class Report:
     libraries: dict[str, str] = field(default_factory=dict)
     diagnosis: dict[str, Any] | None = None
     diagnosis_sentence: str | None = None
+    source_file: dict[str, Any] | None = None
+    """For ``--from-file``: the file's path (as given), SHA-256, size and the positions its
+    rows were checked at (``{"given": "0:128", "count": 128, "first": 0, "last": 127}``)."""
     not_run: dict[str, str] = field(default_factory=dict)
     """Checks of the suite that were not run, and why: ``{"property:*": "stage not selected
     ", "golden:tiny-d4-L3": "listed in --pe-skip-file F"}``. The verdict is over
@@ -153,8 +165,9 @@ class Report:
         """``"conformant"`` or ``"non-conformant"``."""
         return "conformant" if self.conformant else "non-conformant"
 
-    def summary(self) -> str:
-        """One line: verdict, level, counts, and the first failure."""
+    def headline(self) -> str:
+        """Verdict, level and counts (and a partial run's missing checks), without the first
+        failure: the first line a failing run prints on the terminal."""
         counts = {s: sum(c.status == s for c in self.checks) for s in STATUSES}
         text = (
             f"{self.backend}: {self.verdict.upper()} at level {self.level or 'unknown'} "
@@ -162,6 +175,11 @@ class Report:
         )
         if self.not_run:
             text += f"; PARTIAL RUN, not run: {', '.join(self.not_run)}"
+        return text
+
+    def summary(self) -> str:
+        """One line: verdict, level, counts, and the first failure."""
+        text = self.headline()
         if self.failed:
             first = self.failed[0]
             text += f"; first failure {first.id}: {first.message}"
@@ -191,6 +209,7 @@ class Report:
             "backend": {
                 "name": self.backend,
                 "spec": self.backend_spec,
+                "file": _jsonable(self.source_file),
                 "output_dtype": self.output_dtype,
                 "capabilities": _jsonable(self.capabilities),
             },
@@ -219,14 +238,41 @@ class Report:
         """The JSON document as text (sorted by the schema's field order, 2-space indent)."""
         return json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n"
 
+    def _working_text(self) -> str:
+        """The level's working precision, and the diagnosis's estimate when it differs."""
+        text = f"the level assumes working precision {self.working_dtype or 'unknown'}"
+        found = (self.diagnosis or {}).get("working_precision")
+        if isinstance(found, str) and found not in ("unknown", self.working_dtype):
+            text += f"; the diagnosis finds the angles computed in {found}"
+        return text
+
+    def _origin_lines(self) -> list[str]:
+        """Where the output came from: the backend spec and device, or the checked file."""
+        source = self.source_file
+        if source is None:
+            return [
+                f"- backend spec `{self.backend_spec}`, device `{self.device}`",
+                f"- capabilities: {_capabilities_text(self.capabilities)}",
+            ]
+        positions = source.get("positions", {})
+        return [
+            f"- file `{source.get('path')}`, SHA-256 `{source.get('sha256')}`, "
+            f"{source.get('bytes')} bytes",
+            f"- positions {positions.get('given')}: {positions.get('count')} rows, "
+            f"{positions.get('first')} … {positions.get('last')}",
+        ]
+
     def to_markdown(self, error_plot: str | None = None) -> str:
-        """The same report for humans; ``error_plot``: a PNG (relative path) to embed."""
+        """The same report for humans; ``error_plot``: a PNG (relative path) to embed.
+
+        The table gives each check's largest absolute error over everything it compared
+        (``max abs error``), and at its worst element (the largest fraction of its bound)
+        that element's |error|, bound, ratio, position and column."""
         lines = [
             f"# pespec conformance report: {self.backend}",
             "",
             f"**Verdict: {self.verdict}** at level `{self.level or 'unknown'}` "
-            f"(output {self.level_output_dtype or 'unknown'}, working precision "
-            f"{self.working_dtype or 'unknown'}"
+            f"(output {self.level_output_dtype or 'unknown'}, {self._working_text()}"
             + (
                 f"; the backend returned {self.output_dtype}"
                 if self.output_dtype not in (None, self.level_output_dtype)
@@ -236,8 +282,7 @@ class Report:
             "",
             f"- spec {SPEC_VERSION}, suite {SUITE_VERSION}, pespec {__version__}, "
             f"profile `{self.profile}`",
-            f"- backend spec `{self.backend_spec}`, device `{self.device}`",
-            f"- capabilities: {_capabilities_text(self.capabilities)}",
+            *self._origin_lines(),
             f"- {self.timestamp}, {self.duration_s:.1f} s",
         ]
         if self.not_run:
@@ -247,14 +292,15 @@ class Report:
             lines += ["", f"**Diagnosis:** {self.diagnosis_sentence}"]
         lines += [
             "",
-            "| check | status | max abs error | bound | ratio | worst position | column | note |",
-            "|---|---|---|---|---|---|---|---|",
+            "| check | status | max abs error | worst: \\|error\\| | bound | ratio | position "
+            "| column | note |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for c in self.checks:
             note = c.message.replace("|", "\\|").replace("\n", " ")
             lines.append(
-                f"| `{c.id}` | {c.status} | {_fmt(c.max_error)} | {_fmt(c.bound)} | "
-                f"{_fmt(c.ratio)} | {_fmt_position(c.worst_position)} | "
+                f"| `{c.id}` | {c.status} | {_fmt(c.max_abs_error)} | {_fmt(c.max_error)} | "
+                f"{_fmt(c.bound)} | {_fmt(c.ratio)} | {_fmt_position(c.worst_position)} | "
                 f"{'' if c.worst_column is None else c.worst_column} | {note} |"
             )
         if error_plot:
@@ -274,12 +320,15 @@ class Report:
         """Write :meth:`to_json` to ``path`` atomically."""
         write_atomic(Path(path), self.to_json())
 
-    def write_markdown(self, path: str | os.PathLike[str], backend: Any = None) -> None:
+    def write_markdown(
+        self, path: str | os.PathLike[str], backend: Any = None, timeout: float | None = None
+    ) -> None:
         """Write :meth:`to_markdown` to ``path`` atomically.
 
         With ``backend`` (spec, Backend or callable) and matplotlib installed (the ``[plot]``
         extra), also write ``<name>.error.png`` beside it (:func:`pespec.plot.error_plot`) and
-        embed it; a backend that fails while plotting gets no picture, never a crash.
+        embed it; a backend that fails (or outlasts ``timeout`` seconds) while plotting gets
+        no picture, never a crash.
         """
         import importlib.util
 
@@ -290,7 +339,7 @@ class Report:
 
             png = target.with_name(f"{target.stem}.error.png")
             try:
-                picture = error_plot(backend, self.level, png).name
+                picture = error_plot(backend, self.level, png, timeout=timeout).name
             except Exception:  # the backend misbehaved while plotting: report without it
                 picture = None
         write_atomic(target, self.to_markdown(error_plot=picture))
@@ -400,7 +449,11 @@ _SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
     ("schema_version", "version of this layout; a changed field meaning bumps it"),
     ("spec_version, suite_version, pespec_version", "what was checked against, and by what"),
     ("verdict, conformant", '`"conformant"` or `"non-conformant"`; the same as a bool'),
-    ("backend", "name, spec (to reload it), output_dtype, declared capabilities"),
+    (
+        "backend",
+        "name, spec (to reload it), file (--from-file: path, sha256, bytes, positions), "
+        "output_dtype, declared capabilities",
+    ),
     ("level", "name (`float16` or `float16@float64`), output_dtype, working_dtype"),
     ("profile", "`ci`, `dev`, `thorough` (or `file` for --from-file)"),
     ("execution", "device, backend libraries, Python, platform, machine, pespec's libraries"),

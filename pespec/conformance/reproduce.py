@@ -3,11 +3,12 @@
 Every failed check of a report carries a line such as::
 
     python -c "from pespec.conformance import reproduce; \\
-        reproduce('numpy-float16', [37], 512, 10000.0, column=130, level='float16')"
+        reproduce('numpy-float16', [37], 512, 10000.0, column=130, level='float16', \\
+        exit_status=True)"
 
 which calls the backend on those positions and prints, per element, the backend's value, the
 correctly rounded value from the oracle (SPEC §6), the absolute error and the bound of the
-level (SPEC §4).
+level (SPEC §4), and exits with status 1 when an element exceeds its bound.
 """
 
 from __future__ import annotations
@@ -32,12 +33,15 @@ def reproduce(
     column: int | None = None,
     level: str | Level | None = None,
     echo: bool = True,
+    exit_status: bool = False,
 ) -> list[dict[str, Any]]:
     """Backend value, certified value, |error| and bound for ``positions`` × columns.
 
     ``column``: one column (default: all). ``level``: the level whose bound is shown (default:
     the backend's claimed level, else its output dtype's default level). Returns one dict per
     element; prints them as lines when ``echo``. Values are float64 absolute numbers.
+    ``exit_status``: end the process with status 1 when an element exceeds its bound (the
+    one-line ``python -c`` reproductions pass it, so a shell or CI sees the failure).
     """
     from pespec.conformance.runner import FIXTURE_ERROR
     from pespec.properties.errormodel import element_bound
@@ -80,4 +84,6 @@ def reproduce(
                 f"exact {row['exact']!r} |error| {row['abs_error']:.3g} "
                 f"bound {row['bound']:.3g} {verdict}"
             )
+    if exit_status and not all(row["within_bound"] for row in rows):
+        raise SystemExit(1)
     return rows

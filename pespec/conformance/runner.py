@@ -22,7 +22,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -736,15 +735,9 @@ class Suite:
         return prefix, "load_backend(backend)"
 
     def _portable_spec(self) -> str | None:
-        """The backend spec, with a relative ``file.py`` made absolute so that the line also
-        runs from another folder."""
-        spec = self.backend.spec
-        if spec is None:
-            return None
-        module, _, attribute = spec.rpartition(":")
-        if module.endswith(".py") and Path(module).is_file():
-            return f"{Path(module).resolve()}:{attribute}"
-        return spec
+        """The backend spec as it was given (a relative ``file.py`` stays relative: the line
+        is run from the folder the check ran in, and names no local absolute path)."""
+        return self.backend.spec
 
     def _command(self, code: str) -> str:
         """``code`` as a shell command when the backend has a spec; else as a Python line to
@@ -759,7 +752,8 @@ class Suite:
         backend = "backend" if self.backend.spec is None else repr(self._portable_spec())
         return self._command(
             f"from pespec.conformance import reproduce; reproduce({backend}, "
-            f"[{position!r}], {d_model}, {base!r}, column={column}, level={level.name!r})"
+            f"[{position!r}], {d_model}, {base!r}, column={column}, level={level.name!r}"
+            + (", exit_status=True)" if self.backend.spec is not None else ")")
         )
 
     def _call_reproduction(self, positions: NDArray[Any], d_model: int, base: float) -> str:
@@ -824,6 +818,9 @@ def _is_canonical(fixture: Any) -> bool:
 
 
 def _ratio(outcome: Any) -> float:
+    reported = outcome.details.get("max_ratio")
+    if isinstance(reported, (int, float)) and not isinstance(reported, bool):
+        return float(reported)
     if outcome.max_error is None or outcome.bound is None:  # no output: no numbers
         return math.inf
     bound = float(outcome.bound)

@@ -126,8 +126,8 @@ def parse_level(text: str) -> Level:
 
     A claim weaker than the default level raises ValueError (:func:`check_claimable`).
     """
-    output, _, working = text.partition("@")
-    if output not in DTYPES or (working and working not in DTYPES):
+    output, at, working = text.partition("@")
+    if output not in DTYPES or (at and working not in DTYPES):  # "float32@" is malformed
         raise ValueError(
             f"level must be OUTPUT or OUTPUT@WORKING with dtypes in {sorted(DTYPES)}; got {text!r}"
         )

@@ -106,14 +106,27 @@ class _Context:
         pair, is_sin = self.config.convention.column_roles(self.config.d_model)
         return f"pair {int(pair[column])}, {'sin' if is_sin[column] else 'cos'}"
 
+    def convention_argument(self) -> str:
+        """``, convention=...`` for oracle.encode, empty for the canonical convention."""
+        c = self.config
+        if c.convention.is_canonical:
+            return ""
+        return f", convention=pespec.Convention.from_dict({c.convention.to_dict()!r})"
+
+    def pair_snippet(self, positions: str, columns: list[int], relation: str) -> str:
+        """Reproduction of a relation between two positions: the backend's and the exact
+        rows at ``positions`` (text of a list), ``columns``, and what must hold."""
+        c = self.config
+        return (
+            f"y = encoder(np.array({positions}), {c.d_model}, {c.base!r})[:, {columns}]; "
+            f"x = pespec.reference.oracle.encode({positions}, {c.d_model}, base={c.base!r}"
+            f"{self.convention_argument()})[:, {columns}]; {relation}"
+        )
+
     def reproduction(self, position: Any, column: int | None) -> str:
         c = self.config
         index = f"[0, {column}]" if column is not None else "[0]"
-        convention = (
-            ""
-            if c.convention.is_canonical
-            else f", convention=pespec.Convention.from_dict({c.convention.to_dict()!r})"
-        )
+        convention = self.convention_argument()
         exact = (
             f"; x = pespec.reference.oracle.encode([{position!r}], {c.d_model}, "
             f"base={c.base!r}{convention}){index}"
@@ -133,7 +146,10 @@ class _Context:
         max_error: float | None = None,
         bound: float | None = None,
         details: dict[str, Any] | None = None,
+        snippet: str | None = None,
     ) -> PropertyViolation:
+        """The violation; ``snippet`` replaces the one-element reproduction for a property
+        that relates two positions (rotation, frequency structure)."""
         where = ""
         if position is not None:
             where = f" at position {position!r}"
@@ -141,8 +157,8 @@ class _Context:
                 where += f", column {column} ({self.column_role(column)})"
         message = f"{self.header()}: expected {expected}; found {found} ({excess}){where}."
         if position is not None:
-            message += " Reproduce (encoder = the backend under test): " + self.reproduction(
-                position, column
+            message += " Reproduce (encoder = the backend under test): " + (
+                snippet or self.reproduction(position, column)
             )
         return PropertyViolation(
             self.result(False, message, max_error, bound, position, column, details)
@@ -371,7 +387,17 @@ def check_boundedness(encoder: Encoder, config: EncodingConfig, level: Level) ->
             column=j,
             max_error=float(excess[r, j]),
         )
-    return ctx.passed(float(np.max(np.abs(y))), 1.0, position, j)
+    largest = float(np.max(np.abs(y)))  # a value, not an error: no |error|, bound or ratio
+    result = ctx.result(
+        True,
+        f"boundedness (SPEC §5.2) holds at level {level.name}: max |y| = {largest!r} ≤ 1",
+        None,
+        None,
+        position,
+        j,
+        {"max_abs_value": largest},
+    )
+    return result
 
 
 def check_norm(encoder: Encoder, config: EncodingConfig, level: Level) -> PropertyResult:
@@ -512,6 +538,7 @@ def check_rotation(
             "every p)",
             found=f"‖M_k y_p − y_(p+k)‖ = {residual_max:.3e}, largest in column {column}",
             excess=_describe_excess(residual_max, tolerance_max),
+            snippet=_rotation_snippet(ctx, position, k_max, column),
             position=position,
             column=column,
             max_error=residual_max,
@@ -586,9 +613,38 @@ def check_dot_products(
         + sum_error
     ) * EVALUATION_SAFETY
     ratio = np.where(valid, _ratio(error, tolerance), 0.0)
-    r, s = _worst(ratio)
+    # A pair whose tolerance exceeds every error finite outputs could have (|y_p·y_q| ≤
+    # ‖y_p‖‖y_q‖, |S| ≤ d/2) cannot fail: at positions so large that the level cannot resolve
+    # p·ω (one float64 ulp of 1.4e16 is 2) the bound is that wide. Such pairs still count for
+    # the verdict (a non-finite output fails them), but the worst pair reported is the worst
+    # informative one, not a huge |error| under a vacuous bound.
+    possible = norm_y[:, None] * norm_y[None, :] + np.abs(expected)
+    vacuous = valid & np.isfinite(error) & (tolerance >= possible)
+    informative = valid & ~vacuous
+    if np.any(ratio > 1.0) or not np.any(informative):
+        r, s = _worst(ratio)
+    else:
+        r, s = _worst(np.where(informative, ratio, -1.0))
     p, q = _position_value(positions, r), _position_value(positions, s)
-    details = {"max_ratio": float(ratio[r, s]), "pairs": int(np.count_nonzero(valid)), "q": q}
+    details = {
+        "max_ratio": float(ratio[r, s]),
+        "pairs": int(np.count_nonzero(valid)),
+        "q": q,
+        "pairs_with_vacuous_bound": int(np.count_nonzero(vacuous)),
+    }
+    if not np.any(informative) and not np.any(ratio > 1.0):
+        details["max_ratio"] = 0.0
+        return ctx.result(
+            True,
+            f"dot_products (SPEC §5.5) holds at level {level.name}; every pair's bound exceeds "
+            "any error a finite output could have (positions too large for the level to "
+            "resolve p·ω), so no pair tested the values",
+            None,
+            None,
+            None,
+            None,
+            details,
+        )
     if not ratio[r, s] <= 1.0:
         raise ctx.violation(
             expected=f"y_p·y_q = Σ_i cos(ω_i·(p − q)) = {float(expected[r, s])!r} for q = {q!r} "
@@ -708,6 +764,23 @@ def _wavelength(config: EncodingConfig, pair: int) -> Any:
         return 2 * mpmath.pi / (omega * scale)
 
 
+def _rotation_snippet(ctx: _Context, position: Any, k: int, column: int) -> str:
+    """Reproduction of a rotation failure: rows p and p + k of the failing pair, and the
+    relation y(p + k) = R(k)·y(p) with R(k)'s sin and cos from the exact row at k (offset 0
+    there: the angles of a position difference)."""
+    sin_cols, cos_cols = _pair_columns(ctx.config)
+    pair = int(np.flatnonzero((sin_cols == column) | (cos_cols == column))[0])
+    s_col, c_col = int(sin_cols[pair]), int(cos_cols[pair])
+    shifted = position + k
+    return ctx.pair_snippet(
+        f"[{position!r}, {shifted!r}]",
+        [s_col, c_col],
+        f"(s, c) = exact (sin, cos) of k·ω for k = {k} in pair {pair}; y[1] must equal "
+        f"(y[0, 0]·c + y[0, 1]·s, y[0, 1]·c − y[0, 0]·s), as x[1] equals that of x[0], "
+        f"within {ctx.level.name} rounding (SPEC §5.4)",
+    )
+
+
 def _integer_shift(wavelength: Any, half: bool) -> tuple[int, Any]:
     """An integer shift m ≈ N·λ (N = 1, 2, …) or ≈ (N − ½)·λ with the smallest angle drift
     2π·|m/λ − N| among m ≤ max(1024, 2λ) (so the exact shifted difference, and the position
@@ -756,6 +829,8 @@ def check_frequency_structure(
     rows = _rows(ctx, positions)
     sin_cols, cos_cols = _pair_columns(config)
     worst: tuple[float, float, float, Any, int, str] = (-1.0, 0.0, 0.0, None, 0, "")
+    moved_to: Any = None
+    moved_op = "−"
     compared = 0  # (row, shift) pairs compared; a shift past the positions' range is skipped
     for pair in sorted({0, d // 2 - 1}):
         wavelength = _wavelength(config, pair)
@@ -781,8 +856,17 @@ def check_frequency_structure(
                 * EVALUATION_SAFETY
             )
             ratio = _ratio(error, tolerance)
-            r, j = _worst(ratio)
-            if ratio[r, j] > worst[0]:
+            # An element whose tolerance exceeds any error of finite outputs (|y′ ∓ y| ≤
+            # |y′| + |y|) cannot fail; the worst reported is an informative one (as in
+            # dot_products: at |p| ≈ 1e16 the bound is that wide).
+            possible = (
+                np.abs(moved.y[:, columns])
+                + np.abs(rows.y[usable][:, columns])
+                + np.abs(moved.x[:, columns] - sign * rows.x[usable][:, columns])
+            )
+            shown = np.where((ratio > 1.0) | ~(tolerance >= possible), ratio, -1.0)
+            r, j = _worst(shown)
+            if shown[r, j] > worst[0]:
                 exact = float(moved.x[r, columns[j]] - sign * rows.x[usable][r, columns[j]])
                 found = float(moved.y[r, columns[j]] - sign * rows.y[usable][r, columns[j]])
                 worst = (
@@ -794,6 +878,8 @@ def check_frequency_structure(
                     f"{label} {'+' if half else '−'} y(p) = exact {exact!r} for pair {pair} "
                     f"(λ = {float(wavelength)!r}); found {found!r}",
                 )
+                moved_to = _position_value(shifted[usable], r)
+                moved_op = "+" if half else "−"
     ratio_max, err_max, tol_max, position, column, statement = worst
     if position is not None and not ratio_max <= 1.0:
         expected, _, found_text = statement.partition("; found ")
@@ -801,6 +887,12 @@ def check_frequency_structure(
             expected=f"{expected} within {tol_max:.3e}",
             found=f"{found_text}, off by {err_max:.3e}",
             excess=_describe_excess(err_max, tol_max),
+            snippet=ctx.pair_snippet(
+                f"[{position!r}, {moved_to!r}]",
+                [column],
+                f"y[1, 0] {moved_op} y[0, 0] must equal x[1, 0] {moved_op} x[0, 0] (≈ 0) "
+                f"within {tol_max:.3e} (SPEC §5.8)",
+            ),
             position=position,
             column=column,
             max_error=err_max,

@@ -16,6 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from pespec._atomic import check_writable
 from pespec.reference.golden import (
     CATALOG,
     FixtureError,
@@ -158,7 +159,20 @@ def _export(args: argparse.Namespace) -> int:
     except FixtureError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    written = export_fixture_sets(fixtures, args.directory, args.file_format)
+    directory = Path(args.directory)
+    if directory.exists() and not directory.is_dir():
+        print(
+            f"pespec golden export: error: DIR must be a folder; {str(directory)!r} is a file",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        check_writable(directory / f"{CATALOG[0].name}.{args.file_format}", "DIR")
+        written = export_fixture_sets(fixtures, directory, args.file_format)
+    except (ValueError, OSError) as exc:
+        reason = exc if isinstance(exc, ValueError) else (exc.strerror or exc)
+        print(f"pespec golden export: error: {reason}", file=sys.stderr)
+        return 2
     print(f"wrote {len(written)} {args.file_format} files to {args.directory}")
     return 0
 

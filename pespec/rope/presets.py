@@ -1,0 +1,149 @@
+"""Rotary configurations of real models (SPEC §12.7), each citing its published config.json.
+
+Every value below is transcribed from the model's ``config.json`` on the Hugging Face Hub
+(through transformers' defaults where the file leaves a field out, as for Gemma 3); the test
+suite reads a copy of each file (``tests/data/hf_configs/``, with its provenance in
+``PROVENANCE.md``) with :func:`pespec.rope.from_hf` and requires the result to equal the preset.
+Models for which no copy of the published file could be obtained are left out rather than
+guessed (Mistral-7B-v0.1, GPT-NeoX-20B: see SPEC §12.7).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from pespec.rope.config import RopeConfig
+
+__all__ = ["PRESETS", "PRESET_SOURCES", "PresetSource", "preset_table"]
+
+
+@dataclass(frozen=True)
+class PresetSource:
+    """Where a preset comes from: the Hub repository, the test copy and how to read it."""
+
+    repo: str
+    copy: str
+    layer_type: str | None = None
+    seq_len: int | None = None
+    note: str = ""
+
+
+_PHI35_SHORT = (
+    1.0, 1.0199999809265137, 1.0299999713897705, 1.0299999713897705,
+    1.0499999523162842, 1.0499999523162842, 1.0499999523162842, 1.0499999523162842,
+    1.0499999523162842, 1.0699999332427979, 1.0999999046325684, 1.1099998950958252,
+    1.1599998474121094, 1.1599998474121094, 1.1699998378753662, 1.2899998426437378,
+    1.339999794960022, 1.679999828338623, 1.7899998426437378, 1.8199998140335083,
+    1.8499997854232788, 1.8799997568130493, 1.9099997282028198, 1.9399996995925903,
+    1.9899996519088745, 2.0199997425079346, 2.0199997425079346, 2.0199997425079346,
+    2.0199997425079346, 2.0199997425079346, 2.0199997425079346, 2.0299997329711914,
+    2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914,
+    2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914,
+    2.0799996852874756, 2.0899996757507324, 2.189999580383301, 2.2199995517730713,
+    2.5899994373321533, 2.729999542236328, 2.749999523162842, 2.8399994373321533,
+)
+_PHI35_LONG = (
+    1.0800000429153442, 1.1100000143051147, 1.1399999856948853, 1.340000033378601,
+    1.5899999141693115, 1.600000023841858, 1.6200000047683716, 2.620000123977661,
+    3.2300000190734863, 3.2300000190734863, 4.789999961853027, 7.400000095367432,
+    7.700000286102295, 9.09000015258789, 12.199999809265137, 17.670000076293945,
+    24.46000099182129, 28.57000160217285, 30.420001983642578, 30.840002059936523,
+    32.590003967285156, 32.93000411987305, 42.320003509521484, 44.96000289916992,
+    50.340003967285156, 50.45000457763672, 57.55000305175781, 57.93000411987305,
+    58.21000289916992, 60.1400032043457, 62.61000442504883, 62.62000274658203,
+    62.71000289916992, 63.1400032043457, 63.1400032043457, 63.77000427246094,
+    63.93000411987305, 63.96000289916992, 63.970001220703125, 64.02999877929688,
+    64.06999969482422, 64.08000183105469, 64.12000274658203, 64.41000366210938,
+    64.4800033569336, 64.51000213623047, 64.52999877929688, 64.83999633789062,
+)
+
+
+def _phi35(seq_len: int) -> RopeConfig:
+    return RopeConfig(head_dim=96, theta=10000.0, rope_type="longrope",
+                      original_max_position_embeddings=4096, max_position_embeddings=131072,
+                      seq_len=seq_len, short_factor=_PHI35_SHORT, long_factor=_PHI35_LONG)
+
+
+PRESETS: MappingProxyType[str, RopeConfig] = MappingProxyType({
+    "Llama-2-7B": RopeConfig(head_dim=128, theta=10000.0),
+    "Llama-3.1-8B": RopeConfig(
+        head_dim=128, theta=500000.0, rope_type="llama3", factor=8.0, low_freq_factor=1.0,
+        high_freq_factor=4.0, original_max_position_embeddings=8192,
+        max_position_embeddings=131072),
+    "Qwen2.5-7B-Instruct": RopeConfig(head_dim=128, theta=1000000.0),
+    "GPT-J-6B": RopeConfig(head_dim=256, rotary_dim=64, theta=10000.0, pairing="interleaved"),
+    "Gemma-3-4B global layers": RopeConfig(
+        head_dim=256, theta=1000000.0, rope_type="linear", factor=8.0),
+    "Gemma-3-4B local layers": RopeConfig(head_dim=256, theta=10000.0),
+    "gpt-oss-20b": RopeConfig(
+        head_dim=64, theta=150000.0, rope_type="yarn", factor=32.0,
+        original_max_position_embeddings=4096, max_position_embeddings=131072,
+        truncate=False, beta_fast=32.0, beta_slow=1.0),
+    "DeepSeek-V3": RopeConfig(
+        head_dim=64, theta=10000.0, rope_type="yarn", pairing="interleaved_in_halves_out",
+        factor=40.0, original_max_position_embeddings=4096, max_position_embeddings=163840,
+        mscale=1.0, mscale_all_dim=1.0, truncate=True, beta_fast=32.0, beta_slow=1.0),
+    "Phi-3.5-mini-instruct, ℓ = 4096": _phi35(4096),
+    "Phi-3.5-mini-instruct, ℓ = 131072": _phi35(131072),
+})
+"""Rotary configurations of real models, by name (read-only)."""
+
+PRESET_SOURCES: MappingProxyType[str, PresetSource] = MappingProxyType({
+    "Llama-2-7B": PresetSource("meta-llama/Llama-2-7b-hf", "llama-2-7b-hf.json",
+                               note="no rope_theta in the file: LlamaConfig's 10000"),
+    "Llama-3.1-8B": PresetSource("meta-llama/Llama-3.1-8B", "llama-3.1-8b.json"),
+    "Qwen2.5-7B-Instruct": PresetSource("Qwen/Qwen2.5-7B-Instruct", "qwen2.5-7b-instruct.json"),
+    "GPT-J-6B": PresetSource("EleutherAI/gpt-j-6b", "gpt-j-6b.json",
+                             note="rotary_dim 64 of 4096/16 = 256; GPT-J's fixed base 10000"),
+    "Gemma-3-4B global layers": PresetSource(
+        "google/gemma-3-4b-it", "gemma-3-4b-it.json", layer_type="full_attention",
+        note="head_dim and θ from Gemma3TextConfig's defaults"),
+    "Gemma-3-4B local layers": PresetSource(
+        "google/gemma-3-4b-it", "gemma-3-4b-it.json", layer_type="sliding_attention",
+        note="rope_local_base_freq (Gemma3TextConfig default 10000), no scaling"),
+    "gpt-oss-20b": PresetSource("openai/gpt-oss-20b", "gpt-oss-20b.json"),
+    "DeepSeek-V3": PresetSource(
+        "deepseek-ai/DeepSeek-V3", "deepseek-v3.json",
+        note="d_r = qk_rope_head_dim; rope_interleave defaults to true; A = 1; the softmax "
+             "scale's mscale² is out of scope"),
+    "Phi-3.5-mini-instruct, ℓ = 4096": PresetSource(
+        "microsoft/Phi-3.5-mini-instruct", "phi-3.5-mini-instruct.json", seq_len=4096,
+        note="short_factor (ℓ ≤ L0)"),
+    "Phi-3.5-mini-instruct, ℓ = 131072": PresetSource(
+        "microsoft/Phi-3.5-mini-instruct", "phi-3.5-mini-instruct.json", seq_len=131072,
+        note="long_factor (ℓ > L0)"),
+})
+"""For each preset: the Hub repository, the file name of its copy under tests/data/hf_configs."""
+
+
+def _parameters(config: RopeConfig) -> str:
+    fields = config.to_dict()
+    shown = []
+    for key in ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings",
+                "max_position_embeddings", "seq_len", "beta_fast", "beta_slow", "truncate",
+                "mscale", "mscale_all_dim", "attention_factor"):
+        if key in fields:
+            value = fields[key]
+            shown.append(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}")
+    if config.short_factor is not None:
+        shown.append("short/long_factor (48 each, from the config)")
+    return "; ".join(shown) or "—"
+
+
+def preset_table() -> str:
+    """Markdown table of the presets and their sources (generated into SPEC §12.7)."""
+    from pespec.rope.schedules import frequencies
+
+    lines = ["| preset | schedule | θ | head_dim / d_r | pairing | parameters | A (float64) "
+             "| source (config.json on the Hub) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, config in PRESETS.items():
+        source = PRESET_SOURCES[name]
+        _, attention = frequencies(config)
+        where = f"`{source.repo}` (copy `{source.copy}`)"
+        where += f"; {source.note}" if source.note else ""
+        lines.append(f"| {name} | {config.rope_type} | {config.theta:g} | "
+                     f"{config.head_dim} / {config.d_r} | {config.pairing} | "
+                     f"{_parameters(config)} | {attention:.6g} | {where} |")
+    return "\n".join(lines) + "\n"

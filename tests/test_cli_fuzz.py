@@ -1,0 +1,436 @@
+"""Fuzz the command line with invocations that are wrong by construction (issue #12).
+
+Every case is a usage mistake: a bad flag or value, a missing or unwritable path, or a
+.npy/.npz/.csv file whose contents are malformed. Each must exit 2 with a message of at most
+ten lines and no traceback, before any suite runs. The cases are built from a fixed seed
+(deterministic) and run in-process through :func:`pespec.cli.main`; a few go through a real
+subprocess to check the process exit status too.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pespec.cli import main
+from pespec.reference.encoding import encode
+
+D = 8
+ROWS = 12
+MAX_LINES = 10
+
+Case = tuple[str, Callable[[Path], list[str]]]
+
+
+def _valid(rows: int = ROWS, d: int = D) -> np.ndarray:
+    return encode(np.arange(rows, dtype=np.int64), d, base=10000.0)
+
+
+def _csv_text(values: np.ndarray) -> str:
+    return "".join(",".join(repr(v) for v in row) + "\n" for row in values.tolist())
+
+
+def _npy_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=array.dtype.hasobject)
+    return buffer.getvalue()
+
+
+def _npz_bytes(**arrays: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def _zip_bytes(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _file_case(name: str, data: bytes, *extra: str, d: int = D) -> Case:
+    def build(tmp: Path) -> list[str]:
+        path = tmp / name
+        path.write_bytes(data)
+        return ["check", "--from-file", str(path), "--d-model", str(d), *extra]
+
+    return (f"file {name} {' '.join(extra)}".strip(), build)
+
+
+def _argv_case(*argv: str) -> Case:
+    return (" ".join(argv) or "(no arguments)", lambda tmp: list(argv))
+
+
+def _path_case(label: str, build: Callable[[Path], list[str]]) -> Case:
+    return (label, build)
+
+
+def _blocked(tmp: Path) -> Path:
+    blocker = tmp / "plain-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    return blocker
+
+
+def _folder(tmp: Path, name: str) -> Path:
+    """A folder named like a file (``dir.png``): an output path that is a folder."""
+    folder = tmp / name
+    folder.mkdir()
+    return folder
+
+
+def _good_npy(tmp: Path) -> Path:
+    path = tmp / "good.npy"
+    np.save(path, _valid())
+    return path
+
+
+# --- bad flags and values ----------------------------------------------------------------------
+
+FLAG_CASES: list[Case] = [
+    _argv_case(),
+    _argv_case("nonsense"),
+    _argv_case("--bogus"),
+    _argv_case("check"),
+    _argv_case("check", "numpy", "--level"),
+    _argv_case("check", "numpy", "--profile", "x"),
+    _argv_case("check", "numpy", "--timeout", "abc"),
+    _argv_case("check", "numpy", "--timeout", "-1"),
+    _argv_case("check", "numpy", "--timeout", "0"),
+    _argv_case("check", "numpy", "--examples", "0"),
+    _argv_case("check", "numpy", "--examples", "x"),
+    _argv_case("check", "numpy", "--examples", "-3"),
+    _argv_case("check", "numpy", "--stages", "nope"),
+    _argv_case("check", "numpy", "--stages", "golden,nope"),
+    _argv_case("check", "numpy", "--level", "float7"),
+    _argv_case("check", "numpy", "--level", "float32@"),
+    _argv_case("check", "numpy", "--level", "@float32"),
+    _argv_case("check", "numpy", "--level", ""),
+    _argv_case("check", "numpy", "--d-model", "8"),
+    _argv_case("check", "numpy", "--positions", "0:4"),
+    _argv_case("check", "numpy", "--unknown-flag"),
+    _argv_case("check", "numpy", "extra-positional"),
+    _argv_case("check", "numpy-float7"),
+    _argv_case("check", "no_such_backend_name"),
+    _argv_case("check", "no_such_module_pespec_fuzz:pe"),
+    _argv_case("check", "missing_file_pespec_fuzz.py"),
+    _argv_case("check", "missing_file_pespec_fuzz.py:pe"),
+    _argv_case("check", "numpy:"),
+    _argv_case("check", ":pe"),
+    _argv_case("encode"),
+    _argv_case("encode", "--d-model", "7", "--seq-len", "3"),
+    _argv_case("encode", "--d-model", "0", "--seq-len", "3"),
+    _argv_case("encode", "--d-model", "-4", "--seq-len", "3"),
+    _argv_case("encode", "--d-model", "abc", "--seq-len", "3"),
+    _argv_case("encode", "--d-model", "4", "--seq-len", "-1"),
+    _argv_case("encode", "--d-model", "4", "--seq-len", "3", "--base", "0.5"),
+    _argv_case("encode", "--d-model", "4", "--seq-len", "3", "--base", "1"),
+    _argv_case("encode", "--d-model", "4", "--seq-len", "3", "--base", "nan"),
+    _argv_case("encode", "--d-model", "4", "--seq-len", "3", "--base", "inf"),
+    _argv_case("encode", "--d-model", "4", "--seq-len", "3", "--offset", "-1"),
+    _argv_case("encode", "--d-model", "4", "--seq-len", "3", "--convention", "nope"),
+    _argv_case("plot"),
+    _argv_case("plot", "encoding"),
+    _argv_case("plot", "encoding", "--d-model", "7", "--seq-len", "3", "-o", "x.png"),
+    _argv_case("plot", "encoding", "--d-model", "8", "--seq-len", "0", "-o", "x.png"),
+    _argv_case("plot", "encoding", "--d-model", "8", "--seq-len", "3"),
+    _argv_case("plot", "encoding", "--d-model", "8", "--seq-len", "3", "-o", "x.jpg"),
+    _argv_case("plot", "encoding", "--d-model", "8", "--seq-len", "3", "-o", "x"),
+    _argv_case(
+        "plot", "encoding", "--d-model", "8", "--seq-len", "3", "--base", "1", "-o", "x.png"
+    ),
+    _argv_case("plot", "error"),
+    _argv_case("plot", "error", "no_such_backend_name", "-o", "x.png"),
+    _argv_case("plot", "error", "numpy", "--d-model", "3", "-o", "x.png"),
+    _argv_case("plot", "error", "numpy", "--timeout", "0", "-o", "x.png"),
+    _argv_case("plot", "error", "numpy", "--timeout", "-2", "-o", "x.png"),
+    _argv_case("plot", "error", "numpy", "-o", "x.gif"),
+    _argv_case("plot", "error", "numpy", "--level", "float7", "-o", "x.png"),
+    _argv_case("golden"),
+    _argv_case("golden", "export"),
+    _argv_case("golden", "export", "--format", "xml", "out"),
+    _argv_case("golden", "nope"),
+    _argv_case("tables", "--bogus"),
+]
+
+# --from-file with bad values (a valid file, so only the flag is wrong)
+for extra in (
+    ["--d-model", "7"],
+    ["--d-model", "0"],
+    ["--d-model", "-8"],
+    ["--d-model", "x"],
+    ["--d-model", "16"],
+    ["--d-model", "4"],
+    ["--base", "1"],
+    ["--base", "-5"],
+    ["--base", "nan"],
+    ["--base", "inf"],
+    ["--positions", "abc"],
+    ["--positions", "1:x"],
+    ["--positions", "5:1"],
+    ["--positions", "0:0"],
+    ["--positions", ""],
+    ["--positions", "0:5"],
+    ["--positions", "0:100"],
+    ["--positions", "1,2,3"],
+    ["--positions", "1,,3"],
+    ["--level", "float7"],
+    ["--profile", "ci"],
+    ["--stages", "golden"],
+    ["--examples", "3"],
+):
+
+    def _with_flag(tmp: Path, extra: list[str] = extra) -> list[str]:
+        base = ["check", "--from-file", str(_good_npy(tmp))]
+        return [*base, *(["--d-model", str(D)] if "--d-model" not in extra else []), *extra]
+
+    FLAG_CASES.append((f"from-file {' '.join(extra)}", _with_flag))
+FLAG_CASES.append(
+    _path_case("from-file without --d-model", lambda t: ["check", "--from-file", str(_good_npy(t))])
+)
+FLAG_CASES.append(
+    _path_case(
+        "backend and --from-file",
+        lambda t: ["check", "numpy", "--from-file", str(_good_npy(t)), "--d-model", "8"],
+    )
+)
+
+# --- missing and unwritable paths --------------------------------------------------------------
+
+PATH_CASES: list[Case] = []
+for suffix in (".npy", ".npz", ".csv", ".txt", ""):
+    PATH_CASES.append(
+        _path_case(
+            f"missing from-file{suffix}",
+            lambda t, s=suffix: ["check", "--from-file", str(t / f"missing{s}"), "--d-model", "8"],
+        )
+    )
+PATH_CASES.append(
+    _path_case(
+        "from-file is a folder", lambda t: ["check", "--from-file", str(t), "--d-model", "8"]
+    )
+)
+PATH_CASES.append(
+    _path_case(
+        "from-file with unknown suffix",
+        lambda t: ["check", "--from-file", str(_blocked(t)), "--d-model", "8"],
+    )
+)
+PATH_CASES.append(
+    _path_case(
+        "positions file missing",
+        lambda t: [
+            "check",
+            "--from-file",
+            str(_good_npy(t)),
+            "--d-model",
+            "8",
+            "--positions",
+            str(t / "p.npy"),
+        ],
+    )
+)
+for option in ("--json", "--markdown"):
+    for label, target in (
+        ("below a file", lambda t: str(_blocked(t) / "r.out")),
+        ("a folder", lambda t: str(t)),
+        ("deep below a file", lambda t: str(_blocked(t) / "a" / "b" / "r.out")),
+    ):
+        PATH_CASES.append(
+            _path_case(
+                f"check numpy {option} {label}",
+                lambda t, o=option, g=target: ["check", "numpy", o, g(t)],
+            )
+        )
+        PATH_CASES.append(
+            _path_case(
+                f"from-file {option} {label}",
+                lambda t, o=option, g=target: [
+                    "check",
+                    "--from-file",
+                    str(_good_npy(t)),
+                    "--d-model",
+                    "8",
+                    o,
+                    g(t),
+                ],
+            )
+        )
+if Path("/proc/self").is_dir():
+    PATH_CASES += [
+        _argv_case("check", "numpy", "--json", "/proc/pespec-fuzz.json"),
+        _argv_case("check", "numpy", "--markdown", "/proc/pespec-fuzz.md"),
+        _argv_case("golden", "export", "--format", "npz", "/proc/pespec-fuzz"),
+        _argv_case("plot", "encoding", "--d-model", "8", "--seq-len", "3", "-o", "/proc/x.png"),
+    ]
+for fmt in ("npz", "csv"):
+    PATH_CASES.append(
+        _path_case(
+            f"golden export {fmt} to a file",
+            lambda t, f=fmt: ["golden", "export", "--format", f, str(_blocked(t))],
+        )
+    )
+    PATH_CASES.append(
+        _path_case(
+            f"golden export {fmt} below a file",
+            lambda t, f=fmt: ["golden", "export", "--format", f, str(_blocked(t) / "x")],
+        )
+    )
+for kind in ("encoding", "error"):
+    head = (
+        ["plot", "encoding", "--d-model", "8", "--seq-len", "3"]
+        if kind == "encoding"
+        else ["plot", "error", "numpy"]
+    )
+    PATH_CASES.append(
+        _path_case(
+            f"plot {kind} below a file", lambda t, h=head: [*h, "-o", str(_blocked(t) / "x.png")]
+        )
+    )
+    PATH_CASES.append(
+        _path_case(
+            f"plot {kind} to a folder",
+            lambda t, h=head: ([*h, "-o", str(_folder(t, "dir.png"))]),
+        )
+    )
+
+# --- malformed file contents -------------------------------------------------------------------
+
+
+def _file_cases() -> list[Case]:
+    rng = np.random.default_rng(20261122)
+    valid = _valid()
+    good_npy = _npy_bytes(valid)
+    good_npz = _npz_bytes(encoding=valid, positions=np.arange(ROWS))
+    cases: list[Case] = []
+    for n in range(12):  # random bytes, with and without the .npy magic
+        noise = rng.integers(0, 256, size=int(rng.integers(0, 400)), dtype=np.uint8).tobytes()
+        cases.append(_file_case(f"noise{n}.npy", noise))
+        cases.append(_file_case(f"magic-noise{n}.npy", b"\x93NUMPY" + noise))
+        cases.append(_file_case(f"noise{n}.npz", noise))
+        cases.append(_file_case(f"noise{n}.csv", b"\xff\xfe" + noise))
+    for cut in (0, 6, 8, 10, 30, 60, 127, 128, 200, len(good_npy) - 8, len(good_npy) - 1):
+        cases.append(_file_case(f"truncated{cut}.npy", good_npy[:cut]))
+    for cut in (10, 40, len(good_npz) // 2, len(good_npz) - 30):
+        cases.append(_file_case(f"truncated{cut}.npz", good_npz[:cut]))
+    ragged = np.empty(2, dtype=object)
+    ragged[0], ragged[1] = np.zeros(3), np.zeros(4)
+    cases += [
+        _file_case("text.npy", _csv_text(valid).encode()),
+        _file_case("object.npy", _npy_bytes(ragged)),
+        _file_case("one-d.npy", _npy_bytes(valid[0])),
+        _file_case("three-d.npy", _npy_bytes(valid[None])),
+        _file_case("scalar.npy", _npy_bytes(np.float64(1.0))),
+        _file_case("columns.npy", _npy_bytes(_valid(ROWS, 2 * D))),
+        _file_case("transposed.npy", _npy_bytes(_valid(D + 2, D).T.copy())),
+        _file_case("bad-header.npy", b"\x93NUMPY\x01\x00\x10\x00{'descr': 1}    \n"),
+        _file_case("bad-version.npy", b"\x93NUMPY\x09\x00" + good_npy[8:]),
+        _file_case("empty.npz", _zip_bytes({})),
+        _file_case("not-npy-member.npz", _zip_bytes({"encoding.npy": b"hello"})),
+        _file_case("object.npz", _npz_bytes(encoding=ragged)),
+        _file_case("two-arrays.npz", _npz_bytes(a=valid, b=valid)),
+        _file_case("key.npz", _npz_bytes(encoding=valid), "--key", "nope"),
+        _file_case("positions-short.npz", _npz_bytes(encoding=valid, positions=np.arange(3))),
+        _file_case("one-d.npz", _npz_bytes(encoding=valid[0])),
+        _file_case("text.npz", b"encoding,0,1\n"),
+        _file_case("npy-as.npz", good_npy),
+        _file_case("npz-as.csv", good_npz),
+        _file_case("npy-as.csv", good_npy),
+        _file_case("empty.csv", b""),
+        _file_case("blank.csv", b"\n\n  \n"),
+        _file_case("header-only.csv", b"a,b,c\n"),
+        _file_case("spaces.csv", " ".join(map(repr, valid[0].tolist())).encode() + b"\n"),
+        _file_case("tabs.csv", "\t".join(map(repr, valid[0].tolist())).encode() + b"\n"),
+        _file_case("semicolons.csv", ";".join(map(repr, valid[0].tolist())).encode() + b"\n"),
+        _file_case("nul.csv", b"0.0,1.0\x00,0.0\n"),
+        _file_case("columns.csv", _csv_text(_valid(ROWS, 2 * D)).encode()),
+        _file_case("positions-only.csv", b"position\n0\n1\n"),
+        _file_case(
+            "bad-position.csv",
+            (
+                "position," + ",".join(map(str, range(D))) + "\nx," + ",".join(["0.0"] * D) + "\n"
+            ).encode(),
+        ),
+    ]
+    lines = _csv_text(valid).splitlines()
+    mutations: list[Callable[[list[str], int], str]] = [
+        lambda cells, k: ",".join(cells[:k] + cells[k + 1 :]),  # a value missing: ragged
+        lambda cells, k: ",".join([*cells, "0.5"]),  # one value too many: ragged
+        lambda cells, k: ",".join([*cells[:k], "abc", *cells[k + 1 :]]),  # not a number
+        lambda cells, k: ",".join([*cells[:k], "", *cells[k + 1 :]]),  # an empty cell
+        lambda cells, k: ",".join(cells).replace(",", " ", 1),  # a space for a comma
+        lambda cells, k: ",".join([*cells[:k], "1.0.0", *cells[k + 1 :]]),
+        lambda cells, k: ",".join([*cells[:k], "0x1q-3", *cells[k + 1 :]]),  # a bad hex float
+        lambda cells, k: ",".join([*cells[:k], "1,5", *cells[k + 1 :]]),  # decimal comma
+    ]
+    for n in range(48):
+        mutate = mutations[n % len(mutations)]
+        row = int(rng.integers(1, len(lines)))  # never line 1: it would read as a header
+        cells = lines[row].split(",")
+        changed = list(lines)
+        changed[row] = mutate(cells, int(rng.integers(0, len(cells))))
+        cases.append(_file_case(f"mutated{n}.csv", ("\n".join(changed) + "\n").encode()))
+    return cases
+
+
+FILE_CASES = _file_cases()
+CASES = FLAG_CASES + PATH_CASES + FILE_CASES
+
+
+def test_the_fuzz_covers_at_least_200_invocations() -> None:
+    assert len(CASES) >= 200, len(CASES)
+    assert len({name for name, _ in CASES}) == len(CASES)  # one id per case
+
+
+def _exit_code(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exited:  # argparse's own usage errors
+        return int(exited.code) if isinstance(exited.code, int) else 2
+
+
+@pytest.mark.parametrize("build", [b for _, b in CASES], ids=[n for n, _ in CASES])
+def test_malformed_invocation_exits_2_with_a_short_message(
+    build: Callable[[Path], list[str]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)  # relative outputs (x.png) land in the test's folder
+    argv = build(tmp_path)
+    code = _exit_code(argv)
+    captured = capsys.readouterr()
+    text = (captured.out + captured.err).strip()
+    assert code == 2, f"{argv}: exit {code}\n{text[-1500:]}"
+    assert text, f"{argv}: no message"
+    assert "Traceback" not in text, text
+    assert len(text.splitlines()) <= MAX_LINES, text
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "--from-file", "missing.npy", "--d-model", "8"],
+        ["check", "numpy", "--stages", "nope"],
+        ["plot", "encoding", "--d-model", "8", "--seq-len", "3", "-o", "x.jpg"],
+    ],
+)
+def test_process_exit_status_is_2(argv: list[str], tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "pespec", *argv],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) <= MAX_LINES
