@@ -57,8 +57,13 @@ def _golden(report: Report, name: str) -> Any:
 def _swapped(r: Report) -> None:
     _contract_clean(r)
     tiny = _golden(r, "tiny-d4-L3")
-    # Row 0: sin 0 = 0 but the backend puts cos 0 = 1 in column 0: error exactly 1.
-    assert (tiny.worst_position, tiny.worst_column, tiny.max_error) == (0, 0, 1.0)
+    # Pair 0 swaps sin p and cos p, an error |sin p − cos p| in both columns: 1 at p = 0,
+    # 0.30 at p = 1, 1.325444263372824 (mpmath) at p = 2. Pair 0 has no angle term (SPEC
+    # §4.2), so its float64 bound is 4u + ½ulp(|x|): 8·2^-54 at x = sin 0, 8.5·2^-54 at
+    # x = cos 2 (½ulp = 2^-55), 9·2^-54 at x = sin 2; the worst ratio is row 2, column 1
+    # (1.325/8.5 > 1/8; it was row 0, column 0 before issue 14, whose bound grew with p).
+    assert (tiny.worst_position, tiny.worst_column) == (2, 1)
+    assert tiny.max_error == pytest.approx(1.325444263372824, abs=1e-15)
 
 
 def _halves(r: Report) -> None:
@@ -78,9 +83,13 @@ def _frequency_bug(r: Report) -> None:
 def _positions_from_one(r: Report) -> None:
     _contract_clean(r)
     tiny = _golden(r, "tiny-d4-L3")
-    # Row 0 holds the encoding of position 1: |sin 1 − sin 0| = 0.8414709848078965 (mpmath).
-    assert (tiny.worst_position, tiny.worst_column) == (0, 0)
-    assert tiny.max_error == pytest.approx(0.8414709848078965, abs=1e-15)
+    # Row p holds the encoding of p + 1. Pair 0 has no angle term (ω̂_0 = 1, SPEC §4.2), so
+    # its bound is 4u + ½ulp(|x|) at every one of positions 0, 1, 2, and the worst ratio is
+    # the largest error among sin/cos: |cos 2 − cos 1| = 0.9564491424152821 (mpmath) at row
+    # 1, column 1 (row 0, column 0: |sin 1 − sin 0| = 0.841, the worst before issue 14, when
+    # the bound grew with the position).
+    assert (tiny.worst_position, tiny.worst_column) == (1, 1)
+    assert tiny.max_error == pytest.approx(0.9564491424152821, abs=1e-15)
 
 
 def _low_precision_bug(level: str) -> Callable[[Report], None]:

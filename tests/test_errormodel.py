@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from fractions import Fraction
+from typing import Any
 
 import ml_dtypes
 import mpmath
@@ -103,11 +103,12 @@ def test_element_bound_at_position_zero_by_hand() -> None:
 
 
 def test_element_bound_working_part_by_hand() -> None:
-    # float32 level, p = 1000, pair 0 (ω = 1, λ = 0): E = u(4 + γ(10)·1000/u).
+    # float32 level, p = 1000, pair 0: ω̂_0 = 1 exactly, so θ̂ = fl(1000·1) = 1000 = θ and
+    # only the sine's own error is left: E = 4u (issue 14; was 4u + γ(10)·1000).
     config = EncodingConfig(np.array([1000]), 4)
     parts = em.element_bound_parts(config, LEVELS["float32"])
     u = 2.0**-24
-    assert parts.working[0, 0] == pytest.approx(4 * u + 10 * u / (1 - 10 * u) * 1000, rel=1e-14)
+    assert parts.working[0, 0] == 4 * u
     # pair 1: ω = 10^-2, λ = ln 100, K_θ = 10(1 + ln 100).
     k_theta = 10 * (1 + math.log(100))
     expected = 4 * u + k_theta * u / (1 - k_theta * u) * 1000 * 0.01
@@ -115,19 +116,27 @@ def test_element_bound_working_part_by_hand() -> None:
 
 
 def test_position_term_when_not_representable() -> None:
-    # 2^24 + 1 is not a float32: q̂ is off by ≤ ½ulp32 = 1, adding ω_k·1·(1 + γ) to E.
+    # 2^24 + 1 is not a float32: q̂ is off by ≤ ½ulp32 = 1. In pair 0 (ω̂_0 = 1, θ̂ = q̂) that
+    # is the whole angle error: E = 4u + 1, against 4u at the representable 2^24.
     level = LEVELS["float32"]
     exact = em.element_bound_parts(EncodingConfig(np.array([2**24]), 2), level).working[0, 0]
     inexact = em.element_bound_parts(EncodingConfig(np.array([2**24 + 1]), 2), level).working
-    growth = 10 * 2.0**-24 / (1 - 10 * 2.0**-24)
-    assert inexact[0, 0] - exact == pytest.approx(1.0 + growth * (1 + 1), rel=1e-9)
+    assert exact == 4 * 2.0**-24
+    assert inexact[0, 0] == 4 * 2.0**-24 + 1.0
+    # In pair 1 the term is ω_1·1·(1 + γ(K_θ(1))) on top of γ(K_θ(1))·θ.
+    pairs = em.element_bound_parts(EncodingConfig(np.array([2**24, 2**24 + 1]), 4), level)
+    omega_1 = 0.01  # base 10^4, d = 4: ω_1 = 10^-2
+    k_theta = 10 * (1 + math.log(100))
+    g = k_theta * 2.0**-24 / (1 - k_theta * 2.0**-24)
+    growth = pairs.working[1, 2] - pairs.working[0, 2]
+    assert growth == pytest.approx(omega_1 * (1 + g) + g * omega_1, rel=1e-9)
     # 0.1 is not a float32 either (nor float64): a fractional position gets the term too.
     frac = em.element_bound_parts(EncodingConfig(np.array([0.1]), 2), level).working[0, 0]
     half_ulp = float(np.spacing(np.float32(0.1))) / 2
     assert frac >= 4 * 2.0**-24 + half_ulp
     # float64 work holds 0.1 (as given) exactly: no position term.
     frac64 = em.element_bound_parts(EncodingConfig(np.array([0.1]), 2), LEVELS["float64"])
-    assert frac64.working[0, 0] == pytest.approx(2 * 2.0**-53 + 6 * 2.0**-53 * 0.1, rel=1e-12)
+    assert frac64.working[0, 0] == 4 * 2.0**-53
 
 
 def test_overflowing_working_precision_gives_infinite_bound() -> None:
@@ -153,17 +162,20 @@ def test_bound_non_decreasing_in_position() -> None:
         assert values == sorted(values), level.name
 
 
-def _limit_by_hand(level: Level, threshold: float) -> int:
-    """Pair 0 dominates (K_θ(k)·ω_k = K_θ(0)·(1 + λ)e^−λ ≤ K_θ(0)): solve for P exactly while
-    P ≤ 2^p_work (no position term), in rationals."""
-    u_w = Fraction(1, 2 ** SIGNIFICAND_BITS[level.working_dtype])
-    u_out = Fraction(1, 2 ** SIGNIFICAND_BITS[level.output_dtype])
-    c_f = Fraction(em.FUNCTION_ULPS[level.working_dtype])
-    n = (2 * c_f + 2) * u_w
-    g = n / (1 - n)
-    limit = (Fraction(threshold) / Fraction(em.EVALUATION_SAFETY) - u_out / 2 - c_f * u_w) / g
-    whole = math.floor(limit)
-    return whole - 1 if whole == limit else whole
+def _limit_by_hand(level: Level, threshold: float, d: int = 512, base: float = 1e4) -> int:
+    """Pair 1 dominates: pair 0 has no angle term (ω̂_0 = 1) and K_θ(k)·ω_k ∝ (1 + λ_k)e^−λ_k
+    decreases in k. Solve 4u + γ(K_θ(1))·ω_1·P + u_out/2 < τ for P while P ≤ 2^p_work (no
+    position term), at 50 digits (ω_1 = base^(−2/d) is irrational)."""
+    with mpmath.workdps(50):
+        u_w = mpmath.mpf(2) ** -SIGNIFICAND_BITS[level.working_dtype]
+        u_out = mpmath.mpf(2) ** -SIGNIFICAND_BITS[level.output_dtype]
+        c_f = em.FUNCTION_ULPS[level.working_dtype]
+        lam = mpmath.log(base) / (d // 2)
+        n = (2 * c_f + 2) * (1 + lam) * u_w
+        g = n / (1 - n) * mpmath.exp(-lam)
+        limit = (mpmath.mpf(threshold) / em.EVALUATION_SAFETY - u_out / 2 - c_f * u_w) / g
+        whole = int(mpmath.floor(limit))
+        return whole - 1 if whole == limit else whole
 
 
 @pytest.mark.parametrize("name", ["float32", "float16", "bfloat16"])
@@ -213,7 +225,7 @@ def test_tables_contain_the_computed_numbers() -> None:
         assert f"`{level.name}`" in table
     p = em.meaningful_position_limit(LEVELS["float32"], 512)
     assert f"{int(p):,}".replace(",", " ") in table
-    assert "| float32 | 2^−24 | 4 | 4 | 10·(1 + λ_k) | 10 |" in em.constants_table()
+    assert "| float32 | 2^−24 | 4 | 4 | 10·(1 + λ_k) | 0 (ω̂_0 = 1) |" in em.constants_table()
     assert f"{em.adjacent_separation(512):.6f}" in em.uniqueness_table()
 
 
@@ -250,3 +262,86 @@ def test_default_and_stricter_levels_can_be_claimed() -> None:
     assert parse_level("float16") == LEVELS["float16"] == parse_level("float16@float32")
     assert parse_level("float16@float64") == Level("float16", "float64")
     assert parse_level("float64@float64") == LEVELS["float64"]
+
+
+@pytest.mark.parametrize(("name", "dtype"), [("bfloat16", ml_dtypes.bfloat16), ("float16", None)])
+def test_double_rounding_through_float32_is_covered(name: str, dtype: Any) -> None:
+    # SPEC §4.1 A6: float64 → float32 → T_out. Values just below and above every T_out
+    # midpoint in [−1, 1] (where float32 can land on the midpoint and ties-to-even then goes
+    # the wrong way) stay within ½ulp*_out + ½ulp*_32; ½ulp*_out alone is exceeded.
+    level = Level(name, "float64")
+    assert em.intermediate_dtype(level) == "float32"
+    assert em.intermediate_dtype(Level(name, "float32")) is None
+    assert em.intermediate_dtype(Level("float32", "float64")) is None
+    bits = np.arange(2**16, dtype=np.uint16).view(ml_dtypes.bfloat16 if dtype else np.float16)
+    with np.errstate(invalid="ignore"):
+        grid = np.unique(bits.astype(np.float64))
+    grid = grid[np.isfinite(grid) & (np.abs(grid) <= 1.0)]
+    midpoints = (grid[1:] + grid[:-1]) / 2
+    nudge = np.abs(midpoints) * 2.0**-30  # below ½ulp_32: float32 rounds onto the midpoint
+    values = np.concatenate([midpoints - nudge, midpoints + nudge])
+    cast = dtype if dtype else np.float16
+    error = np.abs(values.astype(np.float32).astype(cast).astype(np.float64) - values)
+    assert np.all(error <= em.output_rounding(np.abs(values), level))
+    assert np.any(error > em.rounding_term(np.abs(values), name))
+
+
+def test_double_rounding_example_with_ml_dtypes() -> None:
+    # The issue's element: x = 0.3857421737826907 is 1.37e-8 below the bfloat16 midpoint
+    # 0.3857421875 (= 0.385742…·2^0 with 8 bits: 0.38525390625 + 2^-11); ml_dtypes casts
+    # float64 through float32, which rounds onto the midpoint; ties-to-even goes up.
+    x = 0.3857421737826907
+    y = float(np.array([x]).astype(ml_dtypes.bfloat16).astype(np.float64)[0])
+    assert abs(y - x) > 2.0**-11 / 2  # more than ½ulp of [1/4, 1/2) in bfloat16
+    level = Level("bfloat16", "float64")
+    assert abs(y - x) <= float(em.output_rounding(np.array([x]), level)[0])
+
+
+def test_pair_zero_has_no_angle_term_and_others_keep_it() -> None:
+    _, lam = em.exact_frequencies(64, 10000.0)
+    g = em.angle_gamma(LEVELS["float32"], lam, 10000.0)
+    assert g[0] == 0.0 and np.all(g[1:] > 0)
+    # Far out the pair-0 bound at a representable position is the sine's error plus rounding.
+    parts = em.element_bound_parts(EncodingConfig(np.array([2**40]), 64), LEVELS["float32"])
+    assert parts.working[0, 0] == 4 * 2.0**-24
+    assert parts.working[0, 2] > 1.0  # pair 1: γ(K_θ(1))·2^40·ω_1 is vacuous
+
+
+def test_angle_free_part_is_sine_error_and_rounding() -> None:
+    # SPEC §5.3: a = c_f·u_w + ρ, independent of the position (the norm's tolerance).
+    level = LEVELS["float32"]
+    config = EncodingConfig(np.array([0, 10**7, 2**40]), 8)
+    parts = em.element_bound_parts(config, level)
+    expected = (4 * 2.0**-24 + parts.rounding) * em.EVALUATION_SAFETY
+    assert np.array_equal(parts.angle_free, expected)
+    assert float(np.max(parts.angle_free)) < 3e-7 < float(np.max(parts.total))
+
+
+@pytest.mark.parametrize("name", ["float64", "float32"])
+def test_rounded_base_log_form_within_k_theta(name: str) -> None:
+    # SPEC §4.2: with ln applied to base rounded once, |t̂ − t| ≤ λγ(n_2) + κ·u/(1 − u)·(1 +
+    # γ(n_2)), κ = k/(d/2 − s), and 1 + |η| ≤ (1 + γ(n_1))/(1 − |t̂ − t|) after exp and the
+    # product; check 1 + γ(K_θ(k)) covers it at 60 digits, for s = 0 and s = 1 (where K_b,
+    # not 10(1 + λ), is the larger at the last pair).
+    level = LEVELS[name]
+    with mpmath.workdps(60):
+        u = mpmath.mpf(2) ** -SIGNIFICAND_BITS[name]
+        n1, n2 = 9, 10
+
+        def gam(n: Any) -> Any:
+            return n * u / (1 - n * u)
+
+        for d, base, convention in [(512, 1e4, TENSOR2TENSOR), (8, 1.5, TENSOR2TENSOR)]:
+            den = convention.denominator(d)
+            _, lam = em.exact_frequencies(d, base, convention)
+            k_theta = em.angle_coefficients(level, lam, base)
+            for k in range(1, d // 2):
+                lam_k = k * mpmath.log(base) / den
+                shift = lam_k * gam(n2) + mpmath.mpf(k) / den * u / (1 - u) * (1 + gam(n2))
+                worst = (1 + gam(n1)) / (1 - shift)
+                assert worst <= 1 + gam(mpmath.mpf(float(k_theta[k]))), (d, k)
+                if k == d // 2 - 1:  # κ = 1: the old K_θ = 10(1 + λ) alone falls short
+                    assert worst > 1 + gam(n2 * (1 + lam_k))
+        _, lam = em.exact_frequencies(8192, 1e7)
+        plain = (2 * em.FUNCTION_ULPS[name] + 2) * (1 + lam)
+        assert np.array_equal(em.angle_coefficients(level, lam, 1e7), plain)  # s = 0

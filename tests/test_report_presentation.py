@@ -50,9 +50,11 @@ def test_boundedness_reports_max_abs_value_not_an_error() -> None:
 
 
 def test_dot_products_reports_an_informative_pair_not_a_vacuous_bound() -> None:
-    """At p ≈ 1.4e16 one float64 ulp of p is 2, so every pair's bound there exceeds any
-    possible error; the worst pair reported is the small one (q = 3)."""
-    config = EncodingConfig(np.array([HUGE, 3]), 2, 10000.0)
+    """At p ≈ 1.4e16 one float64 ulp of p is 2, so the bounds of pairs k ≥ 1 there
+    (γ(K_θ(k))·p·ω_k: about 5 in pair 1 at d = 8) exceed any possible error; the worst pair
+    reported is the small one (q = 3). d = 8, not 2: pair 0 alone has no angle term (ω̂_0 =
+    1, SPEC §4.2, issue 14), and HUGE is even, a float64 number, so pair 0 stays exact."""
+    config = EncodingConfig(np.array([HUGE, 3]), 8, 10000.0)
     result = checks.check_dot_products(load_backend("numpy"), config, FLOAT64)
     assert result.passed and result.worst_position == 3
     assert result.details["pairs_with_vacuous_bound"] == 3  # (p, p), (p, q), (q, p)
@@ -78,12 +80,13 @@ def test_numpy_suite_reports_no_position_beyond_2_to_53_as_worst() -> None:
 
 
 def test_markdown_max_abs_error_is_the_true_maximum() -> None:
-    """Plant 1e-6 at position 1 (bound ~1e-16: the worst ratio) and 1e-5 at position 10^7
-    (bound ~1e-9): the worst-ratio element's |error| is 1e-6, the maximum is 1e-5."""
+    """Plant 1e-6 at position 1 (bound ~1e-16: the worst ratio) and 1e-5 at position 10^7 in
+    pair 1 (bound γ(10(1 + ln 100))·10^5 ≈ 6e-10; pair 0 has no angle term since issue 14):
+    the worst-ratio element's |error| is 1e-6, the maximum is 1e-5."""
     positions = np.array([0, 1, 10_000_000], dtype=np.int64)
     output = encode(positions, 4, base=10000.0)
     output[1, 0] += 1e-6
-    output[2, 0] += 1e-5
+    output[2, 2] += 1e-5
     report = check_output(output, positions, 4)
     result = report.get("reference:file")
     assert result.max_error == pytest.approx(1e-6, rel=1e-6)

@@ -208,6 +208,8 @@ class _Rows:
     y: NDArray[np.float64]
     x: NDArray[np.float64]
     bound: NDArray[np.float64]
+    angle_free: NDArray[np.float64]
+    """Bound on |y − (sin θ̂, cos θ̂)| for the backend's own angle θ̂ (SPEC §4.2), (m, d)."""
 
 
 def _position_value(positions: NDArray[Any], row: int) -> int | float:
@@ -286,8 +288,10 @@ def _rows(ctx: _Context, positions: NDArray[Any]) -> _Rows:
     y = raw.astype(np.float64)
     sub = _sub_config(ctx.config, positions)
     x = _oracle(ctx.config, positions)
-    bound = element_bound_parts(sub, ctx.level, np.abs(x) + ORACLE_ERROR).total
-    return _Rows(positions=positions, raw=raw, y=y, x=x, bound=bound)
+    parts = element_bound_parts(sub, ctx.level, np.abs(x) + ORACLE_ERROR)
+    return _Rows(
+        positions=positions, raw=raw, y=y, x=x, bound=parts.total, angle_free=parts.angle_free
+    )
 
 
 def _norm_up(values: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64]:
@@ -397,7 +401,11 @@ def check_boundedness(encoder: Encoder, config: EncodingConfig, level: Level) ->
 
 
 def check_norm(encoder: Encoder, config: EncodingConfig, level: Level) -> PropertyResult:
-    """SPEC §5.3 norm: | ‖y_p‖ − √(d/2) | ≤ ‖b_p‖ for every row (plus float64 evaluation)."""
+    """SPEC §5.3 norm: | ‖y_p‖ − √(d/2) | ≤ ‖a_p‖ for every row (plus float64 evaluation).
+
+    a = c_f·u_w + output rounding, without the angle terms: sine and cosine of the same θ̂
+    (SPEC §4.1 A5) give a row of norm exactly √(d/2) whatever θ̂ is, and y is within a of it.
+    """
     ctx = _Context("norm", "5.3", encoder, config, level)
     rows = _rows(ctx, config.positions)
     d = config.d_model
@@ -405,7 +413,7 @@ def check_norm(encoder: Encoder, config: EncodingConfig, level: Level) -> Proper
     with np.errstate(over="ignore", invalid="ignore"):
         norms = np.sqrt(np.sum(rows.y * rows.y, axis=1))
         error = np.where(np.isfinite(norms), np.abs(norms - exact), np.inf)
-    bound_norm = _norm_up(rows.bound)
+    bound_norm = _norm_up(rows.angle_free)
     evaluation = gamma(d + 4, U64) * (exact + bound_norm)
     tolerance = (bound_norm + evaluation) * EVALUATION_SAFETY
     ratio = _ratio(error, tolerance)
@@ -414,7 +422,8 @@ def check_norm(encoder: Encoder, config: EncodingConfig, level: Level) -> Proper
     details = {"max_ratio": float(ratio[r])}
     if not ratio[r] <= 1.0:
         raise ctx.violation(
-            expected=f"‖y_p‖ = √(d/2) = {exact!r} within ‖b_p‖ = {tolerance[r]:.3e}",
+            expected=f"‖y_p‖ = √(d/2) = {exact!r} within ‖a_p‖ = {tolerance[r]:.3e} "
+            "(sine/cosine accuracy and output rounding; no angle term)",
             found=f"‖y_p‖ = {float(norms[r])!r}",
             excess=_describe_excess(float(error[r]), float(tolerance[r])),
             position=position,
@@ -479,6 +488,7 @@ def check_rotation(
             y=base_rows.y[exact],
             x=base_rows.x[exact],
             bound=base_rows.bound[exact],
+            angle_free=base_rows.angle_free[exact],
         )
         k_rows = _rows(ctx, shifted[exact])
         angle = _oracle(config, np.array([int(k)], dtype=np.int64), _without_offset(config))[0]
@@ -962,7 +972,7 @@ PROPERTIES: dict[str, PropertyCheck] = {
     for check in (
         PropertyCheck("accuracy", "5.1", "|y − x| ≤ b elementwise", check_accuracy),
         PropertyCheck("boundedness", "5.2", "|y| ≤ 1 exactly", check_boundedness),
-        PropertyCheck("norm", "5.3", "‖y_p‖ = √(d/2) within ‖b_p‖", check_norm),
+        PropertyCheck("norm", "5.3", "‖y_p‖ = √(d/2) within ‖a_p‖", check_norm),
         PropertyCheck("rotation", "5.4", "y_(p+k) = M_k y_p, M_k independent of p", check_rotation),
         PropertyCheck("dot_products", "5.5", "y_p·y_q = Σ cos(ω_i(p − q))", check_dot_products),
         PropertyCheck("uniqueness", "5.6", "distinct positions, distinct rows", check_uniqueness),

@@ -5,13 +5,16 @@ and stores the result in T_out (unit roundoff u_out). With the exact angle θ = 
 q = c·(p + o) the scaled position, λ_k = |ln ω_k| and Δq the error of q in T_work,
 
     E(p, k) = u_w·K_f + γ(K_θ(k))·|θ| + ω_k·Δq·(1 + γ(K_θ(k))),
-    K_f = c_f,  K_θ(k) = (2·c_f + 2)·(1 + λ_k),  γ(n) = n·u_w / (1 − n·u_w),
-    |y − x| ≤ ½·ulp*_out(min(|x| + E, 1)) + E,
+    K_f = c_f,  K_θ(k) ≥ (2·c_f + 2)·(1 + λ_k),  γ(n) = n·u_w / (1 − n·u_w),
+    |y − x| ≤ ρ + E,  ρ = ½·ulp*_out(min(|x| + E, 1)) [+ ½·ulp*_32(…) via float32],
 
 where c_f is the accuracy in ulps assumed for sin, cos, exp, log and pow in T_work
 (:data:`FUNCTION_ULPS`, with the published figures it rests on) and ulp* is the spacing of
-T_out below 1 (SPEC §4 has the derivation). Everything here is float64 NumPy; shapes are
-(n, d_model) with columns ordered by ``config.convention``.
+T_out below 1 (SPEC §4 has the derivation). Pair 0 has γ = 0 (ω̂_0 = 1, so θ̂ = q̂); a
+float64 → float16/bfloat16 cast may round through float32 (the bracketed term); c_f·u_w + ρ
+alone bounds the distance to (sin θ̂, cos θ̂) of the backend's own angle (the norm, §5.3).
+Everything here is float64 NumPy; shapes are (n, d_model) with columns ordered by
+``config.convention``.
 """
 
 from __future__ import annotations
@@ -36,17 +39,21 @@ __all__ = [
     "TABLE_LEVELS",
     "ElementBound",
     "angle_coefficients",
+    "angle_gamma",
     "constants_table",
     "element_bound",
     "element_bound_parts",
     "exact_frequencies",
     "gamma",
+    "intermediate_dtype",
     "max_element_bound",
     "meaningful_position_limit",
+    "output_rounding",
     "position_limits_table",
     "reference_error_bound",
     "rounding_term",
     "sup_working_error",
+    "u_function",
     "uniqueness_position_limit",
     "uniqueness_table",
     "working_error",
@@ -160,11 +167,52 @@ def _exact_frequencies(
     return omega, lam
 
 
-def angle_coefficients(level: Level, lam: NDArray[np.float64]) -> NDArray[np.float64]:
-    """K_θ(k) = (2·c_f + 2)·(1 + λ_k): rounding-error count of the angle θ̂ = fl(q̂·ω̂_k)."""
+def angle_coefficients(level: Level, lam: NDArray[np.float64], base: float) -> NDArray[np.float64]:
+    """K_θ(k): rounding-error count of the angle θ̂ = fl(q̂·ω̂_k), ≥ (2·c_f + 2)·(1 + λ_k).
+
+    The larger of (2c_f + 2)(1 + λ_k) and K_b(k), the exact count when the library's log is
+    applied to base rounded once to T_work (SPEC §4.2): K_b = (n_1 + m·λ_k − n_1·M·u)/(1 − m·u)
+    with m = 2c_f + 2 + r, M = m·(1 + λ_k), r = 1/((1 − u)·ln base). K_b is below the first
+    term whenever k/(d/2 − s) < (1 − u)(1 − u·M), e.g. for every canonical convention.
+    """
     c_f = FUNCTION_ULPS[level.working_dtype]
-    coefficients: NDArray[np.float64] = (2.0 * c_f + 2.0) * (1.0 + lam)
+    u = level.u_work
+    n1 = 2.0 * c_f + 1.0
+    n2 = 2.0 * c_f + 2.0
+    r = 1.0 / ((1.0 - u) * math.log(base))
+    m = n2 + r
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rounded_base = np.where(
+            m * u < 1.0, (n1 + m * lam - n1 * m * (1.0 + lam) * u) / (1.0 - m * u), np.inf
+        )
+    coefficients: NDArray[np.float64] = np.maximum(n2 * (1.0 + lam), rounded_base)
     return coefficients
+
+
+def angle_gamma(level: Level, lam: NDArray[np.float64], base: float) -> NDArray[np.float64]:
+    """γ(K_θ(k)) per pair, shape (d/2,), with pair 0 exact: ω̂_0 = 1 in every library
+    (exp(0) = pow(b, 0) = 1, SPEC §4.1 A3), so θ̂ = fl(q̂·1) = q̂ and the angle term is 0."""
+    g = gamma(angle_coefficients(level, lam, base), level.u_work)
+    g[..., :1] = 0.0
+    return g
+
+
+def intermediate_dtype(level: Level) -> str | None:
+    """The format a float64 → float16/bfloat16 cast may round through (SPEC §4.1 A6): float32
+    (ml_dtypes ``.astype`` and torch ``.to`` do so); None when the cast rounds once."""
+    wide = SIGNIFICAND_BITS[level.working_dtype] > SIGNIFICAND_BITS["float32"]
+    narrow = SIGNIFICAND_BITS[level.output_dtype] < SIGNIFICAND_BITS["float32"]
+    return "float32" if wide and narrow else None
+
+
+def output_rounding(magnitude: NDArray[np.float64], level: Level) -> NDArray[np.float64]:
+    """Error of storing a T_work value of size ≤ |v| ≤ 1 in T_out (SPEC §4.2): ½·ulp*_out(|v|),
+    plus ½·ulp*_32(|v|) where the cast may round through float32 first (double rounding)."""
+    term = rounding_term(magnitude, level.output_dtype)
+    via = intermediate_dtype(level)
+    if via is not None:
+        term = term + rounding_term(magnitude, via)
+    return term
 
 
 def _position_error(
@@ -212,16 +260,32 @@ class ElementBound:
 
     ``working``: E, the error before rounding to T_out. ``rounding``: ½·ulp*_out(min(|x|+E, 1)).
     ``total`` = working + rounding (inf where the level cannot represent the position).
+    ``function``: c_f·u_w, the sine's or cosine's own error, the part of E that does not
+    depend on the angle; ``angle_free`` = function + rounding bounds |y − (sin θ̂, cos θ̂)|.
     """
 
     working: NDArray[np.float64]
     rounding: NDArray[np.float64]
     theta: NDArray[np.float64]
+    function: float
+
+    @property
+    def angle_free(self) -> NDArray[np.float64]:
+        finite = np.isfinite(self.working)  # beyond T_work's range: no claim (SPEC §4.1)
+        free: NDArray[np.float64] = np.where(
+            finite, (self.function + self.rounding) * EVALUATION_SAFETY, np.inf
+        )
+        return free
 
     @property
     def total(self) -> NDArray[np.float64]:
         total: NDArray[np.float64] = (self.working + self.rounding) * EVALUATION_SAFETY
         return total
+
+
+def u_function(level: Level) -> float:
+    """K_f·u_w = c_f·u_w: the error of sin or cos (|result| ≤ 1) in T_work (SPEC §4.1 A2)."""
+    return FUNCTION_ULPS[level.working_dtype] * level.u_work
 
 
 def _scaled_positions(config: EncodingConfig) -> NDArray[np.float64]:
@@ -239,11 +303,10 @@ def working_error(
     omega, lam = exact_frequencies(config.d_model, config.base, config.convention)
     q = _scaled_positions(config)
     theta = np.abs(q)[:, None] * omega[None, :]
-    u = level.u_work
-    g = gamma(angle_coefficients(level, lam), u)[None, :]
+    g = angle_gamma(level, lam, config.base)[None, :]
     delta_q = _position_error(q, config.positions, config, level)
     with np.errstate(over="ignore", invalid="ignore"):
-        error = u * FUNCTION_ULPS[level.working_dtype] + g * theta
+        error = u_function(level) + g * theta
         error = error + omega[None, :] * delta_q[:, None] * (1.0 + g)
         overflow = np.abs(q) > MAX_FINITE[level.working_dtype]
         error = np.where(overflow[:, None] | ~np.isfinite(error), np.inf, error)
@@ -275,8 +338,9 @@ def element_bound_parts(
         magnitude = np.ones_like(working)
     else:
         magnitude = np.abs(np.asarray(exact_values, dtype=np.float64)) + working
-    rounding = rounding_term(magnitude, level.output_dtype)
-    return ElementBound(working=working, rounding=rounding, theta=theta)
+    rounding = output_rounding(magnitude, level)
+    function = u_function(level)
+    return ElementBound(working=working, rounding=rounding, theta=theta, function=function)
 
 
 def element_bound(config: EncodingConfig, level: Level) -> NDArray[np.float64]:
@@ -303,14 +367,12 @@ def sup_working_error(
     p = abs(float(position))
     omega, lam = exact_frequencies(d_model, base)
     work = level.working_dtype
-    g = gamma(angle_coefficients(level, lam), level.u_work)
+    g = angle_gamma(level, lam, base)
     # Integers up to 2^p_work are exact in T_work; above, Δq ≤ ½·ulp_w(|p|) at worst.
     exact = p <= 2.0 ** SIGNIFICAND_BITS[work]
     delta = 0.0 if exact else 0.5 * float(_ulp(np.array([p]), work)[0])
     with np.errstate(over="ignore", invalid="ignore"):
-        error: NDArray[np.float64] = (
-            level.u_work * FUNCTION_ULPS[work] + g * p * omega + omega * delta * (1.0 + g)
-        )
+        error: NDArray[np.float64] = u_function(level) + g * p * omega + omega * delta * (1.0 + g)
     if p > MAX_FINITE[work]:
         error = np.full_like(error, np.inf)
     return error
@@ -319,7 +381,7 @@ def sup_working_error(
 def max_element_bound(level: Level, position: float, d_model: int, base: float = 10000.0) -> float:
     """The largest §4 bound over all columns, all |x| ≤ 1 and all integer |p'| ≤ |position|."""
     error = sup_working_error(level, position, d_model, base)
-    rounding = 0.5 * float(ulp_below_one(np.array([1.0]), level.output_dtype)[0])
+    rounding = float(output_rounding(np.array([1.0]), level)[0])
     return float(np.max(error) + rounding) * EVALUATION_SAFETY
 
 
@@ -384,7 +446,7 @@ def uniqueness_position_limit(level: Level, d_model: int, base: float = 10000.0)
     def holds(n: int) -> bool:
         # ‖b_p‖ over the d columns: each pair contributes two elements of size ≤ E_k + ρ.
         error = sup_working_error(level, float(n), d_model, base)
-        rounding = 0.5 * float(ulp_below_one(np.array([1.0]), level.output_dtype)[0])
+        rounding = float(output_rounding(np.array([1.0]), level)[0])
         norm = math.sqrt(2.0 * float(np.sum((error + rounding) ** 2))) * EVALUATION_SAFETY
         return 2.0 * norm < separation
 
@@ -402,14 +464,15 @@ def _format_position(value: float) -> str:
 def constants_table() -> str:
     """Markdown table of the §4 constants per working precision (SPEC §4.3)."""
     lines = [
-        "| T_work | u_w | c_f (ulps) | K_f = c_f | K_θ(k) = (2c_f + 2)(1 + λ_k) | K_θ at pair 0 |",
+        "| T_work | u_w | c_f (ulps) | K_f = c_f | K_θ(k) = (2c_f + 2)(1 + λ_k) | angle term at "
+        "pair 0 |",
         "|---|---|---|---|---|---|",
     ]
     for name in ("float64", "float32", "float16", "bfloat16"):
         c_f = FUNCTION_ULPS[name]
         lines.append(
             f"| {name} | 2^−{SIGNIFICAND_BITS[name]} | {c_f:g} | {c_f:g} | "
-            f"{2 * c_f + 2:g}·(1 + λ_k) | {2 * c_f + 2:g} |"
+            f"{2 * c_f + 2:g}·(1 + λ_k) | 0 (ω̂_0 = 1) |"
         )
     return "\n".join(lines) + "\n"
 

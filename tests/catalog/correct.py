@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from numpy.typing import NDArray
+
+from pespec.reference.naive import naive_encode
 
 
 def pow_float32(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float32]:
@@ -30,6 +33,28 @@ def stack_reshape_float32(
     return np.stack([np.sin(theta), np.cos(theta)], axis=-1).reshape(positions.shape[0], d_model)
 
 
-CORRECT = {"pow_float32": pow_float32, "stack_reshape_float32": stack_reshape_float32}
+def float64_ml_dtypes_bfloat16(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+    """The naive float64 formula cast by ml_dtypes ``.astype(bfloat16)``, which rounds through
+    float32 (SPEC §4.1 A6); claims the strict level bfloat16@float64."""
+    return naive_encode(positions, d_model, base=base).astype(ml_dtypes.bfloat16)
+
+
+def float64_via_float32_float16(
+    positions: NDArray[Any], d_model: int, base: float
+) -> NDArray[np.float16]:
+    """The naive float64 formula cast float64 → float32 → float16, as torch's ``.to`` does;
+    claims the strict level float16@float64."""
+    return naive_encode(positions, d_model, base=base).astype(np.float32).astype(np.float16)
+
+
+float64_ml_dtypes_bfloat16.pespec_capabilities = {"level": "bfloat16@float64"}  # type: ignore[attr-defined]
+float64_via_float32_float16.pespec_capabilities = {"level": "float16@float64"}  # type: ignore[attr-defined]
+
+CORRECT = {
+    "pow_float32": pow_float32,
+    "stack_reshape_float32": stack_reshape_float32,
+    "float64_ml_dtypes_bfloat16": float64_ml_dtypes_bfloat16,
+    "float64_via_float32_float16": float64_via_float32_float16,
+}
 """Every correct catalog backend by name (the built-in numpy and torch backends are added by
 the tests)."""

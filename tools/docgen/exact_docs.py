@@ -29,6 +29,7 @@ __all__ = [
     "error_budget_markdown",
     "fixture_errors_markdown",
     "performance_markdown",
+    "rounding_fraction_markdown",
 ]
 
 RESULTS_FILE = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "reference.json"
@@ -72,6 +73,37 @@ def fixture_errors_markdown() -> str:
             f"{100 * equal:.2f}% |"
         )
     lines += ["", f"Largest error over all sets: {worst / 2.0**-53:g}·2^-53 (bound: 2·2^-53)."]
+    return "\n".join(lines) + "\n"
+
+
+ROUNDING_FRACTION_CASES: tuple[tuple[int, float, int, int], ...] = (
+    (32, 1e7, -70_000, 70_000),
+    (64, 1e4, 0, 4_999),
+)
+"""(d_model, base, first, last position) of the §7.2 comparison with the oracle; the first
+is where issue 14 measured 11.6 %."""
+
+
+def rounding_fraction_markdown() -> str:
+    """Share of reference values that differ from the correctly rounded (oracle) value, per
+    configuration of ROUNDING_FRACTION_CASES, and the largest difference (SPEC §7.2)."""
+    from pespec.reference import oracle
+
+    lines = [
+        "| d_model | base | positions | values | differ from correctly rounded | "
+        "max difference / 2^-53 |",
+        "|---|---|---|---|---|---|",
+    ]
+    for d_model, base, first, last in ROUNDING_FRACTION_CASES:
+        positions = np.arange(first, last + 1, dtype=np.int64)
+        got = encode(positions, d_model, base=base)
+        exact = oracle.encode(positions, d_model, base=base)
+        differ = got != exact
+        lines.append(
+            f"| {d_model} | {base:g} | {first} … {last} | {got.size} | "
+            f"{100 * float(np.mean(differ)):.1f}% | "
+            f"{float(np.max(np.abs(got - exact))) / 2.0**-53:g} |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,94 @@
+"""How much of the SPEC §4 bound typical float32 formulas use, per column (SPEC §4.6).
+
+The formulas are the two a user writes: the log-space form of the tutorials
+(ω = exp(−k·(ln base/(d/2))), all float32) and the paper's p/base^(2i/d) (one pow, one
+division, float32). Their error in a column is a fixed rounding of that column's frequency
+times the position, which can be near zero for one column and near the bound for another,
+while a sound bound must cover libraries four ulps off: so tightness is claimed overall
+(≥ 0.1 at large positions), never per column, and the per-column figures are published.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.properties.base import LEVELS, EncodingConfig
+from pespec.properties.errormodel import element_bound_parts
+
+__all__ = [
+    "TABLE_PAIRS",
+    "TABLE_STARTS",
+    "column_ratios",
+    "naive_float32",
+    "per_column_table",
+    "pow_float32",
+]
+
+TABLE_PAIRS = (0, 1, 2, 4, 8, 16, 32, 64, 128, 192, 255)
+"""Pairs shown in the per-column table (d_model = 512)."""
+
+TABLE_STARTS = (100_000, 1_000_000)
+"""First positions of the two ranges of 64 consecutive integers tabulated."""
+
+
+def _interleave(theta: NDArray[np.float32]) -> NDArray[np.float32]:
+    out = np.empty((theta.shape[0], 2 * theta.shape[1]), dtype=np.float32)
+    out[:, 0::2] = np.sin(theta)
+    out[:, 1::2] = np.cos(theta)
+    return out
+
+
+def naive_float32(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float32]:
+    """The tutorials' log-space formula in float32: ω = exp(−k·fl32(ln base/(d/2))), (n, d)."""
+    k = np.arange(d_model // 2, dtype=np.float32)
+    omega = np.exp(-(k * np.float32(np.log(base) / (d_model // 2))))
+    return _interleave(positions.astype(np.float32)[:, None] * omega)
+
+
+def pow_float32(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float32]:
+    """The paper's p/base^(2i/d) in float32 (exponent rounded, pow, division), (n, d)."""
+    exponent = np.arange(0, d_model, 2, dtype=np.float32) / np.float32(d_model)
+    theta = positions.astype(np.float32)[:, None] / np.power(np.float32(base), exponent)
+    return _interleave(theta)
+
+
+def column_ratios(
+    encoder: Any, positions: NDArray[Any], d_model: int, base: float = 10000.0
+) -> NDArray[np.float64]:
+    """max over positions of |y − x|/b per pair (both columns), float32 level; shape (d/2,)."""
+    from pespec.properties.checks import ORACLE_ERROR
+    from pespec.reference import oracle
+
+    config = EncodingConfig(positions, d_model, base)
+    x = oracle.encode(positions, d_model, base=base)
+    y = np.asarray(encoder(positions, d_model, base), dtype=np.float64)
+    bound = element_bound_parts(config, LEVELS["float32"], np.abs(x) + ORACLE_ERROR).total
+    ratio = np.max(np.abs(y - x) / (bound + ORACLE_ERROR), axis=0)
+    pairs: NDArray[np.float64] = np.maximum(ratio[0::2], ratio[1::2])
+    return pairs
+
+
+def per_column_table(d_model: int = 512, base: float = 10000.0) -> str:
+    """Markdown table: worst |y − x|/b per pair for both formulas at large positions."""
+    ranges = [np.arange(start, start + 64, dtype=np.int64) for start in TABLE_STARTS]
+    results = {
+        (name, start): column_ratios(encoder, positions, d_model, base)
+        for name, encoder in (("naive", naive_float32), ("pow", pow_float32))
+        for start, positions in zip(TABLE_STARTS, ranges, strict=True)
+    }
+    heads = [f"{name}, p = {start} … {start + 63}" for name, start in results]
+    lines = [
+        f"d_model = {d_model}, base = {base:g}, level float32; worst |y − x|/b over 64 positions.",
+        "",
+        "| pair k | " + " | ".join(heads) + " |",
+        "|---" * (len(heads) + 1) + "|",
+    ]
+    for k in TABLE_PAIRS:
+        cells = " | ".join(f"{ratio[k]:.3f}" for ratio in results.values())
+        lines.append(f"| {k} | {cells} |")
+    overall = " | ".join(f"**{float(np.max(ratio)):.3f}**" for ratio in results.values())
+    lines.append(f"| all pairs | {overall} |")
+    return "\n".join(lines) + "\n"
