@@ -37,6 +37,7 @@ import math
 import multiprocessing
 import numbers
 import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -609,8 +610,14 @@ def _fork_worker() -> None:
 
 
 def _can_fork() -> bool:
-    """Fork only where it is available and safe (no other threads in this process)."""
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    """Fork only where it is available and safe: no other Python threads in this process and
+    no library known to run native threads of its own (JAX warns that forking after it is
+    imported "will likely lead to a deadlock"); otherwise the parent computes every row."""
+    return (
+        "fork" in multiprocessing.get_all_start_methods()
+        and threading.active_count() == 1
+        and "jax" not in sys.modules
+    )
 
 
 def _sin_cos_table(
