@@ -46,6 +46,7 @@ from pespec.properties.base import (
     parse_level,
 )
 from pespec.properties.profiles import resolve_profile
+from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.validation import check_d_model, check_non_negative_int
 
 __all__ = [
@@ -184,6 +185,7 @@ def compare_blocks(
     level: Level,
     *,
     block_elements: int = _BLOCK_ELEMENTS,
+    convention: Convention = CANONICAL,
 ) -> _Worst:
     """Compare a (n, d_model) output with the exact float64 reference, row block by row block.
 
@@ -199,12 +201,12 @@ def compare_blocks(
     for start in range(0, positions.shape[0], rows):
         chunk = positions[start : start + rows]
         if chunk.size and float(np.max(np.abs(chunk))) >= EXACT_REFERENCE_LIMIT:
-            reference = oracle_encode(chunk, d_model, base=base)  # beyond the exact domain
-            reference_error = FIXTURE_ERROR  # correctly rounded
+            reference = oracle_encode(chunk, d_model, base=base, convention=convention)
+            reference_error = FIXTURE_ERROR  # beyond the exact domain: correctly rounded
         else:
-            reference = encode(chunk, d_model, base=base)
+            reference = encode(chunk, d_model, base=base, convention=convention)
             reference_error = REFERENCE_ERROR
-        config = EncodingConfig(chunk, d_model, base)
+        config = EncodingConfig(chunk, d_model, base, convention)
         bound = comparison_bound(reference, config, level, reference_error)
         worst.update(np.asarray(output[start : start + rows]), reference, bound, chunk, columns)
     return worst
@@ -224,7 +226,7 @@ def compare_fixture(
     reference = np.asarray(fixture.values, dtype=np.float64)[rows]
     full = np.zeros((positions.shape[0], d_model), dtype=np.float64)
     full[:, columns] = reference
-    config = EncodingConfig(positions, d_model, float(fixture.base))
+    config = EncodingConfig(positions, d_model, float(fixture.base), fixture.convention)
     bound = comparison_bound(full, config, level, FIXTURE_ERROR)[:, columns]
     worst = _Worst()
     worst.update(np.asarray(output)[:, columns], reference, bound, positions, columns)
@@ -311,6 +313,9 @@ class Suite:
     :data:`STAGES`. ``examples``: override the profile's Hypothesis example count.
     ``large_sizes``: override the (L, d_model) list of the large stage. ``shrink``: let
     Hypothesis shrink a failing property example to a minimal one (slower on failure).
+    ``convention``: the convention to judge against (a preset name, a JSON file of
+    ``Convention.to_dict()``, or a Convention); default: the backend's declared
+    ``convention`` capability, else canonical (SPEC §9.1).
     """
 
     def __init__(
@@ -324,8 +329,16 @@ class Suite:
         examples: int | None = None,
         large_sizes: Sequence[tuple[int, int]] | None = None,
         shrink: bool = True,
+        convention: str | Convention | None = None,
     ) -> None:
+        from pespec.conformance.declared import resolve_convention
+
         self.backend = load_backend(backend)
+        declared = convention if convention is not None else self.backend.capabilities.convention
+        self.convention_declared = declared is not None
+        self.convention: Convention = (
+            CANONICAL if declared is None else resolve_convention(declared)
+        )
         self.shrink = bool(shrink)
         self.profile = resolve_profile(profile)
         unknown = [s for s in stages if s not in STAGES]
@@ -383,15 +396,29 @@ class Suite:
             from pespec.reference.golden import load_fixture_sets
 
             for fixture in load_fixture_sets():
-                if not _is_canonical(fixture):
+                if fixture.convention == self.convention:
+                    title = fixture.description
+                elif _is_canonical(fixture) and not fixture.name.startswith("convention-"):
+                    title = (
+                        f"{fixture.description}; values certified by the oracle for "
+                        f"convention {self.convention.name!r}"
+                    )
+                else:
                     continue
                 planned.append(
                     PlannedCheck(
-                        f"golden:{fixture.name}",
+                        f"golden:{fixture.name}", "golden", title, SECTIONS["golden"], fixture
+                    )
+                )
+            if self.convention_declared:
+                planned.append(
+                    PlannedCheck(
+                        "golden:timesteps",
                         "golden",
-                        fixture.description,
+                        "fractional diffusion timesteps in the backend's range, d_model=256, "
+                        "values certified by the oracle",
                         SECTIONS["golden"],
-                        fixture,
+                        None,
                     )
                 )
         if "property" in self.stages:
@@ -455,7 +482,11 @@ class Suite:
                 progress(planned, result)
         report = self.report(results, started, time.perf_counter() - clock)
         if diagnose and report.failed:  # nothing failed (e.g. no golden ran): nothing to explain
+            calls, rows = self.guard.calls, self.guard.rows
             self._diagnose(report)
+            assert report.backend_calls is not None
+            report.backend_calls["diagnosis_calls"] = self.guard.calls - calls
+            report.backend_calls["diagnosis_rows"] = self.guard.rows - rows
         return report
 
     def report(self, results: list[CheckResult], started: str, duration: float) -> Report:
@@ -477,6 +508,8 @@ class Suite:
             not_run={
                 f"{stage}:*": "stage not selected" for stage in STAGES if stage not in self.stages
             },
+            convention={**self.convention.to_dict(), "declared": self.convention_declared},
+            backend_calls={"suite_calls": self.guard.calls, "suite_rows": self.guard.rows},
         )
 
     # -- internals -----------------------------------------------------------------------
@@ -550,7 +583,13 @@ class Suite:
         )
 
     def _golden_check(self, planned: PlannedCheck, level: Level) -> CheckResult:
-        fixture = planned.payload
+        from pespec.conformance.declared import certified_fixture
+
+        if planned.payload is None:
+            return self._timesteps_check(planned, level)
+        fixture, undefined = certified_fixture(planned.payload, self.convention)
+        if fixture is None:
+            return self._result(planned, "skipped", f"not applicable: {undefined}")
         positions, rows, why_not = self._narrow(fixture)
         if why_not is not None:
             return self._result(planned, "skipped", why_not)
@@ -696,11 +735,13 @@ class Suite:
             config, base = pair
             positions = caps.adapt_positions(config.positions)
             return EncodingConfig(
-                positions, config.d_model, config.base if base is None else base, config.convention
+                positions, config.d_model, config.base if base is None else base, self.convention
             )
 
+        shift = float(self.convention.frequency_shift)
         bases = st.none() if caps.bases is None else st.sampled_from(caps.bases)
-        return st.tuples(base_strategy, bases).map(adapt)
+        defined = base_strategy.filter(lambda c: c.d_model / 2 - shift > 0)
+        return st.tuples(defined, bases).map(adapt)
 
     def _large_check(self, planned: PlannedCheck, level: Level) -> CheckResult:
         length, d_model = planned.payload
@@ -713,8 +754,32 @@ class Suite:
             output = self.guard(positions, d_model, 10000.0)
         finally:
             self.guard.check_finite = True
-        worst = compare_blocks(output, positions, d_model, 10000.0, level)
+        worst = compare_blocks(
+            output, positions, d_model, 10000.0, level, convention=self.convention
+        )
         return self._comparison_result(planned, worst, d_model, 10000.0, level)
+
+    def _timesteps_check(self, planned: PlannedCheck, level: Level) -> CheckResult:
+        """``golden:timesteps``: fractional timesteps (SPEC §9.2) against the oracle."""
+        from pespec.conformance.declared import TIMESTEPS_D_MODEL, timestep_positions
+        from pespec.reference.oracle import encode as oracle_encode
+
+        caps = self.backend.capabilities
+        positions = timestep_positions(caps.max_position)
+        d_model = min(TIMESTEPS_D_MODEL, caps.max_d_model or TIMESTEPS_D_MODEL)
+        base = probe_base(caps.bases)
+        why_not = caps.accepts(positions, d_model, base)
+        if why_not is None and not self.convention.denominator(d_model) > 0:
+            why_not = "the convention is undefined at this d_model"
+        if why_not is not None:
+            return self._result(planned, "skipped", why_not)
+        output = self.guard(positions, d_model, base)
+        reference = oracle_encode(positions, d_model, base=base, convention=self.convention)
+        config = EncodingConfig(positions, d_model, base, self.convention)
+        bound = comparison_bound(reference, config, level, FIXTURE_ERROR)
+        worst = _Worst()
+        worst.update(output, reference, bound, positions, np.arange(d_model, dtype=np.intp))
+        return self._comparison_result(planned, worst, d_model, base, level)
 
     def _comparison_result(
         self, planned: PlannedCheck, worst: _Worst, d_model: int, base: float, level: Level
@@ -799,6 +864,7 @@ class Suite:
                 max_position=self.backend.capabilities.max_position,
                 bases=self.backend.capabilities.bases,
                 max_d_model=self.backend.capabilities.max_d_model,
+                declared=self.convention if self.convention_declared else None,
             )
             report.diagnosis = diagnosis.to_dict()
             report.diagnosis_sentence = diagnosis.sentence()
@@ -848,6 +914,7 @@ def check(
     shrink: bool = True,
     progress: Callable[[PlannedCheck, CheckResult | None], None] | None = None,
     diagnose: bool = True,
+    convention: str | Convention | None = None,
 ) -> Report:
     """Run the conformance suite on ``backend`` and return its :class:`Report`.
 
@@ -864,6 +931,7 @@ def check(
         examples=examples,
         large_sizes=large_sizes,
         shrink=shrink,
+        convention=convention,
     )
     return suite.run(progress, diagnose=diagnose)
 
