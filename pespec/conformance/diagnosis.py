@@ -608,21 +608,26 @@ class Diagnosis:
         that, not the angle arithmetic, is the coarse step: integer positions merge in a
         format coarser than the level's working precision while the error growth of the
         angles shows a finer one (a pipeline casting timesteps to bfloat16, SPEC §10.3)."""
-        merged = self.evidence.get("positions_merged_in")
         growth = self.evidence.get("precision_from_error_growth")
-        if merged not in SIGNIFICAND_BITS or not self.precision_is_cause:
+        probed = self.evidence.get("positions_rounded_to")
+        merged = self.evidence.get("positions_merged_in")
+        if probed in SIGNIFICAND_BITS:
+            found = str(probed)
+        elif merged in SIGNIFICAND_BITS and self.precision_is_cause:
+            found = str(merged)
+        else:
             return None
-        if SIGNIFICAND_BITS[merged] >= SIGNIFICAND_BITS[self.level_working_precision]:
+        if SIGNIFICAND_BITS[found] >= SIGNIFICAND_BITS[self.level_working_precision]:
             return None
-        if growth in SIGNIFICAND_BITS and SIGNIFICAND_BITS[growth] <= SIGNIFICAND_BITS[merged]:
-            return None  # the angles themselves are that coarse
-        return str(merged)
+        if growth in SIGNIFICAND_BITS and SIGNIFICAND_BITS[growth] <= SIGNIFICAND_BITS[found]:
+            return None  # the angles themselves are that coarse: the rounding is part of it
+        return found
 
     def _clauses(self) -> list[str]:
         """The precision and large-position findings, as clauses."""
         clauses = []
         rounded = self.positions_rounded_in
-        if rounded is not None:
+        if rounded is not None and self.explained:
             growth = self.evidence.get("precision_from_error_growth")
             angles = f"; the angles are computed in {growth}" if growth in SIGNIFICAND_BITS else ""
             clauses.append(
@@ -707,6 +712,9 @@ class Diagnosis:
                 )
             if self.declared is not None:
                 text += f", not the declared {self.declared.get('name', 'custom')} convention"
+            rounded = self.positions_rounded_in
+            if rounded is not None:
+                text += f"; timesteps rounded to {rounded} before the embedding"
             return text + "."
         clauses = self._clauses()
         if self.declared is not None:
@@ -855,6 +863,18 @@ def diagnose(
         bases=bases,
         max_d_model=max_d_model,
     )
+    from pespec.conformance._position_rounding import position_rounding
+
+    if found.non_deterministic is None:
+        base = PRIMARY_BASE if bases is None or PRIMARY_BASE in bases else bases[0]
+        rounded = position_rounding(
+            encoder,
+            d_model=fit_dims(max_d_model)[0],
+            base=base,
+            max_position=max_position,
+            integer_positions_only=integer_positions_only,
+        )
+        found.evidence["positions_rounded_to"] = rounded
     if declared is None:
         return found
     return replace(found, declared=declared.to_dict())
