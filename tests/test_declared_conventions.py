@@ -137,9 +137,7 @@ ALL_PRESETS = {**PRESETS, **TIMESTEP_PRESETS}
 @pytest.mark.parametrize("name", list(ALL_PRESETS))
 def test_every_property_runs_for_every_preset(name: str) -> None:
     """Each property of §5 is checked for each preset (applicable), or says why not."""
-    report = check(
-        _reference(ALL_PRESETS[name]), convention=name, stages=("property",), examples=4
-    )
+    report = check(_reference(ALL_PRESETS[name]), convention=name, stages=("property",), examples=4)
     results = {c.id.partition(":")[2]: c for c in report.checks}
     assert list(results) == list(PROPERTIES)
     for prop, result in results.items():

@@ -27,9 +27,7 @@ _DEFAULT_RANGE = 1000.0
 """Range probed when the backend declares no max_position: diffusion timesteps 0 … 1000."""
 
 
-def _pairs(
-    top: float, integer: bool, name: str
-) -> tuple[NDArray[Any], NDArray[Any]] | None:
+def _pairs(top: float, integer: bool, name: str) -> tuple[NDArray[Any], NDArray[Any]] | None:
     """Positions p in (0, top] with fmt(p) ≠ p and fmt(p) ≤ top, and their fmt(p)."""
     values = top * _FRACTIONS
     if integer:

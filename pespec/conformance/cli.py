@@ -1,6 +1,7 @@
 """``pespec check``: run the conformance suite from the command line (SPEC §9).
 
-    pespec check BACKEND [--level L] [--convention NAME|FILE.json] [--profile ci|dev|thorough] [--json PATH] [--markdown PATH]
+    pespec check BACKEND [--level L] [--convention NAME|FILE.json] [--profile ci|dev|thorough]
+        [--json PATH] [--markdown PATH]
     pespec check --from-file out.npy --d-model D [--positions 0:4096] [--base B]
 
 Exit codes: 0 conformant, 1 non-conformant, 2 usage error or backend not loadable.

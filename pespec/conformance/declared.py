@@ -47,9 +47,7 @@ def resolve_convention(value: Any, what: str = "convention") -> Convention:
     if isinstance(value, dict):
         return Convention.from_dict(value)
     if not isinstance(value, (str, Path)):
-        raise TypeError(
-            f"{what} must be a preset name, a JSON file or a Convention; got {value!r}"
-        )
+        raise TypeError(f"{what} must be a preset name, a JSON file or a Convention; got {value!r}")
     text = str(value)
     if text.lower().endswith(".json"):
         path = Path(text)
@@ -98,6 +96,3 @@ def timestep_positions(max_position: float | None) -> NDArray[np.float64]:
     return values
 
 
-def is_declared(convention: Convention | None) -> bool:
-    """True when a convention other than the implicit canonical default is in force."""
-    return convention is not None and convention != CANONICAL

@@ -484,7 +484,7 @@ def check_rotation(
         skipped += int(np.count_nonzero(~exact))
         plans.append((k, shifted, exact))
     moved = _batched_rows(ctx, [shifted[exact] for _, shifted, exact in plans])
-    for (k, shifted, exact), k_rows in zip(plans, moved, strict=True):
+    for (k, _, exact), k_rows in zip(plans, moved, strict=True):
         if not np.any(exact):
             continue
         p_rows = _Rows(
@@ -796,7 +796,7 @@ def check_frequency_structure(
             compared += int(np.count_nonzero(usable))
             plans.append((pair, wavelength, half, shifted, usable, label))
     batch = _batched_rows(ctx, [plan[3][plan[4]] for plan in plans])  # one backend call
-    for (pair, wavelength, half, shifted, usable, label), moved in zip(plans, batch, strict=True):
+    for (pair, wavelength, half, _, usable, label), moved in zip(plans, batch, strict=True):
         if not np.any(usable):
             continue
         columns = np.array([sin_cols[pair], cos_cols[pair]])
