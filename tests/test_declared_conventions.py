@@ -174,3 +174,52 @@ def test_bfloat16_timesteps_in_a_diffusion_pipeline_are_named() -> None:
     assert report.get("golden:timesteps").status == "failed"
     assert "timesteps rounded to bfloat16 before the embedding" in str(report.diagnosis_sentence)
     assert "angles are computed in bfloat16" not in str(report.diagnosis_sentence)
+
+
+def test_reproductions_of_a_declared_convention_compare_with_it() -> None:
+    from pespec.conformance import reproduce
+
+    report = check(ports.shift_zero, convention="whisper", diagnose=False, **GOLDEN_ONLY)
+    failed = report.failed[0]
+    assert failed.reproduction is not None and "convention='whisper'" in failed.reproduction
+    assert failed.worst_position is not None and failed.worst_column is not None
+    d_model = 128 if failed.id.endswith("d128") else None
+    assert d_model is not None, failed.id  # the first canonical set is a d = 128 one
+    rows = reproduce(
+        ports.shift_zero,
+        [failed.worst_position],
+        d_model,
+        100.0 if "base-100" in failed.id else 10000.0,
+        column=failed.worst_column,
+        level="float32",
+        convention="whisper",
+        echo=False,
+    )
+    assert rows[0]["abs_error"] == failed.max_error
+    assert not rows[0]["within_bound"]
+    # judged against marian, which shift_zero computes, the same element is within its bound
+    same = reproduce(
+        ports.shift_zero,
+        [failed.worst_position],
+        d_model,
+        100.0 if "base-100" in failed.id else 10000.0,
+        column=failed.worst_column,
+        level="float32",
+        convention="marian",
+        echo=False,
+    )
+    assert same[0]["within_bound"]
+
+
+def test_the_plugin_judges_the_declared_convention(tmp_path: Path) -> None:
+    from pluginrun import run_plugin
+
+    spec = f"{CATALOG / 'ports.py'}:whisper_port"
+    out = tmp_path / "plugin.json"
+    passed = run_plugin(
+        spec, "--pe-convention", "whisper", "--pe-stages", "contract,golden", "--pe-json", str(out)
+    )
+    assert passed.returncode == 0, passed.stdout[-2000:]
+    assert json.loads(out.read_text())["convention"]["name"] == "whisper"
+    failed = run_plugin(spec, "--pe-convention", "marian", "--pe-stages", "contract,golden")
+    assert failed.returncode == 1, failed.stdout[-2000:]

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.reference.conventions import CANONICAL, Convention, preset
+from pespec.reference.conventions import Convention, preset
 
 __all__ = [
     "TIMESTEPS",

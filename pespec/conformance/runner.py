@@ -833,10 +833,25 @@ class Suite:
         self, position: int | float, d_model: int, base: float, column: int | None, level: Level
     ) -> str:
         backend = "backend" if self.backend.spec is None else repr(self._portable_spec())
+        convention = ""
+        if self.convention_declared:
+            convention = f", convention={self._convention_argument()!r}"
         return self._command(
             f"from pespec.conformance import reproduce; reproduce({backend}, "
-            f"[{position!r}], {d_model}, {base!r}, column={column}, level={level.name!r})"
+            f"[{position!r}], {d_model}, {base!r}, column={column}, level={level.name!r}"
+            f"{convention})"
         )
+
+    def _convention_argument(self) -> str | dict[str, Any]:
+        """The declared convention as ``reproduce`` takes it: its preset name, or its dict."""
+        from pespec.reference.conventions import preset
+
+        try:
+            if preset(self.convention.name) == self.convention:
+                return self.convention.name
+        except ValueError:
+            pass
+        return self.convention.to_dict()
 
     def _call_reproduction(self, positions: NDArray[Any], d_model: int, base: float) -> str:
         prefix, backend = self._backend_expr()
@@ -851,11 +866,15 @@ class Suite:
     ) -> str:
         prefix, backend = self._backend_expr()
         fn = getattr(fn, "function", fn)  # a registry entry wraps the check function
+        convention = ""
+        if not config.convention.is_canonical:
+            prefix += "from pespec.reference.conventions import Convention; "
+            convention = f", convention=Convention.from_dict({config.convention.to_dict()!r})"
         return self._command(
             f"import numpy as np; {prefix}"
             f"from pespec.properties.base import EncodingConfig, parse_level; "
             f"from {fn.__module__} import {fn.__name__}; "
-            f"{fn.__name__}({backend}, EncodingConfig({config.reproduction()}), "
+            f"{fn.__name__}({backend}, EncodingConfig({config.reproduction()}{convention}), "
             f"parse_level({level.name!r}))"
         )
 
