@@ -223,3 +223,23 @@ def test_the_plugin_judges_the_declared_convention(tmp_path: Path) -> None:
     assert json.loads(out.read_text())["convention"]["name"] == "whisper"
     failed = run_plugin(spec, "--pe-convention", "marian", "--pe-stages", "contract,golden")
     assert failed.returncode == 1, failed.stdout[-2000:]
+
+
+def test_position_rounding_probe_sees_only_rounded_positions() -> None:
+    from pespec.conformance._position_rounding import position_rounding
+
+    exact = _reference(PRESETS["whisper"])
+
+    def rounded(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float32]:
+        return exact(
+            np.asarray(positions).astype(ml_dtypes.bfloat16).astype(np.float64), d_model, base
+        )
+
+    def constant(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float32]:
+        return np.zeros((len(positions), d_model), dtype=np.float32)
+
+    kw: dict[str, Any] = {"d_model": 64, "base": 10000.0, "integer_positions_only": False}
+    assert position_rounding(rounded, max_position=None, **kw) == "bfloat16"
+    assert position_rounding(rounded, max_position=1.0, **kw) == "bfloat16"  # Flux's t ∈ [0, 1]
+    assert position_rounding(exact, max_position=None, **kw) is None
+    assert position_rounding(constant, max_position=None, **kw) is None

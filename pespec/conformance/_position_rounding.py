@@ -50,7 +50,8 @@ def position_rounding(
 ) -> str | None:
     """The coarsest format of :data:`ROUNDING_FORMATS` whose rounding of the positions the
     output shows (rows at p and fmt(p) bit-identical for every probed p), or None. At most
-    one call per format; a backend that raises or misbehaves gives None."""
+    one call per format; a backend that raises or misbehaves, or gives one row for two
+    different probed positions (a constant), gives None."""
     top = _DEFAULT_RANGE if max_position is None else float(max_position)
     for name in ROUNDING_FORMATS:
         pairs = _pairs(top, integer_positions_only, name)
@@ -64,6 +65,7 @@ def position_rounding(
         if raw.shape != (2 * len(p), d_model):
             return None
         rows = np.ascontiguousarray(raw).view(np.uint8).reshape(2 * len(p), -1)
-        if np.array_equal(rows[: len(p)], rows[len(p) :]):
+        distinct = np.unique(rows[: len(p)], axis=0).shape[0] == len(p)  # not a constant
+        if distinct and np.array_equal(rows[: len(p)], rows[len(p) :]):
             return name
     return None

@@ -849,7 +849,8 @@ def diagnose(
     max_d_model ≤ 4, base and shift cannot be separated and the sentence says so). Makes 3
     small calls, each twice (an output that changes between identical calls is reported as
     not deterministic, not fitted), plus
-    one of up to 125 large positions (row by row if that one raises). When the fractional
+    one of up to 125 large positions (row by row if that one raises), plus at most two
+    asking for positions p and bfloat16(p), float16(p) (rounded timesteps). When the fractional
     grid explains nothing, the integer grid is tried (the same calls again): a table looked
     up by integer index is then named as such. ``declared``: the convention the backend
     declared; the sentence then says whether the output follows it, or what it computes
@@ -872,7 +873,9 @@ def diagnose(
             d_model=fit_dims(max_d_model)[0],
             base=base,
             max_position=max_position,
-            integer_positions_only=integer_positions_only,
+            # a table looked up by integer index maps p and fmt(p) to one row when both
+            # truncate alike: probe it at integers, where that cannot happen
+            integer_positions_only=integer_positions_only or found.explained_at_integers_only,
         )
         found.evidence["positions_rounded_to"] = rounded
     if declared is None:

@@ -654,11 +654,13 @@ class Suite:
         @given(strategy)
         def run(config: EncodingConfig) -> None:
             seen["config"] = config
+            narrowed.used.clear()
             try:
                 outcome = fn(narrowed, config, level)
             except PropertyViolation as violation:
                 if isinstance(violation.__cause__, OutsideCapabilities):
                     reject()  # the property needs a call the backend declares it cannot take
+                narrowed.forget_used()  # a repeat of a failing example calls the backend again
                 raise
             if isinstance(outcome, PropertyResult):
                 best = seen.get("worst")
@@ -920,6 +922,15 @@ class _Narrowed:
         self.outputs = outputs
         self.fresh_repeats = fresh_repeats
         self.served: set[tuple[bytes, str, int, float]] = set()
+        self.used: set[tuple[bytes, str, int, float]] = set()
+
+    def forget_used(self) -> None:
+        """Drop the kept outputs of the current example (it failed: Hypothesis repeats it,
+        and a backend whose failure does not repeat must be seen as not deterministic)."""
+        if self.outputs is not None:
+            for key in self.used:
+                self.outputs.pop(key, None)
+        self.used.clear()
 
     def __call__(self, positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
         given = np.asarray(positions)
@@ -929,6 +940,7 @@ class _Narrowed:
         if self.outputs is None:
             return self.guard(positions, d_model, base)
         key = (given.tobytes(), given.dtype.str, int(d_model), float(base))
+        self.used.add(key)
         if self.fresh_repeats:  # the first request may reuse a kept output, a repeat may not
             if key in self.outputs and key not in self.served:
                 self.served.add(key)
