@@ -243,3 +243,9 @@ def test_position_rounding_probe_sees_only_rounded_positions() -> None:
     assert position_rounding(rounded, max_position=1.0, **kw) == "bfloat16"  # Flux's t ∈ [0, 1]
     assert position_rounding(exact, max_position=None, **kw) is None
     assert position_rounding(constant, max_position=None, **kw) is None
+
+    def table(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float32]:
+        return exact(np.trunc(np.asarray(positions, dtype=np.float64)), d_model, base)
+
+    for top in (None, 1.0, 5000.0):  # a table indexed by position.long() rounds to integers
+        assert position_rounding(table, max_position=top, **kw) is None

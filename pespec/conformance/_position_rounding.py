@@ -58,14 +58,29 @@ def position_rounding(
         if pairs is None:
             continue
         p, q = pairs
+        # A table looked up by integer index gives p and fmt(p) one row when both truncate
+        # (or round) to the same integer, which is no rounding to fmt: use pairs whose floor
+        # and rint differ; in a range too small for two of those (t in [0, 1]), ask for
+        # floor(p) and rint(p) as well and rule out rows equal to theirs.
+        separated = (np.floor(p) != np.floor(q)) & (np.rint(p) != np.rint(q))
+        neighbours: list[NDArray[Any]] = []
+        if not integer_positions_only and np.count_nonzero(separated) >= 2:
+            p, q = p[separated], q[separated]
+        elif not integer_positions_only:
+            neighbours = [np.floor(p), np.rint(p)]
+        asked = np.concatenate([p, q, *neighbours])
         try:
-            raw = np.asarray(encoder(np.concatenate([p, q]), d_model, base))
+            raw = np.asarray(encoder(asked, d_model, base))
         except Exception:  # a misbehaving backend: no finding, never a crash
             return None
-        if raw.shape != (2 * len(p), d_model):
+        if raw.shape != (len(asked), d_model):
             return None
-        rows = np.ascontiguousarray(raw).view(np.uint8).reshape(2 * len(p), -1)
-        distinct = np.unique(rows[: len(p)], axis=0).shape[0] == len(p)  # not a constant
-        if distinct and np.array_equal(rows[: len(p)], rows[len(p) :]):
+        n = len(p)
+        rows = np.ascontiguousarray(raw).view(np.uint8).reshape(len(asked), -1)
+        distinct = np.unique(rows[:n], axis=0).shape[0] == n  # not a constant
+        table = any(
+            np.array_equal(rows[:n], rows[k * n : (k + 1) * n]) for k in (2, 3)[: len(neighbours)]
+        )
+        if distinct and not table and np.array_equal(rows[:n], rows[n : 2 * n]):
             return name
     return None

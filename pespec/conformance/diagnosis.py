@@ -873,9 +873,7 @@ def diagnose(
             d_model=fit_dims(max_d_model)[0],
             base=base,
             max_position=max_position,
-            # a table looked up by integer index maps p and fmt(p) to one row when both
-            # truncate alike: probe it at integers, where that cannot happen
-            integer_positions_only=integer_positions_only or found.explained_at_integers_only,
+            integer_positions_only=integer_positions_only,
         )
         found.evidence["positions_rounded_to"] = rounded
     if declared is None:
