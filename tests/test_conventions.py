@@ -18,6 +18,7 @@ from pespec.reference.conventions import (
     CANONICAL,
     LAYOUTS,
     PRESETS,
+    TIMESTEP_PRESETS,
     Convention,
     diffusers_convention,
     presets_markdown,
@@ -92,6 +93,26 @@ def _diffusers(flip: bool, shift: float, scale: float) -> Callable[[int, int], N
     return table
 
 
+def _flux(n: int, d: int) -> NDArray[np.float64]:
+    # black-forest-labs/flux modules/layers.py timestep_embedding(t, dim, max_period=10000,
+    # time_factor=1000.0): t = time_factor * t; freqs = exp(-log(max_period) * arange(half)
+    # / half); args = t[:, None] * freqs[None]; cat([cos(args), sin(args)]). Here t = 0..n-1.
+    t = 1000.0 * np.arange(n)
+    half = d // 2
+    freqs = np.exp(-math.log(10000) * np.arange(half) / half)
+    args = t[:, None] * freqs[None]
+    return np.concatenate([np.cos(args), np.sin(args)], axis=-1)
+
+
+def _wan(n: int, d: int) -> NDArray[np.float64]:
+    # Wan-Video/Wan2.1 wan/modules/model.py sinusoidal_embedding_1d(dim, position): position
+    # in float64; sinusoid = outer(position, pow(10000, -arange(half).div(half)));
+    # cat([cos(sinusoid), sin(sinusoid)], dim=1).
+    half = d // 2
+    sinusoid = np.outer(np.arange(n, dtype=np.float64), np.power(10000.0, -np.arange(half) / half))
+    return np.concatenate([np.cos(sinusoid), np.sin(sinusoid)], axis=1)
+
+
 # (convention, formula, table row of the first real token = position_offset)
 PUBLISHED = [
     (PRESETS["canonical"], _vaswani),
@@ -103,6 +124,13 @@ PUBLISHED = [
     (PRESETS["diffusers"], _diffusers(False, 1.0, 1.0)),
     (diffusers_convention(True, 0.0, 1.0), _diffusers(True, 0.0, 1.0)),
     (diffusers_convention(False, 1.0, 1000.0), _diffusers(False, 1.0, 1000.0)),
+    # the timestep presets of SPEC §3.3, as real pipelines call get_timestep_embedding
+    (TIMESTEP_PRESETS["diffusers-unet"], _diffusers(True, 0.0, 1.0)),
+    (TIMESTEP_PRESETS["sd3"], _diffusers(True, 0.0, 1.0)),
+    (TIMESTEP_PRESETS["pixart"], _diffusers(True, 0.0, 1.0)),
+    (TIMESTEP_PRESETS["dit"], _guided_diffusion),
+    (TIMESTEP_PRESETS["flux"], _flux),
+    (TIMESTEP_PRESETS["wan"], _wan),
 ]
 
 
@@ -127,6 +155,27 @@ def test_presets_match_their_published_formulas(
         if other != convention:
             wrong = encode(positions, d, convention=other)
             assert np.max(np.abs(table - wrong)) > 100 * bound
+
+
+def test_every_preset_has_a_published_transcription() -> None:
+    for name, known in {**PRESETS, **TIMESTEP_PRESETS}.items():
+        assert any(convention is known for convention, _ in PUBLISHED), name
+
+
+def test_flux_scaling_before_and_after_the_frequencies_are_the_same_value() -> None:
+    # SPEC §4.2: Flux forms (1000·t)·ω, diffusers scale·(t·ω); exactly the same real number,
+    # rounded differently: both float64 evaluations are within the transcription bound.
+    t = np.array([0.0, 0.25, 0.5, 0.99839, 1.0])
+    d = 16
+    half = d // 2
+    freqs = np.exp(-math.log(10000) * np.arange(half) / half)
+    before = (1000.0 * t)[:, None] * freqs[None]
+    after = 1000.0 * (t[:, None] * freqs[None])
+    exact = encode(t, d, convention=TIMESTEP_PRESETS["flux"])
+    bound = 1000 * (3 * math.log(10000) + 5) * U + 2 * U
+    for args in (before, after):
+        table = np.concatenate([np.cos(args), np.sin(args)], axis=-1)
+        assert np.max(np.abs(table - exact)) <= bound
 
 
 def test_undefined_conventions_are_rejected() -> None:

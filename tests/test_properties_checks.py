@@ -205,9 +205,11 @@ def test_low_precision_requires_the_level_dtype_and_bound() -> None:
         return out.astype(np.float16)
 
     violation(checks.check_low_precision, f16_angles, CONFIG, level)
-    assert checks.check_low_precision(rounded(np.float32), CONFIG, F32).details == {
-        "applicable": False
-    }
+    details = checks.check_low_precision(rounded(np.float32), CONFIG, F32).details
+    assert details["applicable"] is False
+    assert details["reason"] == (
+        "SPEC §5.7 states it for float16/bfloat16 levels; the level is float32"
+    )
 
 
 def test_frequency_structure_detects_off_by_one_frequencies() -> None:

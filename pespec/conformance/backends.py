@@ -133,7 +133,9 @@ class Capabilities:
     only positions ≥ 0 are passed (a module that looks rows up in a table). ``bases``: the
     bases it supports (None: any base > 1). ``max_d_model`` and ``max_position`` (largest
     |position|): larger configurations are not tested. ``level``: the level it claims, e.g.
-    ``"float16@float64"`` (None: the default level of its output dtype).
+    ``"float16@float64"`` (None: the default level of its output dtype). ``convention``:
+    the convention it implements, a preset name or ``Convention.to_dict()`` (None: judged
+    against the canonical encoding; SPEC §9.1).
     """
 
     integer_positions_only: bool = False
@@ -142,6 +144,7 @@ class Capabilities:
     max_d_model: int | None = None
     max_position: float | None = None
     level: str | None = None
+    convention: str | dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         for flag in ("integer_positions_only", "non_negative_positions"):
@@ -164,6 +167,10 @@ class Capabilities:
                 raise ValueError(f"max_position must be a finite number >= 0; got {value!r}")
         if self.level is not None:
             parse_level(self.level)
+        if self.convention is not None:
+            from pespec.conformance.declared import resolve_convention
+
+            resolve_convention(self.convention, "capabilities['convention']")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Capabilities:
@@ -192,6 +199,7 @@ class Capabilities:
             "max_d_model": self.max_d_model,
             "max_position": self.max_position,
             "level": self.level,
+            "convention": self.convention,
         }
 
     def admits(self, positions: NDArray[Any]) -> NDArray[np.bool_]:

@@ -1,6 +1,7 @@
 """``pespec check``: run the conformance suite from the command line (SPEC §9).
 
-    pespec check BACKEND [--level L] [--profile ci|dev|thorough] [--json PATH] [--markdown PATH]
+    pespec check BACKEND [--level L] [--convention NAME|FILE.json] [--profile ci|dev|thorough]
+        [--json PATH] [--markdown PATH]
     pespec check --from-file out.npy --d-model D [--positions 0:4096] [--base B]
 
 Exit codes: 0 conformant, 1 non-conformant, 2 usage error or backend not loadable, 130
@@ -29,6 +30,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument("backend", nargs="?", help="backend spec (omit with --from-file)")
     parser.add_argument(
         "--level", help="level to test, e.g. float16 or float16@float64 (default: from output)"
+    )
+    parser.add_argument(
+        "--convention",
+        metavar="NAME|FILE.json",
+        default=None,
+        help="judge against this convention: a preset name (canonical, whisper, marian, "
+        "fairseq, flux, ...) or a JSON file of Convention.to_dict() (default: the backend's "
+        "declared convention, else canonical)",
     )
     parser.add_argument(
         "--profile",
@@ -154,6 +163,7 @@ def _suite(args: argparse.Namespace) -> Any:
         stages=stages,
         examples=args.examples,
         shrink=not args.no_shrink,
+        convention=args.convention,
     )
     planned = suite.plan()
     console = Console(stderr=True)
@@ -182,6 +192,8 @@ def _from_file(args: argparse.Namespace) -> Any:
         raise ValueError("--d-model is required with --from-file")
     if args.profile is not None or args.stages is not None or args.examples is not None:
         raise ValueError("--profile, --stages and --examples do not apply to --from-file")
+    if args.convention is not None:
+        raise ValueError("--convention does not apply to --from-file (canonical only)")
     return check_file(
         args.from_file,
         args.d_model,

@@ -106,6 +106,8 @@ class GuardedBackend:
         self.expected_dtype = expected_dtype
         self.check_finite = check_finite
         self.hung = False
+        self.calls = 0  # backend calls made, and rows (positions) requested, for the report
+        self.rows = 0
 
     def raw_call(self, positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
         """Call the backend on ``positions`` with the timeout; host array, unvalidated."""
@@ -115,6 +117,8 @@ class GuardedBackend:
                 f"not called: the backend hung in an earlier call (timeout {self.timeout:g} s)",
             )
         box: dict[str, Any] = {}
+        self.calls += 1
+        self.rows += int(np.asarray(positions).shape[0]) if np.ndim(positions) else 1
 
         def target() -> None:
             try:

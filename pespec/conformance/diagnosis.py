@@ -582,6 +582,8 @@ class Diagnosis:
     level: str = "float64"
     level_working_precision: str = "float64"
     evidence: dict[str, Any] = field(default_factory=dict)
+    declared: dict[str, Any] | None = None
+    """The convention the backend declared (``Convention.to_dict()``), when one was."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the report's ``diagnosis`` object), with the sentence; a
@@ -606,10 +608,39 @@ class Diagnosis:
             return f"stays within 1e-2 of exact at every probed position (up to {limit:.0f})"
         return f"stays within 1e-2 of exact only up to position ~{limit:.0f}"
 
+    @property
+    def positions_rounded_in(self) -> str | None:
+        """The format the positions (timesteps) are rounded to before the embedding, when
+        that, not the angle arithmetic, is the coarse step: integer positions merge in a
+        format coarser than the level's working precision while the error growth of the
+        angles shows a finer one (a pipeline casting timesteps to bfloat16, SPEC §10.3)."""
+        growth = self.evidence.get("precision_from_error_growth")
+        probed = self.evidence.get("positions_rounded_to")
+        merged = self.evidence.get("positions_merged_in")
+        if probed in SIGNIFICAND_BITS:
+            found = str(probed)
+        elif merged in SIGNIFICAND_BITS and self.precision_is_cause:
+            found = str(merged)
+        else:
+            return None
+        if SIGNIFICAND_BITS[found] >= SIGNIFICAND_BITS[self.level_working_precision]:
+            return None
+        if growth in SIGNIFICAND_BITS and SIGNIFICAND_BITS[growth] <= SIGNIFICAND_BITS[found]:
+            return None  # the angles themselves are that coarse: the rounding is part of it
+        return found
+
     def _clauses(self) -> list[str]:
         """The precision and large-position findings, as clauses."""
         clauses = []
-        if self.precision_is_cause:
+        rounded = self.positions_rounded_in
+        if rounded is not None and self.explained:
+            growth = self.evidence.get("precision_from_error_growth")
+            angles = f"; the angles are computed in {growth}" if growth in SIGNIFICAND_BITS else ""
+            clauses.append(
+                f"timesteps rounded to {rounded} before the embedding (each position p is "
+                f"used as {rounded}(p){angles}): the encoding {self._reach()}"
+            )
+        elif self.precision_is_cause:
             clauses.append(
                 f"angles are computed in {self.working_precision}: the encoding {self._reach()}"
             )
@@ -691,8 +722,15 @@ class Diagnosis:
                     f" (closest: {_convention_name(best['convention'])}, max error "
                     f"{best['max_abs_error']:.3g})"
                 )
+            if self.declared is not None:
+                text += f", not the declared {self.declared.get('name', 'custom')} convention"
+            rounded = self.positions_rounded_in
+            if rounded is not None:
+                text += f"; timesteps rounded to {rounded} before the embedding"
             return text + "."
         clauses = self._clauses()
+        if self.declared is not None:
+            return self._declared_sentence(clauses)
         if _is_canonical(self.convention):
             if clauses:
                 return f"Output follows the canonical convention, but {'; '.join(clauses)}."
@@ -713,6 +751,37 @@ class Diagnosis:
             "it is a valid variant, not the canonical encoding"
         )
         return "; ".join([text, *clauses]) + "."
+
+
+    def _declared_sentence(self, clauses: list[str]) -> str:
+        """The sentence relative to a declared convention (the fit explained the output)."""
+        assert self.declared is not None and self.convention is not None
+        declared = Convention.from_dict(self.declared)
+        name = f"the declared {declared.name} convention"
+        if _is_member(self.convention, declared):
+            if clauses:
+                return f"Output follows {name}, but {'; '.join(clauses)}."
+            return (
+                f"Output matches {name} computed in {self.working_precision}; the failure is "
+                "neither a different convention nor a lower working precision."
+            )
+        wanted = {**declared.to_dict(), "base_follows_argument": True, "base": PRIMARY_BASE}
+        wanted |= {"output_scale": 1.0, "output_scale_rule": "constant"}
+        text = (
+            f"Output computes {_convention_name(self.convention)} "
+            f"({_details(self.convention)}), not {name} ({_details(wanted)})"
+        )
+        return "; ".join([text, *clauses]) + "."
+
+
+def _is_member(data: dict[str, Any], declared: Convention) -> bool:
+    """True when the fitted convention ``data`` is ``declared`` (unit output, base honoured)."""
+    return (
+        _convention_of(data) == declared
+        and data["output_scale_rule"] == "constant"
+        and data["output_scale"] == 1.0
+        and (data["base_follows_argument"] or data["base"] == PRIMARY_BASE)
+    )
 
 
 def _is_canonical(data: dict[str, Any]) -> bool:
@@ -787,6 +856,7 @@ def diagnose(
     max_position: float | None = None,
     bases: tuple[float, ...] | None = None,
     max_d_model: int | None = None,
+    declared: Convention | None = None,
 ) -> Diagnosis:
     """Which convention ``encoder`` implements and in what precision it computes (SPEC §10).
 
@@ -799,11 +869,48 @@ def diagnose(
     max_d_model ≤ 4, base and shift cannot be separated and the sentence says so). Makes 3
     small calls, each twice (an output that changes between identical calls is reported as
     not deterministic, not fitted), plus
-    one of up to 125 large positions (row by row if that one raises). When the fractional
+    one of up to 125 large positions (row by row if that one raises), plus at most two
+    asking for positions p and bfloat16(p), float16(p) (rounded timesteps). When the fractional
     grid explains nothing, the integer grid is tried (the same calls again): a table looked
-    up by integer index is then named as such. Never raises because of the backend's
-    behaviour.
+    up by integer index is then named as such. ``declared``: the convention the backend
+    declared; the sentence then says whether the output follows it, or what it computes
+    instead. Never raises because of the backend's behaviour.
     """
+    found = _diagnose_both(
+        encoder,
+        level=level,
+        integer_positions_only=integer_positions_only,
+        max_position=max_position,
+        bases=bases,
+        max_d_model=max_d_model,
+    )
+    from pespec.conformance._position_rounding import position_rounding
+
+    if found.non_deterministic is None:
+        base = PRIMARY_BASE if bases is None or PRIMARY_BASE in bases else bases[0]
+        rounded = position_rounding(
+            encoder,
+            d_model=fit_dims(max_d_model)[0],
+            base=base,
+            max_position=max_position,
+            integer_positions_only=integer_positions_only,
+        )
+        found.evidence["positions_rounded_to"] = rounded
+    if declared is None:
+        return found
+    return replace(found, declared=declared.to_dict())
+
+
+def _diagnose_both(
+    encoder: Encoder,
+    *,
+    level: Level,
+    integer_positions_only: bool,
+    max_position: float | None,
+    bases: tuple[float, ...] | None,
+    max_d_model: int | None,
+) -> Diagnosis:
+    """:func:`diagnose` without the declared convention: the fractional grid, then integers."""
     found = _diagnose_grid(
         encoder,
         level=level,

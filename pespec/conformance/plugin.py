@@ -1,6 +1,7 @@
 """The pytest plugin (entry point ``pytest11``): the conformance suite as pytest tests (SPEC §9).
 
     pytest --pyargs pespec.conformance --pe-backend numpy-float16 [--pe-level L]
+        [--pe-convention NAME|FILE.json]
         [--pe-profile ci|dev|thorough] [--pe-skip-file F] [--pe-xfail-file F] [--pe-json PATH]
 
 One test per planned check (``test_conformance[golden:tiny]``, ``...[property:norm]``), run by
@@ -38,6 +39,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--pe-backend", default=None, help="backend spec to check (see pespec check)")
     group.addoption("--pe-level", default=None, help="level, e.g. float16 or float16@float64")
     group.addoption(
+        "--pe-convention",
+        default=None,
+        help="convention to judge against: a preset name or a JSON file (default: canonical)",
+    )
+    group.addoption(
         "--pe-profile", default=None, choices=("ci", "dev", "thorough"), help="suite profile"
     )
     group.addoption("--pe-timeout", type=float, default=None, help="seconds per backend call")
@@ -72,6 +78,7 @@ def _suite(config: pytest.Config) -> Any:
                 stages=STAGES if stages is None else [s.strip() for s in stages.split(",")],
                 examples=config.getoption("--pe-examples"),
                 shrink=not config.getoption("--pe-no-shrink"),
+                convention=config.getoption("--pe-convention"),
             )
         except (BackendLoadError, ValueError, TypeError) as exc:
             raise pytest.UsageError(f"--pe-backend {spec!r}: {exc}") from None

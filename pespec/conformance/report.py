@@ -36,7 +36,7 @@ SUITE_VERSION = "1.0"
 """Version of the suite (its checks and their order); bumped when a verdict can change."""
 
 REPORT_SCHEMA = "pespec-conformance-report"
-REPORT_SCHEMA_VERSION = "1.1"
+REPORT_SCHEMA_VERSION = "1.2"
 
 STATUSES: tuple[str, ...] = ("passed", "failed", "skipped")
 
@@ -131,10 +131,31 @@ class Report:
     source_file: dict[str, Any] | None = None
     """For ``--from-file``: the file's path (as given), SHA-256, size and the positions its
     rows were checked at (``{"given": "0:128", "count": 128, "first": 0, "last": 127}``)."""
+    convention: dict[str, Any] | None = None
+    """The convention judged against (``Convention.to_dict()`` plus ``declared``: whether the
+    backend or the caller declared it); None means canonical, not declared."""
+    backend_calls: dict[str, int] | None = None
+    """Calls made to the backend and rows (positions) requested: ``suite`` and ``diagnosis``."""
     not_run: dict[str, str] = field(default_factory=dict)
     """Checks of the suite that were not run, and why: ``{"property:*": "stage not selected
     ", "golden:tiny-d4-L3": "listed in --pe-skip-file F"}``. The verdict is over
     the checks that ran; a partial run says so in its summary and report."""
+
+    @property
+    def convention_name(self) -> str:
+        """The name of the convention judged against (``canonical`` unless one was declared)."""
+        if self.convention is None:
+            return "canonical"
+        return str(self.convention.get("name", "custom"))
+
+    @property
+    def judged_against(self) -> str:
+        """``level float32, convention whisper (declared)``: what the verdict is relative to."""
+        declared = bool(self.convention and self.convention.get("declared"))
+        return (
+            f"level {self.level or 'unknown'}, convention {self.convention_name}"
+            + (" (declared)" if declared else "")
+        )
 
     @property
     def level_output_dtype(self) -> str | None:
@@ -170,7 +191,7 @@ class Report:
         failure: the first line a failing run prints on the terminal."""
         counts = {s: sum(c.status == s for c in self.checks) for s in STATUSES}
         text = (
-            f"{self.backend}: {self.verdict.upper()} at level {self.level or 'unknown'} "
+            f"{self.backend}: {self.verdict.upper()} at {self.judged_against} "
             f"({counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped)"
         )
         if self.not_run:
@@ -218,6 +239,18 @@ class Report:
                 "output_dtype": self.level_output_dtype,
                 "working_dtype": self.working_dtype,
             },
+            "convention": _jsonable(
+                self.convention
+                or {
+                    "name": "canonical",
+                    "layout": "interleaved",
+                    "frequency_shift": 0.0,
+                    "position_offset": 0,
+                    "argument_scale": 1.0,
+                    "declared": False,
+                }
+            ),
+            "backend_calls": _jsonable(self.backend_calls),
             "profile": self.profile,
             "execution": {
                 "device": self.device,
@@ -278,7 +311,13 @@ class Report:
                 if self.output_dtype not in (None, self.level_output_dtype)
                 else ""
             )
-            + ").",
+            + f"), convention `{self.convention_name}`"
+            + (
+                " (declared)"
+                if self.convention and self.convention.get("declared")
+                else ""
+            )
+            + ".",
             "",
             f"- spec {SPEC_VERSION}, suite {SUITE_VERSION}, pespec {__version__}, "
             f"profile `{self.profile}`",
@@ -349,7 +388,7 @@ class Report:
         from rich.markup import escape
         from rich.table import Table
 
-        table = Table(title=f"pespec check {self.backend} (level {self.level or 'unknown'})")
+        table = Table(title=f"pespec check {self.backend} ({self.judged_against})")
         table.add_column("check", no_wrap=True)
         table.add_column("status", no_wrap=True)
         for header in ("|error|", "bound", "ratio", "position", "col"):
@@ -455,6 +494,12 @@ _SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
         "output_dtype, declared capabilities",
     ),
     ("level", "name (`float16` or `float16@float64`), output_dtype, working_dtype"),
+    (
+        "convention",
+        "the convention judged against: name, layout, frequency_shift, position_offset, "
+        "argument_scale (SPEC §3) and `declared` (false: the canonical default)",
+    ),
+    ("backend_calls", "calls made to the backend and rows requested: suite, diagnosis"),
     ("profile", "`ci`, `dev`, `thorough` (or `file` for --from-file)"),
     ("execution", "device, backend libraries, Python, platform, machine, pespec's libraries"),
     ("timestamp, duration_s", "UTC start (ISO 8601, seconds) and wall time"),

@@ -34,26 +34,40 @@ def reproduce(
     level: str | Level | None = None,
     echo: bool = True,
     exit_status: bool = False,
+    convention: Any = None,
 ) -> list[dict[str, Any]]:
     """Backend value, certified value, |error| and bound for ``positions`` × columns.
 
     ``column``: one column (default: all). ``level``: the level whose bound is shown (default:
-    the backend's claimed level, else its output dtype's default level). Returns one dict per
-    element; prints them as lines when ``echo``. Values are float64 absolute numbers.
-    ``exit_status``: end the process with status 1 when an element exceeds its bound (the
-    one-line ``python -c`` reproductions pass it, so a shell or CI sees the failure).
+    the backend's claimed level, else its output dtype's default level). ``convention``: a
+    preset name, ``Convention.to_dict()`` or a Convention (default: the backend's declared
+    convention, else canonical). Returns one dict per element; prints them as lines when
+    ``echo``. Values are float64 absolute numbers. ``exit_status``: end the process with
+    status 1 when an element exceeds its bound (the one-line ``python -c`` reproductions pass
+    it, so a shell or CI sees the failure).
     """
+    from pespec.conformance.declared import resolve_convention
     from pespec.conformance.runner import FIXTURE_ERROR
     from pespec.properties.errormodel import element_bound
     from pespec.reference.oracle import encode as oracle_encode
 
     loaded = load_backend(backend)
+    declared = convention if convention is not None else loaded.capabilities.convention
+    chosen_convention = None if declared is None else resolve_convention(declared)
     config = EncodingConfig(np.asarray(positions), d_model, base)
+    if chosen_convention is not None:
+        config = EncodingConfig(config.positions, d_model, base, chosen_convention)
     output = loaded(config.positions, config.d_model, config.base)
     if isinstance(level, str):
         level = parse_level(level)
     chosen = level or loaded.capabilities.claimed_level() or level_for_dtype(output.dtype)
-    exact = oracle_encode(config.positions, config.d_model, base=config.base, workers=1)
+    exact = oracle_encode(
+        config.positions,
+        config.d_model,
+        base=config.base,
+        convention=config.convention,
+        workers=1,
+    )
     bound = np.asarray(element_bound(config, chosen), dtype=np.float64) + FIXTURE_ERROR
     if column is not None:
         if isinstance(column, bool) or not isinstance(column, int) or not 0 <= column < d_model:

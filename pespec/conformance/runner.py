@@ -51,6 +51,7 @@ from pespec.properties.base import (
     parse_level,
 )
 from pespec.properties.profiles import resolve_profile
+from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.validation import check_d_model, check_non_negative_int
 
 __all__ = [
@@ -121,6 +122,10 @@ class Interrupted(KeyboardInterrupt):
 
 INTERRUPTED = "interrupted (Ctrl-C) before this check finished"
 """The ``not_run`` reason of the checks an interrupted run did not finish."""
+
+
+_MAX_KEPT_OUTPUTS = 256
+"""Property-stage outputs kept for reuse (each at most 4096 elements, the strategies' limit)."""
 
 
 class OutsideCapabilities(Exception):
@@ -206,6 +211,7 @@ def compare_blocks(
     level: Level,
     *,
     block_elements: int = _BLOCK_ELEMENTS,
+    convention: Convention = CANONICAL,
 ) -> _Worst:
     """Compare a (n, d_model) output with the exact float64 reference, row block by row block.
 
@@ -221,12 +227,12 @@ def compare_blocks(
     for start in range(0, positions.shape[0], rows):
         chunk = positions[start : start + rows]
         if chunk.size and float(np.max(np.abs(chunk))) >= EXACT_REFERENCE_LIMIT:
-            reference = oracle_encode(chunk, d_model, base=base)  # beyond the exact domain
-            reference_error = FIXTURE_ERROR  # correctly rounded
+            reference = oracle_encode(chunk, d_model, base=base, convention=convention)
+            reference_error = FIXTURE_ERROR  # beyond the exact domain: correctly rounded
         else:
-            reference = encode(chunk, d_model, base=base)
+            reference = encode(chunk, d_model, base=base, convention=convention)
             reference_error = REFERENCE_ERROR
-        config = EncodingConfig(chunk, d_model, base)
+        config = EncodingConfig(chunk, d_model, base, convention)
         bound = comparison_bound(reference, config, level, reference_error)
         worst.update(np.asarray(output[start : start + rows]), reference, bound, chunk, columns)
     return worst
@@ -246,7 +252,7 @@ def compare_fixture(
     reference = np.asarray(fixture.values, dtype=np.float64)[rows]
     full = np.zeros((positions.shape[0], d_model), dtype=np.float64)
     full[:, columns] = reference
-    config = EncodingConfig(positions, d_model, float(fixture.base))
+    config = EncodingConfig(positions, d_model, float(fixture.base), fixture.convention)
     bound = comparison_bound(full, config, level, FIXTURE_ERROR)[:, columns]
     worst = _Worst()
     worst.update(np.asarray(output)[:, columns], reference, bound, positions, columns)
@@ -333,6 +339,9 @@ class Suite:
     :data:`STAGES`. ``examples``: override the profile's Hypothesis example count.
     ``large_sizes``: override the (L, d_model) list of the large stage. ``shrink``: let
     Hypothesis shrink a failing property example to a minimal one (slower on failure).
+    ``convention``: the convention to judge against (a preset name, a JSON file of
+    ``Convention.to_dict()``, or a Convention); default: the backend's declared
+    ``convention`` capability, else canonical (SPEC §9.1).
     """
 
     def __init__(
@@ -346,8 +355,16 @@ class Suite:
         examples: int | None = None,
         large_sizes: Sequence[tuple[int, int]] | None = None,
         shrink: bool = True,
+        convention: str | Convention | None = None,
     ) -> None:
+        from pespec.conformance.declared import resolve_convention
+
         self.backend = load_backend(backend)
+        declared = convention if convention is not None else self.backend.capabilities.convention
+        self.convention_declared = declared is not None
+        self.convention: Convention = (
+            CANONICAL if declared is None else resolve_convention(declared)
+        )
         self.shrink = bool(shrink)
         self.profile = resolve_profile(profile)
         unknown = [s for s in stages if s not in STAGES]
@@ -380,6 +397,7 @@ class Suite:
             if self.requested_level is None
             else self.requested_level.output_dtype,
         )
+        self._property_outputs: dict[tuple[bytes, str, int, float], NDArray[Any]] = {}
         self._contract: dict[str, tuple[bool, str]] | None = None
         self._contract_where: dict[str, Any] = {}
         self._plan: list[PlannedCheck] | None = None
@@ -405,15 +423,29 @@ class Suite:
             from pespec.reference.golden import load_fixture_sets
 
             for fixture in load_fixture_sets():
-                if not _is_canonical(fixture):
+                if fixture.convention == self.convention:
+                    title = fixture.description
+                elif _is_canonical(fixture) and not fixture.name.startswith("convention-"):
+                    title = (
+                        f"{fixture.description}; values certified by the oracle for "
+                        f"convention {self.convention.name!r}"
+                    )
+                else:
                     continue
                 planned.append(
                     PlannedCheck(
-                        f"golden:{fixture.name}",
+                        f"golden:{fixture.name}", "golden", title, SECTIONS["golden"], fixture
+                    )
+                )
+            if self.convention_declared:
+                planned.append(
+                    PlannedCheck(
+                        "golden:timesteps",
                         "golden",
-                        fixture.description,
+                        "fractional diffusion timesteps in the backend's range, d_model=256, "
+                        "values certified by the oracle",
                         SECTIONS["golden"],
-                        fixture,
+                        None,
                     )
                 )
         if "property" in self.stages:
@@ -442,6 +474,7 @@ class Suite:
     def run_check(self, planned: PlannedCheck) -> CheckResult:
         """Run one planned check; a misbehaving backend gives a failed result, never an error."""
         start = time.perf_counter()
+        calls, rows = self.guard.calls, self.guard.rows
         try:
             result = self._dispatch(planned)
         except CallProtocolError:  # not a verdict: the object is no backend (exit 2)
@@ -453,6 +486,8 @@ class Suite:
                 planned, "failed", f"check raised {type(exc).__name__}: {exc}".strip()
             )
         result.duration_s = time.perf_counter() - start
+        result.details["backend_calls"] = self.guard.calls - calls
+        result.details["backend_rows"] = self.guard.rows - rows
         return result
 
     def run(
@@ -486,11 +521,15 @@ class Suite:
             raise Interrupted(partial) from None
         report = self.report(results, started, time.perf_counter() - clock)
         if diagnose and report.failed:  # nothing failed (e.g. no golden ran): nothing to explain
+            calls, rows = self.guard.calls, self.guard.rows
             try:
                 self._diagnose(report)
             except KeyboardInterrupt:  # every check ran: the report is complete, unexplained
                 report.diagnosis_sentence = "diagnosis interrupted (Ctrl-C)"
                 raise Interrupted(report) from None
+            assert report.backend_calls is not None
+            report.backend_calls["diagnosis_calls"] = self.guard.calls - calls
+            report.backend_calls["diagnosis_rows"] = self.guard.rows - rows
         return report
 
     def report(self, results: list[CheckResult], started: str, duration: float) -> Report:
@@ -512,6 +551,8 @@ class Suite:
             not_run={
                 f"{stage}:*": "stage not selected" for stage in STAGES if stage not in self.stages
             },
+            convention={**self.convention.to_dict(), "declared": self.convention_declared},
+            backend_calls={"suite_calls": self.guard.calls, "suite_rows": self.guard.rows},
         )
 
     # -- internals -----------------------------------------------------------------------
@@ -591,7 +632,13 @@ class Suite:
         )
 
     def _golden_check(self, planned: PlannedCheck, level: Level) -> CheckResult:
-        fixture = planned.payload
+        from pespec.conformance.declared import certified_fixture
+
+        if planned.payload is None:
+            return self._timesteps_check(planned, level)
+        fixture, undefined = certified_fixture(planned.payload, self.convention)
+        if fixture is None:
+            return self._result(planned, "skipped", f"not applicable: {undefined}")
         positions, rows, why_not = self._narrow(fixture)
         if why_not is not None:
             return self._result(planned, "skipped", why_not)
@@ -636,23 +683,26 @@ class Suite:
         if not self.shrink:
             options["phases"] = [p for p in Phase if p not in (Phase.shrink, Phase.explain)]
 
-        caps = self.backend.capabilities
-
-        def narrowed(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
-            why_not = caps.accepts(np.asarray(positions), d_model, base)
-            if why_not is not None:
-                raise OutsideCapabilities(why_not)
-            return self.guard(positions, d_model, base)
+        # Each distinct request is made once per suite run (a table-based backend builds its
+        # table per call); determinism compares a kept output with a fresh call.
+        narrowed = _Narrowed(
+            self.guard,
+            self.backend.capabilities,
+            self._property_outputs,
+            fresh_repeats=getattr(fn, "name", "") == "determinism",
+        )
 
         @settings(settings.get_profile(profile_name(self.profile)), **options)
         @given(strategy)
         def run(config: EncodingConfig) -> None:
             seen["config"] = config
+            narrowed.used.clear()
             try:
                 outcome = fn(narrowed, config, level)
             except PropertyViolation as violation:
                 if isinstance(violation.__cause__, OutsideCapabilities):
                     reject()  # the property needs a call the backend declares it cannot take
+                narrowed.forget_used()  # a repeat of a failing example calls the backend again
                 raise
             if isinstance(outcome, PropertyResult):
                 best = seen.get("worst")
@@ -677,10 +727,13 @@ class Suite:
             return self._flaky_result(planned, flaky, seen.get("config"), level)
         worst = seen.get("worst")
         if worst is None:
-            return self._result(planned, "passed", "holds on every example")
+            return self._result(
+                planned, "passed", "holds on every example", details={"applicable": True}
+            )
         result = self._property_result(planned, worst, None, level)
         result.status = "passed"
-        return result
+        result.details.setdefault("applicable", True)  # every §5 property holds for every
+        return result  # convention of §3; only low_precision depends on the level (SPEC §5)
 
     def _flaky_result(
         self, planned: PlannedCheck, flaky: BaseException, config: Any, level: Level
@@ -737,11 +790,13 @@ class Suite:
             config, base = pair
             positions = caps.adapt_positions(config.positions)
             return EncodingConfig(
-                positions, config.d_model, config.base if base is None else base, config.convention
+                positions, config.d_model, config.base if base is None else base, self.convention
             )
 
+        shift = float(self.convention.frequency_shift)
         bases = st.none() if caps.bases is None else st.sampled_from(caps.bases)
-        return st.tuples(base_strategy, bases).map(adapt)
+        defined = base_strategy.filter(lambda c: c.d_model / 2 - shift > 0)
+        return st.tuples(defined, bases).map(adapt)
 
     def _large_check(self, planned: PlannedCheck, level: Level) -> CheckResult:
         length, d_model = planned.payload
@@ -754,8 +809,32 @@ class Suite:
             output = self.guard(positions, d_model, 10000.0)
         finally:
             self.guard.check_finite = True
-        worst = compare_blocks(output, positions, d_model, 10000.0, level)
+        worst = compare_blocks(
+            output, positions, d_model, 10000.0, level, convention=self.convention
+        )
         return self._comparison_result(planned, worst, d_model, 10000.0, level)
+
+    def _timesteps_check(self, planned: PlannedCheck, level: Level) -> CheckResult:
+        """``golden:timesteps``: fractional timesteps (SPEC §9.2) against the oracle."""
+        from pespec.conformance.declared import TIMESTEPS_D_MODEL, timestep_positions
+        from pespec.reference.oracle import encode as oracle_encode
+
+        caps = self.backend.capabilities
+        positions = timestep_positions(caps.max_position)
+        d_model = min(TIMESTEPS_D_MODEL, caps.max_d_model or TIMESTEPS_D_MODEL)
+        base = probe_base(caps.bases)
+        why_not = caps.accepts(positions, d_model, base)
+        if why_not is None and not self.convention.denominator(d_model) > 0:
+            why_not = "the convention is undefined at this d_model"
+        if why_not is not None:
+            return self._result(planned, "skipped", why_not)
+        output = self.guard(positions, d_model, base)
+        reference = oracle_encode(positions, d_model, base=base, convention=self.convention)
+        config = EncodingConfig(positions, d_model, base, self.convention)
+        bound = comparison_bound(reference, config, level, FIXTURE_ERROR)
+        worst = _Worst()
+        worst.update(output, reference, bound, positions, np.arange(d_model, dtype=np.intp))
+        return self._comparison_result(planned, worst, d_model, base, level)
 
     def _comparison_result(
         self, planned: PlannedCheck, worst: _Worst, d_model: int, base: float, level: Level
@@ -792,11 +871,26 @@ class Suite:
         self, position: int | float, d_model: int, base: float, column: int | None, level: Level
     ) -> str:
         backend = "backend" if self.backend.spec is None else repr(self._portable_spec())
+        convention = ""
+        if self.convention_declared:
+            convention = f", convention={self._convention_argument()!r}"
         return self._command(
             f"from pespec.conformance import reproduce; reproduce({backend}, "
             f"[{position!r}], {d_model}, {base!r}, column={column}, level={level.name!r}"
+            f"{convention}"
             + (", exit_status=True)" if self.backend.spec is not None else ")")
         )
+
+    def _convention_argument(self) -> str | dict[str, Any]:
+        """The declared convention as ``reproduce`` takes it: its preset name, or its dict."""
+        from pespec.reference.conventions import preset
+
+        try:
+            if preset(self.convention.name) == self.convention:
+                return self.convention.name
+        except ValueError:
+            pass
+        return self.convention.to_dict()
 
     def _call_reproduction(self, positions: NDArray[Any], d_model: int, base: float) -> str:
         prefix, backend = self._backend_expr()
@@ -811,11 +905,15 @@ class Suite:
     ) -> str:
         prefix, backend = self._backend_expr()
         fn = getattr(fn, "function", fn)  # a registry entry wraps the check function
+        convention = ""
+        if not config.convention.is_canonical:
+            prefix += "from pespec.reference.conventions import Convention; "
+            convention = f", convention=Convention.from_dict({config.convention.to_dict()!r})"
         return self._command(
             f"import numpy as np; {prefix}"
             f"from pespec.properties.base import EncodingConfig, parse_level; "
             f"from {fn.__module__} import {fn.__name__}; "
-            f"{fn.__name__}({backend}, EncodingConfig({config.reproduction()}), "
+            f"{fn.__name__}({backend}, EncodingConfig({config.reproduction()}{convention}), "
             f"parse_level({level.name!r}))"
         )
 
@@ -835,6 +933,7 @@ class Suite:
                 max_position=self.backend.capabilities.max_position,
                 bases=self.backend.capabilities.bases,
                 max_d_model=self.backend.capabilities.max_d_model,
+                declared=self.convention if self.convention_declared else None,
             )
             report.diagnosis = diagnosis.to_dict()
             report.diagnosis_sentence = diagnosis.sentence()
@@ -861,6 +960,62 @@ def _returned_misfit(fn: Any, failure: BackendFailure) -> str | None:
             f"one, which gave no array ({first})"
         )
     return None
+
+
+class _Narrowed:
+    """The guarded backend as the properties see it: a call outside the declared
+    capabilities raises :class:`OutsideCapabilities` (the example is dropped), and
+    ``admits(positions)`` tells the properties which shifted rows they may request."""
+
+    def __init__(
+        self,
+        guard: GuardedBackend,
+        caps: Any,
+        outputs: dict[tuple[bytes, str, int, float], NDArray[Any]] | None = None,
+        *,
+        fresh_repeats: bool = False,
+    ) -> None:
+        self.guard = guard
+        self.caps = caps
+        self.outputs = outputs
+        self.fresh_repeats = fresh_repeats
+        self.served: set[tuple[bytes, str, int, float]] = set()
+        self.used: set[tuple[bytes, str, int, float]] = set()
+
+    def forget_used(self) -> None:
+        """Drop the kept outputs of the current example (it failed: Hypothesis repeats it,
+        and a backend whose failure does not repeat must be seen as not deterministic)."""
+        if self.outputs is not None:
+            for key in self.used:
+                self.outputs.pop(key, None)
+        self.used.clear()
+
+    def __call__(self, positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+        given = np.asarray(positions)
+        why_not = self.caps.accepts(given, d_model, base)
+        if why_not is not None:
+            raise OutsideCapabilities(why_not)
+        if self.outputs is None:
+            return self.guard(positions, d_model, base)
+        key = (given.tobytes(), given.dtype.str, int(d_model), float(base))
+        self.used.add(key)
+        if self.fresh_repeats:  # the first request may reuse a kept output, a repeat may not
+            if key in self.outputs and key not in self.served:
+                self.served.add(key)
+                return self.outputs[key]
+            return self.guard(positions, d_model, base)
+        if key not in self.outputs:
+            if len(self.outputs) >= _MAX_KEPT_OUTPUTS:
+                self.outputs.pop(next(iter(self.outputs)))  # the oldest
+            output = self.guard(positions, d_model, base)
+            output.flags.writeable = False
+            self.outputs[key] = output
+        return self.outputs[key]
+
+    def admits(self, positions: NDArray[Any]) -> NDArray[np.bool_]:
+        """Mask of the positions inside the declared capabilities."""
+        mask: NDArray[np.bool_] = self.caps.admits(np.asarray(positions))
+        return mask
 
 
 def _first_cause(error: BaseException) -> BaseException:
@@ -908,6 +1063,7 @@ def check(
     shrink: bool = True,
     progress: Callable[[PlannedCheck, CheckResult | None], None] | None = None,
     diagnose: bool = True,
+    convention: str | Convention | None = None,
 ) -> Report:
     """Run the conformance suite on ``backend`` and return its :class:`Report`.
 
@@ -924,6 +1080,7 @@ def check(
         examples=examples,
         large_sizes=large_sizes,
         shrink=shrink,
+        convention=convention,
     )
     return suite.run(progress, diagnose=diagnose)
 

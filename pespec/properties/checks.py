@@ -294,6 +294,42 @@ def _rows(ctx: _Context, positions: NDArray[Any]) -> _Rows:
     )
 
 
+def _admitted(ctx: _Context, positions: NDArray[Any]) -> NDArray[np.bool_]:
+    """Mask of ``positions`` the encoder declares it takes (its ``admits`` attribute, set by
+    the conformance suite from the declared capabilities; all when it has none). Shifted rows
+    outside it are skipped and counted, like inexact shifts, rather than requested."""
+    admits = getattr(ctx.encoder, "admits", None)
+    if admits is None:
+        return np.ones(positions.shape[0], dtype=bool)
+    return np.asarray(admits(positions), dtype=bool)
+
+
+def _batched_rows(ctx: _Context, blocks: list[NDArray[Any]]) -> list[_Rows]:
+    """:func:`_rows` of several position arrays in one backend call, split back per block
+    (a table-based backend builds its table once per call)."""
+    nonempty = [block for block in blocks if block.size]
+    if not nonempty:
+        return [_Rows(b, b, b.astype(np.float64), b.astype(np.float64), b, b) for b in blocks]
+    dtype = np.result_type(*nonempty)
+    joined = _rows(ctx, np.concatenate([b.astype(dtype) for b in blocks]))
+    split: list[_Rows] = []
+    start = 0
+    for block in blocks:
+        part = slice(start, start + block.shape[0])
+        split.append(
+            _Rows(
+                positions=joined.positions[part],
+                raw=joined.raw[part],
+                y=joined.y[part],
+                x=joined.x[part],
+                bound=joined.bound[part],
+                angle_free=joined.angle_free[part],
+            )
+        )
+        start += block.shape[0]
+    return split
+
+
 def _norm_up(values: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64]:
     """An upper bound on the Euclidean norm along ``axis`` (float64 evaluation error covered).
 
@@ -477,9 +513,14 @@ def check_rotation(
     d = config.d_model
     worst: tuple[float, float, float, Any, int, int] = (-1.0, 0.0, 0.0, None, 0, 0)
     skipped = 0
+    plans = []
     for k in offsets:
         shifted, exact = _shifted(config.positions, int(k))
+        exact &= _admitted(ctx, shifted)
         skipped += int(np.count_nonzero(~exact))
+        plans.append((k, shifted, exact))
+    moved = _batched_rows(ctx, [shifted[exact] for _, shifted, exact in plans])
+    for (k, _, exact), k_rows in zip(plans, moved, strict=True):
         if not np.any(exact):
             continue
         p_rows = _Rows(
@@ -490,7 +531,6 @@ def check_rotation(
             bound=base_rows.bound[exact],
             angle_free=base_rows.angle_free[exact],
         )
-        k_rows = _rows(ctx, shifted[exact])
         angle = _oracle(config, np.array([int(k)], dtype=np.int64), _without_offset(config))[0]
         sin_k, cos_k = angle[sin_cols], angle[cos_cols]
         a, b = p_rows.y[:, sin_cols], p_rows.y[:, cos_cols]
@@ -741,7 +781,8 @@ def check_low_precision(encoder: Encoder, config: EncodingConfig, level: Level) 
     element is within its §4 bound; for other levels the property does not apply (passes)."""
     ctx = _Context("low_precision", "5.7", encoder, config, level)
     if level.output_dtype not in LOW_PRECISION:
-        return ctx.passed(0.0, 0.0, details={"applicable": False})
+        reason = f"SPEC §5.7 states it for float16/bfloat16 levels; the level is {level.name}"
+        return ctx.passed(0.0, 0.0, details={"applicable": False, "reason": reason})
     rows = _rows(ctx, config.positions)
     if rows.raw.dtype != level.numpy_output_dtype:
         raise ctx.violation(
@@ -832,54 +873,58 @@ def check_frequency_structure(
     moved_to: Any = None
     moved_op = "−"
     compared = 0  # (row, shift) pairs compared; a shift past the positions' range is skipped
+    plans = []
     for pair in sorted({0, d // 2 - 1}):
         wavelength = _wavelength(config, pair)
         for half in (False, True):
             shifted, usable, label = _shift_plan(positions, wavelength, half)
+            usable &= _admitted(ctx, shifted)  # a shift past the declared range is skipped
             compared += int(np.count_nonzero(usable))
-            if not np.any(usable):
-                continue
-            moved = _rows(ctx, shifted[usable])
-            columns = np.array([sin_cols[pair], cos_cols[pair]])
-            sign = -1.0 if half else 1.0
-            # (y′ ∓ y) − (x′ ∓ x) = e′ ∓ e: within b′ + b + 2·2^-54 (oracle), and the three
-            # float64 subtractions add at most a factor (1 + γ(2)).
-            with np.errstate(invalid="ignore"):
-                error = np.abs(
-                    (moved.y[:, columns] - moved.x[:, columns])
-                    - sign * (rows.y[usable][:, columns] - rows.x[usable][:, columns])
-                )
-            error = np.where(np.isfinite(error), error, np.inf)
-            tolerance = (
-                (moved.bound[:, columns] + rows.bound[usable][:, columns] + 2 * ORACLE_ERROR)
-                * (1 + gamma(2, U64))
-                * EVALUATION_SAFETY
+            plans.append((pair, wavelength, half, shifted, usable, label))
+    batch = _batched_rows(ctx, [plan[3][plan[4]] for plan in plans])  # one backend call
+    for (pair, wavelength, half, _, usable, label), moved in zip(plans, batch, strict=True):
+        if not np.any(usable):
+            continue
+        columns = np.array([sin_cols[pair], cos_cols[pair]])
+        sign = -1.0 if half else 1.0
+        # (y′ ∓ y) − (x′ ∓ x) = e′ ∓ e: within b′ + b + 2·2^-54 (oracle), and the three
+        # float64 subtractions add at most a factor (1 + γ(2)).
+        with np.errstate(invalid="ignore"):
+            error = np.abs(
+                (moved.y[:, columns] - moved.x[:, columns])
+                - sign * (rows.y[usable][:, columns] - rows.x[usable][:, columns])
             )
-            ratio = _ratio(error, tolerance)
-            # An element whose tolerance exceeds any error of finite outputs (|y′ ∓ y| ≤
-            # |y′| + |y|) cannot fail; the worst reported is an informative one (as in
-            # dot_products: at |p| ≈ 1e16 the bound is that wide).
-            possible = (
-                np.abs(moved.y[:, columns])
-                + np.abs(rows.y[usable][:, columns])
-                + np.abs(moved.x[:, columns] - sign * rows.x[usable][:, columns])
+        error = np.where(np.isfinite(error), error, np.inf)
+        tolerance = (
+            (moved.bound[:, columns] + rows.bound[usable][:, columns] + 2 * ORACLE_ERROR)
+            * (1 + gamma(2, U64))
+            * EVALUATION_SAFETY
+        )
+        ratio = _ratio(error, tolerance)
+        # An element whose tolerance exceeds any error of finite outputs (|y′ ∓ y| ≤
+        # |y′| + |y|) cannot fail; the worst reported is an informative one (as in
+        # dot_products: at |p| ≈ 1e16 the bound is that wide).
+        possible = (
+            np.abs(moved.y[:, columns])
+            + np.abs(rows.y[usable][:, columns])
+            + np.abs(moved.x[:, columns] - sign * rows.x[usable][:, columns])
+        )
+        shown = np.where((ratio > 1.0) | ~(tolerance >= possible), ratio, -1.0)
+        r, j = _worst(shown)
+        if shown[r, j] > worst[0]:
+            exact = float(moved.x[r, columns[j]] - sign * rows.x[usable][r, columns[j]])
+            found = float(moved.y[r, columns[j]] - sign * rows.y[usable][r, columns[j]])
+            worst = (
+                float(ratio[r, j]),
+                float(error[r, j]),
+                float(tolerance[r, j]),
+                _position_value(positions[usable], r),
+                int(columns[j]),
+                f"{label} {'+' if half else '−'} y(p) = exact {exact!r} for pair {pair} "
+                f"(λ = {float(wavelength)!r}); found {found!r}",
             )
-            shown = np.where((ratio > 1.0) | ~(tolerance >= possible), ratio, -1.0)
-            r, j = _worst(shown)
-            if shown[r, j] > worst[0]:
-                exact = float(moved.x[r, columns[j]] - sign * rows.x[usable][r, columns[j]])
-                found = float(moved.y[r, columns[j]] - sign * rows.y[usable][r, columns[j]])
-                worst = (
-                    float(ratio[r, j]),
-                    float(error[r, j]),
-                    float(tolerance[r, j]),
-                    _position_value(positions[usable], r),
-                    int(columns[j]),
-                    f"{label} {'+' if half else '−'} y(p) = exact {exact!r} for pair {pair} "
-                    f"(λ = {float(wavelength)!r}); found {found!r}",
-                )
-                moved_to = _position_value(shifted[usable], r)
-                moved_op = "+" if half else "−"
+            moved_to = _position_value(shifted[usable], r)
+            moved_op = "+" if half else "−"
     ratio_max, err_max, tol_max, position, column, statement = worst
     if position is not None and not ratio_max <= 1.0:
         expected, _, found_text = statement.partition("; found ")

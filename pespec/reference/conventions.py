@@ -40,11 +40,14 @@ __all__ = [
     "PRESETS",
     "PRESET_SOURCES",
     "TENSOR2TENSOR",
+    "TIMESTEP_PRESETS",
     "WHISPER",
     "Convention",
     "Layout",
     "diffusers_convention",
+    "preset",
     "presets_markdown",
+    "timestep_presets_markdown",
 ]
 
 Layout = Literal["interleaved", "sin_cos_halves", "cos_sin_halves"]
@@ -256,6 +259,80 @@ PRESET_SOURCES: dict[str, str] = {
     "diffusers": "diffusers `get_timestep_embedding` (defaults)",
 }
 """Where each preset's facts come from (the docstrings above give the formulas)."""
+
+
+TIMESTEP_PRESETS: dict[str, Convention] = {
+    "diffusers-unet": Convention(
+        layout="cos_sin_halves", frequency_shift=0, name="diffusers-unet"
+    ),
+    "sd3": Convention(layout="cos_sin_halves", frequency_shift=0, name="sd3"),
+    "pixart": Convention(layout="cos_sin_halves", frequency_shift=0, name="pixart"),
+    "dit": Convention(layout="cos_sin_halves", name="dit"),
+    "flux": Convention(layout="cos_sin_halves", argument_scale=1000, name="flux"),
+    "wan": Convention(layout="cos_sin_halves", name="wan"),
+}
+"""The diffusion timestep embeddings as real pipelines call them (SPEC §3.3). They are
+members of the family already expressible with :func:`diffusers_convention`; several are
+equal as conventions (equal fields), named here for the pipeline a user ports.
+
+* ``diffusers-unet``: diffusers ``UNet2DConditionModel`` builds ``Timesteps(
+  block_out_channels[0], flip_sin_to_cos, freq_shift)`` with its config defaults
+  ``flip_sin_to_cos=True``, ``freq_shift=0`` (Stable Diffusion 1.x/2.x configs) ->
+  ``get_timestep_embedding(t, dim, flip_sin_to_cos=True, downscale_freq_shift=0)``.
+* ``sd3``: diffusers ``CombinedTimestepTextProjEmbeddings`` (SD3 transformer):
+  ``Timesteps(num_channels=256, flip_sin_to_cos=True, downscale_freq_shift=0)``.
+* ``pixart``: diffusers ``PixArtAlphaCombinedTimestepSizeEmbeddings``: the same
+  ``Timesteps(256, flip_sin_to_cos=True, downscale_freq_shift=0)``.
+* ``dit``: facebookresearch/DiT ``TimestepEmbedder.timestep_embedding`` (from
+  guided-diffusion): freqs = exp(−ln(max_period)·k/half), cat([cos, sin]).
+* ``flux``: black-forest-labs/flux ``modules/layers.timestep_embedding(t, dim,
+  max_period=10000, time_factor=1000.0)``: t = time_factor·t with t in [0, 1], freqs =
+  exp(−ln(max_period)·k/half), cat([cos(t·freqs), sin(t·freqs)]): c = 1000, the position
+  handed over is t in [0, 1].
+* ``wan``: Wan-Video/Wan2.1 ``modules/model.sinusoidal_embedding_1d(dim, position)``:
+  position in float64, sinusoid = outer(position, 10000^(−k/half)), cat([cos, sin]). Its
+  float64 computation is a level (``float32@float64`` or ``float64``), not the convention.
+"""
+
+TIMESTEP_SOURCES: dict[str, str] = {
+    "diffusers-unet": "diffusers `UNet2DConditionModel` → `Timesteps(C, flip_sin_to_cos=True, "
+    "freq_shift=0)`",
+    "sd3": "diffusers SD3 `CombinedTimestepTextProjEmbeddings` → `Timesteps(256, True, 0)`",
+    "pixart": "diffusers `PixArtAlphaCombinedTimestepSizeEmbeddings` → `Timesteps(256, True, 0)`",
+    "dit": "facebookresearch/DiT `TimestepEmbedder.timestep_embedding`",
+    "flux": "black-forest-labs/flux `layers.timestep_embedding` (t ∈ [0, 1], time_factor 1000)",
+    "wan": "Wan-Video/Wan2.1 `model.sinusoidal_embedding_1d` (float64 is its level)",
+}
+"""Where each timestep preset's facts come from."""
+
+
+def preset(name: str) -> Convention:
+    """The preset called ``name`` (SPEC §3.2 or §3.3); ValueError naming the known names."""
+    if name in PRESETS:
+        return PRESETS[name]
+    if name in TIMESTEP_PRESETS:
+        return TIMESTEP_PRESETS[name]
+    known = [*PRESETS, *TIMESTEP_PRESETS]
+    raise ValueError(f"convention must be one of {known} or a JSON file; got {name!r}")
+
+
+def timestep_presets_markdown(d_model: int = 256, base: float = 10000.0) -> str:
+    """SPEC §3.3's table: the timestep presets, their fields and sources."""
+    lines = [
+        f"| preset | layout | s | o | c | lowest ω (d={d_model}, base={base:g}) | equal to | "
+        "source |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    half = d_model // 2
+    for name, convention in TIMESTEP_PRESETS.items():
+        lowest = base ** (-(half - 1) / convention.denominator(d_model))
+        same = [f"`{other}`" for other, known in PRESETS.items() if known == convention]
+        lines.append(
+            f"| `{name}` | {convention.layout} | {convention.frequency_shift:g} "
+            f"| {convention.position_offset} | {convention.argument_scale:g} "
+            f"| {lowest:.6g} | {', '.join(same) or '—'} | {TIMESTEP_SOURCES[name]} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def presets_markdown(d_model: int = 512, base: float = 10000.0) -> str:
