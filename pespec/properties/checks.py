@@ -882,7 +882,7 @@ def check_frequency_structure(
             compared += int(np.count_nonzero(usable))
             plans.append((pair, wavelength, half, shifted, usable, label))
     batch = _batched_rows(ctx, [plan[3][plan[4]] for plan in plans])  # one backend call
-    for (pair, wavelength, half, _, usable, label), moved in zip(plans, batch, strict=True):
+    for (pair, wavelength, half, shifted, usable, label), moved in zip(plans, batch, strict=True):
         if not np.any(usable):
             continue
         columns = np.array([sin_cols[pair], cos_cols[pair]])
