@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.conformance.backends import BACKEND_ERRORS
 from pespec.properties.base import DTYPES, Encoder
 
 __all__ = ["ROUNDING_FORMATS", "position_rounding"]
@@ -71,7 +72,7 @@ def position_rounding(
         asked = np.concatenate([p, q, *neighbours])
         try:
             raw = np.asarray(encoder(asked, d_model, base))
-        except Exception:  # a misbehaving backend: no finding, never a crash
+        except BACKEND_ERRORS:  # a misbehaving backend (sys.exit too): no finding, no crash
             return None
         if raw.shape != (len(asked), d_model):
             return None
