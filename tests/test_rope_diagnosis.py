@@ -14,18 +14,20 @@ from typing import Any
 
 import numpy as np
 import pytest
-from rope_ports import (
+from rope_ports import torch_backend
+
+from pespec.rope import PRESETS, RopeConfig, frequencies
+from pespec.rope.diagnosis import RopeDiagnosis, diagnose
+from pespec.rope.diagnosis.examples import (
+    bfloat16_stack,
+    bugs,
     dynamic_port,
     fast_math_backend,
     fp16_cache_backend,
     numpy_backend,
     table_backend,
-    torch_backend,
     yarn_port,
 )
-
-from pespec.rope import PRESETS, RopeConfig, frequencies
-from pespec.rope.diagnosis import RopeDiagnosis, diagnose
 from pespec.rope.diagnosis.formats import is_member, round_to
 
 MAX_CALLS = 3
@@ -95,6 +97,15 @@ def test_torch_bfloat16_model_dtype_with_float32_phase_is_correct() -> None:
     assert result.stage_precision["cache"] == "undetermined"
 
 
+def test_numpy_bfloat16_model_stack_is_correct() -> None:
+    result = diagnose(bfloat16_stack(), PRESETS["Llama-3.1-8B"], output_dtype="bfloat16")
+    _correct(result)
+    assert result.stage_precision["rotation"] == "bfloat16"
+    # returned as float32, the same values are a bfloat16 rotation below the float32 level
+    judged = diagnose(bfloat16_stack(), PRESETS["Llama-3.1-8B"])
+    assert judged.causes == ("rotation in bfloat16 (the float32 output's level needs float32)",)
+
+
 # --- the real bugs --------------------------------------------------------------------------
 
 def test_inv_freq_buffer_cast_to_bfloat16_port() -> None:
@@ -144,6 +155,30 @@ def test_transformers_rotary_module_to_bfloat16() -> None:
     _bug(result, "inverse frequencies in bfloat16")
     assert result.stage_precision["inv_freq"] == "bfloat16"
     assert result.stage_precision["rotation"] == "bfloat16"
+
+
+def test_inv_freq_bfloat16_numpy_reproduction() -> None:
+    result = diagnose(bfloat16_stack(inv_freq_bf16=True), PRESETS["Llama-3.1-8B"],
+                      output_dtype="bfloat16")
+    _bug(result, "inverse frequencies in bfloat16")
+    assert result.stage_precision["inv_freq"] == "bfloat16"
+    assert len(result.causes) == 1
+
+
+def test_positions_bfloat16_numpy_reproduction() -> None:
+    result = diagnose(bfloat16_stack(positions_bf16=True), PRESETS["Qwen2.5-7B-Instruct"],
+                      output_dtype="bfloat16")
+    _bug(result, "positions in bfloat16")
+    assert result.stage_precision["positions"] == "bfloat16"
+    assert len(result.causes) == 1
+
+
+def test_every_bug_of_the_guide_table_is_named() -> None:
+    for bug, _, config, backend in bugs():
+        model = "bfloat16" if "bfloat16" in bug else None
+        result = diagnose(backend, config, output_dtype=model)
+        assert result.explained and result.causes, (bug, result.sentence)
+        assert result.backend_calls <= MAX_CALLS
 
 
 def test_float16_cache_at_theta_1e6() -> None:
@@ -289,3 +324,19 @@ def test_bfloat16_rounding_matches_round_to_nearest_even() -> None:
     assert round_to(np.array([65520.0]), "float16").tolist() == [math.inf]
     assert is_member(np.array([1.0078125, -0.75, np.nan]), "bfloat16")
     assert not is_member(np.array([1 + 2.0**-8]), "bfloat16")
+
+
+def test_declared_max_position_is_respected() -> None:
+    seen: list[int] = []
+    inner = numpy_backend(np.float32)
+
+    def backend(x: Any, positions: Any, rope: Any) -> Any:
+        seen.append(int(positions.max()))
+        return inner(x, positions, rope)
+
+    backend.pespec_capabilities = {"max_position": 70000}  # type: ignore[attr-defined]
+    result = diagnose(backend, PRESETS["Llama-2-7B"])
+    assert max(seen) <= 70000
+    assert result.backend_calls == 2
+    assert result.causes == ()
+    assert diagnose(inner, PRESETS["Llama-2-7B"], max_position=100).backend_calls == 1

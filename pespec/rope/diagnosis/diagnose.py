@@ -21,7 +21,12 @@ from pespec.rope.diagnosis.layout import (
     pair_values,
     pass_through_changed,
 )
-from pespec.rope.diagnosis.probes import Probe, probe_inputs, run_probes
+from pespec.rope.diagnosis.probes import (
+    Probe,
+    declared_max_position,
+    probe_inputs,
+    run_probes,
+)
 from pespec.rope.diagnosis.report import STAGES, RopeDiagnosis, low_stages, sentence
 from pespec.rope.diagnosis.stages import (
     UNDETERMINED,
@@ -72,15 +77,22 @@ def _failed(config: RopeConfig, calls: int, why: str) -> RopeDiagnosis:
 
 
 def diagnose(backend: Callable[..., Any], config: RopeConfig, *,
-             timeout: float | None = None) -> RopeDiagnosis:
+             timeout: float | None = None,
+             max_position: float | None = None,
+             output_dtype: str | None = None) -> RopeDiagnosis:
     """Diagnose ``backend(x, positions, rope) -> (n, head_dim)`` against ``config``.
 
     Never raises for a misbehaving backend: a probe that fails only shortens the range
-    probed. ``timeout`` bounds the seconds spent in the backend over all calls.
+    probed. ``timeout`` bounds the seconds spent in the backend over all calls; no position
+    beyond ``max_position`` (default: the backend's declared ``pespec_capabilities``
+    ``max_position``, else 2^20) is probed. ``output_dtype`` names the dtype whose default
+    level applies (default: the dtype the backend returns).
     """
     if not isinstance(config, RopeConfig):
         raise TypeError(f"config must be a pespec.rope.RopeConfig; got {type(config).__name__}")
-    probes, calls = run_probes(backend, config, timeout)
+    if max_position is None:
+        max_position = declared_max_position(backend)
+    probes, calls = run_probes(backend, config, timeout, max_position)
     if not probes:
         return _failed(config, calls, "the backend failed on the first probe call")
     matrices = np.concatenate([p.matrices for p in probes])
@@ -105,7 +117,7 @@ def diagnose(backend: Callable[..., Any], config: RopeConfig, *,
     models = frequency_models(config)
     fit, stages = fit_phase(angles, positions, models, noise)
     stages.update(cache=cache, rotation=rotation)
-    output = probes[0].dtype
+    output = probes[0].dtype if output_dtype is None else output_dtype
     causes = _causes(config, pairing, fit.model, fit.sign, attention, measured_a)
     causes += low_stages(stages, output)
     if pass_through_changed(matrices[finite], config):

@@ -108,14 +108,27 @@ def _call(backend: Callable[..., Any], args: tuple[Any, ...],
     return box["result"]
 
 
-def run_probes(backend: Callable[..., Any], config: RopeConfig,
-               timeout: float | None) -> tuple[list[Probe], int]:
-    """The probes that succeeded (in position order) and the number of backend calls."""
+def declared_max_position(backend: Any) -> float | None:
+    """``max_position`` of a backend's ``pespec_capabilities`` (a dict or an object)."""
+    declared = getattr(backend, "pespec_capabilities", None)
+    value = (declared.get("max_position") if isinstance(declared, dict)
+             else getattr(declared, "max_position", None))
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else None
+
+
+def run_probes(backend: Callable[..., Any], config: RopeConfig, timeout: float | None,
+               max_position: float | None = None) -> tuple[list[Probe], int]:
+    """The probes that succeeded (in position order) and the number of backend calls;
+    no position beyond ``max_position`` is probed."""
     deadline = None if timeout is None else time.monotonic() + timeout
     probes: list[Probe] = []
     calls = 0
     width = config.head_dim + 1
-    for positions in POSITION_GROUPS:
+    for group in POSITION_GROUPS:
+        positions = [p for p in group if max_position is None or p <= max_position]
+        if not positions:
+            break
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
             break
