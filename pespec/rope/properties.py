@@ -129,15 +129,20 @@ def norm(call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLev
 
 
 def r_zero(call: Call, config: RopeConfig, level: RopeLevel, output_dtype: str) -> Outcome:
-    """R(0) = A·identity: rows at position 0 equal A·x within the bound at p = 0."""
+    """R(0) = A·identity: rows at position 0 equal A·x (pairs in the output layout) within the
+    bound at p = 0."""
     from pespec.rope.oracle import attention_factor
 
     x = inputs(16, config.head_dim, seed=3)
     p = np.zeros(16, dtype=np.int64)
     y = np.asarray(call(x, p), dtype=np.float64)
+    from pespec.rope.reference import _views
+
     big_a = attention_factor(config)
-    exact = x.copy()
-    exact[:, :config.d_r] *= big_a
+    exact = x.copy()  # R(0) = A·identity on the pairs, laid out in the output layout
+    a, b = _views(x, config, output=False)
+    ya, yb = _views(exact, config, output=True)
+    ya[...], yb[...] = big_a * a, big_a * b
     bound = element_bound(x, p, config, level, output_dtype) + 2 * _U64 * np.abs(exact)
     return _finish(_fold(None, np.abs(y - exact), bound, p), "R(0) = A·I")
 
