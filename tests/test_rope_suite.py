@@ -231,3 +231,19 @@ def test_peak_memory_checking_a_million_positions() -> None:
         tracemalloc.stop()
     assert outcome.passed, outcome.message
     assert peak < 512 * 2**20
+
+
+def _plugin(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "--pyargs", "pespec.conformance", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_plugin_runs_the_rotary_suite(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    ran = _plugin("--pe-rope-backend", "numpy-float32", "--pe-rope-config", "Llama-2-7B",
+                  "--pe-json", str(out))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert json.loads(out.read_text())["level"]["name"] == "float32/float32/float32"
+    usage = _plugin("--pe-rope-backend", "numpy-float32")
+    assert usage.returncode == 4 and "--pe-rope-config" in usage.stderr
