@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 import rope_implementations as impl
+
 from pespec.rope import PRESETS, RopeConfig
 from pespec.rope.suite import check
 

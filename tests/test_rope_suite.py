@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 import rope_implementations as impl
+
 from pespec.rope import PRESETS, RopeConfig
 from pespec.rope.errormodel import (
     RopeLevel,
@@ -29,7 +29,8 @@ from pespec.rope.errormodel import (
 )
 from pespec.rope.suite import RopeSuite, check
 
-LLAMA2, LLAMA31, QWEN = PRESETS["Llama-2-7B"], PRESETS["Llama-3.1-8B"], PRESETS["Qwen2.5-7B-Instruct"]
+LLAMA2, LLAMA31 = PRESETS["Llama-2-7B"], PRESETS["Llama-3.1-8B"]
+QWEN = PRESETS["Qwen2.5-7B-Instruct"]
 GPTJ, GPTOSS, DEEPSEEK = PRESETS["GPT-J-6B"], PRESETS["gpt-oss-20b"], PRESETS["DeepSeek-V3"]
 DYNAMIC = RopeConfig(head_dim=128, theta=10000.0, rope_type="dynamic", factor=4.0,
                      max_position_embeddings=4096, seq_len=4096)
@@ -158,7 +159,7 @@ def test_report_json_carries_verdict_level_checks_config(tmp_path: Path) -> None
     assert data["level"]["stages"] == {"phase": "float32", "cache": "float32",
                                        "rotation": "float32"}
     assert data["config"] == LLAMA31.to_dict()
-    assert [c["id"] for c in data["checks"]][0] == "contract:shape"
+    assert data["checks"][0]["id"] == "contract:shape"
 
 
 def test_a_raising_backend_fails_and_never_crashes() -> None:

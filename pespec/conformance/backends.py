@@ -252,7 +252,7 @@ class Backend:
     """
 
     name: str
-    fn: Callable[[NDArray[Any], int, float], Any]
+    fn: Callable[..., Any]  # (positions, d_model, base); a rotary one (x, positions, rope)
     capabilities: Capabilities = field(default_factory=Capabilities)
     device: str = "cpu"
     spec: str | None = None

@@ -215,7 +215,8 @@ def _exact_magnitude(x: F64, config: RopeConfig, big_a: float) -> F64:
     ya, yb = _views(out, config, output=True)
     ya[...] = pair
     yb[...] = pair
-    return out
+    result: F64 = out
+    return result
 
 
 PROPERTIES: dict[str, str] = {

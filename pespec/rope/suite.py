@@ -140,6 +140,8 @@ class RopeSuite(Suite):
     ``profile``: ``ci``/``dev`` (sampled positions to 2^20) or ``thorough`` (every position).
     """
 
+    guard: RopeGuard
+
     def __init__(self, backend: str | Backend | Callable[..., Any], config: Any, *,
                  level: str | RopeLevel | None = None, profile: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT, stages: Sequence[str] = ROPE_STAGES,
@@ -226,7 +228,8 @@ class RopeSuite(Suite):
         config = self.config
 
         def call(x: NDArray[np.float64], positions: NDArray[Any]) -> NDArray[Any]:
-            return self.guard.rope_call(x, positions, config)
+            result: NDArray[Any] = self.guard.rope_call(x, positions, config)
+            return result
 
         return call
 
@@ -370,7 +373,7 @@ def _golden(call: props.Call, fixture: Any, config: RopeConfig, level: RopeLevel
     keep = caps.admits(positions)
     integer = keep & (positions == np.round(positions))
     outcome: props.Outcome | None = None
-    groups = [(integer, np.int64)]
+    groups: list[tuple[NDArray[np.bool_], Any]] = [(integer, np.int64)]
     if not caps.integer_positions_only:
         groups.append((keep & ~integer, np.float64))
     for mask, dtype in groups:
