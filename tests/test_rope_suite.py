@@ -248,3 +248,33 @@ def test_plugin_runs_the_rotary_suite(tmp_path: Path) -> None:
     assert json.loads(out.read_text())["level"]["name"] == "float32/float32/float32"
     usage = _plugin("--pe-rope-backend", "numpy-float32")
     assert usage.returncode == 4 and "--pe-rope-config" in usage.stderr
+
+
+def test_diagnosis_is_attached_after_a_failure_when_the_module_exists(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite calls pespec.rope.diagnosis.diagnose (issue 20) only after a failure; a
+    stand-in module records the call and supplies to_dict() and the sentence."""
+    import importlib.machinery
+    import types
+
+    calls: list[Any] = []
+
+    class Found:
+        sentence = "the stand-in sentence"
+
+        def to_dict(self) -> dict[str, Any]:
+            return {"explained": True}
+
+    def diagnose(backend: Any, config: Any, *, timeout: float) -> Found:
+        calls.append(config)
+        return Found()
+
+    module = types.ModuleType("pespec.rope.diagnosis")
+    module.__spec__ = importlib.machinery.ModuleSpec("pespec.rope.diagnosis", None)
+    module.diagnose = diagnose  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "pespec.rope.diagnosis", module)
+    assert check("numpy-float32", LLAMA2).conformant and not calls
+    report = check(impl.bug_pairing(LLAMA2, "interleaved"), LLAMA2)
+    assert calls == [LLAMA2]
+    assert report.to_dict()["diagnosis"] == {"explained": True}
+    assert "the stand-in sentence" in report.summary()
