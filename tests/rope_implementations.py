@@ -151,6 +151,34 @@ def transformers_for_preset(name: str, dtype_name: str) -> Fn:
     return transformers_backend(config, dtype_name, source.layer_type, interleave)
 
 
+def transformers_longrope(name: str, dtype_name: str) -> Fn:
+    """transformers' Phi-3 rotary module with ℓ forced: its inverse frequencies from
+    ``ROPE_INIT_FUNCTIONS["longrope"]`` at the preset's ℓ, and its forward called without the
+    ``dynamic_rope_update`` wrapper (which would pick ℓ from each call's positions)."""
+    import inspect
+
+    torch = importlib.import_module("torch")
+    rope_utils = importlib.import_module("transformers.modeling_rope_utils")
+    module = importlib.import_module("transformers.models.phi3.modeling_phi3")
+    source = PRESET_SOURCES[name]
+    config = hf_config(source.copy)
+    rotary = module.Phi3RotaryEmbedding(config)
+    inv_freq, attention = rope_utils.ROPE_INIT_FUNCTIONS["longrope"](
+        config, None, seq_len=source.seq_len)
+    rotary.inv_freq, rotary.attention_scaling = inv_freq, attention
+    forward = inspect.unwrap(module.Phi3RotaryEmbedding.forward)
+    dtype = getattr(torch, dtype_name)
+
+    def fn(x: np.ndarray, positions: np.ndarray, rope: RopeConfig) -> Any:
+        q = torch.from_numpy(x).to(dtype)[None, None]
+        ids = torch.from_numpy(positions)[None]
+        with torch.no_grad():
+            cos, sin = forward(rotary, q, ids)
+            return module.apply_rotary_pos_emb(q, q, cos, sin)[0][0, 0]
+
+    return fn
+
+
 def gptj_transformers(dtype_name: str) -> Fn:
     """transformers' GPT-J: create_sinusoidal_positions and apply_rotary_pos_emb."""
     torch = importlib.import_module("torch")

@@ -5,8 +5,9 @@ the DeepSeek interleave path; GPT-J), and rotary-embedding-torch's interleaved r
 is CONFORMANT at float32 and, in bfloat16 model dtype, at the bfloat16 default level (or the
 tighter level of its own float32 output where the library computes the rotation in float32).
 
-LongRoPE (Phi-3.5) is not here: transformers derives ℓ from each call's positions and keeps
-the largest seen (a stateful module), so it needs a wrapper that forces ℓ (issue 19, not done).
+LongRoPE (Phi-3.5): transformers derives ℓ from each call's positions (a stateful module), so
+the wrapper forces the preset's ℓ (SPEC §12.4): frequencies from ROPE_INIT_FUNCTIONS at ℓ,
+the module's forward without its dynamic_rope_update wrapper.
 """
 
 from __future__ import annotations
@@ -36,6 +37,14 @@ def _conformant(fn: Any, config: RopeConfig) -> Any:
 @pytest.mark.parametrize("name", HF_PRESETS)
 def test_transformers_rotary_module(name: str, dtype: str) -> None:
     report = _conformant(impl.transformers_for_preset(name, dtype), PRESETS[name])
+    assert report.output_dtype == dtype
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("name", ["Phi-3.5-mini-instruct, ℓ = 4096",
+                                  "Phi-3.5-mini-instruct, ℓ = 131072"])
+def test_transformers_longrope_with_seq_len_forced(name: str, dtype: str) -> None:
+    report = _conformant(impl.transformers_longrope(name, dtype), PRESETS[name])
     assert report.output_dtype == dtype
 
 
