@@ -160,6 +160,8 @@ def test_report_json_carries_verdict_level_checks_config(tmp_path: Path) -> None
                                        "rotation": "float32"}
     assert data["config"] == LLAMA31.to_dict()
     assert data["checks"][0]["id"] == "contract:shape"
+    markdown = report.to_markdown()
+    assert '"rope_type": "llama3"' in markdown and "phase float32" in markdown
 
 
 def test_a_raising_backend_fails_and_never_crashes() -> None:

@@ -122,6 +122,17 @@ class RopeReport(Report):
             text += f"; diagnosis: {self.diagnosis_sentence}"
         return text
 
+    def to_markdown(self, error_plot: str | None = None) -> str:
+        """§9.4's Markdown report with the rotary configuration and the stage tuple."""
+        import json
+
+        lines = super().to_markdown(error_plot).split("\n")
+        stages = ", ".join(f"{k} {v}" for k, v in (self.rope_level or {}).items())
+        extra = [f"- rotary configuration: `{json.dumps(self.rope_config)}`",
+                 f"- level stages: {stages or 'unknown'}"]
+        at = next((i for i, line in enumerate(lines) if line.startswith("- ")), len(lines))
+        return "\n".join(lines[:at] + extra + lines[at:])
+
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
         data["family"] = "rope"
