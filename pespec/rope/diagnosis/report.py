@@ -1,4 +1,4 @@
-"""The diagnosis value and its sentence (SPEC §12.12)."""
+"""The diagnosis value and its sentence (SPEC §12.14)."""
 
 from __future__ import annotations
 
