@@ -119,7 +119,8 @@ class GuardedBackend:
             )
         box: dict[str, Any] = {}
         self.calls += 1
-        self.rows += int(np.asarray(positions).shape[0]) if np.ndim(positions) else 1
+        first = np.asarray(args[0])  # positions (n,), or a rotary family's x (n, head_dim)
+        self.rows += int(first.shape[0]) if first.ndim else 1
 
         def target() -> None:
             try:
