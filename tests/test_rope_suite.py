@@ -280,3 +280,39 @@ def test_diagnosis_is_attached_after_a_failure_when_the_module_exists(
     assert calls == [LLAMA2]
     assert report.to_dict()["diagnosis"] == {"explained": True}
     assert "the stand-in sentence" in report.summary()
+
+
+# -- the suite with the diagnosis of issue 20 -------------------------------------------------
+
+def _bug_cases() -> list[Any]:
+    from pespec.rope.diagnosis.examples import bugs
+
+    return [
+        pytest.param(config, backend, cause, id=name) for name, cause, config, backend in bugs()
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("config", "backend", "cause"), _bug_cases())
+def test_each_real_bug_fails_by_ten_and_the_suite_names_its_cause(
+    config: RopeConfig, backend: Any, cause: str
+) -> None:
+    """Issue 20's bugs through the suite: non-conformant with a ratio of at least 10, and the
+    report's diagnosis (from the real pespec.rope.diagnosis) explains it with a named cause,
+    in its JSON fields and in the summary."""
+    report = check(backend, config)
+    assert not report.conformant
+    failed = {c.id for c in report.failed}
+    # a non-finite output (the float16 cache beyond 65504) is an unbounded error
+    ratio = math.inf if "contract:finite" in failed else _worst_ratio(report)
+    assert ratio >= 10, report.summary()
+    assert "convention" not in report.summary()
+    found = report.to_dict()["diagnosis"]
+    assert found["explained"] and found["causes"], found
+    assert found["sentence"] in report.summary()
+    assert report.to_dict()["backend_calls"]["diagnosis_calls"] == found["backend_calls"] <= 3
+
+
+def test_a_conformant_run_calls_no_diagnosis() -> None:
+    report = check("numpy-float32", LLAMA2)
+    assert report.conformant and report.to_dict()["diagnosis"] is None

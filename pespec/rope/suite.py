@@ -116,6 +116,14 @@ class RopeReport(Report):
     def level_output_dtype(self) -> str | None:
         return self.output_dtype
 
+    @property
+    def judged_against(self) -> str:
+        """``level float32/float32/float32, rope yarn θ = 150000``: a rotary verdict is relative
+        to its level and its configuration (the absolute family's conventions do not apply)."""
+        config = self.rope_config or {}
+        return (f"level {self.level or 'unknown'}, rope {config.get('rope_type', 'unknown')} "
+                f"θ = {config.get('theta', 'unknown')!s}")
+
     def summary(self) -> str:
         text = super().summary()
         if self.diagnosis_sentence and not self.conformant:
@@ -345,6 +353,7 @@ class RopeSuite(Suite):
             checks=results, timestamp=started, duration_s=duration,
             libraries=dict(self.backend.libraries),
             not_run={f"{s}:*": "stage not selected" for s in ROPE_STAGES if s not in self.stages},
+            backend_calls={"suite_calls": self.guard.calls, "suite_rows": self.guard.rows},
             rope_config=self.config.to_dict(),
             rope_level=None if level is None else level.stages())
 
@@ -356,6 +365,8 @@ class RopeSuite(Suite):
             module = importlib.import_module("pespec.rope.diagnosis")
             diagnosis = module.diagnose(self.backend, self.config, timeout=self.guard.timeout)
             report.diagnosis = diagnosis.to_dict()
+            if report.backend_calls is not None:  # the diagnosis calls the backend directly
+                report.backend_calls["diagnosis_calls"] = int(report.diagnosis.get("backend_calls", 0))
             sentence = diagnosis.sentence
             report.diagnosis_sentence = sentence() if callable(sentence) else str(sentence)
         except BACKEND_ERRORS as exc:  # advice only: it must never hide the verdict
