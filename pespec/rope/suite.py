@@ -366,7 +366,8 @@ class RopeSuite(Suite):
             diagnosis = module.diagnose(self.backend, self.config, timeout=self.guard.timeout)
             report.diagnosis = diagnosis.to_dict()
             if report.backend_calls is not None:  # the diagnosis calls the backend directly
-                report.backend_calls["diagnosis_calls"] = int(report.diagnosis.get("backend_calls", 0))
+                made = report.diagnosis.get("backend_calls", 0)
+                report.backend_calls["diagnosis_calls"] = int(made)
             sentence = diagnosis.sentence
             report.diagnosis_sentence = sentence() if callable(sentence) else str(sentence)
         except BACKEND_ERRORS as exc:  # advice only: it must never hide the verdict
