@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +86,6 @@ def register(subparsers: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from pespec._atomic import check_writable
-    from pespec.conformance.backends import BackendLoadError
 
     if (args.backend is None) == (args.from_file is None):
         print("pespec check: error: give exactly one of BACKEND or --from-file", file=sys.stderr)
@@ -97,37 +97,48 @@ def _run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"pespec check: error: {exc}", file=sys.stderr)
         return 2
+    return run_and_report(
+        "pespec check",
+        args,
+        lambda: _from_file(args) if args.from_file is not None else _suite(args),
+        backend=args.backend,
+        timeout=_timeout(args),
+    )
+
+
+def run_and_report(
+    prog: str, args: argparse.Namespace, compute: Callable[[], Any], **markdown: Any
+) -> int:
+    """Run ``compute`` (a report), print its verdict, write ``--json``/``--markdown``; the exit
+    code: 0 conformant, 1 not, 2 usage error or unloadable backend, 130 interrupted (the
+    partial report written). Shared by ``pespec check`` and ``pespec rope check``."""
+    from pespec.conformance.backends import BackendLoadError
+
     try:
-        if args.from_file is not None:
-            report = _from_file(args)
-        else:
-            report = _suite(args)
+        report = compute()
     except KeyboardInterrupt as interrupt:  # Ctrl-C: no traceback, the partial report kept
-        return _interrupted(args, getattr(interrupt, "report", None))
-    except BackendLoadError as exc:
-        print(f"pespec check: error: {exc}", file=sys.stderr)
-        return 2
-    except (OSError, ValueError, TypeError) as exc:
-        print(f"pespec check: error: {exc}", file=sys.stderr)
+        return _interrupted(args, getattr(interrupt, "report", None), prog)
+    except (BackendLoadError, OSError, ValueError, TypeError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     _print_report(report, quiet=args.quiet, verbose=args.verbose)
     try:
         if args.json:
             report.write_json(args.json)
         if args.markdown:
-            report.write_markdown(args.markdown, backend=args.backend, timeout=_timeout(args))
+            report.write_markdown(args.markdown, **markdown)
     except OSError as exc:  # the verdict is printed above; the report file is not written
-        print(f"pespec check: error: cannot write the report: {exc}", file=sys.stderr)
+        print(f"{prog}: error: cannot write the report: {exc}", file=sys.stderr)
         return 2
     return 0 if report.conformant else 1
 
 
-def _interrupted(args: argparse.Namespace, report: Any) -> int:
+def _interrupted(args: argparse.Namespace, report: Any, prog: str = "pespec check") -> int:
     """Ctrl-C: say so, write the partial report (``complete`` false) if asked; exit 130."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the write
-    lines = ["pespec check: interrupted"]
+    lines = [f"{prog}: interrupted"]
     if report is not None:
         ran = len(report.checks)
         lines[0] += f" after {ran} of {ran + len(report.not_run)} checks; no verdict"
@@ -139,7 +150,7 @@ def _interrupted(args: argparse.Namespace, report: Any) -> int:
                 report.write_markdown(args.markdown)
                 lines.append(f"partial report written to {args.markdown}")
         except OSError as exc:
-            lines.append(f"pespec check: error: cannot write the report: {exc}")
+            lines.append(f"{prog}: error: cannot write the report: {exc}")
     print("\n".join(lines), file=sys.stderr)
     return 130
 

@@ -78,8 +78,7 @@ def read_config(text: str, layer_type: str | None = None, seq_len: int | None = 
 
 def _run(args: argparse.Namespace) -> int:
     from pespec._atomic import check_writable
-    from pespec.conformance.backends import BackendLoadError
-    from pespec.conformance.cli import _interrupted, _print_report
+    from pespec.conformance.cli import run_and_report
     from pespec.conformance.runner import DEFAULT_TIMEOUT
     from pespec.rope.suite import check
 
@@ -88,24 +87,13 @@ def _run(args: argparse.Namespace) -> int:
             if path:
                 check_writable(path, option)
         config = read_config(args.config, args.layer_type, args.seq_len)
-        timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
-        report = check(args.backend, config, level=args.level, profile=args.profile,
-                       timeout=timeout)
-    except KeyboardInterrupt as interrupt:
-        return _interrupted(args, getattr(interrupt, "report", None))
-    except BackendLoadError as exc:
-        print(f"pespec rope check: error: {exc}", file=sys.stderr)
-        return 2
     except (OSError, ValueError, TypeError) as exc:
         print(f"pespec rope check: error: {exc}", file=sys.stderr)
         return 2
-    _print_report(report, quiet=args.quiet, verbose=args.verbose)
-    try:
-        if args.json:
-            report.write_json(args.json)
-        if args.markdown:
-            report.write_markdown(args.markdown)
-    except OSError as exc:
-        print(f"pespec rope check: error: cannot write the report: {exc}", file=sys.stderr)
-        return 2
-    return 0 if report.conformant else 1
+    timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
+    return run_and_report(
+        "pespec rope check",
+        args,
+        lambda: check(args.backend, config, level=args.level, profile=args.profile,
+                      timeout=timeout),
+    )
