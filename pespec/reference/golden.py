@@ -606,7 +606,14 @@ def export_fixture_sets(
     fixtures: Sequence[FixtureSet], directory: Path, file_format: str
 ) -> list[Path]:
     """Write ``<name>.npz`` (arrays, no pickled objects) or ``<name>.csv`` per set; atomic."""
-    writers = {"npz": _npz_bytes, "csv": _csv_bytes}
+    return export_with(fixtures, directory, file_format, {"npz": _npz_bytes, "csv": _csv_bytes})
+
+
+def export_with(
+    fixtures: Sequence[Any], directory: Path, file_format: str, writers: dict[str, Any]
+) -> list[Path]:
+    """Write ``<fixture.name>.<file_format>`` per fixture with ``writers[file_format]`` (the
+    file's bytes), atomically; shared by the absolute and the rotary fixture sets."""
     if file_format not in writers:
         raise ValueError(f"file_format must be one of {sorted(writers)}; got {file_format!r}")
     directory.mkdir(parents=True, exist_ok=True)

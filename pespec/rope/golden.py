@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec._atomic import write_atomic
 from pespec._version import SPEC_VERSION
 from pespec.rope import oracle
 from pespec.rope.config import RopeConfig
@@ -281,13 +280,6 @@ def _csv_bytes(fixture: RopeFixture) -> bytes:
 def export_rope_fixtures(fixtures: list[RopeFixture], directory: Any,
                          file_format: str) -> list[Any]:
     """Write ``<name>.npz`` (arrays only) or ``<name>.csv`` per set; atomic."""
-    writers = {"npz": _npz_bytes, "csv": _csv_bytes}
-    if file_format not in writers:
-        raise ValueError(f"file_format must be one of {sorted(writers)}; got {file_format!r}")
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for fixture in fixtures:
-        path = directory / f"{fixture.name}.{file_format}"
-        write_atomic(path, writers[file_format](fixture))
-        written.append(path)
-    return written
+    from pespec.reference.golden import export_with
+
+    return export_with(fixtures, directory, file_format, {"npz": _npz_bytes, "csv": _csv_bytes})
