@@ -18,7 +18,11 @@ from typing import Any
 import pytest
 import snapshot_verdicts  # tools/ is on pytest's pythonpath
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    # the catalog's broken ports divide by zero on purpose (d/2 − s = 0): their warnings are noise
+    pytest.mark.filterwarnings("ignore::RuntimeWarning"),
+]
 
 
 @pytest.fixture(scope="module")
