@@ -22,6 +22,7 @@ COMMANDS: tuple[str, ...] = (
     "pespec.reference.cli",  # pespec encode
     "pespec.reference.golden_cli",  # pespec golden regenerate|verify|export
     "pespec.conformance.cli",  # pespec check
+    "pespec.rope.cli",  # pespec rope check
     "pespec.plot",  # pespec plot encoding|error
     "pespec.docs_cli",  # pespec tables
 )

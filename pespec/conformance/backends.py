@@ -165,6 +165,10 @@ class Capabilities:
                 raise TypeError(f"max_position must be a number >= 0; got {value!r}")
             if not (math.isfinite(float(value)) and value >= 0):
                 raise ValueError(f"max_position must be a finite number >= 0; got {value!r}")
+        self._check_level()
+
+    def _check_level(self) -> None:
+        """Raise ValueError unless ``level`` names a level this family accepts."""
         if self.level is not None:
             parse_level(self.level)
         if self.convention is not None:
@@ -256,7 +260,7 @@ class Backend:
     """
 
     name: str
-    fn: Callable[[NDArray[Any], int, float], Any]
+    fn: Callable[..., Any]  # (positions, d_model, base); a rotary one (x, positions, rope)
     capabilities: Capabilities = field(default_factory=Capabilities)
     device: str = "cpu"
     spec: str | None = None
@@ -480,8 +484,11 @@ BUILTIN_BACKENDS: tuple[str, ...] = (
 # Loading
 
 
-def _wrap(obj: Any, name: str, spec: str | None) -> Backend:
-    """A Backend from a loaded object: a Backend, or a callable with optional capabilities."""
+def _wrap(
+    obj: Any, name: str, spec: str | None, capabilities_type: type[Capabilities] = Capabilities
+) -> Backend:
+    """A Backend from a loaded object: a Backend, or a callable with optional capabilities
+    (read as ``capabilities_type``: :class:`Capabilities` or a family's subclass)."""
     if isinstance(obj, Backend):
         return obj
     if not callable(obj):
@@ -495,11 +502,11 @@ def _wrap(obj: Any, name: str, spec: str | None) -> Backend:
     declared = getattr(obj, "pespec_capabilities", None)
     try:
         if declared is None:
-            capabilities = Capabilities()
-        elif isinstance(declared, Capabilities):
+            capabilities = capabilities_type()
+        elif isinstance(declared, capabilities_type):
             capabilities = declared
         elif isinstance(declared, Mapping):
-            capabilities = Capabilities.from_mapping(declared)
+            capabilities = capabilities_type.from_mapping(declared)
         else:
             raise TypeError(
                 f"pespec_capabilities must be a dict or Capabilities; got {type(declared).__name__}"
@@ -509,7 +516,7 @@ def _wrap(obj: Any, name: str, spec: str | None) -> Backend:
     return Backend(name, obj, capabilities=capabilities, spec=spec)
 
 
-def _load_attribute(spec: str) -> Backend:
+def _load_attribute(spec: str, capabilities_type: type[Capabilities] = Capabilities) -> Backend:
     """``package.module:attr`` or ``path/to/file.py:attr`` (attr may be dotted)."""
     module_name, _, attribute = spec.rpartition(":")
     if not module_name or not attribute:
@@ -545,11 +552,13 @@ def _load_attribute(spec: str) -> Backend:
         if not hasattr(obj, part):
             raise BackendLoadError(f"backend {spec!r}: {module_name!r} has no attribute {part!r}")
         obj = getattr(obj, part)
-    return _wrap(obj, spec, spec)
+    return _wrap(obj, spec, spec, capabilities_type)
 
 
-def _entry_point(name: str) -> Backend | None:
-    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+def _entry_point(
+    name: str, group: str = ENTRY_POINT_GROUP, capabilities_type: type[Capabilities] = Capabilities
+) -> Backend | None:
+    for entry in importlib.metadata.entry_points(group=group):
         if entry.name == name:
             try:
                 obj = entry.load()
@@ -557,7 +566,7 @@ def _entry_point(name: str) -> Backend | None:
                 raise BackendLoadError(
                     f"backend {name!r}: loading the entry point {entry.value} {_raised(exc)}"
                 ) from None
-            return _wrap(obj, name, name)
+            return _wrap(obj, name, name, capabilities_type)
     return None
 
 
@@ -576,17 +585,27 @@ def _import_spec(obj: Any) -> str | None:
     return f"{module_name}:{qualname}" if found is obj else None
 
 
-def load_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
+def load_backend(
+    spec: str | Backend | Callable[..., Any],
+    *,
+    capabilities_type: type[Capabilities] = Capabilities,
+    group: str | None = None,
+) -> Backend:
     """Resolve a backend spec (see the module docstring) into a :class:`Backend`.
 
     Raises :class:`BackendLoadError` with a message saying what was tried and what is
-    allowed when nothing matches.
+    allowed when nothing matches. Another family (the rotary suite) passes its own
+    ``capabilities_type`` and entry-point ``group``; its built-in names are its own, so
+    with a ``group`` only objects, ``module:attr`` and entry points are resolved here.
     """
     if isinstance(spec, Backend):
         return spec
     if not isinstance(spec, str):
-        return _wrap(spec, getattr(spec, "__name__", type(spec).__name__), _import_spec(spec))
+        name = getattr(spec, "__name__", type(spec).__name__)
+        return _wrap(spec, name, _import_spec(spec), capabilities_type)
     text = spec.strip()
+    if group is not None:
+        return _load_other_family(text, group, capabilities_type)
     if text.startswith("numpy"):
         dtype_name = text.partition("-")[2] or "float64"
         if text == "numpy" or (text.startswith("numpy-") and dtype_name in DTYPES):
@@ -605,6 +624,21 @@ def load_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
         f"backend must be a built-in name ({', '.join(BUILTIN_BACKENDS)}), "
         f"package.module:attr, or a name in the entry-point group {ENTRY_POINT_GROUP!r}; "
         f"got {spec!r}"
+    )
+
+
+def _load_other_family(text: str, group: str, capabilities_type: type[Capabilities]) -> Backend:
+    """``module:attr``, ``file.py:attr`` or an entry point of ``group`` (another family)."""
+    if ":" in text:
+        return _load_attribute(text, capabilities_type)
+    if text.endswith(".py"):
+        raise BackendLoadError(_missing_attribute(text))
+    found = _entry_point(text, group, capabilities_type)
+    if found is not None:
+        return found
+    raise BackendLoadError(
+        f"backend must be a built-in name, package.module:attr, path/to/file.py:attr, or a "
+        f"name in the entry-point group {group!r}; got {text!r}"
     )
 
 

@@ -109,8 +109,9 @@ class GuardedBackend:
         self.calls = 0  # backend calls made, and rows (positions) requested, for the report
         self.rows = 0
 
-    def raw_call(self, positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
-        """Call the backend on ``positions`` with the timeout; host array, unvalidated."""
+    def raw_call(self, *args: Any) -> NDArray[Any]:
+        """Call the backend on ``args`` (positions, d_model, base) with the timeout; host
+        array, unvalidated."""
         if self.hung:
             raise BackendFailure(
                 "hung",
@@ -118,11 +119,12 @@ class GuardedBackend:
             )
         box: dict[str, Any] = {}
         self.calls += 1
-        self.rows += int(np.asarray(positions).shape[0]) if np.ndim(positions) else 1
+        first = np.asarray(args[0])  # positions (n,), or a rotary family's x (n, head_dim)
+        self.rows += int(first.shape[0]) if first.ndim else 1
 
         def target() -> None:
             try:
-                raw = self.backend.fn(positions, d_model, base)
+                raw = self.backend.fn(*args)
             except BaseException as exc:  # a backend may raise anything, even SystemExit
                 box["error"] = exc
                 return
@@ -135,7 +137,7 @@ class GuardedBackend:
         worker = threading.Thread(target=target, name="pespec-backend-call", daemon=True)
         worker.start()
         worker.join(self.timeout)
-        where = f"{_describe_positions(positions)}, d_model={d_model}, base={base!r}"
+        where = self.describe_call(*args)
         if worker.is_alive():
             self.hung = True
             raise BackendFailure(
@@ -158,6 +160,11 @@ class GuardedBackend:
             )
         value: NDArray[Any] = box["value"]
         return value
+
+    def describe_call(self, *args: Any) -> str:
+        """The call's arguments in words, for messages (another family overrides this)."""
+        positions, d_model, base = args
+        return f"{_describe_positions(positions)}, d_model={d_model}, base={base!r}"
 
     def validate(
         self, output: NDArray[Any], positions: NDArray[Any], d_model: int, base: float

@@ -3,6 +3,11 @@
     pytest --pyargs pespec.conformance --pe-backend numpy-float16 [--pe-level L]
         [--pe-convention NAME|FILE.json]
         [--pe-profile ci|dev|thorough] [--pe-skip-file F] [--pe-xfail-file F] [--pe-json PATH]
+    pytest --pyargs pespec.conformance --pe-rope-backend torch-bfloat16 --pe-rope-config PRESET
+
+The rotary suite (SPEC §12.13) runs through the same machinery: ``--pe-rope-backend`` with
+``--pe-rope-config`` (a preset name or a JSON file, as ``pespec rope check --config``) builds a
+:class:`~pespec.rope.suite.RopeSuite`; ``--pe-level`` then names a stage tuple.
 
 One test per planned check (``test_conformance[golden:tiny]``, ``...[property:norm]``), run by
 the same :class:`~pespec.conformance.runner.Suite` as ``pespec check``, so the verdicts agree.
@@ -37,6 +42,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """Register the ``--pe-*`` options."""
     group = parser.getgroup("pespec", "pespec conformance suite")
     group.addoption("--pe-backend", default=None, help="backend spec to check (see pespec check)")
+    group.addoption("--pe-rope-backend", default=None,
+                    help="rotary backend spec to check (see pespec rope check)")
+    group.addoption("--pe-rope-config", default=None,
+                    help="rotary configuration: a preset name or a JSON file")
     group.addoption("--pe-level", default=None, help="level, e.g. float16 or float16@float64")
     group.addoption(
         "--pe-convention",
@@ -61,9 +70,11 @@ def _suite(config: pytest.Config) -> Any:
     """The Suite for ``--pe-backend`` (built once per session), or None without the option."""
     if _SUITE in config.stash:
         return config.stash[_SUITE]
-    spec = config.getoption("--pe-backend")
+    spec = _spec(config)
     suite = None
-    if spec:
+    if spec and config.getoption("--pe-rope-backend"):
+        suite = _rope_suite(config, spec)
+    elif spec:
         from pespec.conformance.backends import BackendLoadError
         from pespec.conformance.runner import DEFAULT_TIMEOUT, STAGES, Suite
 
@@ -85,6 +96,35 @@ def _suite(config: pytest.Config) -> Any:
     config.stash[_SUITE] = suite
     config.stash[_RESULTS] = {}
     return suite
+
+
+def _spec(config: pytest.Config) -> str | None:
+    """The backend spec of this session: ``--pe-backend`` or ``--pe-rope-backend``."""
+    spec = config.getoption("--pe-backend") or config.getoption("--pe-rope-backend")
+    return None if spec is None else str(spec)
+
+
+def _rope_suite(config: pytest.Config, spec: str) -> Any:
+    """The rotary Suite for ``--pe-rope-backend`` and ``--pe-rope-config``."""
+    from pespec.conformance.backends import BackendLoadError
+    from pespec.conformance.runner import DEFAULT_TIMEOUT
+    from pespec.rope.cli import read_config
+    from pespec.rope.suite import ROPE_STAGES, RopeSuite
+
+    if config.getoption("--pe-backend"):
+        raise pytest.UsageError("give one of --pe-backend and --pe-rope-backend, not both")
+    text = config.getoption("--pe-rope-config")
+    if not text:
+        raise pytest.UsageError("--pe-rope-backend needs --pe-rope-config PRESET_OR_JSON")
+    stages = config.getoption("--pe-stages")
+    try:
+        return RopeSuite(
+            spec, read_config(str(text)), level=config.getoption("--pe-level"),
+            profile=config.getoption("--pe-profile"),
+            timeout=config.getoption("--pe-timeout") or DEFAULT_TIMEOUT,
+            stages=ROPE_STAGES if stages is None else [s.strip() for s in stages.split(",")])
+    except (BackendLoadError, ValueError, TypeError) as exc:
+        raise pytest.UsageError(f"--pe-rope-backend {spec!r}: {exc}") from None
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -144,9 +184,11 @@ def _how_to_run(spec: str) -> str:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Refuse a session that would check nothing; apply ``--pe-skip-file``/``--pe-xfail-file``
     and warn on lines that match no test."""
-    spec = config.getoption("--pe-backend")
+    spec = _spec(config)
     if not spec:
         return
+    if config.getoption("--pe-rope-backend") and not config.getoption("--pe-rope-config"):
+        raise pytest.UsageError("--pe-rope-backend needs --pe-rope-config PRESET_OR_JSON")
     if not any("pe_check" in getattr(item, "fixturenames", ()) for item in items):
         raise pytest.UsageError(
             f"--pe-backend {spec!r} was given but no conformance test was collected (or all "
@@ -198,7 +240,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Fail the session when the verdict is non-conformant; write ``--pe-json``."""
     report = _session_report(session.config)
-    spec = session.config.getoption("--pe-backend")
+    spec = _spec(session.config)
     if report is None:
         if spec and not session.config.option.collectonly and exitstatus in (0, 5):
             session.config.stash[_NO_VERDICT] = (

@@ -527,9 +527,11 @@ class Suite:
             except KeyboardInterrupt:  # every check ran: the report is complete, unexplained
                 report.diagnosis_sentence = "diagnosis interrupted (Ctrl-C)"
                 raise Interrupted(report) from None
-            assert report.backend_calls is not None
-            report.backend_calls["diagnosis_calls"] = self.guard.calls - calls
-            report.backend_calls["diagnosis_rows"] = self.guard.rows - rows
+            counts = report.backend_calls if report.backend_calls is not None else {}
+            for key, made in (("diagnosis_calls", self.guard.calls - calls),
+                              ("diagnosis_rows", self.guard.rows - rows)):
+                counts[key] = counts.get(key, 0) + made  # plus calls made outside the guard
+            report.backend_calls = counts
         return report
 
     def report(self, results: list[CheckResult], started: str, duration: float) -> Report:

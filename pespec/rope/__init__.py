@@ -4,7 +4,8 @@
 reader of transformers ``config.json`` files (:func:`from_hf`), the frequency schedules
 (:func:`frequencies`, certified), presets of real models (``PRESETS``), the exact float64
 reference (:func:`cos_sin`, :func:`rotate`, :func:`rotation_bound`) and the certified oracle
-(:mod:`pespec.rope.oracle`).
+(:mod:`pespec.rope.oracle`), and the conformance suite (:func:`check`, :class:`RopeSuite`,
+:class:`RopeLevel`, :class:`RopeCapabilities`; SPEC §12.12–§12.13).
 Only the configuration module is imported with the package; the rest loads on first use.
 """
 
@@ -16,10 +17,13 @@ from typing import TYPE_CHECKING, Any
 from pespec.rope.config import PAIRINGS, ROPE_TYPES, RopeConfig
 
 if TYPE_CHECKING:
+    from pespec.rope.backends import RopeCapabilities, load_rope_backend
+    from pespec.rope.errormodel import RopeLevel, element_bound
     from pespec.rope.hf import from_hf
     from pespec.rope.presets import PRESET_SOURCES, PRESETS, PresetSource, preset_table
     from pespec.rope.reference import cos_sin, rotate, rotation_bound
     from pespec.rope.schedules import frequencies, yarn_correction_dims
+    from pespec.rope.suite import RopeSuite, check
 
 __all__ = [
     "PAIRINGS",
@@ -27,10 +31,16 @@ __all__ = [
     "PRESET_SOURCES",
     "ROPE_TYPES",
     "PresetSource",
+    "RopeCapabilities",
     "RopeConfig",
+    "RopeLevel",
+    "RopeSuite",
+    "check",
     "cos_sin",
+    "element_bound",
     "frequencies",
     "from_hf",
+    "load_rope_backend",
     "preset_table",
     "rotate",
     "rotation_bound",
@@ -38,6 +48,12 @@ __all__ = [
 ]
 
 _LAZY = {
+    "check": "pespec.rope.suite",
+    "RopeSuite": "pespec.rope.suite",
+    "RopeLevel": "pespec.rope.errormodel",
+    "element_bound": "pespec.rope.errormodel",
+    "RopeCapabilities": "pespec.rope.backends",
+    "load_rope_backend": "pespec.rope.backends",
     "cos_sin": "pespec.rope.reference",
     "rotate": "pespec.rope.reference",
     "rotation_bound": "pespec.rope.reference",

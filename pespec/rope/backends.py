@@ -1,0 +1,212 @@
+"""Rotary backends: the plug-in point of the rotary suite (SPEC §12.13) and the built-ins.
+
+A rotary backend is a callable ``backend(x, positions, rope) -> array``: ``x`` float64
+(n, head_dim) with values exactly representable in bfloat16 and float16, ``positions`` int64
+(n,), ``rope`` a :class:`~pespec.rope.RopeConfig`; it returns (n, head_dim) (NumPy, torch or
+JAX, any dtype and device): each row rotated at its position, A included, in the output layout
+of the pairing. Loading (``module:attr``, ``file.py:attr``, the entry-point group
+``pespec.rope_backends``), guarding and host conversion are the absolute family's
+(:mod:`pespec.conformance.backends`); only the capabilities and the built-ins differ.
+
+Built-in names: ``numpy`` (the exact float64 reference), ``numpy-float32`` (every stage in
+float32), ``torch[-DTYPE][:DEVICE]`` (transformers' stack: float32 phase and cache, cache and
+rotation in DTYPE; every stage in float64 for torch-float64).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.conformance.backends import (
+    Backend,
+    BackendLoadError,
+    Capabilities,
+    load_backend,
+)
+from pespec.properties.base import DTYPES
+from pespec.rope.config import RopeConfig
+from pespec.rope.errormodel import parse_rope_level
+
+__all__ = ["ROPE_BUILTINS", "ROPE_ENTRY_POINT_GROUP", "RopeCapabilities", "load_rope_backend",
+           "resolve_config"]
+
+ROPE_ENTRY_POINT_GROUP = "pespec.rope_backends"
+"""Entry-point group through which third-party packages register rotary backends."""
+
+ROPE_BUILTINS = ("numpy", "numpy-float32", "torch", "torch-float64", "torch-float16",
+                 "torch-bfloat16", "torch:cuda")
+"""Built-in rotary backend names (torch accepts any ``torch[-DTYPE][:DEVICE]``)."""
+
+_CHUNK_ROWS = 1 << 13
+
+
+def resolve_config(value: Any) -> RopeConfig:
+    """A RopeConfig from a RopeConfig, a preset name, a RopeConfig dict or a transformers
+    config.json dict (recognised by having no ``head_dim``-only RopeConfig shape)."""
+    from pespec.rope.presets import PRESETS
+
+    if isinstance(value, RopeConfig):
+        return value
+    if isinstance(value, str):
+        if value in PRESETS:
+            return PRESETS[value]
+        raise ValueError(f"config must be a preset name ({', '.join(PRESETS)}), a RopeConfig "
+                         f"or a dict; got {value!r}")
+    if isinstance(value, Mapping):
+        try:
+            return RopeConfig.from_dict(value)
+        except (ValueError, TypeError):
+            return RopeConfig.from_hf(value)
+    raise TypeError(f"config must be a RopeConfig, a preset name or a dict; got "
+                    f"{type(value).__name__}")
+
+
+@dataclass(frozen=True)
+class RopeCapabilities(Capabilities):
+    """A rotary backend's declarations: the absolute family's fields (positions, level as
+    PHASE/CACHE/ROTATION) plus ``configs``: the configurations it supports (preset names,
+    RopeConfig or dicts; None: any)."""
+
+    configs: tuple[Any, ...] | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.configs is not None:
+            if isinstance(self.configs, (str, bytes)) or not hasattr(self.configs, "__iter__"):
+                raise TypeError(f"configs must be a sequence of preset names or configs; got "
+                                f"{self.configs!r}")
+            object.__setattr__(self, "configs",
+                               tuple(resolve_config(c) for c in self.configs))
+
+    def _check_level(self) -> None:
+        if self.level is not None:
+            parse_rope_level(self.level)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> RopeCapabilities:
+        values = dict(data)
+        if values.get("configs") is not None:
+            values["configs"] = tuple(values["configs"])
+        result = super().from_mapping({k: v for k, v in values.items() if k != "configs"})
+        assert isinstance(result, RopeCapabilities)
+        return RopeCapabilities(**{**result.__dict__, "configs": values.get("configs")})
+
+    def supports(self, config: RopeConfig) -> bool:
+        """True when ``config`` is among the declared configs (or none are declared)."""
+        return self.configs is None or config in self.configs
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        data.pop("bases")
+        data.pop("max_d_model")
+        data["configs"] = None if self.configs is None else [c.to_dict() for c in self.configs]
+        return data
+
+
+def _omega32(config: RopeConfig) -> tuple[NDArray[np.float64], float]:
+    from pespec.rope.oracle import attention_factor, frequencies
+
+    omega, _ = frequencies(config)
+    return omega, attention_factor(config)
+
+
+def _pair_views(array: Any, config: RopeConfig, output: bool) -> tuple[Any, Any]:
+    from pespec.rope.reference import _views
+
+    return _views(array, config, output)
+
+
+def _numpy_float64(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+    from pespec.rope.reference import rotate
+
+    return rotate(x, positions, rope)
+
+
+def _numpy_float32(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+    """Every stage in float32: ω' rounded, p·ω', cos/sin, A folded in, the rotation."""
+    omega, attention = _omega32(rope)
+    w = omega.astype(np.float32)
+    a32 = np.float32(attention)
+    xs = np.asarray(x, dtype=np.float32)
+    out = xs.copy()
+    a_in, b_in = _pair_views(xs, rope, output=False)
+    ya, yb = _pair_views(out, rope, output=True)
+    for r0 in range(0, xs.shape[0], _CHUNK_ROWS):
+        r1 = r0 + _CHUNK_ROWS
+        phase = positions[r0:r1].astype(np.float32)[:, None] * w[None, :]
+        c, s = np.cos(phase) * a32, np.sin(phase) * a32
+        a, b = a_in[r0:r1], b_in[r0:r1]
+        ya[r0:r1], yb[r0:r1] = a * c - b * s, a * s + b * c
+    return out
+
+
+def _torch_backend(dtype_name: str, device: str, spec: str) -> Backend:
+    try:
+        torch = importlib.import_module("torch")
+    except ImportError as exc:
+        raise BackendLoadError(f"backend {spec!r} needs torch, which is not installed ({exc}); "
+                               "install it with: pip install 'pespec[torch]'") from None
+    try:
+        torch_device = torch.device(device)
+        torch.zeros(1, device=torch_device)
+    except (RuntimeError, AssertionError) as exc:
+        raise BackendLoadError(f"backend {spec!r}: torch device {device!r} is not available: "
+                               f"{exc}") from None
+    dtype = getattr(torch, dtype_name)
+    work = torch.float64 if dtype_name == "float64" else torch.float32
+
+    def rotate_torch(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+        omega, attention = _omega32(rope)
+        w = torch.from_numpy(omega).to(work).to(torch_device)
+        p = torch.from_numpy(np.array(positions, copy=True)).to(torch_device).to(work)
+        phase = torch.outer(p, w)
+        cos = (phase.cos() * attention).to(dtype)
+        sin = (phase.sin() * attention).to(dtype)
+        xs = torch.from_numpy(np.asarray(x)).to(torch_device).to(dtype)
+        out = xs.clone()
+        a, b = _pair_views(xs, rope, output=False)
+        ya, yb = _pair_views(out, rope, output=True)
+        ya[...], yb[...] = a * cos - b * sin, a * sin + b * cos
+        return out
+
+    return Backend(spec, rotate_torch, capabilities=RopeCapabilities(),
+                   device=str(torch_device), spec=spec, libraries={"torch": torch.__version__})
+
+
+def _builtin(text: str) -> Backend | None:
+    libraries = {"numpy": np.__version__}
+    if text == "numpy":
+        return Backend("numpy", _numpy_float64, capabilities=RopeCapabilities(), spec=text,
+                       libraries=libraries)
+    if text == "numpy-float32":
+        return Backend(text, _numpy_float32, capabilities=RopeCapabilities(), spec=text,
+                       libraries=libraries)
+    head, _, device = text.partition(":")
+    library, _, dtype_name = head.partition("-")
+    if library != "torch" or "." in head:
+        return None
+    dtype_name = dtype_name or "float32"
+    if dtype_name not in DTYPES:
+        raise BackendLoadError(f"backend {text!r}: dtype must be one of {sorted(DTYPES)}; "
+                               f"got {dtype_name!r}")
+    return _torch_backend(dtype_name, device or "cpu", text)
+
+
+def load_rope_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
+    """A rotary :class:`Backend` from a built-in name, ``module:attr``, ``file.py:attr``, an
+    entry point of :data:`ROPE_ENTRY_POINT_GROUP`, or a callable (BackendLoadError if none)."""
+    if isinstance(spec, str):
+        found = _builtin(spec.strip())
+        if found is not None:
+            return found
+    backend = load_backend(spec, capabilities_type=RopeCapabilities, group=ROPE_ENTRY_POINT_GROUP)
+    if not isinstance(backend.capabilities, RopeCapabilities):
+        raise BackendLoadError(f"backend {backend.name!r} declares absolute-encoding "
+                               f"capabilities; a rotary backend declares RopeCapabilities")
+    return backend

@@ -1,0 +1,162 @@
+"""Candidate models of what a rotary backend computes (SPEC §12.14): schedules and slips.
+
+Each :class:`FrequencyModel` is the configured schedule or one named slip of it (a schedule
+read as another, a parameter read wrongly, ω computed over head_dim instead of d_r), with
+its ω'_j from the certified oracle of the configuration that the slip amounts to. Each
+:class:`AttentionModel` is a value of the attention factor A: the configured one or a named
+slip. Linear scaling applied as p/s instead of ω/s is the same exact angle, so it is no
+candidate of its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.rope.config import RopeConfig
+from pespec.rope.oracle import frequencies
+
+__all__ = ["AttentionModel", "FrequencyModel", "attention_models", "frequency_models"]
+
+F64 = NDArray[np.float64]
+_SCHEDULE_FIELDS = ("factor", "max_position_embeddings", "original_max_position_embeddings",
+                    "seq_len", "beta_fast", "beta_slow", "truncate", "attention_factor",
+                    "mscale", "mscale_all_dim", "low_freq_factor", "high_freq_factor",
+                    "short_factor", "long_factor")
+
+
+@dataclass(frozen=True)
+class FrequencyModel:
+    """ω'_j of one model; ``slip`` is '' for the configured schedule, else the cause."""
+
+    omegas: F64
+    rope_type: str
+    parameters: dict[str, Any]
+    slip: str = ""
+
+
+@dataclass(frozen=True)
+class AttentionModel:
+    """A value of the attention factor; ``slip`` is '' for the configured one."""
+
+    value: float
+    slip: str = ""
+
+
+def _variant(config: RopeConfig, **changes: Any) -> RopeConfig | None:
+    """The configuration with ``changes`` (other schedules' fields cleared), or None."""
+    fields = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    if "rope_type" in changes:
+        for name in _SCHEDULE_FIELDS:
+            fields[name] = None
+    fields.update(changes)
+    try:
+        return RopeConfig(**fields)
+    except (TypeError, ValueError):
+        return None
+
+
+def _model(config: RopeConfig | None, slip: str, **shown: Any) -> FrequencyModel | None:
+    if config is None:
+        return None
+    try:
+        omegas, _ = frequencies(config)
+    except (ValueError, ArithmeticError, RuntimeError):
+        return None
+    return FrequencyModel(omegas, config.rope_type, shown, slip)
+
+
+def _schedule_slips(c: RopeConfig) -> list[FrequencyModel | None]:
+    """Slips of the configured schedule's own parameters."""
+    out: list[FrequencyModel | None] = []
+    if c.rope_type == "yarn":
+        flipped = not c.truncate
+        out.append(_model(_variant(c, truncate=flipped),
+                          f"YaRN truncate taken as {flipped} (the config says {c.truncate})",
+                          truncate=flipped))
+    if c.rope_type in ("yarn", "llama3") and c.max_position_embeddings is not None:
+        big_l = c.max_position_embeddings
+        out.append(_model(_variant(c, original_max_position_embeddings=big_l),
+                          f"L = {big_l} used where the schedule needs "
+                          f"L0 = {c.original_max_position_embeddings}",
+                          original_max_position_embeddings=big_l))
+    if c.rope_type == "dynamic":
+        assert c.factor is not None and c.max_position_embeddings is not None
+        length = int(c.factor * c.max_position_embeddings)
+        if length != c.seq_len:
+            out.append(_model(_variant(c, seq_len=length),
+                              f"dynamic NTK collapsed to a constant: the cache is always "
+                              f"built at ℓ = s·L = {length} (the config says ℓ = {c.seq_len})",
+                              seq_len=length))
+    if c.rope_type == "longrope":
+        assert c.original_max_position_embeddings is not None and c.seq_len is not None
+        l0 = c.original_max_position_embeddings
+        other = l0 + 1 if c.seq_len <= l0 else l0
+        which = "long" if other > l0 else "short"
+        out.append(_model(_variant(c, seq_len=other),
+                          f"LongRoPE's {which}_factor used at ℓ = {c.seq_len}", seq_len=other))
+    return out
+
+
+def _cross_schedules(c: RopeConfig) -> list[FrequencyModel | None]:
+    """The schedule ignored, or read as another schedule with the same factor."""
+    out: list[FrequencyModel | None] = []
+    if c.rope_type != "default":
+        out.append(_model(_variant(c, rope_type="default"),
+                          f"the {c.rope_type} scaling ignored (plain θ^(−2j/d_r))"))
+    if c.factor is not None and c.rope_type not in ("linear", "default"):
+        out.append(_model(_variant(c, rope_type="linear", factor=c.factor),
+                          f"{c.rope_type} scaling applied as linear scaling by s = {c.factor:g}",
+                          factor=c.factor))
+    return out
+
+
+def _head_dim_omegas(c: RopeConfig) -> FrequencyModel | None:
+    """ω computed over head_dim instead of d_r (partial rotary), first d_r/2 kept."""
+    if c.d_r == c.head_dim or c.short_factor is not None:
+        return None
+    wide = _variant(c, rotary_dim=c.head_dim)
+    model = _model(wide, f"ω computed over head_dim = {c.head_dim} instead of "
+                         f"d_r = {c.d_r} (partial rotary)", omega_dim=c.head_dim)
+    if model is None:
+        return None
+    return dataclasses.replace(model, omegas=model.omegas[: c.d_r // 2].copy())
+
+
+def frequency_models(config: RopeConfig) -> list[FrequencyModel]:
+    """The configured schedule first, then every applicable slip."""
+    first = _model(config, "", omega_dim=config.d_r)
+    assert first is not None
+    candidates = [_head_dim_omegas(config), *_schedule_slips(config), *_cross_schedules(config)]
+    return [first, *[m for m in candidates if m is not None]]
+
+
+def _g(scale: float, m: float) -> float:
+    """YaRN's g(s, m) = 0.1·m·ln s + 1 (1 for s ≤ 1)."""
+    return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+
+
+def attention_models(config: RopeConfig) -> list[AttentionModel]:
+    """The configured A first, then its slips (missing, applied twice, the wrong form)."""
+    _, exact = frequencies(config)
+    out = [AttentionModel(exact)]
+    if exact != 1.0:
+        out.append(AttentionModel(1.0, f"the attention factor A = {exact:.6g} is missing"))
+        out.append(AttentionModel(exact * exact, f"the attention factor A = {exact:.6g} is "
+                                                 f"applied twice ({exact * exact:.6g})"))
+    if config.rope_type == "yarn" and config.factor is not None:
+        plain = _g(config.factor, 1.0)
+        if config.mscale and config.mscale_all_dim and config.attention_factor is None:
+            out.append(AttentionModel(plain, f"the attention factor taken as 0.1·ln s + 1 = "
+                                             f"{plain:.6g} instead of the mscale ratio "
+                                             f"g(s, mscale)/g(s, mscale_all_dim) = {exact:.6g}"))
+            alone = _g(config.factor, config.mscale)
+            out.append(AttentionModel(alone, f"the attention factor taken as g(s, mscale) = "
+                                             f"{alone:.6g}, mscale_all_dim ignored"))
+    return [m for i, m in enumerate(out)
+            if i == 0 or not math.isclose(m.value, exact, rel_tol=1e-12)]

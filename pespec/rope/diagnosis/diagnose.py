@@ -1,0 +1,152 @@
+"""The diagnosis entry point: probes → pairing → stage formats → models → sentence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.rope.config import RopeConfig
+from pespec.rope.diagnosis.candidates import (
+    AttentionModel,
+    FrequencyModel,
+    attention_models,
+    frequency_models,
+)
+from pespec.rope.diagnosis.formats import UNIT_ROUNDOFF
+from pespec.rope.diagnosis.layout import (
+    detect_pairing,
+    pair_values,
+    pass_through_changed,
+)
+from pespec.rope.diagnosis.probes import (
+    Probe,
+    declared_max_position,
+    probe_inputs,
+    run_probes,
+)
+from pespec.rope.diagnosis.report import STAGES, RopeDiagnosis, low_stages, sentence
+from pespec.rope.diagnosis.stages import (
+    UNDETERMINED,
+    cache_format,
+    fast_math_signature,
+    fit_phase,
+    rotation_format,
+)
+from pespec.rope.reference import rotate
+
+__all__ = ["diagnose"]
+
+F64 = NDArray[np.float64]
+EXPLAINED_FRACTION = 0.95
+"""The best model must match at least this fraction of the (position, pair) angles."""
+REACH_TOLERANCE = 1e-2
+
+
+def _reach(probes: list[Probe], config: RopeConfig) -> int | None:
+    """Largest probe position up to which every probed output is within 1e-2 of exact."""
+    reach = None
+    for probe in probes:
+        x, p = probe_inputs(probe.positions.tolist(), config.head_dim)
+        exact = rotate(x, p, config).reshape(len(probe.positions), config.head_dim + 1, -1)
+        measured = np.concatenate([np.transpose(probe.matrices, (0, 2, 1)),
+                                   probe.mixed[:, None, :]], axis=1)
+        with np.errstate(invalid="ignore"):
+            error = np.abs(measured - exact)
+        for position, rows in zip(probe.positions.tolist(), error, strict=True):
+            if not np.all(rows <= REACH_TOLERANCE):  # NaN fails too
+                return reach
+            reach = position
+    return reach
+
+
+def _attention(amplitude: float, models: list[AttentionModel],
+               rel: float) -> AttentionModel | None:
+    for model in models:
+        if abs(amplitude - model.value) <= rel * model.value:
+            return model
+    return None
+
+
+def _failed(config: RopeConfig, calls: int, why: str) -> RopeDiagnosis:
+    stages = dict.fromkeys(STAGES, UNDETERMINED)
+    return RopeDiagnosis("undetermined", "undetermined", {}, stages, None,
+                         f"Not explained: {why}.", False, calls, (why,))
+
+
+def diagnose(backend: Callable[..., Any], config: RopeConfig, *,
+             timeout: float | None = None,
+             max_position: float | None = None,
+             output_dtype: str | None = None) -> RopeDiagnosis:
+    """Diagnose ``backend(x, positions, rope) -> (n, head_dim)`` against ``config``.
+
+    Never raises for a misbehaving backend: a probe that fails only shortens the range
+    probed. ``timeout`` bounds the seconds spent in the backend over all calls; no position
+    beyond ``max_position`` (default: the backend's declared ``pespec_capabilities``
+    ``max_position``, else 2^20) is probed. ``output_dtype`` names the dtype whose default
+    level applies (default: the dtype the backend returns).
+    """
+    if not isinstance(config, RopeConfig):
+        raise TypeError(f"config must be a pespec.rope.RopeConfig; got {type(config).__name__}")
+    if max_position is None:
+        max_position = declared_max_position(backend)
+    probes, calls = run_probes(backend, config, timeout, max_position)
+    if not probes:
+        return _failed(config, calls, "the backend failed on the first probe call")
+    matrices = np.concatenate([p.matrices for p in probes])
+    mixed = np.concatenate([p.mixed for p in probes])
+    positions = np.concatenate([p.positions for p in probes]).astype(np.float64)
+    finite = np.all(np.isfinite(matrices), axis=(1, 2))
+    pairing, _ = detect_pairing(matrices[finite], config)
+    if pairing == "undetermined":
+        return _failed(config, calls, "no pairing (halves, interleaved or interleaved in / "
+                                      "halves out) explains the rotated basis vectors")
+    cos, sin = pair_values(matrices, config, pairing)
+    attentions = attention_models(config)
+    rotation = rotation_format(mixed)
+    cache = cache_format(np.concatenate([cos, sin]), rotation, attentions)
+    noisiest = rotation if cache == UNDETERMINED else cache
+    noise = 8 * max(UNIT_ROUNDOFF[noisiest], UNIT_ROUNDOFF[rotation]) + 1e-12
+    with np.errstate(invalid="ignore"):
+        amplitude = np.hypot(cos, sin)
+        angles = np.where(np.isfinite(amplitude), np.arctan2(sin, cos), np.nan)
+    measured_a = float(np.nanmedian(amplitude)) if np.any(np.isfinite(amplitude)) else 0.0
+    attention = _attention(measured_a, attentions, 2 * noise)
+    models = frequency_models(config)
+    fit, stages = fit_phase(angles, positions, models, noise)
+    stages.update(cache=cache, rotation=rotation)
+    output = probes[0].dtype if output_dtype is None else output_dtype
+    causes = _causes(config, pairing, fit.model, fit.sign, attention, measured_a)
+    causes += low_stages(stages, output)
+    if pass_through_changed(matrices[finite], config):
+        causes.append(f"the pass-through components k ≥ d_r = {config.d_r} are changed")
+    explained = fit.score >= EXPLAINED_FRACTION and attention is not None
+    if not explained and attention is not None and fast_math_signature(angles, positions, fit,
+                                                                       noise):
+        causes.append("a fast-math sine/cosine: exact while |φ| ≤ π, its error growing with "
+                      "|φ| beyond (no full range reduction)")
+        explained = True
+    reach = _reach(probes, config)
+    parameters = dict(fit.model.parameters)
+    parameters["attention_factor"] = attention.value if attention else measured_a
+    text = sentence(pairing, fit.model.rope_type, stages, causes, explained, reach)
+    return RopeDiagnosis(pairing, fit.model.rope_type, parameters, stages, reach, text,
+                         explained, calls, tuple(causes), output, round(fit.score, 6))
+
+
+def _causes(config: RopeConfig, pairing: str, model: FrequencyModel, sign: int,
+            attention: AttentionModel | None, measured: float) -> list[str]:
+    out = []
+    if pairing != config.pairing:
+        out.append(f"pairs formed as {pairing} where the config says {config.pairing}")
+    if model.slip:
+        out.append(model.slip)
+    if sign < 0:
+        out.append("the rotation goes the other way (sin φ with the wrong sign)")
+    if attention is None:
+        out.append(f"the amplitude {measured:.6g} matches no attention factor tried")
+    elif attention.slip:
+        out.append(attention.slip)
+    return out

@@ -1,0 +1,231 @@
+"""The rotary error model by pipeline stage (SPEC §12.12): levels and the per-element bound.
+
+A rotary implementation is a pipeline: inverse frequencies ω'_j and the phase p·ω'_j in the
+*phase* dtype, cos/sin (times A where it is folded in) stored in the *cache* dtype, the
+rotation (a·c − b·s, a·s + b·c) in the *rotation* dtype, the result stored in the output
+dtype. A :class:`RopeLevel` names the three stage dtypes; :func:`element_bound` bounds
+|y − exact| per output element from them and |x|, with the assumptions of SPEC §12.12:
+library sin, cos, pow and exp within 2 ulp, one rounding per stored stage (round to nearest),
+no fast-math intrinsics outside their documented range, no flush-to-zero.
+
+Shapes: x (n, head_dim), positions (n,); bounds (n, head_dim), float64.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.properties.base import DTYPES, SIGNIFICAND_BITS
+from pespec.rope.config import RopeConfig
+
+__all__ = ["DEFAULT_LEVELS", "LIBRARY_ULPS", "RopeLevel", "check_rope_claim", "element_bound",
+           "parse_rope_level", "rope_level_for_dtype", "schedule_constant"]
+
+F64 = NDArray[np.float64]
+
+LIBRARY_ULPS: Final = 2.0
+"""Assumed accuracy of the library's sin, cos, pow and exp: within this many ulp (SPEC §12.12)."""
+
+_MIN_HALF_SUBNORMAL: Final = {"float64": 2.0**-1075, "float32": 2.0**-150,
+                              "float16": 2.0**-25, "bfloat16": 2.0**-134}
+"""Half the smallest subnormal: the absolute error of one rounding near zero."""
+
+_THRESHOLD_SLACK: Final = 1e-3
+"""Relative slack around the llama3 wavelength band and the YaRN ramp: a pair this close to a
+branch may take either branch after rounding, so it gets the in-band term (SPEC §12.12)."""
+
+
+def _u(name: str) -> float:
+    return 2.0 ** -SIGNIFICAND_BITS[name]
+
+
+@dataclass(frozen=True)
+class RopeLevel:
+    """The precision of each stage: ``phase`` (ω' and p·ω'), ``cache`` (cos/sin), ``rotation``.
+
+    Levels are ordered component-wise by unit roundoff; a backend may claim only a level at
+    least as tight as the default of its output dtype in every component.
+    """
+
+    phase: str
+    cache: str
+    rotation: str
+
+    def __post_init__(self) -> None:
+        for stage in ("phase", "cache", "rotation"):
+            value = getattr(self, stage)
+            if value not in DTYPES:
+                raise ValueError(f"level {stage} must be one of {sorted(DTYPES)}; got {value!r}")
+
+    @property
+    def name(self) -> str:
+        """``phase/cache/rotation``, e.g. ``float32/bfloat16/bfloat16``."""
+        return f"{self.phase}/{self.cache}/{self.rotation}"
+
+    def stages(self) -> dict[str, str]:
+        """The stage tuple as a JSON-ready dict."""
+        return {"phase": self.phase, "cache": self.cache, "rotation": self.rotation}
+
+    def at_least_as_tight(self, other: RopeLevel) -> bool:
+        """True when every stage of this level is at least as precise as ``other``'s."""
+        return all(_u(getattr(self, s)) <= _u(getattr(other, s))
+                   for s in ("phase", "cache", "rotation"))
+
+
+DEFAULT_LEVELS: dict[str, RopeLevel] = {
+    "float64": RopeLevel("float64", "float64", "float64"),
+    "float32": RopeLevel("float32", "float32", "float32"),
+    "float16": RopeLevel("float32", "float16", "float16"),
+    "bfloat16": RopeLevel("float32", "bfloat16", "bfloat16"),
+}
+"""The default level of each output dtype (SPEC §12.12): transformers' stack for half outputs."""
+
+
+def rope_level_for_dtype(output_dtype: str) -> RopeLevel:
+    """The default level of an output dtype name."""
+    if output_dtype not in DEFAULT_LEVELS:
+        raise ValueError(f"output dtype must be one of {sorted(DEFAULT_LEVELS)}; "
+                         f"got {output_dtype!r}")
+    return DEFAULT_LEVELS[output_dtype]
+
+
+def parse_rope_level(text: str) -> RopeLevel:
+    """``"float32/bfloat16/bfloat16"`` (or comma-separated) -> a level; one dtype -> its default."""
+    if not isinstance(text, str):
+        raise TypeError(f"level must be a string such as 'float32/bfloat16/bfloat16'; got "
+                        f"{type(text).__name__}")
+    parts = [p.strip() for p in text.replace(",", "/").split("/")]
+    if len(parts) == 1 and parts[0] in DEFAULT_LEVELS:
+        return DEFAULT_LEVELS[parts[0]]
+    if len(parts) != 3 or any(p not in DTYPES for p in parts):
+        raise ValueError(f"level must be PHASE/CACHE/ROTATION with dtypes in {sorted(DTYPES)}, "
+                         f"or one output dtype; got {text!r}")
+    return RopeLevel(*parts)
+
+
+def check_rope_claim(level: RopeLevel, output_dtype: str) -> RopeLevel:
+    """``level`` if it is at least as tight as the output dtype's default, else ValueError."""
+    default = rope_level_for_dtype(output_dtype)
+    if not level.at_least_as_tight(default):
+        raise ValueError(f"level {level.name!r} is looser than the default {default.name!r} "
+                         f"of {output_dtype} output in some stage; a claim can only tighten it")
+    return level
+
+
+def schedule_constant(config: RopeConfig, dtype: str) -> F64:
+    """K_j, shape (d_r/2,): |ω̂'_j − ω'_j| ≤ K_j·u·ω'_j for ω' computed in ``dtype`` (§12.12).
+
+    default: θ rounded (e_j·u), the exponent e_j = 2j/d_r rounded (e_j·ln θ·u), pow within
+    LIBRARY_ULPS ulp (2·LIBRARY_ULPS·u: one ulp is at most 2u relative), the reciprocal (u). Each
+    schedule adds its own operations: linear +2 (s rounded, the division); dynamic uses the
+    rescaled base, +1 for its rounding; longrope +2 (factor rounded, product); llama3 +2, and
+    in the wavelength band the smooth factor's error times (s − 1); yarn +5 (interpolated
+    frequency and the blend), and in the ramp the ramp's error times (s − 1).
+    """
+    half = config.d_r // 2
+    e = 2.0 * np.arange(half, dtype=np.float64) / config.d_r
+    base = config.theta
+    kind = config.rope_type
+    if kind == "dynamic":
+        assert config.factor is not None and config.seq_len is not None
+        assert config.max_position_embeddings is not None
+        length, limit, s = config.seq_len, config.max_position_embeddings, config.factor
+        if length > limit:
+            base = base * (s * length / limit - (s - 1)) ** (config.d_r / (config.d_r - 2))
+    k = e * (math.log(base) + 1.0) + 2.0 * LIBRARY_ULPS + 1.0
+    extra = {"default": 0.0, "linear": 2.0, "dynamic": 1.0, "longrope": 2.0,
+             "llama3": 2.0, "yarn": 5.0}[kind]
+    k = k + extra
+    if kind in ("llama3", "yarn"):
+        k = k + _band_term(config, e, k, dtype)
+    return np.asarray(k, dtype=np.float64)
+
+
+def _band_term(config: RopeConfig, e: F64, k: F64, dtype: str) -> F64:
+    """The blend factor's error (in units of u) times (s − 1), for pairs near or in the band."""
+    assert config.factor is not None
+    s = config.factor
+    half = e.shape[0]
+    out = np.zeros(half, dtype=np.float64)
+    if config.rope_type == "llama3":
+        assert config.low_freq_factor is not None and config.high_freq_factor is not None
+        assert config.original_max_position_embeddings is not None
+        low, high = config.low_freq_factor, config.high_freq_factor
+        length = config.original_max_position_embeddings
+        wavelength = 2 * math.pi * config.theta ** e
+        band = ((wavelength >= length / high * (1 - _THRESHOLD_SLACK))
+                & (wavelength <= length / low * (1 + _THRESHOLD_SLACK)))
+        # smooth = (L0/λ − low)/(high − low): L0/λ ≤ high·(1+slack) carries λ's relative
+        # error (k + 2: 2π rounded, the division) plus 3 roundings; / (high − low).
+        smooth = (high * (1 + _THRESHOLD_SLACK) * (k + 5) + 3) / (high - low) + 3
+        out[band] = (s - 1) * smooth[band]
+        return out
+    from pespec.rope.schedules import yarn_correction_dims
+
+    low_dim, high_dim = yarn_correction_dims(config)
+    if high_dim == low_dim:
+        high_dim += 0.001
+    ramp = (np.arange(half, dtype=np.float64) - low_dim) / (high_dim - low_dim)
+    band = (ramp > -_THRESHOLD_SLACK) & (ramp < 1 + _THRESHOLD_SLACK)
+    # ramp = (j − low)/(high − low): low rounded (|low|·u), the subtraction, high − low rounded,
+    # the division; low/high themselves carry float64 log errors (4 ulp of each, in u64).
+    span = high_dim - low_dim
+    error = (abs(low_dim) + 2 * abs(high_dim)) / span + 4.0
+    error += 4 * 2.0**-53 / _u(dtype) * (abs(low_dim) + abs(high_dim)) / span
+    out[band] = (s - 1) * error
+    return out
+
+
+def _rounding_error(values: NDArray[Any], dtype: str) -> F64:
+    """|v − fl(v)| ≤ u·|v| when v is not exactly representable in ``dtype``, else 0."""
+    v = np.asarray(values, dtype=np.float64)
+    back = v.astype(np.float32).astype(DTYPES[dtype]).astype(np.float64) if dtype != "float64" \
+        else v
+    exact = back == v
+    return np.where(exact, 0.0, _u(dtype) * np.abs(v) * (1 + _u(dtype)))
+
+
+def element_bound(x: Any, positions: Any, config: RopeConfig, level: RopeLevel,
+                  output_dtype: str) -> F64:
+    """Bound on |y − exact| per element at ``level`` (SPEC §12.12), shape (n, head_dim).
+
+    x (n, head_dim) float64, positions (n,). Pass-through columns get 0 (bit for bit).
+    """
+    from pespec.rope.oracle import attention_factor, frequencies
+    from pespec.rope.reference import _views
+
+    values = np.asarray(x, dtype=np.float64)
+    p = np.asarray(positions, dtype=np.float64)
+    omega, _ = frequencies(config)
+    big_a = attention_factor(config)
+    u_p, u_c, u_r, u_o = (_u(level.phase), _u(level.cache), _u(level.rotation),
+                          _u(output_dtype))
+    k = schedule_constant(config, level.phase)
+    p_err = _rounding_error(p, level.phase)[:, None]
+    p_hat = np.abs(p)[:, None] + p_err
+    # The phase: ω̂'·p̂ rounded; |Δφ| ≤ ω'(|p − p̂| + |p̂|((K+1)u + K u²)(1 + u)).
+    dphi = omega[None, :] * (p_err + p_hat * ((k + 1) * u_p + k * u_p * u_p) * (1 + u_p))
+    # cos/sin of the rounded angle: |Δφ| plus the library's 2 ulp (≤ 2·LIBRARY_ULPS·u).
+    e_cs = np.minimum(dphi, 2.0) + 2 * LIBRARY_ULPS * u_p
+    folded = 0.0 if big_a == 1.0 else 2 * u_p  # Â rounded, the product Â·c
+    eta = 8 * max(_MIN_HALF_SUBNORMAL[d] for d in (level.phase, level.cache, level.rotation,
+                                                   output_dtype))
+    big_e = big_a * (e_cs + folded) * (1 + u_p) + u_c * big_a * (1 + e_cs + folded)
+    a, b = _views(values, config, output=False)
+    mass = np.abs(a) + np.abs(b)
+    ops = 3.0 if big_a == 1.0 else 4.0  # a·c, b·s, the sum, (A applied in the rotation)
+    rot = ops * u_r * mass * (big_a + big_e) * (1 + u_r) ** 3
+    pair = mass * big_e + rot
+    if output_dtype != level.rotation:
+        pair = pair + u_o * (mass * (big_a + big_e) + rot)
+    pair = pair * (1 + 2.0**-50) + eta
+    bound = np.zeros(values.shape, dtype=np.float64)
+    y_a, y_b = _views(bound, config, output=True)
+    y_a[...] = pair
+    y_b[...] = pair
+    return bound

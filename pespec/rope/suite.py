@@ -1,0 +1,423 @@
+"""The rotary conformance suite (SPEC §12.13): the absolute family's Suite on rotary checks.
+
+:class:`RopeSuite` is a :class:`pespec.conformance.runner.Suite`: the same ``run``/``run_check``
+loop (a misbehaving backend gives a failed check, Ctrl-C a partial report), the same guarded
+calls (:class:`~pespec.conformance.contract.GuardedBackend`: timeout, host conversion) and the
+same :class:`~pespec.conformance.report.Report`; only the plan and the checks are rotary:
+
+1. ``contract``: shape (n, head_dim), a known dtype that stays the same, finite, deterministic,
+   inputs unchanged;
+2. ``golden``: the preset's rotary fixture (SPEC §12.10), when the configuration is a preset's;
+3. ``reference``: positions up to 2^20 against the exact float64 reference, in chunks;
+4. ``property``: norm, R(0), relative position, linearity, row independence.
+
+The level is a stage tuple (SPEC §12.12): the default of the output dtype, or a claimed or
+requested tighter one.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.conformance.backends import BACKEND_ERRORS, Backend
+from pespec.conformance.contract import (
+    BackendFailure,
+    GuardedBackend,
+    _bit_identical,
+    dtype_name,
+    first_non_finite,
+)
+from pespec.conformance.report import CheckResult, Report
+from pespec.conformance.runner import DEFAULT_TIMEOUT, PlannedCheck, Suite
+from pespec.properties.base import DTYPES
+from pespec.rope import properties as props
+from pespec.rope.backends import RopeCapabilities, load_rope_backend, resolve_config
+from pespec.rope.config import RopeConfig
+from pespec.rope.errormodel import (
+    RopeLevel,
+    check_rope_claim,
+    parse_rope_level,
+    rope_level_for_dtype,
+)
+
+__all__ = ["ROPE_STAGES", "RopeReport", "RopeSuite", "check", "reference_positions"]
+
+ROPE_STAGES: Final = ("contract", "golden", "reference", "property")
+"""The rotary suite's stages, in the order they run."""
+
+MAX_POSITION: Final = 2**20
+"""The largest position the suite checks (SPEC §12.13)."""
+
+CONTRACT: Final = {
+    "shape": "returns an array of shape (n, head_dim)",
+    "dtype": "output dtype is float64, float32, float16 or bfloat16 and stays the same",
+    "finite": "every value is finite",
+    "deterministic": "two calls with the same input are bit-identical",
+    "input-unchanged": "x and positions are not modified",
+}
+
+
+def reference_positions(profile: str, max_position: int = MAX_POSITION) -> NDArray[np.int64]:
+    """Positions of the reference stage: 0..4095, then a geometric sweep to ``max_position``
+    with each point's neighbours (a stated formula; ``thorough``: every position)."""
+    if profile == "thorough":
+        return np.arange(max_position + 1, dtype=np.int64)
+    sweep = np.unique(np.geomspace(4096, max_position, 1024).astype(np.int64))
+    near = np.concatenate([sweep - 1, sweep, sweep + 1, [max_position - 1, max_position]])
+    head = np.arange(4096, dtype=np.int64)
+    all_ = np.unique(np.concatenate([head, near]))
+    return all_[all_ <= max_position]
+
+
+class RopeGuard(GuardedBackend):
+    """A guarded rotary backend: ``guard(x, positions, rope)`` -> validated host array."""
+
+    def describe_call(self, *args: Any) -> str:
+        x, positions, rope = args
+        p = np.asarray(positions)
+        shown = p.tolist() if p.size <= 6 else f"{p.size} positions {p[0]!r}..{p[-1]!r}"
+        return f"x {tuple(np.shape(x))}, positions {shown}, head_dim={rope.head_dim}"
+
+    def rope_call(self, x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> NDArray[Any]:
+        given_x, given_p = np.array(x, copy=True), np.array(positions, copy=True)
+        output = self.raw_call(given_x, given_p, rope)
+        if not (np.array_equal(given_x, x) and np.array_equal(given_p, positions)):
+            raise BackendFailure("mutated", "the backend modified its x or positions argument")
+        where = self.describe_call(x, positions, rope)
+        if output.shape != x.shape:
+            raise BackendFailure("shape", f"output shape must be {x.shape}; got {output.shape} "
+                                          f"({where})")
+        name = dtype_name(output.dtype)
+        if name is None or (self.expected_dtype is not None and name != self.expected_dtype):
+            want = self.expected_dtype or f"one of {sorted(DTYPES)}"
+            raise BackendFailure("dtype", f"output dtype must be {want}; got {output.dtype} "
+                                          f"({where})")
+        bad = first_non_finite(output) if output.ndim == 2 else None
+        if bad is not None:
+            raise BackendFailure("finite", f"output must be finite; got {float(output[bad])!r} "
+                                           f"at position {positions[bad[0]]!r}, column {bad[1]}")
+        return output
+
+
+@dataclass
+class RopeReport(Report):
+    """A :class:`Report` with the rotary configuration and the level as a stage tuple."""
+
+    rope_config: dict[str, Any] | None = None
+    rope_level: dict[str, str] | None = None
+
+    @property
+    def level_output_dtype(self) -> str | None:
+        return self.output_dtype
+
+    @property
+    def judged_against(self) -> str:
+        """``level float32/float32/float32, rope yarn θ = 150000``: a rotary verdict is relative
+        to its level and its configuration (the absolute family's conventions do not apply)."""
+        config = self.rope_config or {}
+        return (f"level {self.level or 'unknown'}, rope {config.get('rope_type', 'unknown')} "
+                f"θ = {config.get('theta', 'unknown')!s}")
+
+    def summary(self) -> str:
+        text = super().summary()
+        if self.diagnosis_sentence and not self.conformant:
+            text += f"; diagnosis: {self.diagnosis_sentence}"
+        return text
+
+    def to_markdown(self, error_plot: str | None = None) -> str:
+        """§9.4's Markdown report with the rotary configuration and the stage tuple."""
+        import json
+
+        lines = super().to_markdown(error_plot).split("\n")
+        stages = ", ".join(f"{k} {v}" for k, v in (self.rope_level or {}).items())
+        extra = [f"- rotary configuration: `{json.dumps(self.rope_config)}`",
+                 f"- level stages: {stages or 'unknown'}"]
+        at = next((i for i, line in enumerate(lines) if line.startswith("- ")), len(lines))
+        return "\n".join(lines[:at] + extra + lines[at:])
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        data["family"] = "rope"
+        data["config"] = self.rope_config
+        data["level"] = {"name": self.level, "stages": self.rope_level,
+                         "output_dtype": self.output_dtype}
+        return data
+
+
+class RopeSuite(Suite):
+    """The rotary checks for one backend and one configuration (see the module docstring).
+
+    ``backend``: a rotary spec, callable or Backend. ``config``: a RopeConfig, a preset name or
+    a dict (RopeConfig or transformers config.json). ``level``: force a stage tuple
+    (``"float32/bfloat16/bfloat16"``); it may only tighten the output dtype's default.
+    ``profile``: ``ci``/``dev`` (sampled positions to 2^20) or ``thorough`` (every position).
+    """
+
+    guard: RopeGuard
+
+    def __init__(self, backend: str | Backend | Callable[..., Any], config: Any, *,
+                 level: str | RopeLevel | None = None, profile: str | None = None,
+                 timeout: float = DEFAULT_TIMEOUT, stages: Sequence[str] = ROPE_STAGES,
+                 max_position: int = MAX_POSITION) -> None:
+        from pespec.properties.profiles import resolve_profile
+
+        self.backend = load_rope_backend(backend)
+        self.config = resolve_config(config)
+        self.profile = resolve_profile(profile)
+        unknown = [s for s in stages if s not in ROPE_STAGES]
+        if unknown:
+            raise ValueError(f"stages must be a subset of {list(ROPE_STAGES)}; got {unknown}")
+        self.stages = tuple(s for s in ROPE_STAGES if s in stages)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+            raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
+        if isinstance(max_position, bool) or not isinstance(max_position, int) \
+                or not 0 < max_position <= 2**40:
+            raise ValueError(f"max_position must be an int in 1..2**40; got {max_position!r}")
+        self.max_position = max_position
+        caps = self.backend.capabilities
+        assert isinstance(caps, RopeCapabilities)
+        if not caps.supports(self.config):
+            raise ValueError(f"config is not among the configs backend {self.backend.name!r} "
+                             f"declares ({len(caps.configs or ())} configs); got "
+                             f"{self.config.to_dict()}")
+        claim = level if level is not None else caps.level
+        self.requested_rope_level = parse_rope_level(claim) if isinstance(claim, str) else claim
+        self.rope_level: RopeLevel | None = None
+        self.guard = RopeGuard(self.backend, timeout=float(timeout))
+        self.output_dtype: str | None = None
+        self.level = None
+        self._contract: dict[str, tuple[bool, str]] | None = None
+        self._plan: list[PlannedCheck] | None = None
+        self.examples = None
+        self.shrink = False
+
+    # -- planning ------------------------------------------------------------------------
+
+    def _make_plan(self) -> list[PlannedCheck]:
+        planned = []
+        if "contract" in self.stages:
+            planned += [PlannedCheck(f"contract:{k}", "contract", v, "§12.13")
+                        for k, v in CONTRACT.items()]
+        if "golden" in self.stages:
+            fixture = _fixture_for(self.config)
+            if fixture is not None:
+                planned.append(PlannedCheck(f"golden:{fixture.name}", "golden",
+                                            f"the rotary fixture of {fixture.preset}",
+                                            "§12.10", fixture))
+        if "reference" in self.stages:
+            positions = reference_positions(self.profile, self.max_position)
+            planned.append(PlannedCheck(
+                f"reference:0..{self.max_position}", "reference",
+                f"{positions.size} positions up to {self.max_position} against the exact "
+                "float64 reference", "§12.12", positions))
+        if "property" in self.stages:
+            planned += [PlannedCheck(f"property:{k}", "property", v, "§12.13")
+                        for k, v in props.PROPERTIES.items() if k != "accuracy"]
+        return planned
+
+    # -- running -------------------------------------------------------------------------
+
+    def _dispatch(self, planned: PlannedCheck) -> CheckResult:
+        contract = self._ensure_contract()
+        if planned.stage == "contract":
+            passed, message = contract[planned.id.partition(":")[2]]
+            return self._result(planned, "passed" if passed else "failed", message)
+        level = self.rope_level
+        if level is None or self.output_dtype is None:
+            return self._result(planned, "failed", "no level to test against: the contract "
+                                                   "probes gave no output of a dtype pespec knows")
+        call = self._bound_call()
+        if planned.stage == "golden":
+            outcome = _golden(call, planned.payload, self.config, level, self.output_dtype,
+                              self.backend.capabilities)
+        elif planned.stage == "reference":
+            positions = self._admitted(planned.payload)
+            outcome = props.accuracy(call, positions, self.config, level, self.output_dtype)
+        else:
+            outcome = self._property(planned.id.partition(":")[2], call, level)
+        return self._outcome_result(planned, outcome)
+
+    def _bound_call(self) -> Callable[[NDArray[np.float64], NDArray[Any]], NDArray[Any]]:
+        config = self.config
+
+        def call(x: NDArray[np.float64], positions: NDArray[Any]) -> NDArray[Any]:
+            result: NDArray[Any] = self.guard.rope_call(x, positions, config)
+            return result
+
+        return call
+
+    def _admitted(self, positions: NDArray[Any]) -> NDArray[Any]:
+        kept: NDArray[Any] = positions[self.backend.capabilities.admits(positions)]
+        return kept
+
+    def _property(self, name: str, call: props.Call, level: RopeLevel) -> props.Outcome:
+        assert self.output_dtype is not None
+        config, out = self.config, self.output_dtype
+        positions = self._admitted(np.array(
+            [0, 1, 2, 3, 7, 100, 1000, 4095, 4096, 65535, 65536, 100_000, 1_000_000,
+             self.max_position], dtype=np.int64))
+        if name == "norm":
+            return props.norm(call, positions, config, level, out)
+        if name == "r-zero":
+            return props.r_zero(call, config, level, out)
+        if name == "linearity":
+            return props.linearity(call, positions, config, level, out)
+        if name == "row-independence":
+            return props.row_independence(call, positions, config, level, out)
+        big = self.max_position
+        pairs = np.array([[0, 0], [5, 3], [3, 5], [100, 0], [4096, 4000], [big, big],
+                          [big, big - 1], [big - 1, big], [big, 0], [0, big], [65536, 1],
+                          [big // 2, big // 3]], dtype=np.int64)
+        keep = self.backend.capabilities.admits(pairs).all(axis=1)
+        return props.relative_position(call, pairs[keep], config, level, out)
+
+    def _outcome_result(self, planned: PlannedCheck, outcome: props.Outcome) -> CheckResult:
+        finite = np.isfinite(outcome.ratio)
+        return self._result(
+            planned, "passed" if outcome.passed else "failed", outcome.message,
+            max_error=outcome.error, bound=outcome.bound, worst_position=outcome.position,
+            worst_column=outcome.column,
+            details={"max_ratio": outcome.ratio if finite else None,
+                     "values_compared": outcome.compared})
+
+    def _ensure_contract(self) -> dict[str, tuple[bool, str]]:
+        if self._contract is None:
+            self._contract = self._run_contract()
+            if self.output_dtype is not None:
+                default = rope_level_for_dtype(self.output_dtype)
+                claim = self.requested_rope_level
+                self.rope_level = default if claim is None else check_rope_claim(
+                    claim, self.output_dtype)
+                self.guard.expected_dtype = self.output_dtype
+        return self._contract
+
+    def _run_contract(self) -> dict[str, tuple[bool, str]]:
+        problems: dict[str, list[str]] = {k: [] for k in CONTRACT}
+        dtypes: set[str] = set()
+        probes = self._admitted(np.array([0, 1, 2, 3, 100, 4096, 65536], dtype=np.int64))
+        x = props.inputs(probes.shape[0], self.config.head_dim, seed=1)
+        outputs = []
+        for _ in range(2):
+            gx, gp = x.copy(), probes.copy()
+            try:
+                out = self.guard.raw_call(gx, gp, self.config)
+            except BackendFailure as failure:
+                problems["shape"].append(failure.message)
+                break
+            if not (np.array_equal(gx, x) and np.array_equal(gp, probes)):
+                problems["input-unchanged"].append("the backend modified x or positions")
+            if out.shape != x.shape:
+                problems["shape"].append(f"output shape must be {x.shape}; got {out.shape}")
+            name = dtype_name(out.dtype)
+            if name is None:
+                problems["dtype"].append(f"output dtype must be one of {sorted(DTYPES)}; "
+                                         f"got {out.dtype}")
+            else:
+                dtypes.add(name)
+                bad = first_non_finite(out) if out.ndim == 2 else None
+                if bad is not None:
+                    problems["finite"].append(f"output must be finite; got {out[bad]!r} at "
+                                              f"position {probes[bad[0]]!r}, column {bad[1]}")
+            outputs.append(out)
+        if len(outputs) == 2 and not _bit_identical(outputs[0], outputs[1]):
+            problems["deterministic"].append("two calls with the same input gave different "
+                                             "outputs")
+        if len(dtypes) > 1:
+            problems["dtype"].append(f"output dtype changes between calls: {sorted(dtypes)}")
+        self.output_dtype = next(iter(dtypes)) if len(dtypes) == 1 else None
+        called = bool(outputs)
+        results: dict[str, tuple[bool, str]] = {}
+        for item, rule in CONTRACT.items():
+            found = list(dict.fromkeys(problems[item]))
+            if found:
+                results[item] = (False, "; ".join(found))
+            elif item != "shape" and not called:
+                results[item] = (False, "not evaluated: the backend produced no output")
+            else:
+                results[item] = (True, rule)
+        return results
+
+    def report(self, results: list[CheckResult], started: str, duration: float) -> Report:
+        level = self.rope_level
+        return RopeReport(
+            backend=self.backend.name, backend_spec=self.backend.spec,
+            device=self.backend.device, capabilities=self.backend.capabilities.to_dict(),
+            output_dtype=self.output_dtype, level=None if level is None else level.name,
+            working_dtype=None if level is None else level.phase, profile=self.profile,
+            checks=results, timestamp=started, duration_s=duration,
+            libraries=dict(self.backend.libraries),
+            not_run={f"{s}:*": "stage not selected" for s in ROPE_STAGES if s not in self.stages},
+            backend_calls={"suite_calls": self.guard.calls, "suite_rows": self.guard.rows},
+            rope_config=self.config.to_dict(),
+            rope_level=None if level is None else level.stages())
+
+    def _diagnose(self, report: Report) -> None:
+        """The rotary diagnosis (SPEC §12, part 4) when that module exists; never raises."""
+        if importlib.util.find_spec("pespec.rope.diagnosis") is None or self.guard.hung:
+            return
+        try:
+            module = importlib.import_module("pespec.rope.diagnosis")
+            diagnosis = module.diagnose(self.backend, self.config, timeout=self.guard.timeout)
+            report.diagnosis = diagnosis.to_dict()
+            if report.backend_calls is not None:  # the diagnosis calls the backend directly
+                made = report.diagnosis.get("backend_calls", 0)
+                report.backend_calls["diagnosis_calls"] = int(made)
+            sentence = diagnosis.sentence
+            report.diagnosis_sentence = sentence() if callable(sentence) else str(sentence)
+        except BACKEND_ERRORS as exc:  # advice only: it must never hide the verdict
+            report.diagnosis_sentence = f"diagnosis unavailable ({type(exc).__name__}: {exc})"
+
+
+def _fixture_for(config: RopeConfig) -> Any:
+    """The shipped rotary fixture whose configuration is ``config``, or None."""
+    from pespec.reference.golden import fixture_directory
+    from pespec.rope.golden import PREFIX, parse_rope_fixture
+
+    for path in sorted(fixture_directory().glob(f"{PREFIX}*.json")):
+        fixture = parse_rope_fixture(path.name, path.read_bytes())
+        if fixture.config == config:
+            return fixture
+    return None
+
+
+def _golden(call: props.Call, fixture: Any, config: RopeConfig, level: RopeLevel,
+            output_dtype: str, caps: Any) -> props.Outcome:
+    """The fixture's rows (integer positions as int64; fractional ones as float64 unless the
+    backend declares integer positions only) against its correctly rounded y values."""
+    from pespec.rope.errormodel import element_bound
+
+    positions = np.asarray(fixture.positions, dtype=np.float64)
+    keep = caps.admits(positions)
+    integer = keep & (positions == np.round(positions))
+    outcome: props.Outcome | None = None
+    groups: list[tuple[NDArray[np.bool_], Any]] = [(integer, np.int64)]
+    if not caps.integer_positions_only:
+        groups.append((keep & ~integer, np.float64))
+    for mask, dtype in groups:
+        if not mask.any():
+            continue
+        p = positions[mask].astype(dtype)
+        x, exact = fixture.x[mask], fixture.y[mask]
+        y = np.asarray(call(x, p), dtype=np.float64)
+        bound = element_bound(x, p, config, level, output_dtype) + 2.0**-53 * np.abs(exact)
+        outcome = props._fold(outcome, np.abs(y - exact), bound, p)
+    return props._finish(outcome or props.Outcome(-1.0, 0.0, 0.0, None, None, 0), "golden")
+
+
+def check(backend: str | Backend | Callable[..., Any], config: Any, *,
+          level: str | RopeLevel | None = None, profile: str | None = None,
+          timeout: float = DEFAULT_TIMEOUT, stages: Sequence[str] = ROPE_STAGES,
+          max_position: int = MAX_POSITION,
+          progress: Callable[[PlannedCheck, CheckResult | None], None] | None = None,
+          diagnose: bool = True) -> Report:
+    """Run the rotary suite on ``backend`` for ``config``; the report has ``.conformant`` and
+    ``.summary()``. Raises only for bad arguments or a backend that cannot be loaded."""
+    suite = RopeSuite(backend, config, level=level, profile=profile, timeout=timeout,
+                      stages=stages, max_position=max_position)
+    return suite.run(progress, diagnose=diagnose)
