@@ -1,4 +1,4 @@
-"""Fit a backend's output to the sinusoidal convention family (SPEC §10.1); private helpers.
+"""Fit a backend's output to the sinusoidal convention family (SPEC §10.1).
 
 The model of one probe (positions p (n,), d columns, requested base B) is
 
@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from pespec.reference.conventions import Convention, Layout
 
 __all__ = [
+    "NUMERIC_ERRORS",
     "Candidate",
     "CombinedFit",
     "ProbeFit",
@@ -36,6 +37,16 @@ __all__ = [
     "line_fits",
     "round_significant",
 ]
+
+NUMERIC_ERRORS = (
+    ValueError,
+    TypeError,
+    FloatingPointError,
+    OverflowError,
+    ZeroDivisionError,
+    np.linalg.LinAlgError,
+)
+"""What absurd backend numbers can make the fit raise; they mean "no known convention"."""
 
 _MAX_AMPLITUDE_SPREAD = 0.05
 """Largest relative spread of sqrt(sin² + cos²) accepted as "these columns are a pair".

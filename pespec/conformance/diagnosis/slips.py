@@ -1,4 +1,4 @@
-"""Named mistakes the convention family cannot express (SPEC §10.4); private to the diagnosis.
+"""Named mistakes the convention family cannot express (SPEC §10.4).
 
 Two common slips give outputs that no member of the family of SPEC §3 explains, so the fit
 alone could only say "no known convention":
