@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import sys
 from collections.abc import Callable
@@ -296,7 +297,7 @@ def error_plot(
 ) -> Path:
     """Write :func:`error_figure` to ``path`` (.png, .pdf or .svg); returns the path.
 
-    The entry point the conformance report calls to embed the picture.
+    :func:`report_error_plot` draws it beside a Markdown report.
     """
     plot_format(path)
     figure = error_figure(
@@ -304,6 +305,23 @@ def error_plot(
         base=base, timeout=timeout,
     )  # fmt: skip
     return _save(figure, path)
+
+
+def report_error_plot(
+    backend: Any, level: Level | str | None, markdown: str | os.PathLike[str], *,
+    timeout: float | None = None,
+) -> str | None:
+    """Draw ``<name>.error.png`` beside the Markdown report ``markdown``; its file name (to
+    embed), or None when matplotlib is not installed or the backend fails (or outlasts
+    ``timeout`` seconds) while plotting: no picture, never a crash."""
+    if importlib.util.find_spec("matplotlib") is None:
+        return None
+    target = Path(markdown)
+    png = target.with_name(f"{target.stem}.error.png")
+    try:
+        return error_plot(backend, level, png, timeout=timeout).name
+    except (Exception, SystemExit, GeneratorExit):  # the backend misbehaved: no picture
+        return None
 
 
 # --- the ``pespec plot`` sub-command --------------------------------------------------------

@@ -101,15 +101,26 @@ def _run(args: argparse.Namespace) -> int:
         "pespec check",
         args,
         lambda: _from_file(args) if args.from_file is not None else _suite(args),
-        backend=args.backend,
-        timeout=_timeout(args),
+        picture=None if args.backend is None else lambda report, markdown: _error_plot(
+            args, report, markdown),
     )
 
 
+def _error_plot(args: argparse.Namespace, report: Any, markdown: str) -> str | None:
+    """The error picture beside the Markdown report (none without matplotlib)."""
+    from pespec.plot import report_error_plot
+
+    return report_error_plot(args.backend, report.level, markdown, timeout=_timeout(args))
+
+
 def run_and_report(
-    prog: str, args: argparse.Namespace, compute: Callable[[], Any], **markdown: Any
+    prog: str,
+    args: argparse.Namespace,
+    compute: Callable[[], Any],
+    picture: Callable[[Any, str], str | None] | None = None,
 ) -> int:
-    """Run ``compute`` (a report), print its verdict, write ``--json``/``--markdown``; the exit
+    """Run ``compute`` (a report), print its verdict, write ``--json``/``--markdown`` (with
+    the picture ``picture(report, markdown_path)`` names, if any, embedded); the exit
     code: 0 conformant, 1 not, 2 usage error or unloadable backend, 130 interrupted (the
     partial report written). Shared by ``pespec check`` and ``pespec rope check``."""
     from pespec.conformance.backends import BackendLoadError
@@ -126,7 +137,8 @@ def run_and_report(
         if args.json:
             report.write_json(args.json)
         if args.markdown:
-            report.write_markdown(args.markdown, **markdown)
+            plot = None if picture is None else picture(report, args.markdown)
+            report.write_markdown(args.markdown, error_plot=plot)
     except OSError as exc:  # the verdict is printed above; the report file is not written
         print(f"{prog}: error: cannot write the report: {exc}", file=sys.stderr)
         return 2
