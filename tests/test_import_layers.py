@@ -5,10 +5,10 @@ function-local imports count as well as module-level ones) and each module is gi
 a module may import only modules of its own rank or a lower one. The order enforced, lowest
 first:
 
-0. ``pespec._version``, ``pespec._atomic``, ``pespec.validation``: helpers with no pespec
-   imports of their own (argument validators, atomic writes, version strings);
+0. ``pespec._version``, ``pespec._atomic``: helpers with no pespec imports of their own;
 1. ``pespec.reference`` (what the SPEC defines: encoding, conventions, oracle, exact
-   reference, golden fixtures) and ``pespec.tables`` (the certified SPEC tables);
+   reference, golden fixtures, and the argument validators of ``reference/validation.py``
+   that every layer uses) and ``pespec.tables`` (the certified SPEC tables);
 2. ``pespec.teaching``: the non-normative teaching API, built on the reference only;
 3. ``pespec.properties``: the error model and the properties, judged against the reference;
 4. ``pespec.conformance``: running backends through the properties;
@@ -39,7 +39,6 @@ PACKAGE = Path(pespec.__file__).parent
 RANKS: tuple[tuple[str, int], ...] = (
     ("pespec._version", 0),
     ("pespec._atomic", 0),
-    ("pespec.validation", 0),
     ("pespec.reference", 1),
     ("pespec.tables", 1),
     ("pespec.teaching", 2),
