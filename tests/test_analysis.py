@@ -1,4 +1,4 @@
-"""pespec.reference.analysis against mpmath: the relative-position rotation M_k, the
+"""pespec.teaching.analysis against mpmath: the relative-position rotation M_k, the
 dot-product structure, encoding statistics and wavelengths (seed 002).
 
 Tolerances build on the element bound e(θ) = (θ·(4·ln b + 3) + 8)·u on |PE_hat − PE| for
@@ -14,8 +14,9 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from pespec.reference import choose_base, sinusoidal_positional_encoding
-from pespec.reference.analysis import (
+from pespec.reference import sinusoidal_positional_encoding
+from pespec.teaching import choose_base
+from pespec.teaching.analysis import (
     dot_product_distance,
     encoding_statistics,
     relative_position_matrix,

@@ -8,8 +8,9 @@ import math
 import mpmath as mp
 import numpy as np
 
-from pespec.reference import SinusoidalPositionalEncoding, sinusoidal_positional_encoding
-from pespec.reference.attention import SelfAttention, softmax
+from pespec.reference import sinusoidal_positional_encoding
+from pespec.teaching import SinusoidalPositionalEncoding
+from pespec.teaching.attention import SelfAttention, softmax
 
 D_MODEL, MAX_SEQ_LEN, SEQ_LEN, BATCH = 64, 128, 32, 2  # seed 002's small test config
 U = 2.0**-53

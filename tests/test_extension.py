@@ -14,14 +14,14 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from pespec.reference import (
+from pespec.reference import encode
+from pespec.teaching import (
     InterpolatedPositionalEncoding,
     choose_base,
-    encode,
     interpolated_encoding,
     interpolated_positions,
 )
-from pespec.reference.analysis import wavelengths
+from pespec.teaching.analysis import wavelengths
 
 U = 2.0**-53
 

@@ -20,11 +20,8 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from pespec.reference import (
-    LearnedPositionalEncoding,
-    SinusoidalPositionalEncoding,
-    sinusoidal_positional_encoding,
-)
+from pespec.reference import sinusoidal_positional_encoding
+from pespec.teaching import LearnedPositionalEncoding, SinusoidalPositionalEncoding
 
 # Small test config of seed 002 ("Reference dimensions").
 D_MODEL, MAX_SEQ_LEN, SEQ_LEN, BATCH = 64, 128, 32, 2

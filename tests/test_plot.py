@@ -181,6 +181,8 @@ def test_markdown_report_without_a_picture_when_plotting_fails(tmp_path: Path) -
 
     result = check(fails_on_long_inputs, stages=("contract",), diagnose=False)
     report = tmp_path / "report.md"
-    result.write_markdown(report, backend=fails_on_long_inputs)
+    picture = plot.report_error_plot(fails_on_long_inputs, result.level, report)
+    assert picture is None
+    result.write_markdown(report, error_plot=picture)
     assert "Error against the bound" not in report.read_text(encoding="utf-8")
     assert not (tmp_path / "report.error.png").exists()

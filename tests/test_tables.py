@@ -158,7 +158,7 @@ def test_quoted_table_rows_and_choose_base_cross_check() -> None:
     assert len(rows) == len(tables.QUOTED)
     assert sum(row[-1] == "**wrong**" for row in rows) >= 15
     by_quantity = {row[0]: row for row in rows}
-    # pespec.choose_base is written independently (pespec.reference.extension).
+    # pespec.choose_base is written independently (pespec.teaching.extension).
     seed_base = by_quantity["choose_base(512) = 5120/(2π)"][3]
     assert abs(Decimal(seed_base) - Decimal(repr(pespec.choose_base(512)))) < Decimal("1e-9")
     exact_base = by_quantity[

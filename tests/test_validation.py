@@ -11,23 +11,21 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pespec.reference import (
+from pespec.reference import encode, frequencies, sinusoidal_positional_encoding
+from pespec.teaching import (
     InterpolatedPositionalEncoding,
     LearnedPositionalEncoding,
     SinusoidalPositionalEncoding,
     choose_base,
-    encode,
-    frequencies,
     interpolated_positions,
-    sinusoidal_positional_encoding,
 )
-from pespec.reference.analysis import (
+from pespec.teaching.analysis import (
     dot_product_distance,
     encoding_statistics,
     relative_position_matrix,
     wavelengths,
 )
-from pespec.reference.attention import SelfAttention
+from pespec.teaching.attention import SelfAttention
 
 Case = tuple[Callable[[], Any], type[Exception], tuple[str, ...]]
 

@@ -108,7 +108,7 @@ def _rope_suite(config: pytest.Config, spec: str) -> Any:
     """The rotary Suite for ``--pe-rope-backend`` and ``--pe-rope-config``."""
     from pespec.conformance.backends import BackendLoadError
     from pespec.conformance.runner import DEFAULT_TIMEOUT
-    from pespec.rope.cli import read_config
+    from pespec.rope.presets import read_config
     from pespec.rope.suite import ROPE_STAGES, RopeSuite
 
     if config.getoption("--pe-backend"):

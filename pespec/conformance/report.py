@@ -359,29 +359,11 @@ class Report:
         """Write :meth:`to_json` to ``path`` atomically."""
         write_atomic(Path(path), self.to_json())
 
-    def write_markdown(
-        self, path: str | os.PathLike[str], backend: Any = None, timeout: float | None = None
-    ) -> None:
-        """Write :meth:`to_markdown` to ``path`` atomically.
-
-        With ``backend`` (spec, Backend or callable) and matplotlib installed (the ``[plot]``
-        extra), also write ``<name>.error.png`` beside it (:func:`pespec.plot.error_plot`) and
-        embed it; a backend that fails (or outlasts ``timeout`` seconds) while plotting gets
-        no picture, never a crash.
-        """
-        import importlib.util
-
-        target = Path(path)
-        picture = None
-        if backend is not None and importlib.util.find_spec("matplotlib") is not None:
-            from pespec.plot import error_plot
-
-            png = target.with_name(f"{target.stem}.error.png")
-            try:
-                picture = error_plot(backend, self.level, png, timeout=timeout).name
-            except (Exception, SystemExit, GeneratorExit):  # the backend misbehaved: no picture
-                picture = None
-        write_atomic(target, self.to_markdown(error_plot=picture))
+    def write_markdown(self, path: str | os.PathLike[str], error_plot: str | None = None) -> None:
+        """Write :meth:`to_markdown` to ``path`` atomically; ``error_plot``: a picture (path
+        relative to the report) to embed, made by the caller (:func:`pespec.plot.report_error_plot`
+        for the command line), since this module sits below the plotting one."""
+        write_atomic(Path(path), self.to_markdown(error_plot=error_plot))
 
     def rich_table(self) -> Any:
         """A ``rich.table.Table`` of the checks (imported lazily: rich is only for terminals)."""

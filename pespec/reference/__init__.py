@@ -1,8 +1,8 @@
-"""pespec.reference: the float64 NumPy reference, conventions, oracle and analysis tools.
+"""pespec.reference: what the SPEC defines: the encoding, its conventions, the certified
+oracle, the exact float64 reference and the golden fixtures.
 
-Submodules not re-exported here: :mod:`pespec.reference.analysis` (rotation matrix, dot
-products, statistics, wavelengths) and :mod:`pespec.reference.attention` (a small
-self-attention layer for integration tests).
+The non-normative teaching API (layer wrappers, context extension, attention, analysis)
+is :mod:`pespec.teaching`.
 """
 
 from pespec.reference.conventions import CANONICAL, PRESETS, Convention
@@ -12,26 +12,13 @@ from pespec.reference.encoding import (
     iter_encoding_chunks,
     sinusoidal_positional_encoding,
 )
-from pespec.reference.extension import (
-    InterpolatedPositionalEncoding,
-    choose_base,
-    interpolated_encoding,
-    interpolated_positions,
-)
-from pespec.reference.modules import LearnedPositionalEncoding, SinusoidalPositionalEncoding
 
 __all__ = [
     "CANONICAL",
     "PRESETS",
     "Convention",
-    "InterpolatedPositionalEncoding",
-    "LearnedPositionalEncoding",
-    "SinusoidalPositionalEncoding",
-    "choose_base",
     "encode",
     "frequencies",
-    "interpolated_encoding",
-    "interpolated_positions",
     "iter_encoding_chunks",
     "sinusoidal_positional_encoding",
 ]

@@ -8,7 +8,7 @@ rounded float64 (:mod:`pespec.reference.oracle`), given both as its shortest rou
 decimal and as its exact ``float.hex`` form.
 
 Public API (the conformance suite uses it): :class:`FixtureSet`, :func:`load_fixture_sets`,
-:func:`fixture_directory`. The ``pespec golden`` command is :mod:`pespec.reference.golden_cli`.
+:func:`fixture_directory`. The ``pespec golden`` command is :mod:`pespec.cli.golden`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import os
 import platform
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -343,18 +343,17 @@ def manifest_text(files: dict[str, bytes]) -> bytes:
 def render_catalog(
     catalog: Sequence[FixtureSpec] = CATALOG,
     on_progress: Callable[[FixtureSpec], None] | None = None,
+    extra: Mapping[str, bytes] | None = None,
 ) -> dict[str, bytes]:
-    """Every fixture file and the MANIFEST, in memory: {file name: bytes}; the shipped
-    ``CATALOG`` also renders the rotary sets (:mod:`pespec.rope.golden`)."""
+    """Every fixture file and the MANIFEST, in memory: {file name: bytes}; ``extra``: further
+    files sharing the directory and MANIFEST (the command line passes the rotary sets of
+    :func:`pespec.rope.golden.render_rope_files`, SPEC §12.10, a layer above this one)."""
     files: dict[str, bytes] = {}
     for spec in catalog:
         files[f"{spec.name}.json"] = render_fixture(compute_fixture(spec))
         if on_progress is not None:
             on_progress(spec)
-    if catalog is CATALOG:  # the shipped catalog includes the rotary sets (SPEC §12.10)
-        from pespec.rope.golden import render_rope_files
-
-        files.update(render_rope_files())
+    files.update(extra or {})
     files[MANIFEST] = manifest_text(files)
     return files
 
@@ -391,15 +390,17 @@ def regenerate(
     directory: Path | None = None,
     catalog: Sequence[FixtureSpec] = CATALOG,
     on_progress: Callable[[FixtureSpec], None] | None = None,
+    extra: Mapping[str, bytes] | None = None,
 ) -> dict[str, bytes]:
-    """Recompute every set and replace ``directory`` atomically; returns the files written.
+    """Recompute every set (and write ``extra``'s files, as :func:`render_catalog`) and
+    replace ``directory`` atomically; returns the files written.
 
     Files are written to a temporary sibling directory first and the two directories are
     then swapped with two renames, so an interruption before the swap leaves the previous
     files intact (and one between the renames leaves them in ``.golden-old-*``).
     """
     target = (directory or fixture_directory()).resolve()
-    files = render_catalog(catalog, on_progress)
+    files = render_catalog(catalog, on_progress, extra)
     files_with_provenance = {**files, PROVENANCE: _provenance()}
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=target.parent))
@@ -428,11 +429,13 @@ def check_directory(
     directory: Path | None = None,
     catalog: Sequence[FixtureSpec] = CATALOG,
     on_progress: Callable[[FixtureSpec], None] | None = None,
+    extra: Mapping[str, bytes] | None = None,
 ) -> list[str]:
-    """Regenerate in memory; the names of files that differ byte for byte, are missing
-    or are not part of the catalog (MANIFEST.provenance excepted)."""
+    """Regenerate in memory (``extra`` as :func:`render_catalog`); the names of files that
+    differ byte for byte, are missing or are not part of the catalog (MANIFEST.provenance
+    excepted)."""
     target = directory or fixture_directory()
-    expected = render_catalog(catalog, on_progress)
+    expected = render_catalog(catalog, on_progress, extra)
     present = {p.name for p in target.glob("*") if p.is_file() and p.name != PROVENANCE}
     differing = [
         name

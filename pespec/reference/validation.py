@@ -20,12 +20,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "DEFAULT_SEED",
     "check_base",
     "check_d_model",
+    "check_embeddings",
     "check_finite_array",
     "check_non_negative_int",
     "check_positions",
+    "check_positive_int",
     "check_probability",
+    "check_rng",
 ]
 
 
@@ -134,3 +138,49 @@ def check_positions(positions: Any, name: str = "positions") -> NDArray[Any]:
     result = array.astype(np.float64, copy=False)
     check_finite_array(result, name)
     return result
+
+
+DEFAULT_SEED = 0
+"""Seed of the generator used when ``rng`` is None, so that outputs are deterministic."""
+
+
+def check_positive_int(value: Any, name: str) -> int:
+    """Validate a strictly positive int (bool and float rejected)."""
+    result = check_non_negative_int(value, name)
+    if result == 0:
+        raise ValueError(f"{name} must be a positive int; got 0")
+    return result
+
+
+def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
+    """``rng`` itself if it is a NumPy Generator; ``default_rng(DEFAULT_SEED)`` for None."""
+    if rng is None:
+        return np.random.default_rng(DEFAULT_SEED)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            f"{name} must be a numpy.random.Generator or None; got {type(rng).__name__}"
+        )
+    return rng
+
+
+def check_embeddings(x: Any, d_model: int, name: str = "X") -> NDArray[np.floating[Any]]:
+    """Validate embeddings: a finite float array of shape (B, L, d_model) or (L, d_model).
+
+    Returns ``x`` as a NumPy array (no copy when it already is one).
+    """
+    array = np.asarray(x)
+    if array.dtype.kind != "f":
+        raise TypeError(
+            f"{name} must be a float array of shape (B, L, {d_model}) or (L, {d_model}); "
+            f"got dtype {array.dtype}"
+        )
+    if array.ndim not in (2, 3):
+        raise ValueError(
+            f"{name} must have shape (B, L, {d_model}) or (L, {d_model}); got shape {array.shape}"
+        )
+    if array.shape[-1] != d_model:
+        raise ValueError(
+            f"{name} must have last axis equal to d_model={d_model}; got shape {array.shape}"
+        )
+    check_finite_array(array, name)
+    return array

@@ -10,12 +10,14 @@ guessed (Mistral-7B-v0.1, GPT-NeoX-20B: see SPEC §12.7).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from types import MappingProxyType
 
 from pespec.rope.config import RopeConfig
 
-__all__ = ["PRESETS", "PRESET_SOURCES", "PresetSource", "preset_table"]
+__all__ = ["PRESETS", "PRESET_SOURCES", "PresetSource", "preset_table", "read_config"]
 
 
 @dataclass(frozen=True)
@@ -147,3 +149,25 @@ def preset_table() -> str:
                      f"{config.head_dim} / {config.d_r} | {config.pairing} | "
                      f"{_parameters(config)} | {attention:.6g} | {where} |")
     return "\n".join(lines) + "\n"
+
+
+def read_config(
+    text: str, layer_type: str | None = None, seq_len: int | None = None
+) -> RopeConfig:
+    """A RopeConfig from a preset name or a JSON file (RopeConfig dict or config.json)."""
+    if text in PRESETS:
+        return PRESETS[text]
+    path = Path(text)
+    if not path.is_file():
+        raise ValueError(f"--config must be a preset name ({', '.join(PRESETS)}) or a JSON "
+                         f"file; got {text!r}")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"--config {text!r} is not readable JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"--config {text!r} must hold a JSON object; got {type(data).__name__}")
+    known = set(RopeConfig.__dataclass_fields__)
+    if "head_dim" in data and set(data) <= known:
+        return RopeConfig.from_dict(data)
+    return RopeConfig.from_hf(data, layer_type=layer_type, seq_len=seq_len)

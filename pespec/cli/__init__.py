@@ -1,4 +1,4 @@
-"""The ``pespec`` command line: one sub-command per job, each registered by its own module.
+"""The ``pespec`` command line: one module of this package per sub-command.
 
 Every entry of :data:`COMMANDS` names a module that defines
 ``register(subparsers) -> None``; the sub-parser it adds must set
@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from pespec._version import SPEC_VERSION, __version__
 
 COMMANDS: tuple[str, ...] = (
-    "pespec.reference.cli",  # pespec encode
-    "pespec.reference.golden_cli",  # pespec golden regenerate|verify|export
-    "pespec.conformance.cli",  # pespec check
-    "pespec.rope.cli",  # pespec rope check
-    "pespec.plot",  # pespec plot encoding|error
-    "pespec.docs_cli",  # pespec tables
+    "pespec.cli.encode",  # pespec encode
+    "pespec.cli.golden",  # pespec golden regenerate|verify|export
+    "pespec.cli.check",  # pespec check
+    "pespec.cli.rope",  # pespec rope check
+    "pespec.cli.plot",  # pespec plot encoding|error
+    "pespec.cli.tables",  # pespec tables
 )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -93,11 +93,13 @@ def _progress(description: str, total: int) -> Iterator[Callable[[FixtureSpec], 
 
 
 def _regenerate(args: argparse.Namespace) -> int:
+    from pespec.rope.golden import render_rope_files  # the rotary sets share the directory
+
     directory = args.fixtures or fixture_directory()
     start = time.perf_counter()
     if args.check:
         with _progress("regenerating in memory", len(CATALOG)) as advance:
-            differing = check_directory(directory, CATALOG, advance)
+            differing = check_directory(directory, CATALOG, advance, render_rope_files())
         seconds = time.perf_counter() - start
         if differing:
             for name in differing:
@@ -108,7 +110,7 @@ def _regenerate(args: argparse.Namespace) -> int:
         print(f"all {count} fixture files and MANIFEST are byte-identical ({seconds:.1f} s)")
         return 0
     with _progress("regenerating", len(CATALOG)) as advance:
-        files = regenerate(directory, CATALOG, advance)
+        files = regenerate(directory, CATALOG, advance, render_rope_files())
     size = sum(len(data) for data in files.values())
     print(
         f"wrote {len(files)} files ({size / 1e6:.2f} MB) to {directory} "
@@ -207,15 +209,3 @@ def _export(args: argparse.Namespace) -> int:
         return 2
     print(f"wrote {len(written)} {args.file_format} files to {args.directory}")
     return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m pespec.reference.golden_cli ACTION ...`` (same as ``pespec golden``)."""
-    parser = argparse.ArgumentParser(prog="pespec")
-    register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["golden", *(sys.argv[1:] if argv is None else argv)])
-    return int(args.func(args))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

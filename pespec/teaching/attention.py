@@ -14,8 +14,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.reference.modules import check_embeddings, check_positive_int, check_rng
-from pespec.reference.validation import check_d_model
+from pespec.reference.validation import (
+    check_d_model,
+    check_embeddings,
+    check_positive_int,
+    check_rng,
+)
 
 __all__ = ["SelfAttention", "softmax"]
 

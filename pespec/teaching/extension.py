@@ -19,8 +19,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.reference.encoding import encode
-from pespec.reference.modules import add_encoding, check_embeddings, check_positive_int
-from pespec.reference.validation import check_base, check_d_model, check_non_negative_int
+from pespec.reference.validation import (
+    check_base,
+    check_d_model,
+    check_embeddings,
+    check_non_negative_int,
+    check_positive_int,
+)
+from pespec.teaching.modules import add_encoding
 
 __all__ = [
     "InterpolatedPositionalEncoding",

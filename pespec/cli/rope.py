@@ -12,9 +12,7 @@ transformers ``config.json`` (read by :func:`pespec.rope.from_hf`; ``--layer-typ
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
 
@@ -53,33 +51,11 @@ def _no_subcommand(args: argparse.Namespace) -> int:
     return 2
 
 
-def read_config(text: str, layer_type: str | None = None, seq_len: int | None = None) -> Any:
-    """A RopeConfig from a preset name or a JSON file (RopeConfig dict or config.json)."""
-    from pespec.rope import RopeConfig
-    from pespec.rope.presets import PRESETS
-
-    if text in PRESETS:
-        return PRESETS[text]
-    path = Path(text)
-    if not path.is_file():
-        raise ValueError(f"--config must be a preset name ({', '.join(PRESETS)}) or a JSON "
-                         f"file; got {text!r}")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"--config {text!r} is not readable JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"--config {text!r} must hold a JSON object; got {type(data).__name__}")
-    known = set(RopeConfig.__dataclass_fields__)
-    if "head_dim" in data and set(data) <= known:
-        return RopeConfig.from_dict(data)
-    return RopeConfig.from_hf(data, layer_type=layer_type, seq_len=seq_len)
-
-
 def _run(args: argparse.Namespace) -> int:
     from pespec._atomic import check_writable
-    from pespec.conformance.cli import run_and_report
+    from pespec.cli.verdict import run_and_report
     from pespec.conformance.runner import DEFAULT_TIMEOUT
+    from pespec.rope.presets import read_config
     from pespec.rope.suite import check
 
     try:

@@ -1,0 +1,149 @@
+"""The package's import graph follows its layers, with no edge back (issue 13, item 5).
+
+Every ``import`` and ``from ... import`` in ``pespec/`` is read from the source (AST, so
+function-local imports count as well as module-level ones) and each module is given a rank;
+a module may import only modules of its own rank or a lower one. The order enforced, lowest
+first:
+
+0. ``pespec._version``, ``pespec._atomic``: helpers with no pespec imports of their own;
+1. ``pespec.reference`` (what the SPEC defines: encoding, conventions, oracle, exact
+   reference, golden fixtures, and the argument validators of ``reference/validation.py``
+   that every layer uses) and ``pespec.tables`` (the certified SPEC tables);
+2. ``pespec.teaching``: the non-normative teaching API, built on the reference only;
+3. ``pespec.properties``: the error model and the properties, judged against the reference;
+4. ``pespec.conformance``: running backends through the properties;
+5. ``pespec.rope``: the rotary family, which reuses the conformance engine (backend guard,
+   report, runner) and never the other way round;
+6. ``pespec.plot``: pictures of a backend's error (loads backends through conformance);
+7. the front ends: ``pespec.cli`` (one module per sub-command), ``python -m pespec`` and
+   the pytest plugin ``pespec.conformance.plugin``, which serves both families (its module
+   path is the registered ``pytest11`` entry point, so it keeps its folder and takes the
+   front-end rank).
+
+The lazy facades ``pespec/__init__.py`` and ``pespec/rope/__init__.py`` (PEP 562 exports) are
+exempt as importers; importing the root facade by a name that is not a submodule is refused,
+since such an import would hide the real edge.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import pespec
+
+PACKAGE = Path(pespec.__file__).parent
+
+RANKS: tuple[tuple[str, int], ...] = (
+    ("pespec._version", 0),
+    ("pespec._atomic", 0),
+    ("pespec.reference", 1),
+    ("pespec.tables", 1),
+    ("pespec.teaching", 2),
+    ("pespec.properties", 3),
+    ("pespec.conformance.plugin", 7),
+    ("pespec.conformance", 4),
+    ("pespec.rope", 5),
+    ("pespec.plot", 6),
+    ("pespec.cli", 7),
+    ("pespec.__main__", 7),
+)
+"""Module prefix -> rank, the most specific prefix first (see the module docstring)."""
+
+FACADES = frozenset({"pespec", "pespec.rope"})
+"""Lazy facades, exempt as importers."""
+
+
+def rank(module: str) -> int:
+    """The rank of ``module`` (a dotted name inside pespec)."""
+    for prefix, value in RANKS:
+        if module == prefix or module.startswith(prefix + "."):
+            return value
+    raise AssertionError(f"{module} has no rank: place it in RANKS")
+
+
+def module_name(path: Path) -> str:
+    """``pespec/a/b.py`` -> ``pespec.a.b``; a package's ``__init__.py`` -> the package."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def is_module(name: str) -> bool:
+    """Whether ``name`` is a module or package of pespec's source tree."""
+    relative = Path(*name.split("."))
+    root = PACKAGE.parent
+    return (root / relative).with_suffix(".py").is_file() or (root / relative).is_dir()
+
+
+def imported(source: str, importer: str, is_package: bool) -> list[tuple[str, int]]:
+    """(pespec module, line) of every import in ``source``, function-local ones included;
+    ``from M import n`` names ``M.n`` when that is a module, else ``M``."""
+    found: list[tuple[str, int]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: resolve against the importer's package
+                package = importer.split(".")
+                package = package if is_package else package[:-1]
+                package = package[: len(package) - node.level + 1]
+                base = ".".join([*package, *([node.module] if node.module else [])])
+            for alias in node.names:
+                candidate = f"{base}.{alias.name}"
+                found.append((candidate if is_module(candidate) else base, node.lineno))
+    return [(name, line) for name, line in found if name.split(".")[0] == "pespec"]
+
+
+def back_edges(importer: str, source: str, is_package: bool = False) -> list[str]:
+    """The imports in ``source`` that go to a higher rank (or hide behind the root facade)."""
+    if importer in FACADES:
+        return []
+    problems = []
+    for target, line in imported(source, importer, is_package):
+        if target == "pespec":
+            problems.append(f"{importer}:{line} imports a name from the facade pespec")
+        elif rank(target) > rank(importer):
+            problems.append(
+                f"{importer}:{line} -> {target} (rank {rank(importer)} -> {rank(target)})"
+            )
+    return problems
+
+
+def package_modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_module_has_a_rank() -> None:
+    for path in package_modules():
+        if module_name(path) not in FACADES:
+            rank(module_name(path))  # raises for a module outside RANKS
+
+
+def test_no_import_goes_back_down_the_layers() -> None:
+    problems = []
+    for path in package_modules():
+        source = path.read_text(encoding="utf-8")
+        problems += back_edges(module_name(path), source, path.name == "__init__.py")
+    assert not problems, "imports against the layering:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("importer", "source", "expected"),
+    [
+        ("pespec.reference.golden", "def f():\n    from pespec.rope.golden import x\n", 1),
+        ("pespec.conformance.report", "import pespec.plot\n", 1),
+        ("pespec.properties.checks", "from pespec import cli\n", 1),
+        ("pespec.properties.checks", "from pespec import encode\n", 1),
+        ("pespec.conformance.report", "from ..properties import base\n", 0),
+        ("pespec.reference.encoding", "from . import cli\n", 0),  # pespec.reference.cli: gone
+        ("pespec.reference.encoding", "from .. import plot\n", 1),
+        ("pespec.cli.check", "from pespec.conformance import runner\n", 0),
+        ("pespec.rope", "from pespec.cli import main\n", 0),  # a facade: exempt
+    ],
+)
+def test_the_walk_finds_back_edges(importer: str, source: str, expected: int) -> None:
+    """The checker itself: a function-local, a plain, a relative and a facade import."""
+    assert len(back_edges(importer, source)) == expected
