@@ -26,7 +26,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.properties.base import (
-    DTYPES,
     Encoder,
     EncodingConfig,
     Level,
@@ -38,6 +37,7 @@ from pespec.properties.errormodel import (
     element_bound_parts,
     gamma,
 )
+from pespec.properties.output import output_problems
 from pespec.properties.ratio import error_ratio
 from pespec.reference import oracle
 
@@ -236,18 +236,11 @@ def _call(ctx: _Context, positions: NDArray[Any]) -> NDArray[Any]:
             excess="no output",
             position=first,
         ) from exc
-    if array.shape != (n, c.d_model):
-        raise ctx.violation(
-            expected=f"an array of shape ({n}, {c.d_model})",
-            found=f"shape {array.shape}",
-            excess="wrong shape",
-            position=first,
-        )
-    if array.dtype not in DTYPES.values():
-        raise ctx.violation(
-            expected=f"a floating-point array of dtype {sorted(DTYPES)}",
-            found=f"dtype {array.dtype}",
-            excess="wrong dtype",
+    for problem in output_problems(array, positions, c.d_model, check_finite=False):
+        raise ctx.violation(  # the first problem, in the contract's wording
+            expected=f"output {problem.subject}{problem.expected}",
+            found=f"{problem.subject}{problem.found}",
+            excess=f"wrong {problem.kind}",
             position=first,
         )
     return array
