@@ -17,11 +17,10 @@ the same checks and reach the same verdict.
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -68,6 +67,9 @@ from pespec.properties.ratio import reported_ratio
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.validation import check_d_model, check_non_negative_int
 
+if TYPE_CHECKING:
+    from pespec.properties.checks import PropertyCheck
+
 __all__ = [
     "DEFAULT_TIMEOUT",
     "LARGE_SIZES",
@@ -112,25 +114,6 @@ _MAX_KEPT_OUTPUTS = 256
 
 class OutsideCapabilities(Exception):
     """A property wanted a call outside the backend's declared capabilities (example dropped)."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Property registry adapters (pespec.properties.checks)
-
-
-def _properties() -> dict[str, Callable[..., Any]]:
-    from pespec.properties.checks import PROPERTIES
-
-    return dict(PROPERTIES)
-
-
-def _section_of(fn: Callable[..., Any]) -> str:
-    """The SPEC section a property cites: its ``section`` attribute or the § in its docstring."""
-    section = getattr(fn, "section", None)
-    if isinstance(section, str) and section:
-        return section if section.startswith("§") else f"§{section}"
-    found = re.search(r"§\s*(\d+(?:\.\d+)*)", fn.__doc__ or "")
-    return f"§{found.group(1)}" if found else SECTIONS["property"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -257,11 +240,13 @@ class Suite:
                     )
                 )
         if "property" in self.stages:
-            for name, fn in _properties().items():
-                statement = getattr(fn, "statement", None)
-                title = statement or (fn.__doc__ or name).strip().splitlines()[0]
+            from pespec.properties.checks import PROPERTIES
+
+            for name, prop in PROPERTIES.items():
                 planned.append(
-                    PlannedCheck(f"property:{name}", "property", title, _section_of(fn), fn)
+                    PlannedCheck(
+                        f"property:{name}", "property", prop.statement, f"§{prop.section}", prop
+                    )
                 )
         if "large" in self.stages:
             for length, d_model in self.large_sizes:
@@ -499,7 +484,7 @@ class Suite:
             self.guard,
             self.backend.capabilities,
             self._property_outputs,
-            fresh_repeats=getattr(fn, "name", "") == "determinism",
+            fresh_repeats=fn.name == "determinism",
         )
 
         @settings(settings.get_profile(profile_name(self.profile)), **options)
@@ -711,10 +696,10 @@ class Suite:
         )
 
     def _property_reproduction(
-        self, fn: Callable[..., Any], config: EncodingConfig, level: Level
+        self, prop: PropertyCheck, config: EncodingConfig, level: Level
     ) -> str:
         prefix, backend = self._backend_expr()
-        fn = getattr(fn, "function", fn)  # a registry entry wraps the check function
+        fn = prop.function
         convention = ""
         if not config.convention.is_canonical:
             prefix += "from pespec.reference.conventions import Convention; "
