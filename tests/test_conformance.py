@@ -30,8 +30,8 @@ from pespec.conformance import (
 )
 from pespec.conformance import backends as backends_module
 from pespec.conformance.backends import to_host
+from pespec.conformance.compare import REFERENCE_ERROR, compare_blocks
 from pespec.conformance.report import REPORT_SCHEMA, REPORT_SCHEMA_VERSION, SUITE_VERSION
-from pespec.conformance.runner import REFERENCE_ERROR, compare_blocks
 from pespec.properties.base import LEVELS
 from pespec.reference.encoding import encode
 

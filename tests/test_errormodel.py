@@ -73,10 +73,10 @@ def test_gamma_matches_definition() -> None:
     assert math.isinf(float(em.gamma(2.0**24, u)))
 
 
-def test_exact_frequencies_against_mpmath() -> None:
+def test_frequencies_and_logs_against_mpmath() -> None:
     # ω_k = base^(−2k/d) at 60 digits, independently of the code's exp/log formulation.
     d, base = 512, 10000.0
-    omega, lam = em.exact_frequencies(d, base)
+    omega, lam = em.frequencies_and_logs(d, base)
     mpmath.mp.dps = 60
     for k in (0, 1, 100, 255):
         expected = mpmath.power(10000, -mpmath.mpf(2 * k) / d)
@@ -85,7 +85,7 @@ def test_exact_frequencies_against_mpmath() -> None:
     # Seed 002: the last pair's frequency is base^(−(d−2)/d), not 1/base.
     assert omega[-1] == pytest.approx(10000.0 ** (-(d - 2) / d), rel=1e-14)
     assert omega[-1] != pytest.approx(1e-4, rel=1e-3)
-    omega_t2t, _ = em.exact_frequencies(d, base, TENSOR2TENSOR)
+    omega_t2t, _ = em.frequencies_and_logs(d, base, TENSOR2TENSOR)
     assert omega_t2t[-1] == pytest.approx(1e-4, rel=1e-14)  # s = 1: lowest is exactly 1/base
 
 
@@ -298,7 +298,7 @@ def test_double_rounding_example_with_ml_dtypes() -> None:
 
 
 def test_pair_zero_has_no_angle_term_and_others_keep_it() -> None:
-    _, lam = em.exact_frequencies(64, 10000.0)
+    _, lam = em.frequencies_and_logs(64, 10000.0)
     g = em.angle_gamma(LEVELS["float32"], lam, 10000.0)
     assert g[0] == 0.0 and np.all(g[1:] > 0)
     # Far out the pair-0 bound at a representable position is the sine's error plus rounding.
@@ -333,7 +333,7 @@ def test_rounded_base_log_form_within_k_theta(name: str) -> None:
 
         for d, base, convention in [(512, 1e4, TENSOR2TENSOR), (8, 1.5, TENSOR2TENSOR)]:
             den = convention.denominator(d)
-            _, lam = em.exact_frequencies(d, base, convention)
+            _, lam = em.frequencies_and_logs(d, base, convention)
             k_theta = em.angle_coefficients(level, lam, base)
             for k in range(1, d // 2):
                 lam_k = k * mpmath.log(base) / den
@@ -342,6 +342,6 @@ def test_rounded_base_log_form_within_k_theta(name: str) -> None:
                 assert worst <= 1 + gam(mpmath.mpf(float(k_theta[k]))), (d, k)
                 if k == d // 2 - 1:  # κ = 1: the old K_θ = 10(1 + λ) alone falls short
                     assert worst > 1 + gam(n2 * (1 + lam_k))
-        _, lam = em.exact_frequencies(8192, 1e7)
+        _, lam = em.frequencies_and_logs(8192, 1e7)
         plain = (2 * em.FUNCTION_ULPS[name] + 2) * (1 + lam)
         assert np.array_equal(em.angle_coefficients(level, lam, 1e7), plain)  # s = 0

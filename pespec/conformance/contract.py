@@ -18,16 +18,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend, Capabilities, to_host
-from pespec.properties.base import DTYPES
+from pespec.properties.base import dtype_name
+from pespec.properties.output import OutputProblem, first_non_finite, output_problems
 
 __all__ = [
     "CONTRACT_ITEMS",
     "BackendFailure",
     "ContractProbe",
     "GuardedBackend",
+    "OutputProblem",
     "contract_probes",
-    "dtype_name",
     "first_non_finite",
+    "output_problems",
     "probe_base",
     "probes_markdown",
     "run_contract",
@@ -43,10 +45,6 @@ CONTRACT_ITEMS: dict[str, str] = {
 }
 """The contract items, in order, with the one-line rule each checks."""
 
-_FINITE_BLOCK = 1 << 22
-"""Elements scanned at a time by :func:`first_non_finite` (bounded temporary memory)."""
-
-
 class BackendFailure(Exception):
     """The backend misbehaved; ``kind`` says how (raised, timeout, hung, type, shape, ...)."""
 
@@ -55,28 +53,6 @@ class BackendFailure(Exception):
         self.kind = kind
         self.message = message
         self.result = result  # what the backend returned, when it was no array (kind "type")
-
-
-def dtype_name(dtype: np.dtype[Any]) -> str | None:
-    """The pespec name of a NumPy/ml_dtypes dtype, or None when it is not one pespec knows."""
-    for name, known in DTYPES.items():
-        if dtype == known:
-            return name
-    return None
-
-
-def first_non_finite(array: NDArray[Any]) -> tuple[int, ...] | None:
-    """Index of the first NaN/Inf of a 2-D ``array`` (scanned in row blocks), or None."""
-    if array.ndim != 2 or array.size == 0:
-        return None
-    rows = max(1, _FINITE_BLOCK // max(array.shape[1], 1))
-    for start in range(0, array.shape[0], rows):
-        block = np.asarray(array[start : start + rows], dtype=np.float32)
-        bad = ~np.isfinite(block)
-        if bad.any():
-            row, column = np.argwhere(bad)[0]
-            return start + int(row), int(column)
-    return None
 
 
 def _describe_positions(positions: NDArray[Any]) -> str:
@@ -196,45 +172,15 @@ def validate_output(
     expected_dtype: str | None = None,
     check_finite: bool = True,
 ) -> NDArray[Any]:
-    """Raise BackendFailure unless ``output`` has shape (n, d_model), a known dtype (equal to
-    ``expected_dtype`` when given) and, with ``check_finite``, only finite values."""
-    expected = (positions.shape[0], d_model)
-    where = f"{_describe_positions(positions)}, d_model={d_model}, base={base!r}"
-    if output.shape != expected:
-        hint = _shape_hint(output.shape, d_model)
-        raise BackendFailure(
-            "shape", f"output shape must be {expected}; got {output.shape}{hint} ({where})"
-        )
-    name = dtype_name(output.dtype)
-    if name is None:
-        raise BackendFailure(
-            "dtype", f"output dtype must be one of {sorted(DTYPES)}; got {output.dtype} ({where})"
-        )
-    if expected_dtype is not None and name != expected_dtype:
-        raise BackendFailure(
-            "dtype",
-            f"output dtype must be {expected_dtype} (the level tested); got {name} ({where})",
-        )
-    if check_finite:
-        bad = first_non_finite(output)
-        if bad is not None:
-            raise BackendFailure(
-                "finite",
-                f"output must be finite; got {float(output[bad])!r} at position "
-                f"{positions[bad[0]].item()!r}, column {bad[1]} ({where})",
-            )
+    """Raise BackendFailure for the first of :func:`output_problems` (shape (n, d_model), a
+    known dtype, equal to ``expected_dtype`` when given, with ``check_finite`` only finite
+    values), naming the call; else return ``output``."""
+    for problem in output_problems(
+        output, positions, d_model, expected_dtype=expected_dtype, check_finite=check_finite
+    ):
+        where = f"{_describe_positions(positions)}, d_model={d_model}, base={base!r}"
+        raise BackendFailure(problem.kind, f"{problem.message} ({where})")
     return output
-
-
-def _shape_hint(shape: tuple[int, ...], d_model: int) -> str:
-    """What a wrong shape most likely is: transposed, batched, flattened."""
-    if len(shape) == 2 and shape[0] == d_model and shape[1] != d_model:
-        return ", transposed? (one row per position, d_model columns)"
-    if len(shape) == 3 and shape[0] == 1 and shape[-1] == d_model:
-        return ", a leading batch axis of 1? (one row per position, d_model columns)"
-    if len(shape) != 2:
-        return f", {len(shape)}-D (one row per position, d_model columns)"
-    return ""
 
 
 @dataclass(frozen=True)
@@ -297,7 +243,7 @@ def run_contract(
                 )
             outputs.append(output)
         for output in outputs:
-            _check_output(guard, output, probe, problems, dtypes)
+            _check_output(output, probe, problems, dtypes)
         if len(outputs) == 2 and not _bit_identical(outputs[0], outputs[1]):
             problems["deterministic"].append(
                 f"two calls with d_model={probe.d_model}, base={probe.base!r} gave different "
@@ -333,35 +279,18 @@ def run_contract(
 
 
 def _check_output(
-    guard: GuardedBackend,
     output: NDArray[Any],
     probe: ContractProbe,
     problems: dict[str, list[str]],
     dtypes: set[str],
 ) -> None:
-    expected = (probe.positions.shape[0], probe.d_model)
-    if output.shape != expected:
-        problems["shape"].append(
-            f"output shape must be {expected}; got {output.shape}"
-            f"{_shape_hint(output.shape, probe.d_model)} "
-            f"(d_model={probe.d_model}, {probe.positions.shape[0]} positions)"
+    for problem in output_problems(output, probe.positions, probe.d_model):
+        problems[problem.kind].append(
+            f"{problem.message} (d_model={probe.d_model}, {probe.positions.shape[0]} positions)"
         )
     name = dtype_name(output.dtype)
-    if name is None:
-        problems["dtype"].append(
-            f"output dtype must be one of {sorted(DTYPES)}; got {output.dtype}"
-        )
-        return
-    dtypes.add(name)
-    if output.ndim == 2:
-        bad = first_non_finite(output)
-        if bad is not None:
-            row = bad[0]
-            position = probe.positions[row].item() if row < probe.positions.shape[0] else row
-            problems["finite"].append(
-                f"output must be finite; got {float(output[bad])!r} at position {position!r}, "
-                f"column {bad[1]} (d_model={probe.d_model})"
-            )
+    if name is not None:
+        dtypes.add(name)
 
 
 def _bit_identical(first: NDArray[Any], second: NDArray[Any]) -> bool:

@@ -21,9 +21,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance._readers import read_npy, read_npz, read_text_table
+from pespec.conformance.compare import (
+    SECTIONS,
+    PlannedCheck,
+    Worst,
+    compare_blocks,
+    compare_fixture,
+    comparison_result,
+    is_canonical_fixture,
+)
 from pespec.conformance.contract import BackendFailure, validate_output
 from pespec.conformance.report import CheckResult, Report
 from pespec.properties.base import DTYPES, Level, level_for_dtype, parse_level
+from pespec.reference.golden import load_fixture_sets
 from pespec.reference.validation import check_base, check_d_model, check_positions
 
 __all__ = ["SavedOutput", "check_output", "load_output", "parse_positions", "read_output"]
@@ -145,8 +155,6 @@ def parse_positions(text: str) -> NDArray[Any]:
 def _result(
     check_id: str, stage: str, title: str, status: str, message: str, **kw: Any
 ) -> CheckResult:
-    from pespec.conformance.runner import SECTIONS
-
     return CheckResult(check_id, stage, title, SECTIONS[stage], status, message, **kw)
 
 
@@ -164,8 +172,6 @@ def check_output(
     ``level`` defaults to the default level of the array's dtype. Returns the same
     :class:`Report` as :func:`pespec.conformance.check`.
     """
-    from pespec.conformance.runner import compare_blocks
-
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     clock = time.perf_counter()
     d = check_d_model(d_model)
@@ -255,9 +261,7 @@ def check_output(
     )
 
 
-def _comparison(worst: Any, level: Level, check_id: str, stage: str, title: str) -> CheckResult:
-    from pespec.conformance.runner import SECTIONS, PlannedCheck, comparison_result
-
+def _comparison(worst: Worst, level: Level, check_id: str, stage: str, title: str) -> CheckResult:
     return comparison_result(PlannedCheck(check_id, stage, title, SECTIONS[stage]), worst, level)
 
 
@@ -265,15 +269,12 @@ def _golden_from_table(
     array: NDArray[Any], positions: NDArray[Any], d_model: int, base: float, level: Level
 ) -> list[CheckResult]:
     """Golden fixtures with this d_model and base, on the rows the file holds."""
-    from pespec.conformance.runner import _is_canonical, compare_fixture
-    from pespec.reference.golden import load_fixture_sets
-
     index = {float(p): i for i, p in enumerate(positions.tolist())}
     results = []
     for fixture in load_fixture_sets():
         if int(fixture.d_model) != d_model or float(fixture.base) != base:
             continue
-        if not _is_canonical(fixture):
+        if not is_canonical_fixture(fixture):
             continue
         fixture_positions = np.asarray(fixture.positions)
         wanted = [

@@ -20,6 +20,7 @@ from typing import Any
 
 from pespec._atomic import write_atomic
 from pespec._version import SPEC_VERSION, __version__
+from pespec.properties.ratio import reported_ratio
 
 __all__ = [
     "REPORT_SCHEMA",
@@ -74,12 +75,7 @@ class CheckResult:
     def ratio(self) -> float | None:
         """Largest error/bound over the elements checked (≤ 1 passes): ``details["max_ratio"]``
         when the check reports it, else max_error / bound; None when unknown."""
-        reported = self.details.get("max_ratio")
-        if isinstance(reported, (int, float)):
-            return float(reported)
-        if self.max_error is None or self.bound is None or self.bound == 0:
-            return None
-        return self.max_error / self.bound
+        return reported_ratio(self.details, self.max_error, self.bound)
 
     @property
     def max_abs_error(self) -> float | None:

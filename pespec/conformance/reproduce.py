@@ -46,8 +46,8 @@ def reproduce(
     status 1 when an element exceeds its bound (the one-line ``python -c`` reproductions pass
     it, so a shell or CI sees the failure).
     """
+    from pespec.conformance.compare import FIXTURE_ERROR
     from pespec.conformance.declared import resolve_convention
-    from pespec.conformance.runner import FIXTURE_ERROR
     from pespec.properties.errormodel import element_bound
     from pespec.reference.oracle import encode as oracle_encode
 

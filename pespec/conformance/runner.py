@@ -17,12 +17,10 @@ the same checks and reach the same verdict.
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,6 +31,20 @@ from pespec.conformance.backends import (
     CallProtocolError,
     load_backend,
     protocol_error,
+)
+from pespec.conformance.compare import (
+    BLOCK_ELEMENTS,
+    EXACT_REFERENCE_LIMIT,
+    FIXTURE_ERROR,
+    REFERENCE_ERROR,
+    SECTIONS,
+    PlannedCheck,
+    Worst,
+    compare_blocks,
+    compare_fixture,
+    comparison_bound,
+    comparison_result,
+    is_canonical_fixture,
 )
 from pespec.conformance.contract import (
     CONTRACT_ITEMS,
@@ -51,38 +63,26 @@ from pespec.properties.base import (
     parse_level,
 )
 from pespec.properties.profiles import resolve_profile
+from pespec.properties.ratio import reported_ratio
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.validation import check_d_model, check_non_negative_int
 
+if TYPE_CHECKING:
+    from pespec.properties.checks import PropertyCheck
+
 __all__ = [
     "DEFAULT_TIMEOUT",
-    "EXACT_REFERENCE_LIMIT",
-    "FIXTURE_ERROR",
     "LARGE_SIZES",
-    "REFERENCE_ERROR",
     "STAGES",
     "Interrupted",
     "PlannedCheck",
     "Suite",
     "check",
-    "compare_blocks",
-    "compare_fixture",
-    "comparison_bound",
-    "comparison_message",
-    "comparison_result",
     "suite_table",
 ]
 
 STAGES: tuple[str, ...] = ("contract", "golden", "property", "large")
 """The suite's stages, in the order they run."""
-
-SECTIONS: dict[str, str] = {
-    "contract": "§9.2",
-    "golden": "§8",
-    "property": "§5",
-    "large": "§9.2",
-    "reference": "§9.2",
-}
 
 LARGE_SIZES: dict[str, tuple[tuple[int, int], ...]] = {
     "ci": ((131072, 64), (8192, 4096)),
@@ -93,22 +93,6 @@ LARGE_SIZES: dict[str, tuple[tuple[int, int], ...]] = {
 
 DEFAULT_TIMEOUT = 120.0
 """Seconds one backend call may take before it counts as hung."""
-
-REFERENCE_ERROR = 2.0**-52
-"""Max abs error of the exact float64 reference against the exact value (SPEC §7), valid for
-|position| < :data:`EXACT_REFERENCE_LIMIT`; beyond it the comparison uses the oracle."""
-
-EXACT_REFERENCE_LIMIT = 2.0**31
-"""|position| below which the exact reference's error is at most REFERENCE_ERROR (SPEC §7)."""
-
-FIXTURE_ERROR = 2.0**-54
-"""Max abs error of a golden value: half an ulp of a correctly rounded float64 in [−1, 1]."""
-
-_BLOCK_ELEMENTS = 1 << 16
-"""Elements compared at a time in the large stage: about ten float64 temporaries of 512 KiB,
-which stay in the L2 cache and are reused by the allocator (blocks of 2^21 elements, 16 MiB
-temporaries, were page-faulted afresh each block: twice as slow). Each element's bound and
-error depend on its own position only, so the block size changes no verdict."""
 
 
 class Interrupted(KeyboardInterrupt):
@@ -130,199 +114,6 @@ _MAX_KEPT_OUTPUTS = 256
 
 class OutsideCapabilities(Exception):
     """A property wanted a call outside the backend's declared capabilities (example dropped)."""
-
-
-@dataclass(frozen=True)
-class PlannedCheck:
-    """One check the suite will run: a stable id, its stage, a title and its SPEC section."""
-
-    id: str
-    stage: str
-    title: str
-    section: str
-    payload: Any = None
-
-
-# ---------------------------------------------------------------------------------------------
-# Comparison against a reference, in blocks
-
-
-@dataclass
-class _Worst:
-    """Running statistics of |y − x| against a per-element bound, block by block."""
-
-    max_abs_error: float = 0.0
-    ratio: float = -1.0
-    error: float | None = None
-    bound: float | None = None
-    position: int | float | None = None
-    column: int | None = None
-    violations: int = 0
-    compared: int = 0
-
-    def update(
-        self,
-        values: NDArray[Any],
-        reference: NDArray[np.float64],
-        bound: NDArray[np.float64],
-        positions: NDArray[Any],
-        columns: NDArray[np.intp],
-    ) -> None:
-        """Fold one block (rows = ``positions``, columns = ``columns``) into the statistics."""
-        error = np.abs(values.astype(np.float64) - reference)
-        error[~np.isfinite(error)] = np.inf
-        bad = ~(error <= bound)
-        self.violations += int(np.count_nonzero(bad))
-        self.compared += error.size
-        if error.size == 0:
-            return
-        self.max_abs_error = max(self.max_abs_error, float(error.max()))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(bound > 0, error / bound, np.where(error > 0, np.inf, 0.0))
-        row, col = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
-        if float(ratio[row, col]) > self.ratio:
-            self.ratio = float(ratio[row, col])
-            self.error = float(error[row, col])
-            self.bound = float(bound[row, col])
-            self.position = positions[row].item()
-            self.column = int(columns[col])
-
-
-def comparison_bound(
-    reference: NDArray[np.float64], config: EncodingConfig, level: Level, reference_error: float
-) -> NDArray[np.float64]:
-    """Tolerance for |y − reference| at ``level``, shape (n, d_model).
-
-    The element bound of SPEC §4 with |x| ≤ |reference| + ``reference_error`` in its rounding
-    term, plus ``reference_error`` itself (triangle inequality: the reference is not exact).
-    """
-    from pespec.properties.errormodel import element_bound_parts
-
-    magnitude = np.minimum(np.abs(reference) + reference_error, 1.0)
-    bound = element_bound_parts(config, level, magnitude).total
-    return np.asarray(bound, dtype=np.float64) + reference_error
-
-
-def compare_blocks(
-    output: NDArray[Any],
-    positions: NDArray[Any],
-    d_model: int,
-    base: float,
-    level: Level,
-    *,
-    block_elements: int = _BLOCK_ELEMENTS,
-    convention: Convention = CANONICAL,
-) -> _Worst:
-    """Compare a (n, d_model) output with the exact float64 reference, row block by row block.
-
-    Each block's tolerance is :func:`comparison_bound` with the reference's own error
-    :data:`REFERENCE_ERROR`. Memory: a few float64 arrays of ``block_elements``.
-    """
-    from pespec.reference.encoding import encode
-    from pespec.reference.oracle import encode as oracle_encode
-
-    worst = _Worst()
-    columns = np.arange(d_model, dtype=np.intp)
-    rows = max(1, block_elements // d_model)
-    for start in range(0, positions.shape[0], rows):
-        chunk = positions[start : start + rows]
-        if chunk.size and float(np.max(np.abs(chunk))) >= EXACT_REFERENCE_LIMIT:
-            reference = oracle_encode(chunk, d_model, base=base, convention=convention)
-            reference_error = FIXTURE_ERROR  # beyond the exact domain: correctly rounded
-        else:
-            reference = encode(chunk, d_model, base=base, convention=convention)
-            reference_error = REFERENCE_ERROR
-        config = EncodingConfig(chunk, d_model, base, convention)
-        bound = comparison_bound(reference, config, level, reference_error)
-        worst.update(np.asarray(output[start : start + rows]), reference, bound, chunk, columns)
-    return worst
-
-
-def compare_fixture(
-    output: NDArray[Any],
-    fixture: Any,
-    rows: NDArray[np.intp],
-    positions: NDArray[Any],
-    level: Level,
-) -> _Worst:
-    """Compare ``output`` (n, d_model), the backend's rows for ``positions``, with the golden
-    values of ``fixture`` at ``rows``, at the fixture's columns; tolerance with FIXTURE_ERROR."""
-    d_model = int(fixture.d_model)
-    columns = np.asarray(fixture.columns, dtype=np.intp)
-    reference = np.asarray(fixture.values, dtype=np.float64)[rows]
-    full = np.zeros((positions.shape[0], d_model), dtype=np.float64)
-    full[:, columns] = reference
-    config = EncodingConfig(positions, d_model, float(fixture.base), fixture.convention)
-    bound = comparison_bound(full, config, level, FIXTURE_ERROR)[:, columns]
-    worst = _Worst()
-    worst.update(np.asarray(output)[:, columns], reference, bound, positions, columns)
-    return worst
-
-
-def comparison_message(worst: _Worst, level: Level) -> tuple[bool, str]:
-    """(passed, one-line message) of a comparison against a reference."""
-    if worst.violations == 0 and worst.compared > 0:
-        return True, (
-            f"{worst.compared} values within the {level.name} bound "
-            f"(worst at {worst.ratio:.3g} of its bound)"
-        )
-    if worst.compared == 0:
-        return False, "nothing was compared"
-    return False, (
-        f"{worst.violations} of {worst.compared} values exceed the {level.name} bound; "
-        f"worst |error| {_fmt(worst.error)} > bound {_fmt(worst.bound)} at position "
-        f"{worst.position!r}, column {worst.column}"
-    )
-
-
-def comparison_result(
-    planned: PlannedCheck,
-    worst: _Worst,
-    level: Level,
-    reproduction: Callable[[], str] | None = None,
-) -> CheckResult:
-    """The CheckResult of a comparison; ``reproduction()`` is called only for a failure."""
-    passed, message = comparison_message(worst, level)
-    line = None
-    if not passed and worst.position is not None and reproduction is not None:
-        line = reproduction()
-    return CheckResult(
-        id=planned.id,
-        stage=planned.stage,
-        title=planned.title,
-        section=planned.section,
-        status="passed" if passed else "failed",
-        message=message,
-        max_error=worst.error,
-        bound=worst.bound,
-        worst_position=worst.position,
-        worst_column=worst.column,
-        reproduction=line,
-        details={
-            "max_abs_error": worst.max_abs_error,
-            "values_compared": worst.compared,
-            "values_over_bound": worst.violations,
-        },
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# Property registry adapters (pespec.properties.checks)
-
-
-def _properties() -> dict[str, Callable[..., Any]]:
-    from pespec.properties.checks import PROPERTIES
-
-    return dict(PROPERTIES)
-
-
-def _section_of(fn: Callable[..., Any]) -> str:
-    """The SPEC section a property cites: its ``section`` attribute or the § in its docstring."""
-    section = getattr(fn, "section", None)
-    if isinstance(section, str) and section:
-        return section if section.startswith("§") else f"§{section}"
-    found = re.search(r"§\s*(\d+(?:\.\d+)*)", fn.__doc__ or "")
-    return f"§{found.group(1)}" if found else SECTIONS["property"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -425,7 +216,7 @@ class Suite:
             for fixture in load_fixture_sets():
                 if fixture.convention == self.convention:
                     title = fixture.description
-                elif _is_canonical(fixture) and not fixture.name.startswith("convention-"):
+                elif is_canonical_fixture(fixture) and not fixture.name.startswith("convention-"):
                     title = (
                         f"{fixture.description}; values certified by the oracle for "
                         f"convention {self.convention.name!r}"
@@ -449,11 +240,13 @@ class Suite:
                     )
                 )
         if "property" in self.stages:
-            for name, fn in _properties().items():
-                statement = getattr(fn, "statement", None)
-                title = statement or (fn.__doc__ or name).strip().splitlines()[0]
+            from pespec.properties.checks import PROPERTIES
+
+            for name, prop in PROPERTIES.items():
                 planned.append(
-                    PlannedCheck(f"property:{name}", "property", title, _section_of(fn), fn)
+                    PlannedCheck(
+                        f"property:{name}", "property", prop.statement, f"§{prop.section}", prop
+                    )
                 )
         if "large" in self.stages:
             for length, d_model in self.large_sizes:
@@ -691,7 +484,7 @@ class Suite:
             self.guard,
             self.backend.capabilities,
             self._property_outputs,
-            fresh_repeats=getattr(fn, "name", "") == "determinism",
+            fresh_repeats=fn.name == "determinism",
         )
 
         @settings(settings.get_profile(profile_name(self.profile)), **options)
@@ -834,12 +627,12 @@ class Suite:
         reference = oracle_encode(positions, d_model, base=base, convention=self.convention)
         config = EncodingConfig(positions, d_model, base, self.convention)
         bound = comparison_bound(reference, config, level, FIXTURE_ERROR)
-        worst = _Worst()
+        worst = Worst()
         worst.update(output, reference, bound, positions, np.arange(d_model, dtype=np.intp))
         return self._comparison_result(planned, worst, d_model, base, level)
 
     def _comparison_result(
-        self, planned: PlannedCheck, worst: _Worst, d_model: int, base: float, level: Level
+        self, planned: PlannedCheck, worst: Worst, d_model: int, base: float, level: Level
     ) -> CheckResult:
         def reproduction() -> str:
             assert worst.position is not None
@@ -903,10 +696,10 @@ class Suite:
         )
 
     def _property_reproduction(
-        self, fn: Callable[..., Any], config: EncodingConfig, level: Level
+        self, prop: PropertyCheck, config: EncodingConfig, level: Level
     ) -> str:
         prefix, backend = self._backend_expr()
-        fn = getattr(fn, "function", fn)  # a registry entry wraps the check function
+        fn = prop.function
         convention = ""
         if not config.convention.is_canonical:
             prefix += "from pespec.reference.conventions import Convention; "
@@ -1028,29 +821,10 @@ def _first_cause(error: BaseException) -> BaseException:
     return error
 
 
-def _is_canonical(fixture: Any) -> bool:
-    convention = getattr(fixture, "convention", None)
-    if convention is None:
-        return True
-    if isinstance(convention, str):
-        return convention == "canonical"
-    return bool(getattr(convention, "is_canonical", False))
-
-
 def _ratio(outcome: Any) -> float:
-    reported = outcome.details.get("max_ratio")
-    if isinstance(reported, (int, float)) and not isinstance(reported, bool):
-        return float(reported)
-    if outcome.max_error is None or outcome.bound is None:  # no output: no numbers
-        return math.inf
-    bound = float(outcome.bound)
-    if bound > 0:
-        return float(outcome.max_error) / bound
-    return math.inf if float(outcome.max_error) > 0 else 0.0
-
-
-def _fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3g}"
+    """A property outcome's worst ratio (the one ratio rule); no numbers count as worst."""
+    ratio = reported_ratio(outcome.details, outcome.max_error, outcome.bound)
+    return math.inf if ratio is None else ratio
 
 
 def check(
@@ -1092,7 +866,7 @@ def suite_table() -> str:
     from pespec.properties.checks import PROPERTIES
     from pespec.reference.golden import load_fixture_sets
 
-    fixtures = [f.name for f in load_fixture_sets() if _is_canonical(f)]
+    fixtures = [f.name for f in load_fixture_sets() if is_canonical_fixture(f)]
     sizes = "; ".join(
         f"`{name}`: " + ", ".join(f"{length}×{d}" for length, d in LARGE_SIZES[name])
         for name in ("ci", "dev", "thorough")
@@ -1115,6 +889,6 @@ def suite_table() -> str:
         f"exact reference: b + 2^{math.log2(REFERENCE_ERROR):.0f} for |p| < "
         f"2^{math.log2(EXACT_REFERENCE_LIMIT):.0f} (beyond, the oracle, b + 2^"
         f"{math.log2(FIXTURE_ERROR):.0f}). Default timeout per backend call: "
-        f"{DEFAULT_TIMEOUT:g} s. Comparison blocks: {_BLOCK_ELEMENTS} elements.",
+        f"{DEFAULT_TIMEOUT:g} s. Comparison blocks: {BLOCK_ELEMENTS} elements.",
     ]
     return "\n".join(lines) + "\n"

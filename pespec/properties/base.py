@@ -30,6 +30,7 @@ __all__ = [
     "PropertyResult",
     "PropertyViolation",
     "check_claimable",
+    "dtype_name",
     "level_for_dtype",
     "parse_level",
 ]
@@ -134,12 +135,21 @@ def parse_level(text: str) -> Level:
     return check_claimable(Level(output, working)) if working else LEVELS[output]
 
 
+def dtype_name(dtype: Any) -> str | None:
+    """The pespec name of a NumPy/ml_dtypes dtype (a key of DTYPES), or None when pespec
+    does not know it. The one dtype-to-name rule of the package."""
+    for name, known in DTYPES.items():
+        if dtype == known:
+            return name
+    return None
+
+
 def level_for_dtype(dtype: Any) -> Level:
     """The default level for an output array dtype (NumPy or ml_dtypes)."""
     resolved = np.dtype(dtype)
-    for name, known in DTYPES.items():
-        if resolved == known:
-            return LEVELS[name]
+    name = dtype_name(resolved)
+    if name is not None:
+        return LEVELS[name]
     raise ValueError(
         f"dtype must be one of {sorted(DTYPES)} to pick a conformance level; got {resolved}"
     )

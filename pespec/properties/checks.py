@@ -26,7 +26,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.properties.base import (
-    DTYPES,
     Encoder,
     EncodingConfig,
     Level,
@@ -38,6 +37,8 @@ from pespec.properties.errormodel import (
     element_bound_parts,
     gamma,
 )
+from pespec.properties.output import output_problems
+from pespec.properties.ratio import error_ratio
 from pespec.reference import oracle
 
 __all__ = [
@@ -235,18 +236,11 @@ def _call(ctx: _Context, positions: NDArray[Any]) -> NDArray[Any]:
             excess="no output",
             position=first,
         ) from exc
-    if array.shape != (n, c.d_model):
-        raise ctx.violation(
-            expected=f"an array of shape ({n}, {c.d_model})",
-            found=f"shape {array.shape}",
-            excess="wrong shape",
-            position=first,
-        )
-    if array.dtype not in DTYPES.values():
-        raise ctx.violation(
-            expected=f"a floating-point array of dtype {sorted(DTYPES)}",
-            found=f"dtype {array.dtype}",
-            excess="wrong dtype",
+    for problem in output_problems(array, positions, c.d_model, check_finite=False):
+        raise ctx.violation(  # the first problem, in the contract's wording
+            expected=f"output {problem.subject}{problem.expected}",
+            found=f"{problem.subject}{problem.found}",
+            excess=f"wrong {problem.kind}",
             position=first,
         )
     return array
@@ -358,14 +352,6 @@ def _worst(ratio: NDArray[np.float64]) -> tuple[int, ...]:
     return tuple(int(i) for i in np.unravel_index(int(np.argmax(safe)), safe.shape))
 
 
-def _ratio(error: NDArray[np.float64], bound: NDArray[np.float64]) -> NDArray[np.float64]:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(bound > 0, error / bound, np.where(error > 0, np.inf, 0.0))
-    ratio = np.where(np.isnan(error), np.inf, ratio)
-    result: NDArray[np.float64] = ratio
-    return result
-
-
 def _describe_excess(error: float, bound: float) -> str:
     if not math.isfinite(error):
         return "not finite"
@@ -380,7 +366,7 @@ def _elementwise(ctx: _Context, rows: _Rows, what: str) -> PropertyResult:
         error = np.abs(rows.y - rows.x)
     error = np.where(np.isfinite(rows.y), error, np.inf)
     tolerance = rows.bound + ORACLE_ERROR
-    ratio = _ratio(error, tolerance)
+    ratio = error_ratio(error, tolerance)
     r, j = _worst(ratio)
     position = _position_value(rows.positions, r)
     details = {"max_ratio": float(ratio[r, j]), "elements": int(error.size)}
@@ -452,7 +438,7 @@ def check_norm(encoder: Encoder, config: EncodingConfig, level: Level) -> Proper
     bound_norm = _norm_up(rows.angle_free)
     evaluation = gamma(d + 4, U64) * (exact + bound_norm)
     tolerance = (bound_norm + evaluation) * EVALUATION_SAFETY
-    ratio = _ratio(error, tolerance)
+    ratio = error_ratio(error, tolerance)
     (r,) = _worst(ratio)
     position = _position_value(config.positions, r)
     details = {"max_ratio": float(ratio[r])}
@@ -553,7 +539,7 @@ def check_rotation(
             )
             * EVALUATION_SAFETY
         )
-        ratio = _ratio(residual, tolerance)
+        ratio = error_ratio(residual, tolerance)
         (r,) = _worst(ratio)
         if ratio[r] > worst[0] or worst[3] is None:
             column = int(
@@ -652,7 +638,7 @@ def check_dot_products(
         + gamma(d + 2, U64) * norm_y[:, None] * norm_y[None, :]
         + sum_error
     ) * EVALUATION_SAFETY
-    ratio = np.where(valid, _ratio(error, tolerance), 0.0)
+    ratio = np.where(valid, error_ratio(error, tolerance), 0.0)
     # A pair whose tolerance exceeds every error finite outputs could have (|y_p·y_q| ≤
     # ‖y_p‖‖y_q‖, |S| ≤ d/2) cannot fail: at positions so large that the level cannot resolve
     # p·ω (one float64 ulp of 1.4e16 is 2) the bound is that wide. Such pairs still count for
@@ -738,7 +724,7 @@ def check_uniqueness(
     # As error and tolerance: the deficit σ − ‖y_p − y_q‖ may be at most ‖b_p‖ + ‖b_q‖.
     with np.errstate(invalid="ignore"):
         deficit = np.where(claimed, np.maximum(sigma_low[index] - separation, 0.0), 0.0)
-    ratio = np.where(claimed, _ratio(deficit, margin), -np.inf)
+    ratio = np.where(claimed, error_ratio(deficit, margin), -np.inf)
     r, s = _worst(ratio)
     off_diagonal = valid & ~np.eye(len(positions), dtype=bool)
     details: dict[str, Any] = {
@@ -900,7 +886,7 @@ def check_frequency_structure(
             * (1 + gamma(2, U64))
             * EVALUATION_SAFETY
         )
-        ratio = _ratio(error, tolerance)
+        ratio = error_ratio(error, tolerance)
         # An element whose tolerance exceeds any error of finite outputs (|y′ ∓ y| ≤
         # |y′| + |y|) cannot fail; the worst reported is an informative one (as in
         # dot_products: at |p| ≈ 1e16 the bound is that wide).
@@ -967,7 +953,7 @@ def _check_variances(ctx: _Context, rows: _Rows) -> None:
         + b_mean * (2 * np.abs(np.mean(rows.x, axis=0)) + b_mean)
         + gamma(m + 4, U64) * 4.0
     ) * EVALUATION_SAFETY
-    ratio = _ratio(error, tolerance)
+    ratio = error_ratio(error, tolerance)
     (j,) = _worst(ratio)
     if not ratio[j] <= 1.0:
         raise ctx.violation(

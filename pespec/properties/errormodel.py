@@ -43,7 +43,7 @@ __all__ = [
     "constants_table",
     "element_bound",
     "element_bound_parts",
-    "exact_frequencies",
+    "frequencies_and_logs",
     "gamma",
     "intermediate_dtype",
     "max_element_bound",
@@ -141,7 +141,7 @@ def rounding_term(magnitude: NDArray[np.float64], dtype_name: str) -> NDArray[np
     return half
 
 
-def exact_frequencies(
+def frequencies_and_logs(
     d_model: int, base: float = 10000.0, convention: Convention = CANONICAL
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(ω_k, λ_k = |ln ω_k|) for k = 0 .. d/2 − 1, from mpmath at 80 bits, rounded to float64.
@@ -150,11 +150,11 @@ def exact_frequencies(
     The arrays are read-only (cached).
     """
     d = check_d_model(d_model)
-    return _exact_frequencies(d, check_base(base), convention.denominator(d))
+    return _frequencies_and_logs(d, check_base(base), convention.denominator(d))
 
 
 @lru_cache(maxsize=256)
-def _exact_frequencies(
+def _frequencies_and_logs(
     d: int, base: float, den: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     with mpmath.workprec(80):
@@ -300,7 +300,7 @@ def working_error(
     config: EncodingConfig, level: Level
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(E, |θ|) per (position, pair): shapes (n, d/2); E is the error before output rounding."""
-    omega, lam = exact_frequencies(config.d_model, config.base, config.convention)
+    omega, lam = frequencies_and_logs(config.d_model, config.base, config.convention)
     q = _scaled_positions(config)
     theta = np.abs(q)[:, None] * omega[None, :]
     g = angle_gamma(level, lam, config.base)[None, :]
@@ -365,7 +365,7 @@ def sup_working_error(
     """Per-pair E (shape (d/2,)) at its supremum over integer positions |p'| ≤ |position|,
     canonical convention; E is non-decreasing in |p'| once Δq takes its sup ½·ulp_w(|p|)."""
     p = abs(float(position))
-    omega, lam = exact_frequencies(d_model, base)
+    omega, lam = frequencies_and_logs(d_model, base)
     work = level.working_dtype
     g = angle_gamma(level, lam, base)
     # Integers up to 2^p_work are exact in T_work; above, Δq ≤ ½·ulp_w(|p|) at worst.

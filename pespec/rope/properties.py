@@ -16,6 +16,7 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.properties.ratio import error_ratio, finite_error
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import RopeLevel, element_bound
 
@@ -59,9 +60,8 @@ def inputs(n: int, head_dim: int, seed: int = 0, bits: int = 7) -> F64:
 
 def _fold(outcome: Outcome | None, error: F64, bound: F64, positions: NDArray[Any]) -> Outcome:
     """Merge one block's |error| against ``bound`` (same shape, rows = positions)."""
-    error = np.where(np.isfinite(error), error, np.inf)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(bound > 0, error / bound, np.where(error > 0, np.inf, 0.0))
+    error = finite_error(error)
+    ratio = error_ratio(error, bound)
     current = outcome or Outcome(-1.0, 0.0, 0.0, None, None, 0)
     current.compared += int(error.size)
     if error.size == 0:

@@ -26,16 +26,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.backends import BACKEND_ERRORS, Backend
+from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import (
     BackendFailure,
     GuardedBackend,
     _bit_identical,
-    dtype_name,
     first_non_finite,
 )
 from pespec.conformance.report import CheckResult, Report
-from pespec.conformance.runner import DEFAULT_TIMEOUT, PlannedCheck, Suite
-from pespec.properties.base import DTYPES
+from pespec.conformance.runner import DEFAULT_TIMEOUT, Suite
+from pespec.properties.base import DTYPES, dtype_name
 from pespec.rope import properties as props
 from pespec.rope.backends import RopeCapabilities, load_rope_backend, resolve_config
 from pespec.rope.config import RopeConfig

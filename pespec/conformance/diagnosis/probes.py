@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.backends import BACKEND_ERRORS
-from pespec.properties.base import DTYPES, Encoder
+from pespec.properties.base import Encoder, dtype_name
 
 __all__ = [
     "FIT_DIMS",
@@ -89,13 +89,6 @@ class Probe:
         return f"d_model={self.d_model}, base={self.base:g}, {len(self.positions)} positions"
 
 
-def _format_name(dtype: Any) -> str | None:
-    for name, known in DTYPES.items():
-        if dtype == known:
-            return name
-    return None
-
-
 def call(encoder: Encoder, probe: Probe) -> Probe:
     """``probe`` answered: float64 values and their format, or a note saying what went wrong."""
     try:
@@ -107,7 +100,7 @@ def call(encoder: Encoder, probe: Probe) -> Probe:
     expected = (len(probe.positions), probe.d_model)
     if values.shape != expected:
         return replace(probe, note=f"returned shape {values.shape}, expected {expected}")
-    return replace(probe, values=values, dtype=_format_name(raw.dtype))
+    return replace(probe, values=values, dtype=dtype_name(raw.dtype))
 
 
 def repeat_differs(encoder: Encoder, probe: Probe) -> dict[str, Any] | None:

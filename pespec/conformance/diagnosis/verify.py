@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from pespec.conformance.diagnosis.fit import Candidate
 from pespec.conformance.diagnosis.probes import PRIMARY_BASE, Probe
 from pespec.properties.base import EncodingConfig, Level
-from pespec.properties.errormodel import element_bound, exact_frequencies
+from pespec.properties.errormodel import element_bound, frequencies_and_logs
 from pespec.reference.conventions import PRESETS, Convention
 from pespec.reference.encoding import encode
 from pespec.reference.naive import naive_encode
@@ -61,7 +61,7 @@ def model(candidate: Candidate, probe: Probe, fast: bool = False) -> NDArray[np.
 def angles(candidate: Candidate, probe: Probe) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(|θ| per element (n, d), λ = |ln ω_k| per column (d,)) of the candidate at ``probe``."""
     convention = candidate.convention
-    omega, lam = exact_frequencies(probe.d_model, candidate.base_for(probe.base), convention)
+    omega, lam = frequencies_and_logs(probe.d_model, candidate.base_for(probe.base), convention)
     pair, _ = convention.column_roles(probe.d_model)
     shifted = probe.positions.astype(np.float64) + float(convention.position_offset)
     theta = np.abs(float(convention.argument_scale) * shifted[:, None] * omega[pair][None, :])

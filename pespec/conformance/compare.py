@@ -1,0 +1,238 @@
+"""The comparison engine: an output against a reference, block by block (SPEC §9.2).
+
+Used by the suite (:mod:`pespec.conformance.runner`: golden, timesteps and large stages) and
+by the checks of saved outputs (:mod:`pespec.conformance.fromfile`). Each element's error is
+judged against its SPEC §4 bound with the one ratio rule and non-finite rule of
+:mod:`pespec.properties.ratio`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.conformance.report import CheckResult
+from pespec.properties.base import EncodingConfig, Level
+from pespec.properties.errormodel import element_bound_parts
+from pespec.properties.ratio import error_ratio, finite_error
+from pespec.reference.conventions import CANONICAL, Convention
+from pespec.reference.encoding import encode
+from pespec.reference.golden import FixtureSet
+from pespec.reference.oracle import encode as oracle_encode
+
+__all__ = [
+    "BLOCK_ELEMENTS",
+    "EXACT_REFERENCE_LIMIT",
+    "FIXTURE_ERROR",
+    "REFERENCE_ERROR",
+    "SECTIONS",
+    "PlannedCheck",
+    "Worst",
+    "compare_blocks",
+    "compare_fixture",
+    "comparison_bound",
+    "comparison_message",
+    "comparison_result",
+    "is_canonical_fixture",
+]
+
+SECTIONS: dict[str, str] = {
+    "contract": "§9.2",
+    "golden": "§8",
+    "property": "§5",
+    "large": "§9.2",
+    "reference": "§9.2",
+}
+
+
+REFERENCE_ERROR = 2.0**-52
+"""Max abs error of the exact float64 reference against the exact value (SPEC §7), valid for
+|position| < :data:`EXACT_REFERENCE_LIMIT`; beyond it the comparison uses the oracle."""
+
+EXACT_REFERENCE_LIMIT = 2.0**31
+"""|position| below which the exact reference's error is at most REFERENCE_ERROR (SPEC §7)."""
+
+FIXTURE_ERROR = 2.0**-54
+"""Max abs error of a golden value: half an ulp of a correctly rounded float64 in [−1, 1]."""
+
+BLOCK_ELEMENTS = 1 << 16
+"""Elements compared at a time in the large stage: about ten float64 temporaries of 512 KiB,
+which stay in the L2 cache and are reused by the allocator (blocks of 2^21 elements, 16 MiB
+temporaries, were page-faulted afresh each block: twice as slow). Each element's bound and
+error depend on its own position only, so the block size changes no verdict."""
+
+
+@dataclass(frozen=True)
+class PlannedCheck:
+    """One check the suite will run: a stable id, its stage, a title and its SPEC section."""
+
+    id: str
+    stage: str
+    title: str
+    section: str
+    payload: Any = None
+
+
+@dataclass
+class Worst:
+    """Running statistics of |y − x| against a per-element bound, block by block."""
+
+    max_abs_error: float = 0.0
+    ratio: float = -1.0
+    error: float | None = None
+    bound: float | None = None
+    position: int | float | None = None
+    column: int | None = None
+    violations: int = 0
+    compared: int = 0
+
+    def update(
+        self,
+        values: NDArray[Any],
+        reference: NDArray[np.float64],
+        bound: NDArray[np.float64],
+        positions: NDArray[Any],
+        columns: NDArray[np.intp],
+    ) -> None:
+        """Fold one block (rows = ``positions``, columns = ``columns``) into the statistics."""
+        error = finite_error(np.abs(values.astype(np.float64) - reference))
+        bad = ~(error <= bound)
+        self.violations += int(np.count_nonzero(bad))
+        self.compared += error.size
+        if error.size == 0:
+            return
+        self.max_abs_error = max(self.max_abs_error, float(error.max()))
+        ratio = error_ratio(error, bound)
+        row, col = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+        if float(ratio[row, col]) > self.ratio:
+            self.ratio = float(ratio[row, col])
+            self.error = float(error[row, col])
+            self.bound = float(bound[row, col])
+            self.position = positions[row].item()
+            self.column = int(columns[col])
+
+
+def comparison_bound(
+    reference: NDArray[np.float64], config: EncodingConfig, level: Level, reference_error: float
+) -> NDArray[np.float64]:
+    """Tolerance for |y − reference| at ``level``, shape (n, d_model).
+
+    The element bound of SPEC §4 with |x| ≤ |reference| + ``reference_error`` in its rounding
+    term, plus ``reference_error`` itself (triangle inequality: the reference is not exact).
+    """
+    magnitude = np.minimum(np.abs(reference) + reference_error, 1.0)
+    bound = element_bound_parts(config, level, magnitude).total
+    return np.asarray(bound, dtype=np.float64) + reference_error
+
+
+def compare_blocks(
+    output: NDArray[Any],
+    positions: NDArray[Any],
+    d_model: int,
+    base: float,
+    level: Level,
+    *,
+    block_elements: int = BLOCK_ELEMENTS,
+    convention: Convention = CANONICAL,
+) -> Worst:
+    """Compare a (n, d_model) output with the exact float64 reference, row block by row block.
+
+    Each block's tolerance is :func:`comparison_bound` with the reference's own error
+    :data:`REFERENCE_ERROR`. Memory: a few float64 arrays of ``block_elements``.
+    """
+    worst = Worst()
+    columns = np.arange(d_model, dtype=np.intp)
+    rows = max(1, block_elements // d_model)
+    for start in range(0, positions.shape[0], rows):
+        chunk = positions[start : start + rows]
+        if chunk.size and float(np.max(np.abs(chunk))) >= EXACT_REFERENCE_LIMIT:
+            reference = oracle_encode(chunk, d_model, base=base, convention=convention)
+            reference_error = FIXTURE_ERROR  # beyond the exact domain: correctly rounded
+        else:
+            reference = encode(chunk, d_model, base=base, convention=convention)
+            reference_error = REFERENCE_ERROR
+        config = EncodingConfig(chunk, d_model, base, convention)
+        bound = comparison_bound(reference, config, level, reference_error)
+        worst.update(np.asarray(output[start : start + rows]), reference, bound, chunk, columns)
+    return worst
+
+
+def compare_fixture(
+    output: NDArray[Any],
+    fixture: Any,
+    rows: NDArray[np.intp],
+    positions: NDArray[Any],
+    level: Level,
+) -> Worst:
+    """Compare ``output`` (n, d_model), the backend's rows for ``positions``, with the golden
+    values of ``fixture`` at ``rows``, at the fixture's columns; tolerance with FIXTURE_ERROR."""
+    d_model = int(fixture.d_model)
+    columns = np.asarray(fixture.columns, dtype=np.intp)
+    reference = np.asarray(fixture.values, dtype=np.float64)[rows]
+    full = np.zeros((positions.shape[0], d_model), dtype=np.float64)
+    full[:, columns] = reference
+    config = EncodingConfig(positions, d_model, float(fixture.base), fixture.convention)
+    bound = comparison_bound(full, config, level, FIXTURE_ERROR)[:, columns]
+    worst = Worst()
+    worst.update(np.asarray(output)[:, columns], reference, bound, positions, columns)
+    return worst
+
+
+def comparison_message(worst: Worst, level: Level) -> tuple[bool, str]:
+    """(passed, one-line message) of a comparison against a reference."""
+    if worst.violations == 0 and worst.compared > 0:
+        return True, (
+            f"{worst.compared} values within the {level.name} bound "
+            f"(worst at {worst.ratio:.3g} of its bound)"
+        )
+    if worst.compared == 0:
+        return False, "nothing was compared"
+    return False, (
+        f"{worst.violations} of {worst.compared} values exceed the {level.name} bound; "
+        f"worst |error| {_fmt(worst.error)} > bound {_fmt(worst.bound)} at position "
+        f"{worst.position!r}, column {worst.column}"
+    )
+
+
+def comparison_result(
+    planned: PlannedCheck,
+    worst: Worst,
+    level: Level,
+    reproduction: Callable[[], str] | None = None,
+) -> CheckResult:
+    """The CheckResult of a comparison; ``reproduction()`` is called only for a failure."""
+    passed, message = comparison_message(worst, level)
+    line = None
+    if not passed and worst.position is not None and reproduction is not None:
+        line = reproduction()
+    return CheckResult(
+        id=planned.id,
+        stage=planned.stage,
+        title=planned.title,
+        section=planned.section,
+        status="passed" if passed else "failed",
+        message=message,
+        max_error=worst.error,
+        bound=worst.bound,
+        worst_position=worst.position,
+        worst_column=worst.column,
+        reproduction=line,
+        details={
+            "max_abs_error": worst.max_abs_error,
+            "values_compared": worst.compared,
+            "values_over_bound": worst.violations,
+        },
+    )
+
+
+def is_canonical_fixture(fixture: FixtureSet) -> bool:
+    """Whether a golden fixture set holds values of the canonical convention."""
+    return fixture.convention.is_canonical
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3g}"

@@ -1,0 +1,19 @@
+"""The suite plans each property from its registry entry (name, SPEC section, statement), with
+no fallback that parses docstrings (issue 13, item 4)."""
+
+from __future__ import annotations
+
+from pespec.conformance.runner import Suite
+from pespec.properties.checks import PROPERTIES
+
+
+def test_property_checks_come_from_the_registry() -> None:
+    planned = [p for p in Suite("numpy", stages=["property"]).plan() if p.stage == "property"]
+    assert [(p.id, p.title, p.section) for p in planned] == [
+        (f"property:{name}", prop.statement, f"§{prop.section}")
+        for name, prop in PROPERTIES.items()
+    ]
+    assert all(p.payload is PROPERTIES[p.id.partition(":")[2]] for p in planned)
+    # SPEC §5.1 is accuracy, §5.9 determinism (the order of SPEC §5)
+    assert (planned[0].id, planned[0].section) == ("property:accuracy", "§5.1")
+    assert (planned[-1].id, planned[-1].section) == ("property:determinism", "§5.9")
