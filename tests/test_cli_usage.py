@@ -292,7 +292,14 @@ def test_object_array_is_named_as_such(tmp_path: Path, capsys: pytest.CaptureFix
     ragged = np.empty(2, dtype=object)
     ragged[0], ragged[1] = np.zeros(3), np.zeros(4)
     npy = tmp_path / "obj.npy"
-    np.save(npy, ragged, allow_pickle=True)  # how a user's list of rows gets saved
+    # what np.save(..., allow_pickle=True) writes for a user's list of rows: an object header
+    # (descr '|O') followed by a pickle, here never built or read (the reader must refuse it
+    # from the header)
+    with npy.open("wb") as stream:
+        np.lib.format.write_array_header_1_0(
+            stream, {"descr": "|O", "fortran_order": False, "shape": (2,)}
+        )
+        stream.write(b"\x80\x04not a pickle that anyone should load")
     npz = tmp_path / "obj.npz"
     np.savez(npz, encoding=ragged)
     for path in (npy, npz):
