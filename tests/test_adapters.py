@@ -111,6 +111,7 @@ def test_the_api_raises_call_protocol_error(modules: Path) -> None:
         load_backend("my_pe.py:adds")
 
 
+@pytest.mark.slow
 def test_a_callable_object_with_the_right_signature_is_a_backend(modules: Path) -> None:
     assert check("my_pe.py:encoder", stages=GOLDEN).conformant
 
@@ -126,6 +127,7 @@ def test_a_function_returning_none_is_still_a_verdict() -> None:
     assert "got NoneType" in report.get("contract:shape").message
 
 
+@pytest.mark.slow
 def test_the_plugin_stops_with_a_usage_error_for_a_class(modules: Path) -> None:
     command = [sys.executable, "-m", "pytest", "--pyargs", "pespec.conformance", "-q"]
     command += ["-p", "no:cacheprovider", "--pe-backend", "my_pe.py:Table"]
@@ -145,6 +147,7 @@ def _counting_table(builds: list[tuple[int, float]]) -> Any:
     return build
 
 
+@pytest.mark.slow
 def test_table_backend_builds_once_per_configuration() -> None:
     builds: list[tuple[int, float]] = []
     calls: list[tuple[int, float]] = []

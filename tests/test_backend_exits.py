@@ -61,6 +61,7 @@ def test_cli_backend_module_calling_sys_exit_at_import_exits_2(
     assert not (tmp_path / "r.json").exists()
 
 
+@pytest.mark.slow
 def test_cli_sys_exit_at_import_in_a_fresh_process(tmp_path: Path) -> None:
     """The console entry, as a user runs it: exit 2, not 0, and no traceback."""
     _script(tmp_path, "sys.exit()")
@@ -219,6 +220,7 @@ def _interrupt(
     return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 @pytest.mark.parametrize(
     "hang",
@@ -242,6 +244,7 @@ def test_ctrl_c_exits_130_with_a_partial_report(tmp_path: Path, hang: str) -> No
     assert "Partial run" in (folder / "r.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_with_a_torch_backend_in_its_thread_does_not_abort(tmp_path: Path) -> None:
     """The reported SIGABRT: a torch computation still running in the daemon worker thread

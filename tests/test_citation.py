@@ -44,6 +44,7 @@ def test_citation_converts_to_bibtex_with_title_and_version() -> None:
     assert "pespec" in result.stdout and "The pespec developers" in result.stdout
 
 
+@pytest.mark.slow
 def test_citation_bibtex_has_year_and_version() -> None:
     """Issue #12 item 12: cffconvert's BibTeX takes the year from date-released and has no
     version field, so the title names the version."""

@@ -415,6 +415,7 @@ def test_malformed_invocation_exits_2_with_a_short_message(
     assert len(text.splitlines()) <= MAX_LINES, text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [

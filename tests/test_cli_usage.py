@@ -118,6 +118,7 @@ def test_unwritable_report_path_is_found_before_the_suite_runs(
 # --- item 7: plot formats, huge inputs, timeout ------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("suffix", "magic"), [(".pdf", b"%PDF"), (".svg", b"<?xml")])
 def test_plot_writes_the_format_its_suffix_names_reproducibly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str, magic: bytes
@@ -166,6 +167,7 @@ def test_plot_of_a_wider_encoding_than_drawn_is_refused(
     assert f"d_model must be at most {MAX_HEATMAP_COLUMNS}" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_plot_error_times_out_on_a_hanging_backend(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -227,6 +229,7 @@ def test_empty_csv_exits_2_without_a_numpy_warning(
 # --- item 9: files as pespec, pandas and C write them -------------------------------------------
 
 
+@pytest.mark.slow
 def test_golden_export_csv_reads_back_through_check_from_file(tmp_path: Path) -> None:
     assert main(["golden", "export", "--format", "csv", str(tmp_path / "out")]) == 0
     for name, d in (("d64-L128", 64), ("fractional-d64", 64)):
@@ -364,6 +367,7 @@ def test_file_spec_without_function_says_add_function(
     assert "add :function" in err and f"{source}:sinusoid" in err
 
 
+@pytest.mark.slow
 def test_check_leaves_no_hypothesis_folder_in_the_working_folder(tmp_path: Path) -> None:
     """In a subprocess: the Hypothesis storage folder is process-wide."""
     work, cache = tmp_path / "work", tmp_path / "cache"

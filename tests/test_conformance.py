@@ -447,6 +447,7 @@ def test_reproduction_lines_run_and_show_the_failure(tmp_path: Path) -> None:
     assert run.returncode != 0 and "PropertyViolation" in run.stderr
 
 
+@pytest.mark.slow
 def test_a_raising_backend_shows_no_error_numbers_in_property_rows(tmp_path: Path) -> None:
     # No output means no |error| and no bound: the rows said inf and 0 (a ratio of inf).
     report = check(

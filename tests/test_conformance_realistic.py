@@ -96,6 +96,7 @@ def test_model_dtype_table_is_diagnosed_as_low_precision_angles(name: str, dtype
     assert "EXCEEDS BOUND" in run.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "dtype"), [("torch_float16_cast", "float16"), ("torch_bfloat16_cast", "bfloat16")]
 )

@@ -34,6 +34,7 @@ from catalog import ports  # noqa: E402
 GOLDEN_ONLY: dict[str, Any] = {"stages": ("contract", "golden")}
 
 
+@pytest.mark.slow
 def test_correct_whisper_port_is_conformant_to_whisper_in_the_default_profile(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -67,6 +68,7 @@ def test_the_same_port_is_not_canonical() -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "diagnosis"),
     [
@@ -89,6 +91,7 @@ def test_each_port_bug_fails_whisper_with_its_diagnosis(name: str, diagnosis: st
     assert report.diagnosis["declared"]["name"] == "whisper"
 
 
+@pytest.mark.slow
 def test_convention_from_a_json_file_and_from_the_capabilities(tmp_path: Path) -> None:
     path = tmp_path / "mine.json"
     path.write_text(json.dumps({**PRESETS["whisper"].to_dict(), "name": "my-port"}))
@@ -134,6 +137,7 @@ def _reference(convention: Convention) -> Any:
 ALL_PRESETS = {**PRESETS, **TIMESTEP_PRESETS}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(ALL_PRESETS))
 def test_every_property_runs_for_every_preset(name: str) -> None:
     """Each property of §5 is checked for each preset (applicable), or says why not."""
@@ -150,6 +154,7 @@ def test_every_property_runs_for_every_preset(name: str) -> None:
             assert applicable is True, prop
 
 
+@pytest.mark.slow
 def test_a_backend_of_another_convention_fails_the_properties_of_the_declared_one() -> None:
     report = check(
         _reference(PRESETS["marian"]),
@@ -161,6 +166,7 @@ def test_a_backend_of_another_convention_fails_the_properties_of_the_declared_on
     assert report.get("property:accuracy").status == "failed"
 
 
+@pytest.mark.slow
 def test_bfloat16_timesteps_in_a_diffusion_pipeline_are_named() -> None:
     """A pipeline casting timesteps to bfloat16 before diffusers-unet's embedding (937 → 936,
     998.39 → 1000) is non-conformant at float32; the diagnosis says where the rounding is."""
@@ -176,6 +182,7 @@ def test_bfloat16_timesteps_in_a_diffusion_pipeline_are_named() -> None:
     assert "angles are computed in bfloat16" not in str(report.diagnosis_sentence)
 
 
+@pytest.mark.slow
 def test_reproductions_of_a_declared_convention_compare_with_it() -> None:
     from pespec.conformance import reproduce
 
@@ -211,6 +218,7 @@ def test_reproductions_of_a_declared_convention_compare_with_it() -> None:
     assert same[0]["within_bound"]
 
 
+@pytest.mark.slow
 def test_the_plugin_judges_the_declared_convention(tmp_path: Path) -> None:
     from pluginrun import run_plugin
 

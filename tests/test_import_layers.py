@@ -122,6 +122,7 @@ def test_every_module_has_a_rank() -> None:
             rank(module_name(path))  # raises for a module outside RANKS
 
 
+@pytest.mark.slow
 def test_no_import_goes_back_down_the_layers() -> None:
     problems = []
     for path in package_modules():

@@ -177,6 +177,7 @@ def test_soundness_at_the_widest_configuration(name: str) -> None:
         assert check(encoder, config, level).passed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 @given(data=st.data())
 def test_soundness_torch_float32_kernels(dtype: str, data: st.DataObject) -> None:
@@ -204,6 +205,7 @@ def test_soundness_torch_float32_kernels(dtype: str, data: st.DataObject) -> Non
 TORCH_CASTS = [name for name in casts.CASTS if "torch" in name]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strict", [True, False])
 @pytest.mark.parametrize("name", TORCH_CASTS)
 @given(data=st.data())
@@ -236,6 +238,7 @@ def test_double_rounding_example_of_issue_14(name: str) -> None:
         assert np.any(np.abs(y - x) > single)
 
 
+@pytest.mark.slow
 @given(
     positions=st.lists(st.integers(0, 4095), min_size=1, max_size=8),
     d_model=st.sampled_from([2, 4, 8, 64, 512]),
@@ -298,6 +301,7 @@ def test_tightness_naive_float32_reaches_ten_percent_of_the_bound() -> None:
     assert 0.1 <= far_ratio <= 1.0
 
 
+@pytest.mark.slow
 def test_tightness_pow_form_and_per_column_figures() -> None:
     # The paper's p/base^(2i/d) in float32 reaches a tenth of the bound overall too; per
     # column the ratio is not claimed (SPEC §4.6), but every column stays sound.

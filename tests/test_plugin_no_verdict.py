@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PESPEC_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -29,6 +31,7 @@ def _project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_pe_backend_in_a_project_without_the_suite_is_a_usage_error(tmp_path: Path) -> None:
     run = _pytest(_project(tmp_path), "--pe-backend", "numpy")
     output = run.stdout + run.stderr
@@ -38,6 +41,7 @@ def test_pe_backend_in_a_project_without_the_suite_is_a_usage_error(tmp_path: Pa
     assert "Traceback" not in output
 
 
+@pytest.mark.slow
 def test_pe_backend_with_every_conformance_test_deselected_fails(tmp_path: Path) -> None:
     run = _pytest(
         _project(tmp_path), "--pyargs", "pespec.conformance", "--pe-backend", "numpy", "-k", "zzz"
@@ -46,6 +50,7 @@ def test_pe_backend_with_every_conformance_test_deselected_fails(tmp_path: Path)
     assert "no conformance check ran" in run.stdout
 
 
+@pytest.mark.slow
 def test_every_check_skipped_by_the_skip_file_fails_the_session(tmp_path: Path) -> None:
     skip = tmp_path / "skip.txt"
     skip.write_text("# every check of every stage\ncontract:*\ngolden:*\nproperty:*\nlarge:*\n")
@@ -62,6 +67,7 @@ def test_every_check_skipped_by_the_skip_file_fails_the_session(tmp_path: Path) 
     assert "no conformance check ran" in run.stdout
 
 
+@pytest.mark.slow
 def test_the_suite_with_a_skip_file_still_gives_a_verdict(tmp_path: Path) -> None:
     """The guard does not stop the ordinary use: skip some checks, the rest give the verdict."""
     skip = tmp_path / "skip.txt"

@@ -133,6 +133,7 @@ def test_large_table_last_rows_against_mpmath() -> None:
 # --- uniqueness, boundedness, determinism, norms --------------------------------------
 
 
+@pytest.mark.slow
 def test_rows_are_unique_for_l_1000() -> None:
     # ‖PE_i − PE_j‖² = 2·Σ_k (1 − cos(ω_k·(i − j))) depends on Δ = i − j only, so the
     # minimum over all pairs is the minimum over Δ = 1..999, computed here in mpmath.

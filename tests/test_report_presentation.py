@@ -72,6 +72,7 @@ def test_a_vacuous_pair_still_fails_on_a_non_finite_output() -> None:
         checks.check_dot_products(nan_when_huge, config, FLOAT64)
 
 
+@pytest.mark.slow
 def test_numpy_suite_reports_no_position_beyond_2_to_53_as_worst() -> None:
     report = check("numpy", stages=("property",), diagnose=False)
     for check_id in ("property:dot_products", "property:frequency_structure"):
@@ -131,6 +132,7 @@ def test_from_file_report_records_the_file_and_its_positions(tmp_path: Path) -> 
     assert "positions 100:140: 40 rows, 100 … 139" in markdown
 
 
+@pytest.mark.slow
 def test_failing_run_leads_with_verdict_diagnosis_and_first_failure_per_stage(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -56,6 +56,7 @@ def _correct(result: RopeDiagnosis) -> None:
 
 # --- correct stacks -------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["Llama-2-7B", "gpt-oss-20b", "DeepSeek-V3", "GPT-J-6B"])
 def test_numpy_float64_is_correct(name: str) -> None:
     result = diagnose(numpy_backend(np.float64), PRESETS[name])
@@ -173,6 +174,7 @@ def test_positions_bfloat16_numpy_reproduction() -> None:
     assert len(result.causes) == 1
 
 
+@pytest.mark.slow
 def test_every_bug_of_the_guide_table_is_named() -> None:
     for bug, _, config, backend in bugs():
         model = "bfloat16" if "bfloat16" in bug else None
@@ -181,6 +183,7 @@ def test_every_bug_of_the_guide_table_is_named() -> None:
         assert result.backend_calls <= MAX_CALLS
 
 
+@pytest.mark.slow
 def test_float16_cache_at_theta_1e6() -> None:
     # the cache holds 2^17 positions: the third probe call (beyond) fails with IndexError
     result = diagnose(fp16_cache_backend(1 << 17), RopeConfig(head_dim=128, theta=1e6))
@@ -286,6 +289,7 @@ def test_a_backend_with_a_wrong_result_is_not_explained(value: Any) -> None:
     assert result.pairing == "undetermined"
 
 
+@pytest.mark.slow
 def test_timeout_stops_a_hanging_backend() -> None:
     import threading
 

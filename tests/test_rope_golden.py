@@ -34,6 +34,7 @@ def test_rotary_sets_regenerate_byte_identically_and_are_in_the_manifest() -> No
         assert name in manifest
 
 
+@pytest.mark.slow
 def test_shipped_rotary_sets_equal_the_oracle() -> None:
     for name in sorted(render_rope_files()):
         fixture = parse_rope_fixture(name, (fixture_directory() / name).read_bytes())
@@ -87,6 +88,7 @@ def test_verify_reports_a_wrong_rotated_value() -> None:
     assert len(problems) == 1 and "y[4, 9]" in problems[0]
 
 
+@pytest.mark.slow
 def test_cli_verify_fails_on_a_tampered_rotary_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -51,6 +51,7 @@ def test_float32_reach_is_the_first_crossing(name: str, threshold: float) -> Non
     assert not below[-1], "the reported first crossing does not cross"
 
 
+@pytest.mark.slow
 def test_bfloat16_positions_reach_256() -> None:
     # bfloat16 holds every integer up to 256; 257 rounds to 256 (ties to even): the phase of
     # pair 0 moves by ω'_0 ≥ 1/8 rad

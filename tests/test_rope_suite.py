@@ -74,6 +74,7 @@ def test_builtins_conform_on_every_preset(backend: str, name: str) -> None:
     assert {c.stage for c in report.checks} >= {"contract", "reference", "property"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["torch", "torch-float64", "torch-float16",
                                      "torch-bfloat16"])
 def test_torch_builtins_conform(backend: str) -> None:
@@ -85,6 +86,7 @@ def test_torch_builtins_conform(backend: str) -> None:
 
 # -- soundness over independent correct stacks ---------------------------------------------
 
+@pytest.mark.slow
 def test_sound_halves_float64() -> None:
     for config in (LLAMA2, LLAMA31, QWEN, GPTOSS, DEEPSEEK):
         report = _fast(impl.halves_float64, config)
@@ -195,6 +197,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_cli_exit_codes(tmp_path: Path) -> None:
     ok = _cli("numpy-float32", "--config", "Llama-2-7B", "--quiet",
               "--json", str(tmp_path / "r.json"))
@@ -209,12 +212,14 @@ def test_cli_exit_codes(tmp_path: Path) -> None:
     assert failing.returncode == 1, failing.stdout + failing.stderr
 
 
+@pytest.mark.slow
 def test_cli_reads_a_transformers_config_json() -> None:
     path = Path(__file__).parent / "data" / "hf_configs" / "gpt-oss-20b.json"
     result = _cli("numpy", "--config", str(path), "--quiet")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_peak_memory_checking_a_million_positions() -> None:
     """1M positions x head_dim 128 in chunks: peak traced memory under 512 MiB."""
     import tracemalloc
@@ -242,6 +247,7 @@ def _plugin(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_plugin_runs_the_rotary_suite(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     ran = _plugin("--pe-rope-backend", "numpy-float32", "--pe-rope-config", "Llama-2-7B",
