@@ -295,7 +295,7 @@ def test_object_array_is_named_as_such(tmp_path: Path, capsys: pytest.CaptureFix
     ragged = np.empty(2, dtype=object)
     ragged[0], ragged[1] = np.zeros(3), np.zeros(4)
     npy = tmp_path / "obj.npy"
-    # what np.save(..., allow_pickle=True) writes for a user's list of rows: an object header
+    # what np.save writes, when pickling is allowed, for a user's list of rows: an object header
     # (descr '|O') followed by a pickle, here never built or read (the reader must refuse it
     # from the header)
     with npy.open("wb") as stream:
