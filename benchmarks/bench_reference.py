@@ -25,7 +25,6 @@ times the NumPy fallback.
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 from collections.abc import Callable
 from typing import Any
@@ -33,6 +32,7 @@ from typing import Any
 import numpy as np
 import pytest
 from numpy.typing import NDArray
+from timing import interleaved_best
 
 from pespec.reference import _kernels
 from pespec.reference.encoding import encode, iter_encoding_chunks, sinusoidal_positional_encoding
@@ -53,17 +53,6 @@ def naive_as_written(positions: NDArray[Any], d_model: int) -> NDArray[np.float6
     pe[:, 0::2] = np.sin(angles)
     pe[:, 1::2] = np.cos(angles)
     return pe
-
-
-def _interleaved_best(functions: list[Callable[[], Any]], rounds: int) -> list[float]:
-    """Best wall time (s) of each function over ``rounds`` rounds that alternate between them."""
-    best = [float("inf")] * len(functions)
-    for _ in range(rounds):
-        for i, function in enumerate(functions):
-            start = time.perf_counter()
-            function()
-            best[i] = min(best[i], time.perf_counter() - start)
-    return best
 
 
 def _record(benchmark: Any, values: int, times: dict[str, float], target: float | None) -> float:
@@ -105,7 +94,7 @@ def _compare(
     if with_naive_encode:
         functions["naive_encode"] = lambda: naive_encode(positions, d_model)
     exact()  # warm the caches: frequencies, pieces, circle table, fine offsets, kernels
-    best = dict(zip(functions, _interleaved_best(list(functions.values()), ROUNDS), strict=True))
+    best = dict(zip(functions, interleaved_best(list(functions.values()), ROUNDS), strict=True))
     result = benchmark.pedantic(exact, rounds=3, iterations=1)
     assert result.shape == (positions.shape[0], d_model)
     ratio = _record(benchmark, positions.size * d_model, best, target)
@@ -152,7 +141,7 @@ def test_stream_131072_by_4096(benchmark: Any) -> None:
 
     first = np.arange(rows)
     list(iter_encoding_chunks(range(rows), d_model, chunk_rows=rows))  # warm the caches
-    naive_s, write_s = _interleaved_best(
+    naive_s, write_s = interleaved_best(
         [lambda: naive_as_written(first, d_model), lambda: np.full((rows, d_model), 0.5)], 3
     )
     tracemalloc.start()

@@ -17,13 +17,13 @@ the certified oracle's throughput (cos/sin values and rotated components per sec
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 import mpmath
 import numpy as np
 import pytest
 from numpy.typing import NDArray
+from timing import interleaved_best
 
 from pespec.reference import oracle as absolute_oracle
 from pespec.rope import PRESETS, frequencies, oracle, rotate
@@ -32,17 +32,6 @@ TARGET_RATIO = 2.0
 ROUNDS = 10
 CONFIG = PRESETS["Llama-3.1-8B"]
 CASES = [(1, 4096), (1, 32768), (8, 4096)]
-
-
-def _interleaved_best(functions: list[Callable[[], Any]], rounds: int) -> list[float]:
-    """Best wall time (s) of each function over ``rounds`` rounds that alternate between them."""
-    best = [float("inf")] * len(functions)
-    for _ in range(rounds):
-        for i, function in enumerate(functions):
-            start = time.perf_counter()
-            function()
-            best[i] = min(best[i], time.perf_counter() - start)
-    return best
 
 
 def _rotate_half(x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -75,7 +64,7 @@ def test_rotate_speedup_vs_naive(benchmark: Any, heads: int, seq_len: int) -> No
         return naive_rotate(x, positions, inv_freq)
 
     reference()  # warm the caches: certified ω', pieces, fine offsets
-    naive_s, reference_s = _interleaved_best([naive, reference], ROUNDS)
+    naive_s, reference_s = interleaved_best([naive, reference], ROUNDS)
     out = benchmark.pedantic(reference, rounds=ROUNDS, iterations=1)
     assert out.shape == x.shape
     reference_s = min(reference_s, benchmark.stats.stats.min)
@@ -111,7 +100,7 @@ def test_oracle_throughput(benchmark: Any) -> None:
     def run() -> Any:
         return oracle.cos_sin(positions, CONFIG)
 
-    absolute_s = min(_interleaved_best(
+    absolute_s = min(interleaved_best(
         [lambda: absolute_oracle.encode(positions, CONFIG.d_r, workers=1)], 3))
     cos, _ = benchmark.pedantic(run, rounds=3, iterations=1)
     values = 2 * cos.size
