@@ -2,6 +2,11 @@
 
     pespec rope check BACKEND --config PRESET_OR_CONFIG_JSON [--level PHASE/CACHE/ROTATION]
                       [--profile ci|dev|thorough] [--json PATH] [--markdown PATH]
+    pespec rope check --from-file OUT.csv|.npy|.npz --config C [--level L] [--key K]
+    pespec rope inputs --config C [-o inputs.csv|.npz]
+
+``--from-file`` checks a saved output of the inputs ``pespec rope inputs`` writes (SPEC
+§12.13.1; for C, CUDA and other kernels Python cannot call).
 
 ``--config`` is a preset name, or a JSON file holding a RopeConfig dict (``to_dict``) or a
 transformers ``config.json`` (read by :func:`pespec.rope.from_hf`; ``--layer-type`` and
@@ -20,13 +25,22 @@ def register(subparsers: Any) -> None:
     """Add the ``rope`` command with its ``check`` sub-command."""
     rope: argparse.ArgumentParser = subparsers.add_parser(
         "rope", help="rotary position embeddings: pespec rope check BACKEND --config C")
-    sub = rope.add_subparsers(dest="rope_command", metavar="SUBCOMMAND")
+    _register_check(rope.add_subparsers(dest="rope_command", metavar="SUBCOMMAND"))
+    rope.set_defaults(func=_no_subcommand)
+
+
+def _register_check(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "check", help="run the rotary suite on a backend (exit 0 conformant, 1 not, 2 error)",
         description="Run the rotary conformance suite on BACKEND (numpy, numpy-float32, "
         "torch[-DTYPE][:DEVICE], package.module:attr, file.py:attr, or a name in the "
-        "entry-point group pespec.rope_backends) for one configuration.")
-    parser.add_argument("backend", help="rotary backend spec")
+        "entry-point group pespec.rope_backends) for one configuration, or check a saved "
+        "output with --from-file.")
+    parser.add_argument("backend", nargs="?", help="rotary backend spec (omit with --from-file)")
+    parser.add_argument("--from-file", metavar="PATH",
+                        help="saved output of the inputs `pespec rope inputs` writes: .npy, "
+                             ".npz or .csv (SPEC §12.13.1)")
+    parser.add_argument("--key", help="array name inside an .npz file (with --from-file)")
     parser.add_argument("--config", required=True,
                         help="preset name, or a JSON file: a RopeConfig dict or a transformers "
                              "config.json")
@@ -42,11 +56,20 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--quiet", action="store_true", help="print only the verdict line")
     parser.add_argument("--verbose", action="store_true", help="print every check")
     parser.set_defaults(func=_run)
-    rope.set_defaults(func=_no_subcommand)
+    inputs: argparse.ArgumentParser = sub.add_parser(
+        "inputs", help="write the inputs a --from-file output must be computed for",
+        description="Write the positions and x vectors (SPEC §12.13.1) whose rotated output "
+        "`pespec rope check --from-file` checks: CSV with a header `position,x0,...` and one "
+        "row per position (to stdout without -o), or .npz with arrays positions and x.")
+    inputs.add_argument("--config", required=True, help="preset name or JSON file")
+    inputs.add_argument("--layer-type", default=None, help="layer type of a config.json")
+    inputs.add_argument("--seq-len", type=int, default=None, help="ℓ for dynamic/longrope")
+    inputs.add_argument("-o", "--output", metavar="PATH", help="inputs.csv or inputs.npz")
+    inputs.set_defaults(func=_inputs)
 
 
 def _no_subcommand(args: argparse.Namespace) -> int:
-    print("pespec rope: error: give a sub-command (check); pespec rope --help says more",
+    print("pespec rope: error: give a sub-command (check, inputs); pespec rope --help says more",
           file=sys.stderr)
     return 2
 
@@ -59,6 +82,12 @@ def _run(args: argparse.Namespace) -> int:
     from pespec.rope.suite import check
 
     try:
+        if (args.backend is None) == (args.from_file is None):
+            raise ValueError("give exactly one of BACKEND or --from-file")
+        if args.from_file is not None and (args.profile is not None or args.timeout is not None):
+            raise ValueError("--profile and --timeout do not apply to --from-file")
+        if args.from_file is None and args.key is not None:
+            raise ValueError("--key only applies with --from-file")
         for option, path in (("--json", args.json), ("--markdown", args.markdown)):
             if path:
                 check_writable(path, option)
@@ -66,6 +95,11 @@ def _run(args: argparse.Namespace) -> int:
     except (OSError, ValueError, TypeError) as exc:
         print(f"pespec rope check: error: {exc}", file=sys.stderr)
         return 2
+    if args.from_file is not None:
+        from pespec.rope.fromfile import check_file
+
+        return run_and_report("pespec rope check", args, lambda: check_file(
+            args.from_file, config, level=args.level, key=args.key))
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
     return run_and_report(
         "pespec rope check",
@@ -73,3 +107,17 @@ def _run(args: argparse.Namespace) -> int:
         lambda: check(args.backend, config, level=args.level, profile=args.profile,
                       timeout=timeout),
     )
+
+
+def _inputs(args: argparse.Namespace) -> int:
+    """``pespec rope inputs``: the file inputs as CSV on stdout, or written to ``-o``."""
+    from pespec.rope.fromfile import write_inputs
+    from pespec.rope.presets import read_config
+
+    try:
+        config = read_config(args.config, args.layer_type, args.seq_len)
+        write_inputs(config, "-" if args.output is None else args.output)
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"pespec rope inputs: error: {exc}", file=sys.stderr)
+        return 2
+    return 0

@@ -5,7 +5,8 @@ reader of transformers ``config.json`` files (:func:`from_hf`), the frequency sc
 (:func:`frequencies`, certified), presets of real models (``PRESETS``), the exact float64
 reference (:func:`cos_sin`, :func:`rotate`, :func:`rotation_bound`) and the certified oracle
 (:mod:`pespec.rope.oracle`), and the conformance suite (:func:`check`, :class:`RopeSuite`,
-:class:`RopeLevel`, :class:`RopeCapabilities`; SPEC §12.12–§12.13).
+:class:`RopeLevel`, :class:`RopeCapabilities`; SPEC §12.12–§12.13; :func:`check_file` for a
+saved output, §12.13.1).
 Only the configuration module is imported with the package; the rest loads on first use.
 """
 
@@ -19,6 +20,7 @@ from pespec.rope.config import PAIRINGS, ROPE_TYPES, RopeConfig
 if TYPE_CHECKING:
     from pespec.rope.backends import RopeCapabilities, load_rope_backend
     from pespec.rope.errormodel import RopeLevel, element_bound
+    from pespec.rope.fromfile import check_file
     from pespec.rope.hf import from_hf
     from pespec.rope.presets import PRESET_SOURCES, PRESETS, PresetSource, preset_table
     from pespec.rope.reference import cos_sin, rotate, rotation_bound
@@ -36,6 +38,7 @@ __all__ = [
     "RopeLevel",
     "RopeSuite",
     "check",
+    "check_file",
     "cos_sin",
     "element_bound",
     "frequencies",
@@ -50,6 +53,7 @@ __all__ = [
 _LAZY = {
     "check": "pespec.rope.suite",
     "RopeSuite": "pespec.rope.suite",
+    "check_file": "pespec.rope.fromfile",
     "RopeLevel": "pespec.rope.errormodel",
     "element_bound": "pespec.rope.errormodel",
     "RopeCapabilities": "pespec.rope.backends",

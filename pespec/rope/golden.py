@@ -36,6 +36,7 @@ __all__ = [
     "file_name",
     "fixture_positions",
     "parse_rope_fixture",
+    "positions_for_length",
     "render_rope_files",
     "render_rope_fixture",
     "verify_rope_fixture",
@@ -106,9 +107,10 @@ def file_name(preset: str) -> str:
     return f"{PREFIX}{slug}.json"
 
 
-def x_vectors(n: int, head_dim: int) -> NDArray[np.float64]:
-    """The input vectors of :data:`X_FORMULA`, shape (n, head_dim)."""
-    r = np.arange(n, dtype=np.int64)[:, None]
+def x_vectors(n: int, head_dim: int, start: int = 0) -> NDArray[np.float64]:
+    """The input vectors of :data:`X_FORMULA` for rows ``start`` … ``start + n − 1``, shape
+    (n, head_dim)."""
+    r = np.arange(start, start + n, dtype=np.int64)[:, None]
     k = np.arange(head_dim, dtype=np.int64)[None, :]
     result: NDArray[np.float64] = ((37 * (k + 1) + 101 * r) % 257 - 128) / 64.0
     return result
@@ -116,7 +118,12 @@ def x_vectors(n: int, head_dim: int) -> NDArray[np.float64]:
 
 def fixture_positions(preset: str) -> list[float]:
     """Positions of a preset's set: small, powers of two, the context length L and 1M."""
-    length = CONTEXT_LENGTHS[preset]
+    return positions_for_length(CONTEXT_LENGTHS[preset])
+
+
+def positions_for_length(length: int) -> list[float]:
+    """§12.10's positions for context length L = ``length`` (also the inputs of a rotary
+    file whose configuration is no preset's, SPEC §12.13.1)."""
     ints = sorted({0, 1, 2, 3, 7, 100, 1000, 4095, 4096, length // 2 + 1, length - 1, length,
                    2 * length, 1_000_000, 2**20})
     return [float(p) for p in ints] + [0.5, 1234.75]

@@ -1,0 +1,276 @@
+"""``pespec rope check --from-file``: a rotary kernel's saved output checked (SPEC §12.13.1).
+
+For kernels that Python cannot call (C, CUDA, Rust): the kernel rotates the stated inputs
+(:func:`file_inputs`: the positions of the configuration's golden set, §12.10, and x from the
+integer formula :data:`pespec.rope.golden.X_FORMULA`; ``pespec rope inputs`` writes them),
+saves the (n, head_dim) output, and :func:`check_file` compares every value with the exact
+rotation at the level claimed. The file is read by the absolute family's readers
+(:func:`pespec.conformance.fromfile.read_output`: .npy, .npz, .csv; never pickle). A file
+that does not fit the configuration (not 2-D, another column count, positions other than one
+per row) raises ValueError (a usage error, exit 2); a wrong dtype or a non-finite value is a
+failed contract check. There is no diagnosis: it needs calls at inputs it chooses.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.conformance.contract import first_non_finite
+from pespec.conformance.fromfile import read_output
+from pespec.conformance.report import CheckResult
+from pespec.properties.base import dtype_name
+from pespec.reference.validation import check_positions
+from pespec.rope import properties as props
+from pespec.rope.backends import resolve_config
+from pespec.rope.config import RopeConfig
+from pespec.rope.errormodel import (
+    RopeLevel,
+    check_rope_claim,
+    element_bound,
+    parse_rope_level,
+    rope_level_for_dtype,
+)
+from pespec.rope.golden import positions_for_length, x_vectors
+from pespec.rope.suite import RopeReport, _fixture_for
+
+__all__ = ["NO_DIAGNOSIS", "check_file", "file_inputs", "write_inputs"]
+
+CHUNK_ROWS: Final = 8192
+"""Rows compared with the exact reference at a time (bounded memory for long files)."""
+
+NO_DIAGNOSIS: Final = (
+    "none from a file: the diagnosis needs calls at inputs it chooses (basis vectors); wrap "
+    "the kernel as a backend (ctypes, pybind11) and run pespec rope check on it for one")
+"""The diagnosis sentence of a failing file (SPEC §12.13.1)."""
+
+
+def file_inputs(config: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(positions (n,), x (n, head_dim)) a rotary file must hold the output for.
+
+    The positions of the §12.10 golden set of the preset whose configuration this is; for
+    another configuration the same list with L = ``max_position_embeddings``, else
+    ``original_max_position_embeddings``, else 4096. x row r is
+    :data:`~pespec.rope.golden.X_FORMULA` (exact in every format).
+    """
+    rope = resolve_config(config)
+    fixture = _fixture_for(rope)
+    if fixture is not None:
+        positions = np.asarray(fixture.positions, dtype=np.float64)
+    else:
+        length = (rope.max_position_embeddings or rope.original_max_position_embeddings
+                  or 4096)
+        positions = np.array(positions_for_length(length), dtype=np.float64)
+    return positions, x_vectors(positions.shape[0], rope.head_dim)
+
+
+def write_inputs(config: Any, path: str | Path) -> None:
+    """Write :func:`file_inputs` to ``path``: ``.csv`` or ``.txt`` (header ``position,x0,…``,
+    one row per position, shortest round-trip decimals; ``"-"``: standard output) or ``.npz``
+    (arrays ``positions`` and ``x``); atomic."""
+    import io
+    import sys
+
+    from pespec._atomic import write_atomic
+
+    positions, x = file_inputs(config)
+    suffix = Path(path).suffix.lower()
+    if str(path) == "-" or suffix in (".csv", ".txt"):
+        header = ",".join(["position"] + [f"x{k}" for k in range(x.shape[1])])
+        rows = [",".join(_short(v) for v in [p, *row])
+                for p, row in zip(positions.tolist(), x.tolist(), strict=True)]
+        text = "\n".join([header, *rows]) + "\n"
+        if str(path) == "-":
+            sys.stdout.write(text)
+        else:
+            write_atomic(path, text)
+    elif suffix == ".npz":
+        buffer = io.BytesIO()
+        np.savez(buffer, positions=positions, x=x)
+        write_atomic(path, buffer.getvalue())
+    else:
+        raise ValueError(f"-o must end in .csv, .txt or .npz; got {str(path)!r}")
+
+
+def _short(value: float) -> str:
+    """Shortest round-trip decimal; integers without a point (C's strtod reads both)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def check_file(path: str | Path, config: Any, *, level: str | RopeLevel | None = None,
+               key: str | None = None) -> RopeReport:
+    """Check the rotary output saved in ``path`` for ``config`` (a RopeConfig, preset name or
+    dict); the report has ``.conformant``, ``.summary()`` and ``source_file`` (path, SHA-256).
+
+    Row r holds x[r] of :data:`~pespec.rope.golden.X_FORMULA` rotated at its position: the
+    positions stored in the file (a CSV ``position`` column, an .npz ``positions`` array), else
+    :func:`file_inputs`'s. ``level`` defaults to the file dtype's (text: float64); a float64 or
+    text file may claim any level (it records no narrower dtype), another dtype only a tighter
+    one. Raises ValueError for a file or level that does not fit (see the module docstring).
+    """
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    clock = time.perf_counter()
+    rope = resolve_config(config)
+    claim = parse_rope_level(level) if isinstance(level, str) else level
+    name = str(path)
+    text = not name.lower().endswith((".npy", ".npz"))
+    saved = read_output(path, key=key, text_dtype=None if claim is None or not text
+                        else claim.rotation)
+    output = saved.array
+    positions, given = _file_positions(name, output, saved.positions, rope)
+    out_dtype = dtype_name(output.dtype)
+    chosen = _level(claim, out_dtype, text)
+    checks = _contract(output, positions, out_dtype)
+    if chosen is None or out_dtype is None:
+        checks.append(_check("reference:file", "reference", "comparison", "failed",
+                             "not evaluated: the file's dtype is not one pespec knows"))
+    else:
+        checks += _golden_rows(output, positions, rope, chosen, out_dtype)
+        checks.append(_reference(output, positions, rope, chosen, out_dtype))
+        if text and claim is None:
+            for failed in (c for c in checks if c.status == "failed"):
+                failed.message += ("; the text file was read as float64 (it records no dtype): "
+                                   "give --level float32, float16 or bfloat16 for an output "
+                                   "computed in that dtype")
+    checks.append(_check("property:*", "property", "properties", "skipped",
+                         "properties need calls at inputs the suite chooses; not from a file"))
+    report = RopeReport(
+        backend=name, backend_spec=None, device="file", capabilities={},
+        output_dtype=out_dtype, level=None if chosen is None else chosen.name,
+        working_dtype=None if chosen is None else chosen.phase, profile="file", checks=checks,
+        timestamp=started, duration_s=time.perf_counter() - clock,
+        rope_config=rope.to_dict(), rope_level=None if chosen is None else chosen.stages())
+    report.source_file = {
+        "path": name, "sha256": saved.sha256, "bytes": saved.size,
+        "positions": {"given": given, "count": int(positions.shape[0]),
+                      "first": positions[0].item() if positions.size else None,
+                      "last": positions[-1].item() if positions.size else None},
+    }
+    if not report.conformant:
+        report.diagnosis_sentence = NO_DIAGNOSIS
+    return report
+
+
+def _file_positions(name: str, output: NDArray[Any], stored: Any,
+                    rope: RopeConfig) -> tuple[NDArray[np.float64], str]:
+    """The positions of the file's rows and how they were given; ValueError when the file's
+    shape does not fit ``rope`` (the messages name the file and what is wrong)."""
+    if output.ndim != 2:
+        raise ValueError(f"from_file {name!r} must hold a 2-D array (one row per position, "
+                         f"head_dim columns); it holds shape {output.shape}")
+    if output.shape[1] != rope.head_dim:
+        hint = (" (is the first column the positions? start the header line with 'position')"
+                if output.shape[1] == rope.head_dim + 1 else "")
+        raise ValueError(f"from_file {name!r} has {output.shape[1]} columns but the "
+                         f"configuration's head_dim is {rope.head_dim}{hint}")
+    if stored is not None:
+        positions = np.asarray(check_positions(np.ravel(stored)), dtype=np.float64)
+        given = "stored in the file"
+    else:
+        positions, _ = file_inputs(rope)
+        given = f"the {positions.shape[0]} inputs of the configuration (pespec rope inputs)"
+    if positions.shape[0] != output.shape[0]:
+        raise ValueError(f"from_file {name!r} has {output.shape[0]} rows but {given} are "
+                         f"{positions.shape[0]} positions; give one row per position")
+    return positions, given
+
+
+def _level(claim: RopeLevel | None, out_dtype: str | None, text: bool) -> RopeLevel | None:
+    """The level to judge at: the claim (any for float64 and text files, else only a tighter
+    one than the dtype's default; ValueError otherwise), else the dtype's default."""
+    if out_dtype is None:
+        return claim
+    if claim is None:
+        return rope_level_for_dtype(out_dtype)
+    if text or out_dtype == "float64":
+        return claim
+    return check_rope_claim(claim, out_dtype)
+
+
+def _check(check_id: str, stage: str, title: str, status: str, message: str,
+           **kw: Any) -> CheckResult:
+    section = "§12.10" if stage == "golden" else "§12.13"
+    return CheckResult(check_id, stage, title, section, status, message, **kw)
+
+
+def _contract(output: NDArray[Any], positions: NDArray[np.float64],
+              out_dtype: str | None) -> list[CheckResult]:
+    """shape (passed: a misfit is a usage error), dtype, finite; the items needing calls skipped."""
+    checks = [_check("contract:shape", "contract", "shape", "passed",
+                     f"(n, head_dim) = {output.shape}")]
+    if out_dtype is None:
+        checks.append(_check("contract:dtype", "contract", "dtype", "failed",
+                             f"output dtype must be float64, float32, float16 or bfloat16; got "
+                             f"{output.dtype}"))
+        checks.append(_check("contract:finite", "contract", "finite", "failed",
+                             "not evaluated: contract:dtype failed"))
+    else:
+        checks.append(_check("contract:dtype", "contract", "dtype", "passed", out_dtype))
+        bad = _first_non_finite(output)
+        message = "every value is finite" if bad is None else (
+            f"output must be finite; got {float(output[bad])!r} at position "
+            f"{positions[bad[0]].item()!r} (row {bad[0] + 1}), column {bad[1]}")
+        checks.append(_check("contract:finite", "contract", "finite",
+                             "passed" if bad is None else "failed", message))
+    for item in ("deterministic", "input-unchanged"):
+        checks.append(_check(f"contract:{item}", "contract", item, "skipped",
+                             "needs calls; not from a file"))
+    return checks
+
+
+def _first_non_finite(output: NDArray[Any]) -> tuple[int, int] | None:
+    for r0 in range(0, output.shape[0], CHUNK_ROWS):
+        bad = first_non_finite(np.asarray(output[r0:r0 + CHUNK_ROWS]))
+        if bad is not None:
+            return (r0 + int(bad[0]), int(bad[1]))
+    return None
+
+
+def _result(check_id: str, stage: str, title: str, outcome: props.Outcome) -> CheckResult:
+    finite = bool(np.isfinite(outcome.ratio))
+    return _check(check_id, stage, title, "passed" if outcome.passed else "failed",
+                  outcome.message, max_error=outcome.error, bound=outcome.bound,
+                  worst_position=outcome.position, worst_column=outcome.column,
+                  details={"max_ratio": outcome.ratio if finite else None,
+                           "values_compared": outcome.compared})
+
+
+def _golden_rows(output: NDArray[Any], positions: NDArray[np.float64], rope: RopeConfig,
+                 level: RopeLevel, out_dtype: str) -> list[CheckResult]:
+    """The preset's certified fixture (§12.10) on the rows that hold its inputs (row r at
+    its position r), when the configuration is a preset's; none otherwise."""
+    fixture = _fixture_for(rope)
+    if fixture is None:
+        return []
+    n = min(fixture.positions.shape[0], positions.shape[0])
+    rows = np.nonzero(positions[:n] == fixture.positions[:n])[0]
+    if rows.size == 0:
+        return []
+    p, x, exact = fixture.positions[rows], fixture.x[rows], fixture.y[rows]
+    y = np.asarray(output[rows], dtype=np.float64)
+    bound = element_bound(x, p, rope, level, out_dtype) + 2.0**-53 * np.abs(exact)
+    outcome = props._finish(props._fold(None, np.abs(y - exact), bound, p), "golden")
+    return [_result(f"golden:{fixture.name}", "golden",
+                    f"the rotary fixture of {fixture.preset} ({rows.size} rows)", outcome)]
+
+
+def _reference(output: NDArray[Any], positions: NDArray[np.float64], rope: RopeConfig,
+               level: RopeLevel, out_dtype: str) -> CheckResult:
+    """Every row against the exact float64 reference (its proved bound added), in chunks."""
+    from pespec.rope.reference import rotate, rotation_bound
+
+    outcome: props.Outcome | None = None
+    for r0 in range(0, positions.shape[0], CHUNK_ROWS):
+        p = positions[r0:r0 + CHUNK_ROWS]
+        x = x_vectors(p.shape[0], rope.head_dim, start=r0)
+        y = np.asarray(output[r0:r0 + CHUNK_ROWS], dtype=np.float64)
+        bound = element_bound(x, p, rope, level, out_dtype) + rotation_bound(x, rope)
+        outcome = props._fold(outcome, np.abs(y - rotate(x, p, rope)), bound, p)
+    final = props._finish(outcome or props.Outcome(-1.0, 0.0, 0.0, None, None, 0), "reference")
+    return _result("reference:file", "reference",
+                   f"all {positions.shape[0]} rows against the exact float64 reference", final)
