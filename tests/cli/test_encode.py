@@ -1,6 +1,6 @@
 """``pespec encode``: the printed values, JSON output, options and usage errors.
 
-Printed values are checked against mpmath (bound (B) of tests/test_reference_api.py:
+Printed values are checked against mpmath (bound (B) of tests/reference/test_encoding.py:
 (θ_max·(4·ln b + 3) + 8)·u) and, since the CLI prints shortest round-trip decimals,
 bit for bit against the library function it wraps.
 """

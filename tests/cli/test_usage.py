@@ -17,13 +17,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from paths import ROOT
 
 from pespec.cli import main
 from pespec.reference.encoding import encode
 
 D = 8
 ROWS = 20
-TESTS = Path(__file__).resolve().parent
 
 
 def _values(rows: int = ROWS, d: int = D) -> np.ndarray:
@@ -394,12 +394,12 @@ def test_regenerate_twice_leaves_provenance_unchanged(tmp_path: Path) -> None:
     regenerate(target, CATALOG[:1])
     assert (target / PROVENANCE).read_bytes() == first
     assert "seconds" not in first.decode("ascii")
-    shipped = Path(__file__).resolve().parent.parent / "pespec" / "golden" / PROVENANCE
+    shipped = ROOT / "pespec" / "golden" / PROVENANCE
     assert "seconds" not in shipped.read_text(encoding="ascii")
 
 
 def test_readme_names_both_oracle_libraries_accurately() -> None:
-    text = (TESTS.parent / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
     intro = text[: text.index("## ")]
     assert "MPFR (through gmpy2)" in intro and "mpmath" in intro
     assert "mpmath oracle" not in intro

@@ -18,7 +18,9 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
+from catalog import misbehaving
 from numpy.typing import NDArray
+from paths import CATALOG
 
 from pespec.cli import main
 from pespec.conformance import (
@@ -34,11 +36,6 @@ from pespec.conformance.compare import REFERENCE_ERROR, compare_blocks
 from pespec.conformance.report import REPORT_SCHEMA, REPORT_SCHEMA_VERSION, SUITE_VERSION
 from pespec.properties.base import LEVELS
 from pespec.reference.encoding import encode
-
-CATALOG = Path(__file__).parent / "catalog"
-sys.path.insert(0, str(Path(__file__).parent))
-
-from catalog import misbehaving  # noqa: E402
 
 FAST = {"stages": ("contract",), "diagnose": False}
 

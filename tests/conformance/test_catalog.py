@@ -11,25 +11,20 @@ profile. Finally the three entry points (Python, CLI, pytest plugin) must agree.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from catalog.buggy import BUGGY, TABLE_ROWS
+from catalog.correct import CORRECT
+from paths import CATALOG
+from pluginrun import run_plugin
 
 import pespec
 from pespec.cli import main
 from pespec.conformance import Report, check
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from catalog.buggy import BUGGY, TABLE_ROWS
-from catalog.correct import CORRECT
-from pluginrun import run_plugin
-
-CATALOG = Path(__file__).parent / "catalog"
 
 SMALL: dict[str, Any] = {
     "examples": 2,

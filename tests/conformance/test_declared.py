@@ -10,14 +10,15 @@ with a diagnosis naming that one thing, and the correct port must pass.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 import pytest
+from catalog import ports
 from numpy.typing import NDArray
+from paths import CATALOG
 
 from pespec.cli import main
 from pespec.conformance import check
@@ -25,11 +26,6 @@ from pespec.conformance.report import REPORT_SCHEMA_VERSION
 from pespec.properties.checks import PROPERTIES
 from pespec.reference.conventions import PRESETS, TIMESTEP_PRESETS, Convention, preset
 from pespec.reference.encoding import encode
-
-CATALOG = Path(__file__).parent / "catalog"
-sys.path.insert(0, str(Path(__file__).parent))
-
-from catalog import ports  # noqa: E402
 
 GOLDEN_ONLY: dict[str, Any] = {"stages": ("contract", "golden")}
 

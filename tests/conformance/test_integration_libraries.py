@@ -11,14 +11,9 @@ rounding happens. Skipped when torch, transformers or diffusers is absent.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
 from pespec.conformance import check
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 pytest.importorskip("torch")
 

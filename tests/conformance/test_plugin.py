@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-PESPEC_ROOT = Path(__file__).resolve().parents[1]
+from paths import ROOT
 
 
 def _pytest(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -90,6 +89,6 @@ def test_the_suite_with_a_skip_file_still_gives_a_verdict(tmp_path: Path) -> Non
 def test_plugin_is_documented_for_users() -> None:
     """README and the guide show how to run the suite under pytest and explain the skip file."""
     for name in ("README.md", "docs/guide.md"):
-        text = (PESPEC_ROOT / name).read_text(encoding="utf-8")
+        text = (ROOT / name).read_text(encoding="utf-8")
         assert "pytest --pyargs pespec.conformance --pe-backend" in text, name
         assert "--pe-skip-file" in text, name

@@ -20,14 +20,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from catalog import tutorial
+from paths import TESTS
+from pluginrun import run_plugin
 
 from pespec.conformance import check
-
-TESTS = Path(__file__).parent
-sys.path.insert(0, str(TESTS))
-
-from catalog import tutorial  # noqa: E402
-from pluginrun import run_plugin  # noqa: E402
 
 FAST: dict[str, Any] = {"stages": ("contract", "golden")}
 

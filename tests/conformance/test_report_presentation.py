@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from paths import CATALOG
 
 from pespec.cli import main
 from pespec.conformance import check, load_backend
@@ -24,7 +25,6 @@ from pespec.properties import checks
 from pespec.properties.base import EncodingConfig, PropertyViolation, parse_level
 from pespec.reference.encoding import encode
 
-TESTS = Path(__file__).resolve().parent
 FLOAT64 = parse_level("float64")
 HUGE = 14_096_060_000_000_000  # the position `pespec check numpy` reported (~1.4e16)
 
@@ -136,7 +136,7 @@ def test_from_file_report_records_the_file_and_its_positions(tmp_path: Path) -> 
 def test_failing_run_leads_with_verdict_diagnosis_and_first_failure_per_stage(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    spec = f"{TESTS}/catalog/buggy.py:sqrt_cos"
+    spec = f"{CATALOG}/buggy.py:sqrt_cos"
     args = ["check", spec, "--stages", "golden,property", "--examples", "2", "--no-shrink"]
     assert main(args) == 1
     out = capsys.readouterr().out

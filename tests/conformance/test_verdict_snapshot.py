@@ -5,9 +5,9 @@ tools/snapshot_verdicts.py's small profile must give exactly the committed
 tests/snapshots/verdicts.json: the verdict, the failed checks' ids, the diagnosis and its
 sentence (timestamps, durations, paths, versions and § numbers normalised away). The expected
 file is a record of the suite's behaviour, not a claim of correctness: the catalog's own tests
-(tests/test_conformance_catalog.py, tests/test_diagnosis.py) say why each verdict is right. A
-change that is meant to change a verdict regenerates it (``python tools/snapshot_verdicts.py``)
-and says why in its commit and in CHANGELOG.md.
+(tests/conformance/test_catalog.py, tests/conformance/diagnosis/test_diagnosis.py) say why
+each verdict is right. A change that is meant to change a verdict regenerates it
+(``python tools/snapshot_verdicts.py``) and says why in its commit and in CHANGELOG.md.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Per document, in order, in one temporary working directory and one Python namesp
   when the compiler is not installed, saying which;
 * ``<!-- requires: MODULE[, MODULE...] -->`` marks a self-contained block for optional
   libraries (jax, torch): it runs on its own, in a test that is skipped, visibly, when a
-  MODULE is missing (tests/test_docs_requires.py checks no such block lacks the marker);
+  MODULE is missing (tests/docs/test_requires.py checks no such block lacks the marker);
 * ``<!-- not-executed: reason -->`` opts a block out, with a reason.
 
 The README's two quick-start commands (marked ``<!-- README:... -->``) are run by CI
@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from paths import ROOT
 
 from pespec.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 EXECUTED = {"python", "bash", "cpp", "rust"}
 MARKER = re.compile(r"<!--\s*(README:[\w-]+|[\w-]+)\s*(?::\s*(.*?))?\s*-->")

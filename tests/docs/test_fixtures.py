@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+from paths import ROOT
 
 from pespec.reference.golden import fixture_directory, load_fixture_sets
 
-ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "fixtures.md"
 
 

@@ -1,21 +1,20 @@
 """The README's two fresh-machine commands: .ci/run's first pass is exactly the README's test
 command, and the main command's ``pespec`` invocation works. (Other README and docs code blocks are
-executed by tests/test_docs*.py.)"""
+executed by tests/docs/test_*.py.)"""
 
 from __future__ import annotations
 
 import re
 import shlex
 from importlib.metadata import entry_points
-from pathlib import Path
 
 import numpy as np
 import pytest
+from paths import ROOT
 
 from pespec.cli import main
 from pespec.reference import sinusoidal_positional_encoding
 
-ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 CI_RUN = ROOT / ".ci" / "run"
 

@@ -1,7 +1,7 @@
 """Docs examples that need an optional package say so (issue 11).
 
 The README's test command installs pespec with its ``[test]`` extra and nothing else, and runs
-every executed example of README.md and docs/*.md (tests/test_docs_examples.py). An example
+every executed example of README.md and docs/*.md (tests/docs/test_examples.py). An example
 that imports anything outside the standard library, pespec, ``[project.dependencies]`` and the
 ``[test]`` extra, or that runs a built-in torch/JAX backend (``pespec check torch-float32``),
 must carry ``<!-- requires: MODULE -->`` so it runs only where MODULE is importable. The rule
@@ -19,9 +19,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_docs_examples import DOCUMENTS, EXECUTED, Block, blocks, required_modules
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+from .test_examples import DOCUMENTS, EXECUTED, Block, blocks, required_modules
 
 BUILTIN_LIBRARY_BACKEND = re.compile(r"^(torch|jax)(-\w+)?(:\S*)?$")
 """A built-in torch/JAX backend spec (``torch``, ``torch-float16:cuda``, ``jax-bfloat16``)."""

@@ -9,10 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
 import pespec
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _cffconvert() -> list[str]:

@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ("pyproject.toml", "README.md", "LICENSE", "pespec")
 
 

@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 import pytest
 from numpy.typing import NDArray
+from paths import ROOT
 
 from pespec.properties import checks
 from pespec.properties.base import LEVELS, EncodingConfig, Level, PropertyViolation
 from pespec.reference import oracle
 from pespec.reference.conventions import MARIAN, TENSOR2TENSOR
 
-ROOT = Path(__file__).resolve().parent.parent
 Backend = Callable[[NDArray[Any], int, float], NDArray[Any]]
 
 

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 from collections.abc import Callable
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 import pytest
+from catalog import casts, model_bugs
+from catalog.correct import CORRECT
 from hypothesis import given
 from hypothesis import strategies as st
 from numpy.typing import NDArray
@@ -34,11 +34,6 @@ from pespec.properties.errormodel import element_bound_parts, rounding_term
 from pespec.properties.tightness import column_ratios, pow_float32
 from pespec.reference import encoding, oracle
 from pespec.reference.naive import naive_encode
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from catalog import casts, model_bugs
-from catalog.correct import CORRECT
 
 Backend = Callable[[NDArray[Any], int, float], NDArray[Any]]
 BF16 = np.dtype(ml_dtypes.bfloat16)

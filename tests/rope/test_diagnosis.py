@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from paths import HF_CONFIGS
 from rope_ports import torch_backend
 
 from pespec.rope import PRESETS, RopeConfig, frequencies
@@ -123,11 +124,10 @@ def _transformers_llama31(cast: bool = True, model_dtype: str = "bfloat16") -> A
     ``cast``: the module after ``.to(torch.bfloat16)``, which casts its inv_freq buffer."""
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
-    from pathlib import Path
 
     from transformers.models.llama import modeling_llama
 
-    path = Path(__file__).parent / "data" / "hf_configs" / "llama-3.1-8b.json"
+    path = HF_CONFIGS / "llama-3.1-8b.json"
     config = transformers.AutoConfig.for_model(**json.loads(path.read_text(encoding="utf-8")))
     module = modeling_llama.LlamaRotaryEmbedding(config)
     if cast:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from paths import HF_CONFIGS as DATA
 
 from pespec.cli import main as cli_main
 from pespec.reference.golden import MANIFEST, fixture_directory, read_manifest
@@ -21,8 +22,6 @@ from pespec.rope.golden import (
     verify_rope_fixture,
     x_vectors,
 )
-
-DATA = Path(__file__).resolve().parent / "data" / "hf_configs"
 
 
 def test_rotary_sets_regenerate_byte_identically_and_are_in_the_manifest() -> None:

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from paths import HF_CONFIGS as DATA
 
 from pespec.rope import PRESET_SOURCES, PRESETS, RopeConfig, from_hf
-
-DATA = Path(__file__).parent / "data" / "hf_configs"
 
 
 def _load(name: str) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """The long-context table (SPEC §12.11) against a brute-force recomputation.
 
 The expected crossing is recomputed here independently: ω'_j from the plain mpmath
-transcription of test_rope_oracle.py at 200 bits, rounded to float32 by NumPy from a value
+transcription of tests/rope/test_oracle.py at 200 bits, rounded to float32 by NumPy from a value
 exact to far more than float32's precision (float64 of a 200-bit value, then float32: a double
 rounding could only differ when ω' lies within 2^-53 relative of a float32 midpoint; the test
 asserts it does not), the phase as NumPy float32 arithmetic computes it, every position

@@ -1,7 +1,7 @@
 """The exact float64 rotary reference against the certified oracle (SPEC §12.9).
 
 Expected values come from :mod:`pespec.rope.oracle` (correctly rounded, tested against
-mpmath in test_rope_oracle.py). The tolerances are the proved bounds: cos/sin within
+mpmath in tests/rope/test_oracle.py). The tolerances are the proved bounds: cos/sin within
 ``COS_SIN_BOUND`` = 2^-52 of the oracle (SPEC §7's theorem on the ω' pieces), the rotation
 within ``rotation_bound`` of the exact value, hence within that bound plus half an ulp of the
 oracle's (correctly rounded) value.

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 import rope_implementations as impl
+from paths import HF_CONFIGS
 
 from pespec.rope import PRESETS, RopeConfig
 from pespec.rope.errormodel import (
@@ -214,7 +215,7 @@ def test_cli_exit_codes(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_cli_reads_a_transformers_config_json() -> None:
-    path = Path(__file__).parent / "data" / "hf_configs" / "gpt-oss-20b.json"
+    path = HF_CONFIGS / "gpt-oss-20b.json"
     result = _cli("numpy", "--config", str(path), "--quiet")
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import importlib
 import json
 import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from paths import HF_CONFIGS as DATA
 
 from pespec.rope import PRESET_SOURCES, PRESETS, RopeConfig, frequencies, yarn_correction_dims
 
@@ -25,7 +25,6 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
 
-DATA = Path(__file__).parent / "data" / "hf_configs"
 U32, U64 = 2.0**-24, 2.0**-53
 
 

@@ -2,7 +2,7 @@
 dot-product structure, encoding statistics and wavelengths (seed 002).
 
 Tolerances build on the element bound e(θ) = (θ·(4·ln b + 3) + 8)·u on |PE_hat − PE| for
-angles up to θ, derived in tests/test_reference_api.py; u = 2^-53.
+angles up to θ, derived in tests/reference/test_encoding.py; u = 2^-53.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ D_MODEL, LENGTH = 64, 128  # seed 002's small test config
 
 
 def element_bound(theta_max: float, base: float = 10000.0) -> float:
-    """e(θ) of tests/test_reference_api.py."""
+    """e(θ) of tests/reference/test_encoding.py."""
     return (theta_max * (4.0 * math.log(base) + 3.0) + 8.0) * U
 
 

@@ -3,7 +3,7 @@ table, on-the-fly extension past max_seq_len, dropout, initialisation and backwa
 
 The sinusoidal layer's expected encoding comes from
 :func:`~pespec.reference.encoding.sinusoidal_positional_encoding`, itself checked against
-mpmath in tests/test_reference_api.py; the layer (slicing, offsets, extension, dropout)
+mpmath in tests/reference/test_encoding.py; the layer (slicing, offsets, extension, dropout)
 is what is under test here, plus one direct mpmath check of rows past the table.
 
 The exact reference computes every element from its own position only (block rotation
@@ -29,7 +29,7 @@ U = 2.0**-53
 
 
 def element_bound(theta_max: float, base: float = 10000.0) -> float:
-    """e(θ) of tests/test_reference_api.py."""
+    """e(θ) of tests/reference/test_encoding.py."""
     return (theta_max * (4.0 * math.log(base) + 3.0) + 8.0) * U
 
 
