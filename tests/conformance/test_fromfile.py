@@ -1,6 +1,7 @@
 """``pespec check --from-file`` on files as other tools write them: a CSV with a header row
 (pandas, spreadsheets), a bfloat16 ``.npy`` (NumPy records ml_dtypes.bfloat16 as ``|V2``), a
-transposed array, a ragged CSV, a float32 CSV checked without ``--level``.
+transposed array, a ragged CSV, a float32 CSV checked without ``--level``; .npy, .csv and
+.npz round trips with a corrupted element located, and refusal of pickles and wrong shapes.
 
 The values are the exact reference rounded to the file's dtype, so the verdict is fixed by
 construction (conformant at that dtype's level); each case checks the verdict or the message.
@@ -8,13 +9,17 @@ construction (conformant at that dtype's level); each case checks the verdict or
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
+from typing import Any
 
 import ml_dtypes
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from pespec.cli import main
+from pespec.conformance import check_output, load_backend
 from pespec.conformance.fromfile import load_output
 from pespec.reference.encoding import encode
 
@@ -104,3 +109,57 @@ def test_positions_csv_with_a_header_row(tmp_path: Path) -> None:
     path.write_text("position\n0\n7\n1000\n", encoding="utf-8")
     positions = parse_positions(str(path))
     assert positions.dtype == np.int64 and positions.tolist() == [0, 7, 1000]
+
+
+def _saved_float32(tmp_path: Path, n: int = 700, d: int = 32) -> tuple[Path, NDArray[Any]]:
+    out = load_backend("numpy-float32")(np.arange(n, dtype=np.int64), d, 10000.0)
+    path = tmp_path / "out.npy"
+    np.save(path, out)
+    return path, out
+
+
+def test_from_file_npy_conformant_and_corrupted(tmp_path: Path) -> None:
+    path, out = _saved_float32(tmp_path)
+    assert main(["check", "--from-file", str(path), "--d-model", "32", "--quiet"]) == 0
+    out[321, 5] = -out[321, 5] if out[321, 5] != 0 else np.float32(0.5)
+    np.save(path, out)
+    report = check_output(np.load(path, allow_pickle=False), np.arange(700), 32)
+    reference = report.get("reference:file")
+    assert reference.status == "failed"
+    assert (reference.worst_position, reference.worst_column) == (321, 5)
+    assert main(["check", "--from-file", str(path), "--d-model", "32", "--quiet"]) == 1
+
+
+def test_from_file_csv_and_npz_with_positions(tmp_path: Path) -> None:
+    positions = np.array([0, 7, 1000, 4097], dtype=np.int64)
+    values = encode(positions, 8, base=10000.0)
+    csv = tmp_path / "out.csv"
+    np.savetxt(csv, values, delimiter=",", fmt="%.17g")  # 17 digits: round-trips float64
+    args = ["check", "--from-file", str(csv), "--d-model", "8", "--quiet"]
+    assert main([*args, "--positions", "0,7,1000,4097"]) == 0
+    assert main([*args, "--positions", "0:4"]) == 1  # rows are not positions 0..3
+    float32 = tmp_path / "out32.csv"
+    low = load_backend("numpy-float32")(positions, 8, 10000.0)
+    np.savetxt(float32, low, delimiter=",", fmt="%.9g")  # 9 digits: round-trips float32
+    args32 = ["check", "--from-file", str(float32), "--d-model", "8", "--quiet"]
+    assert main([*args32, "--positions", "0,7,1000,4097", "--level", "float32"]) == 0
+    npz = tmp_path / "out.npz"
+    np.savez(npz, encoding=values, positions=positions)
+    assert main(["check", "--from-file", str(npz), "--d-model", "8", "--quiet"]) == 0
+
+
+def test_from_file_refuses_pickles_and_wrong_shapes(tmp_path: Path) -> None:
+    # An object array can only be stored as a pickle: write such a .npy by hand (a format
+    # 1.0 header declaring dtype object, then the pickled array); loading must refuse it.
+    pickled = tmp_path / "obj.npy"
+    objects = np.array([{"a": 1}], dtype=object)
+    with open(pickled, "wb") as handle:
+        np.lib.format.write_array_header_1_0(
+            handle, np.lib.format.header_data_from_array_1_0(objects)
+        )
+        pickle.dump(objects, handle, protocol=3)
+    assert main(["check", "--from-file", str(pickled), "--d-model", "2"]) == 2
+    path, _ = _saved_float32(tmp_path, n=10, d=8)
+    report = check_output(np.load(path), np.arange(10), 16)
+    assert report.get("contract:shape").status == "failed"
+    assert not report.conformant
