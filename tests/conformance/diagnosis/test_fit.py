@@ -1,4 +1,5 @@
-"""Direct tests of the diagnosis fit (SPEC §10.1): fit_probe, combine, candidate_grid.
+"""Direct tests of the diagnosis fit (SPEC §10.1): fit_probe, combine, candidate_grid,
+round_significant.
 
 The probe outputs are built here with NumPy from the family's formula (SPEC §3),
 Y[p, sin_col(k)] = A·sin θ_k(p), Y[p, cos_col(k)] = A·cos θ_k(p),
@@ -23,6 +24,7 @@ from pespec.conformance.diagnosis.fit import (
     candidate_grid,
     combine,
     fit_probe,
+    round_significant,
 )
 
 GRID = np.arange(129, dtype=np.float64) / 4.0  # the fractional fit grid of SPEC §10.1
@@ -150,3 +152,108 @@ def test_candidate_grid_leaves_out_shifts_undefined_at_a_probed_dimension() -> N
     raw = CombinedFit("interleaved", 10000.0, True, 1.9, 1.0, 0.0, {4: 1.0})
     grid = candidate_grid(raw, [4])
     assert grid and all(float(c.convention.frequency_shift) < 2.0 for c in grid)
+
+
+def test_fit_probe_recovers_the_argument_scale_and_a_base_other_than_the_requested_one() -> None:
+    # Asked for b = 10000, the member uses b = 500 and c = 2π (d = 32, s = 0): the probe gives
+    # σ = ln 500/16 and ln c = ln 2π; the requested base is only recorded. Every pair is
+    # usable: the fastest angle advances c·ω_0·0.25 = π/2 < 2 rad per grid step.
+    fit = _fit(_family(32, base=500.0, scale=2 * math.pi), base=10000.0)
+    assert (fit.layout, fit.scale_sign, fit.base, fit.d_model) == ("interleaved", 1.0, 1e4, 32)
+    assert fit.slope == pytest.approx(math.log(500.0) / 16, rel=1e-6)
+    assert fit.log_scale == pytest.approx(math.log(2 * math.pi), abs=1e-6)
+    assert fit.offset == pytest.approx(0.0, abs=1e-6)
+    assert fit.pairs_used == 16
+
+
+def test_fit_probe_fits_only_the_pairs_that_do_not_alias() -> None:
+    # c = 1000, b = 10000, d = 64: pair k advances 1000·10^(−k/8)·0.25 rad per grid step,
+    # 2.5 rad at k = 16 and 1.87 rad at k = 17. The fit keeps the pairs below 2 rad per step
+    # (SPEC §10.1), k = 17..31: 15 pairs, which still give σ = ln 10^4/32 and ln c = ln 1000.
+    fit = _fit(_family(64, scale=1000.0))
+    assert fit.pairs_used == 15
+    assert fit.slope == pytest.approx(math.log(10000.0) / 32, rel=1e-6)
+    assert fit.log_scale == pytest.approx(math.log(1000.0), abs=1e-6)
+
+
+def test_fit_probe_at_d_model_4_fits_its_two_pairs() -> None:
+    # d = 4 has two pairs, rates 1 and 10^-2: the line through ln 1 and ln 10^-2 has
+    # σ = ln 100 = ln 10^4/(4/2) and ln c = 0, exactly determined by the two points.
+    fit = _fit(_family(4))
+    assert fit.pairs_used == 2
+    assert fit.slope == pytest.approx(math.log(10000.0) / 2, rel=1e-9)
+    assert fit.log_scale == pytest.approx(0.0, abs=1e-9)
+
+
+def _combined(**more: Any) -> CombinedFit:
+    """A CombinedFit of the canonical member (followed base 10^4, s = 0, c = 1, A = 1, o = 0)."""
+    fields: dict[str, Any] = {
+        "layout": "interleaved",
+        "base": 10000.0,
+        "base_follows_argument": True,
+        "frequency_shift": 0.0,
+        "argument_scale": 1.0,
+        "position_offset": 0.0,
+        "amplitudes": {64: 1.0, 32: 1.0},
+    }
+    return CombinedFit(**(fields | more))
+
+
+def test_candidate_grid_snaps_a_fixed_base_to_round_values() -> None:
+    # b = 999.7 to 1–6 significant digits: 1000 (1, 2 or 3 digits) and 999.7 (4 to 6 digits),
+    # both within 5 %; the raw value is one of them. s, c and A are exact (one option each).
+    grid = candidate_grid(_combined(base=999.7, base_follows_argument=False), [64, 32])
+    assert sorted(c.base for c in grid) == [999.7, 1000.0]
+    assert all(not c.base_follows_argument and c.snapped == 4 for c in grid)
+    assert all(c.base_for(10000.0) == c.base for c in grid)  # the requested base is ignored
+
+
+def test_candidate_grid_offers_the_sqrt_2_over_d_output_scale() -> None:
+    # A = √(2/d) at both dimensions (MLX): the rule "sqrt(2/d)" is offered, given at the
+    # largest dimension; the constant options are the mean (√(2/64) + √(2/32))/2 = 0.21339
+    # and its 3 significant digits 0.213 (within 2 %; A = 1 is not).
+    amplitudes = {64: math.sqrt(2 / 64), 32: math.sqrt(2 / 32)}
+    grid = candidate_grid(_combined(amplitudes=amplitudes), [64, 32])
+    rules = {(c.output_scale_rule, c.output_scale, c.snapped) for c in grid}
+    mean = (math.sqrt(2 / 64) + math.sqrt(2 / 32)) / 2
+    assert rules == {
+        ("sqrt(2/d)", math.sqrt(2 / 64), 4),
+        ("constant", 0.213, 4),
+        ("constant", mean, 3),
+    }
+    mlx = next(c for c in grid if c.output_scale_rule == "sqrt(2/d)")
+    assert (mlx.scale_for(32), mlx.scale_for(8)) == (0.25, 0.5)
+
+
+def test_candidate_grid_is_every_combination_of_the_options() -> None:
+    # c = 6.2832: 2π and 6.28 (3 digits) within 5 %, plus the raw value; c = 1 is not.
+    # A = 1.001 over the two dimensions: 1 (within 2 %; also its 3 digits), plus the raw 1.001.
+    # The followed base and s = 0 are one option each: 3 × 2 = 6 candidates.
+    grid = candidate_grid(
+        _combined(argument_scale=6.2832, amplitudes={64: 1.001, 32: 1.001}), [64, 32]
+    )
+    pairs = sorted((float(c.convention.argument_scale), c.output_scale, c.snapped) for c in grid)
+    expected = [
+        (6.28, 1.0, 4),
+        (6.28, 1.001, 3),
+        (2 * math.pi, 1.0, 4),
+        (2 * math.pi, 1.001, 3),
+        (6.2832, 1.0, 3),
+        (6.2832, 1.001, 2),
+    ]
+    assert pairs == sorted(expected)
+
+
+def test_candidate_grid_keeps_a_negative_argument_scale_negative() -> None:
+    # c = −1.003 (interleaved with the sine negated): −1 within 5 % (also its 3 digits), and
+    # the raw value; never +1.
+    grid = candidate_grid(_combined(argument_scale=-1.003), [64, 32])
+    assert sorted(float(c.convention.argument_scale) for c in grid) == [-1.003, -1.0]
+
+
+def test_round_significant_rounds_decimal_digits_and_keeps_zero_and_infinity() -> None:
+    assert round_significant(999.7, 3) == 1000.0
+    assert round_significant(999.7, 4) == 999.7
+    assert round_significant(-0.0123456, 2) == -0.012
+    assert round_significant(0.0, 3) == 0.0
+    assert round_significant(math.inf, 3) == math.inf
