@@ -20,11 +20,16 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+from pespec.conformance import check
+
+# This file is also a backend (wrong_at_d768), loaded by path in a fresh pytest process that
+# has none of this project's pytest settings: it puts tests/ on sys.path itself.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from catalog import tutorial
 from paths import TESTS
 from pluginrun import run_plugin
-
-from pespec.conformance import check
 
 FAST: dict[str, Any] = {"stages": ("contract", "golden")}
 
