@@ -6,7 +6,7 @@ with the seconds of each stage, not asserted (a shared machine's wall time is no
 Baseline in the same run: what a user would otherwise write to check a float32 rotary stack,
 the rotate_half formula in float64 NumPy at the reference stage's positions compared with
 the float32 output; the ratio suite/baseline is recorded with both times. Peak memory of
-1M positions × head_dim 128 is asserted in tests/test_rope_suite.py (tracemalloc).
+1M positions × head_dim 128 is asserted in tests/rope/test_suite.py (tracemalloc).
 
     python -m pytest benchmarks/bench_rope_suite.py --benchmark-only
 """

@@ -12,7 +12,7 @@ Regenerate (deliberately, saying in the commit why a verdict changed)::
 
     python tools/snapshot_verdicts.py            # writes tests/snapshots/verdicts.json
 
-tests/test_verdict_snapshot.py compares a fresh run with the committed file.
+tests/conformance/test_verdict_snapshot.py compares a fresh run with the committed file.
 """
 
 from __future__ import annotations
