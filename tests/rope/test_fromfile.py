@@ -18,14 +18,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_docs_examples import blocks
+from paths import ROOT
 
 from pespec.cli import main
 from pespec.properties.base import DTYPES
 from pespec.rope import PRESETS, RopeConfig, check_file, frequencies, rotate
 from pespec.rope.fromfile import NO_DIAGNOSIS, file_inputs
+from tests.docs.test_examples import blocks
 
-ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "guide.md"
 C_KERNEL = ROOT / "docs" / "examples" / "rope_kernel.c"
 CUDA_KERNEL = ROOT / "docs" / "examples" / "rope_kernel.cu"
