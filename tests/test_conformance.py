@@ -28,9 +28,9 @@ from pespec.conformance import (
     check_output,
     load_backend,
 )
-from pespec.conformance import backends as backends_module
-from pespec.conformance.backends import to_host
+from pespec.conformance import loading as loading_module
 from pespec.conformance.compare import REFERENCE_ERROR, compare_blocks
+from pespec.conformance.host import to_host
 from pespec.conformance.report import REPORT_SCHEMA, REPORT_SCHEMA_VERSION, SUITE_VERSION
 from pespec.properties.base import LEVELS
 from pespec.reference.encoding import encode
@@ -130,7 +130,7 @@ def test_entry_point_group_is_searched(monkeypatch: pytest.MonkeyPatch) -> None:
     def entry_points(group: str) -> list[Any]:
         return [FakeEntryPoint()] if group == "pespec.backends" else []
 
-    monkeypatch.setattr(backends_module.importlib.metadata, "entry_points", entry_points)
+    monkeypatch.setattr(loading_module.importlib.metadata, "entry_points", entry_points)
     backend = load_backend("vendor-kernel")
     assert backend.name == "vendor-kernel"
     assert backend.capabilities.level == "float32"  # read from pespec_capabilities

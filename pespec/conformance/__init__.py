@@ -20,14 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pespec.conformance.adapters import module_backend, table_backend
-    from pespec.conformance.backends import (
-        Backend,
-        BackendLoadError,
-        CallProtocolError,
-        Capabilities,
-        load_backend,
-    )
+    from pespec.conformance.backends import Backend, Capabilities
     from pespec.conformance.fromfile import check_output
+    from pespec.conformance.guard import BackendLoadError, CallProtocolError
+    from pespec.conformance.loading import load_backend
     from pespec.conformance.report import CheckResult, Report
     from pespec.conformance.reproduce import reproduce
     from pespec.conformance.runner import STAGES, Suite, check
@@ -51,12 +47,12 @@ __all__ = [
 
 _HOMES: dict[str, str] = {
     "Backend": "backends",
-    "BackendLoadError": "backends",
-    "CallProtocolError": "backends",
+    "BackendLoadError": "guard",
+    "CallProtocolError": "guard",
     "Capabilities": "backends",
     "module_backend": "adapters",
     "table_backend": "adapters",
-    "load_backend": "backends",
+    "load_backend": "loading",
     "CheckResult": "report",
     "Report": "report",
     "STAGES": "runner",

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import Backend, Capabilities, to_host
+from pespec.conformance.backends import Backend, Capabilities
+from pespec.conformance.host import to_host
 from pespec.properties.base import dtype_name
 from pespec.properties.output import OutputProblem, first_non_finite, output_problems
 

@@ -25,13 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import (
-    BACKEND_ERRORS,
-    Backend,
-    CallProtocolError,
-    load_backend,
-    protocol_error,
-)
+from pespec.conformance.backends import Backend
 from pespec.conformance.compare import (
     BLOCK_ELEMENTS,
     EXACT_REFERENCE_LIMIT,
@@ -54,6 +48,8 @@ from pespec.conformance.contract import (
     probe_base,
     run_contract,
 )
+from pespec.conformance.guard import BACKEND_ERRORS, CallProtocolError, protocol_error
+from pespec.conformance.loading import load_backend
 from pespec.conformance.report import CheckResult, Report
 from pespec.properties.base import (
     EncodingConfig,
