@@ -30,7 +30,6 @@ DEBT = {
     "conformance/runner.py": 894,  # suite and reproductions (comparison engine: compare.py)
     "properties/checks.py": 1022,  # every property and its registry
     "reference/golden.py": 652,  # fixture format, loading, writing, verification
-    "conformance/report.py": 509,  # report, JSON, markdown, terminal rendering
     "properties/errormodel.py": 513,  # bounds, ULP table, position limits
 }
 

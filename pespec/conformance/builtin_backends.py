@@ -92,7 +92,6 @@ def _numpy_backend(dtype_name: str) -> Backend:
     return Backend(name, _numpy_low_precision(DTYPES[dtype_name]), spec=name, libraries=libraries)
 
 
-
 # ---------------------------------------------------------------------------------------------
 # torch and JAX backends (optional libraries)
 
@@ -190,7 +189,6 @@ BUILTIN_BACKENDS: tuple[str, ...] = (
     "jax-bfloat16",
 )
 """Built-in names (torch accepts any ``torch[-DTYPE][:DEVICE]``, jax any ``jax[-DTYPE]``)."""
-
 
 
 def builtin_backend(text: str) -> Backend | None:

@@ -50,7 +50,6 @@ def protocol_error(name: str, why: str) -> CallProtocolError:
     )
 
 
-
 def signature_misfit(obj: Any) -> str | None:
     """Why ``obj(positions, d_model, base)`` cannot bind by its signature, or None (fits, or
     no signature to read). For a callable whose call is ``(*args, **kwargs)`` and which has
@@ -91,5 +90,3 @@ def raised_text(exc: BaseException) -> str:
         code = "" if exc.code is None else repr(exc.code)
         return f"called sys.exit({code})"
     return f"failed: {type(exc).__name__}: {exc}"
-
-

@@ -36,6 +36,7 @@ __all__ = ["ENTRY_POINT_GROUP", "load_backend"]
 ENTRY_POINT_GROUP = "pespec.backends"
 """Entry-point group through which third-party packages register named backends."""
 
+
 def _wrap(
     obj: Any, name: str, spec: str | None, capabilities_type: type[Capabilities] = Capabilities
 ) -> Backend:
