@@ -29,7 +29,6 @@ DEBT = {
     # module: line count when listed (issue 13's debt; split, then remove the entry)
     "conformance/runner.py": 894,  # suite and reproductions (comparison engine: compare.py)
     "properties/checks.py": 1022,  # every property and its registry
-    "reference/golden.py": 652,  # fixture format, loading, writing, verification
     "properties/errormodel.py": 513,  # bounds, ULP table, position limits
 }
 
