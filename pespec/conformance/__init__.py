@@ -9,7 +9,8 @@ is loaded in every pytest run, stays cheap to import):
   (and :class:`CallProtocolError`, for an object that is no backend);
 * :func:`module_backend`, :func:`table_backend`: a module, or the table it builds, as a
   backend, built once per (d_model, base);
-* :func:`check_output`: check a saved output array (non-Python implementations);
+* :func:`compare_saved_output`: compare a saved output array with the spec (outputs of
+  non-Python implementations);
 * :func:`reproduce`: the one-line reproductions printed in reports.
 """
 
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pespec.conformance.adapters import module_backend, table_backend
     from pespec.conformance.backends import Backend, Capabilities
-    from pespec.conformance.fromfile import check_output
+    from pespec.conformance.fromfile import compare_saved_output
     from pespec.conformance.guard import BackendLoadError, CallProtocolError
     from pespec.conformance.loading import load_backend
     from pespec.conformance.report import CheckResult, Report
@@ -38,7 +39,7 @@ __all__ = [
     "Report",
     "Suite",
     "check",
-    "check_output",
+    "compare_saved_output",
     "load_backend",
     "module_backend",
     "reproduce",
@@ -58,7 +59,7 @@ _HOMES: dict[str, str] = {
     "STAGES": "runner",
     "Suite": "runner",
     "check": "runner",
-    "check_output": "fromfile",
+    "compare_saved_output": "fromfile",
     "reproduce": "reproduce",
 }
 
