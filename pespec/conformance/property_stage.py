@@ -60,7 +60,7 @@ class PropertyStage:
 
     def check(self, planned: PlannedCheck, level: Level) -> CheckResult:
         """Run the property of ``planned`` at ``level``; its worst example, or its failure."""
-        from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
+        from hypothesis import given, reject, settings
         from hypothesis.errors import Flaky, Unsatisfiable
 
         from pespec.properties.base import PropertyResult, PropertyViolation
@@ -69,16 +69,7 @@ class PropertyStage:
         fn = planned.payload
         strategy = self._config_strategy(level)
         seen: dict[str, Any] = {}
-        options: dict[str, Any] = {
-            "verbosity": Verbosity.quiet,
-            "report_multiple_bugs": False,
-            "database": None,
-            "suppress_health_check": list(HealthCheck),
-        }
-        if self.examples is not None:
-            options["max_examples"] = self.examples
-        if not self.shrink:
-            options["phases"] = [p for p in Phase if p not in (Phase.shrink, Phase.explain)]
+        options = self._settings_options()
 
         # Each distinct request is made once per suite run (a table-based backend builds its
         # table per call); determinism compares a kept output with a fresh call.
@@ -129,6 +120,23 @@ class PropertyStage:
         result.status = "passed"
         result.details.setdefault("applicable", True)  # every §5 property holds for every
         return result  # convention of §3; only low_precision depends on the level (SPEC §5)
+
+    def _settings_options(self) -> dict[str, Any]:
+        """Hypothesis settings over the profile's: quiet, no database, no health checks; the
+        example count when overridden; no shrinking when ``shrink`` is false."""
+        from hypothesis import HealthCheck, Phase, Verbosity
+
+        options: dict[str, Any] = {
+            "verbosity": Verbosity.quiet,
+            "report_multiple_bugs": False,
+            "database": None,
+            "suppress_health_check": list(HealthCheck),
+        }
+        if self.examples is not None:
+            options["max_examples"] = self.examples
+        if not self.shrink:
+            options["phases"] = [p for p in Phase if p not in (Phase.shrink, Phase.explain)]
+        return options
 
     def _flaky_result(
         self, planned: PlannedCheck, flaky: BaseException, config: Any, level: Level
