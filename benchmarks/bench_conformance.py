@@ -27,8 +27,8 @@ import numpy as np
 import pytest
 
 from pespec.conformance import Suite
-from pespec.conformance.backends import load_backend
 from pespec.conformance.compare import compare_blocks
+from pespec.conformance.loading import load_backend
 from pespec.conformance.runner import LARGE_SIZES
 from pespec.properties.base import LEVELS
 from pespec.reference.encoding import encode

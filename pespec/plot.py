@@ -186,7 +186,7 @@ def error_curves(
     float64 encoding; non-finite outputs give ``inf``. The bound is the element bound of the
     level, :func:`pespec.properties.errormodel.element_bound` (SPEC §4).
     """
-    from pespec.conformance.backends import to_host
+    from pespec.conformance.host import to_host
     from pespec.properties.errormodel import element_bound
 
     d = check_d_model(d_model)
@@ -229,8 +229,8 @@ def error_figure(
     bottom of the axes; non-finite outputs are counted in the title. ``timeout``: seconds
     the backend call may take (a hanging backend raises BackendFailure); None waits.
     """
-    from pespec.conformance.backends import load_backend
     from pespec.conformance.contract import GuardedBackend
+    from pespec.conformance.loading import load_backend
 
     backend = load_backend(encoder_or_backend)
     if positions is None:

@@ -18,18 +18,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from pespec._atomic import check_writable
 from pespec.reference.golden import (
-    CATALOG,
     FixtureError,
-    FixtureSpec,
-    check_directory,
-    export_fixture_sets,
     fixture_directory,
     load_fixture_sets,
     parse_fixture,
-    regenerate,
     verify_checksums,
-    verify_values,
 )
+from pespec.reference.golden_catalog import CATALOG, FixtureSpec
+from pespec.reference.golden_verify import verify_directory, verify_values
+from pespec.reference.golden_write import export_fixture_sets, regenerate
 
 ROPE_PREFIX = "rope-"
 """Rotary sets (SPEC §12.10, :mod:`pespec.rope.golden`) share the directory and MANIFEST."""
@@ -99,7 +96,7 @@ def _regenerate(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     if args.check:
         with _progress("regenerating in memory", len(CATALOG)) as advance:
-            differing = check_directory(directory, CATALOG, advance, render_rope_files())
+            differing = verify_directory(directory, CATALOG, advance, render_rope_files())
         seconds = time.perf_counter() - start
         if differing:
             for name in differing:

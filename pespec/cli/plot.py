@@ -74,7 +74,7 @@ def _run_encoding(args: argparse.Namespace) -> int:
 
 
 def _run_error(args: argparse.Namespace) -> int:
-    from pespec.conformance.backends import BackendLoadError
+    from pespec.conformance.guard import BackendLoadError
     from pespec.conformance.runner import DEFAULT_TIMEOUT
 
     if args.timeout is not None and not args.timeout > 0:

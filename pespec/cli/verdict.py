@@ -24,7 +24,7 @@ def run_and_report(
     the picture ``picture(report, markdown_path)`` names, if any, embedded); the exit
     code: 0 conformant, 1 not, 2 usage error or unloadable backend, 130 interrupted (the
     partial report written). Shared by ``pespec check`` and ``pespec rope check``."""
-    from pespec.conformance.backends import BackendLoadError
+    from pespec.conformance.guard import BackendLoadError
 
     try:
         report = compute()

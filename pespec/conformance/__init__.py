@@ -9,7 +9,8 @@ is loaded in every pytest run, stays cheap to import):
   (and :class:`CallProtocolError`, for an object that is no backend);
 * :func:`module_backend`, :func:`table_backend`: a module, or the table it builds, as a
   backend, built once per (d_model, base);
-* :func:`check_output`: check a saved output array (non-Python implementations);
+* :func:`compare_saved_output`: compare a saved output array with the spec (outputs of
+  non-Python implementations);
 * :func:`reproduce`: the one-line reproductions printed in reports.
 """
 
@@ -20,14 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pespec.conformance.adapters import module_backend, table_backend
-    from pespec.conformance.backends import (
-        Backend,
-        BackendLoadError,
-        CallProtocolError,
-        Capabilities,
-        load_backend,
-    )
-    from pespec.conformance.fromfile import check_output
+    from pespec.conformance.backends import Backend, Capabilities
+    from pespec.conformance.fromfile import compare_saved_output
+    from pespec.conformance.guard import BackendLoadError, CallProtocolError
+    from pespec.conformance.loading import load_backend
     from pespec.conformance.report import CheckResult, Report
     from pespec.conformance.reproduce import reproduce
     from pespec.conformance.runner import STAGES, Suite, check
@@ -42,7 +39,7 @@ __all__ = [
     "Report",
     "Suite",
     "check",
-    "check_output",
+    "compare_saved_output",
     "load_backend",
     "module_backend",
     "reproduce",
@@ -51,18 +48,18 @@ __all__ = [
 
 _HOMES: dict[str, str] = {
     "Backend": "backends",
-    "BackendLoadError": "backends",
-    "CallProtocolError": "backends",
+    "BackendLoadError": "guard",
+    "CallProtocolError": "guard",
     "Capabilities": "backends",
     "module_backend": "adapters",
     "table_backend": "adapters",
-    "load_backend": "backends",
+    "load_backend": "loading",
     "CheckResult": "report",
     "Report": "report",
     "STAGES": "runner",
     "Suite": "runner",
     "check": "runner",
-    "check_output": "fromfile",
+    "compare_saved_output": "fromfile",
     "reproduce": "reproduce",
 }
 

@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import Backend, Capabilities, to_host
+from pespec.conformance.backends import Backend, Capabilities
+from pespec.conformance.host import to_host
 from pespec.reference.validation import check_non_negative_int
 
 __all__ = ["DEFAULT_CACHE_SIZE", "module_backend", "table_backend"]

@@ -3,7 +3,7 @@
 :func:`check_file` reads the file (:mod:`pespec.conformance._readers`), checks that it fits
 the command (a 2-D array with ``d_model`` columns and one position per row: else a
 ValueError naming the option, the file and what is wrong, which the CLI reports as a usage
-error, exit 2), runs :func:`pespec.conformance.fromfile.check_output`, and records the
+error, exit 2), runs :func:`pespec.conformance.fromfile.compare_saved_output`, and records the
 file's identity (path, SHA-256, size, positions) in the report. Failures of a text file
 say which dtype it was read as and when the errors look like decimal truncation.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from pespec.conformance.fromfile import check_output, parse_positions, read_output
+from pespec.conformance.fromfile import compare_saved_output, parse_positions, read_output
 from pespec.conformance.report import CheckResult, Report
 from pespec.properties.base import parse_level
 from pespec.reference.validation import check_d_model
@@ -60,7 +60,7 @@ def check_file(
             f"{source} give {chosen.shape[0]} positions but {name!r} has {output.shape[0]} "
             "rows; give one position per row"
         )
-    report = check_output(output, chosen, d, base, level=level, name=name)
+    report = compare_saved_output(output, chosen, d, base, level=level, name=name)
     report.source_file = {
         "path": name,
         "sha256": saved.sha256,

@@ -76,6 +76,18 @@ class PlannedCheck:
     section: str
     payload: Any = None
 
+    def result(self, status: str, message: str, **kw: Any) -> CheckResult:
+        """This check's :class:`CheckResult` (``kw``: the optional fields)."""
+        return CheckResult(
+            id=self.id,
+            stage=self.stage,
+            title=self.title,
+            section=self.section,
+            status=status,
+            message=message,
+            **kw,
+        )
+
 
 @dataclass
 class Worst:

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import Backend, Capabilities, to_host
+from pespec.conformance.backends import Backend, Capabilities
+from pespec.conformance.host import to_host
 from pespec.properties.base import dtype_name
 from pespec.properties.output import OutputProblem, first_non_finite, output_problems
 
@@ -243,7 +244,7 @@ def run_contract(
                 )
             outputs.append(output)
         for output in outputs:
-            _check_output(output, probe, problems, dtypes)
+            _record_output_problems(output, probe, problems, dtypes)
         if len(outputs) == 2 and not _bit_identical(outputs[0], outputs[1]):
             problems["deterministic"].append(
                 f"two calls with d_model={probe.d_model}, base={probe.base!r} gave different "
@@ -278,12 +279,13 @@ def run_contract(
     return results, output_dtype
 
 
-def _check_output(
+def _record_output_problems(
     output: NDArray[Any],
     probe: ContractProbe,
     problems: dict[str, list[str]],
     dtypes: set[str],
 ) -> None:
+    """Add the problems of one probe's output to ``problems`` (by kind) and its dtype name."""
     for problem in output_problems(output, probe.positions, probe.d_model):
         problems[problem.kind].append(
             f"{problem.message} (d_model={probe.d_model}, {probe.positions.shape[0]} positions)"

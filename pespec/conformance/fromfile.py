@@ -36,7 +36,7 @@ from pespec.properties.base import DTYPES, Level, level_for_dtype, parse_level
 from pespec.reference.golden import load_fixture_sets
 from pespec.reference.validation import check_base, check_d_model, check_positions
 
-__all__ = ["SavedOutput", "check_output", "load_output", "parse_positions", "read_output"]
+__all__ = ["SavedOutput", "compare_saved_output", "load_output", "parse_positions", "read_output"]
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,7 @@ def _result(
     return CheckResult(check_id, stage, title, SECTIONS[stage], status, message, **kw)
 
 
-def check_output(
+def compare_saved_output(
     output: NDArray[Any],
     positions: Any,
     d_model: int,
@@ -167,7 +167,7 @@ def check_output(
     level: str | Level | None = None,
     name: str = "from-file",
 ) -> Report:
-    """Check an already computed (n, d_model) output for ``positions`` against the spec.
+    """Compare an already computed (n, d_model) output for ``positions`` with the spec.
 
     ``level`` defaults to the default level of the array's dtype. Returns the same
     :class:`Report` as :func:`pespec.conformance.check`.

@@ -75,7 +75,7 @@ def _suite(config: pytest.Config) -> Any:
     if spec and config.getoption("--pe-rope-backend"):
         suite = _rope_suite(config, spec)
     elif spec:
-        from pespec.conformance.backends import BackendLoadError
+        from pespec.conformance.guard import BackendLoadError
         from pespec.conformance.runner import DEFAULT_TIMEOUT, STAGES, Suite
 
         timeout = config.getoption("--pe-timeout") or DEFAULT_TIMEOUT
@@ -106,7 +106,7 @@ def _spec(config: pytest.Config) -> str | None:
 
 def _rope_suite(config: pytest.Config, spec: str) -> Any:
     """The rotary Suite for ``--pe-rope-backend`` and ``--pe-rope-config``."""
-    from pespec.conformance.backends import BackendLoadError
+    from pespec.conformance.guard import BackendLoadError
     from pespec.conformance.runner import DEFAULT_TIMEOUT
     from pespec.rope.presets import read_config
     from pespec.rope.suite import ROPE_STAGES, RopeSuite

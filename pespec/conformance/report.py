@@ -8,18 +8,15 @@ Files are written atomically (temporary file + ``os.replace``).
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
-import math
 import os
-import platform
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pespec._atomic import write_atomic
 from pespec._version import SPEC_VERSION, __version__
+from pespec.conformance.report_json import environment, json_float, json_number, jsonable
 from pespec.properties.ratio import reported_ratio
 
 __all__ = [
@@ -29,7 +26,6 @@ __all__ = [
     "SUITE_VERSION",
     "CheckResult",
     "Report",
-    "environment",
     "schema_table",
 ]
 
@@ -40,8 +36,6 @@ REPORT_SCHEMA = "pespec-conformance-report"
 REPORT_SCHEMA_VERSION = "1.2"
 
 STATUSES: tuple[str, ...] = ("passed", "failed", "skipped")
-
-_LIBRARIES: tuple[str, ...] = ("numpy", "mpmath", "gmpy2", "ml_dtypes", "hypothesis")
 
 
 @dataclass
@@ -95,14 +89,14 @@ class CheckResult:
             "section": self.section,
             "status": self.status,
             "message": self.message,
-            "max_error": _json_float(self.max_error),
-            "bound": _json_float(self.bound),
-            "ratio": _json_float(self.ratio),
-            "worst_position": _json_number(self.worst_position),
+            "max_error": json_float(self.max_error),
+            "bound": json_float(self.bound),
+            "ratio": json_float(self.ratio),
+            "worst_position": json_number(self.worst_position),
             "worst_column": self.worst_column,
             "reproduction": self.reproduction,
             "duration_s": round(self.duration_s, 3),
-            "details": _jsonable(self.details),
+            "details": jsonable(self.details),
         }
 
 
@@ -226,16 +220,16 @@ class Report:
             "backend": {
                 "name": self.backend,
                 "spec": self.backend_spec,
-                "file": _jsonable(self.source_file),
+                "file": jsonable(self.source_file),
                 "output_dtype": self.output_dtype,
-                "capabilities": _jsonable(self.capabilities),
+                "capabilities": jsonable(self.capabilities),
             },
             "level": {
                 "name": self.level,
                 "output_dtype": self.level_output_dtype,
                 "working_dtype": self.working_dtype,
             },
-            "convention": _jsonable(
+            "convention": jsonable(
                 self.convention
                 or {
                     "name": "canonical",
@@ -246,7 +240,7 @@ class Report:
                     "declared": False,
                 }
             ),
-            "backend_calls": _jsonable(self.backend_calls),
+            "backend_calls": jsonable(self.backend_calls),
             "profile": self.profile,
             "execution": {
                 "device": self.device,
@@ -259,7 +253,7 @@ class Report:
             "complete": self.complete,
             "not_run": dict(self.not_run),
             "checks": [c.to_dict() for c in self.checks],
-            "diagnosis": _jsonable(self.diagnosis),
+            "diagnosis": jsonable(self.diagnosis),
             "diagnosis_sentence": self.diagnosis_sentence,
         }
 
@@ -267,89 +261,12 @@ class Report:
         """The JSON document as text (sorted by the schema's field order, 2-space indent)."""
         return json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n"
 
-    def _working_text(self) -> str:
-        """The level's working precision, and the diagnosis's estimate when it differs."""
-        text = f"the level assumes working precision {self.working_dtype or 'unknown'}"
-        found = (self.diagnosis or {}).get("working_precision")
-        if isinstance(found, str) and found not in ("unknown", self.working_dtype):
-            text += f"; the diagnosis finds the angles computed in {found}"
-        return text
-
-    def _origin_lines(self) -> list[str]:
-        """Where the output came from: the backend spec and device, or the checked file."""
-        source = self.source_file
-        if source is None:
-            return [
-                f"- backend spec `{self.backend_spec}`, device `{self.device}`",
-                f"- capabilities: {_capabilities_text(self.capabilities)}",
-            ]
-        positions = source.get("positions", {})
-        return [
-            f"- file `{source.get('path')}`, SHA-256 `{source.get('sha256')}`, "
-            f"{source.get('bytes')} bytes",
-            f"- positions {positions.get('given')}: {positions.get('count')} rows, "
-            f"{positions.get('first')} … {positions.get('last')}",
-        ]
-
     def to_markdown(self, error_plot: str | None = None) -> str:
-        """The same report for humans; ``error_plot``: a PNG (relative path) to embed.
+        """The same report for humans (:func:`pespec.conformance.report_text.markdown`);
+        ``error_plot``: a PNG (relative path) to embed."""
+        from pespec.conformance.report_text import markdown
 
-        The table gives each check's largest absolute error over everything it compared
-        (``max abs error``), and at its worst element (the largest fraction of its bound)
-        that element's |error|, bound, ratio, position and column."""
-        lines = [
-            f"# pespec conformance report: {self.backend}",
-            "",
-            f"**Verdict: {self.verdict}** at level `{self.level or 'unknown'}` "
-            f"(output {self.level_output_dtype or 'unknown'}, {self._working_text()}"
-            + (
-                f"; the backend returned {self.output_dtype}"
-                if self.output_dtype not in (None, self.level_output_dtype)
-                else ""
-            )
-            + f"), convention `{self.convention_name}`"
-            + (
-                " (declared)"
-                if self.convention and self.convention.get("declared")
-                else ""
-            )
-            + ".",
-            "",
-            f"- spec {SPEC_VERSION}, suite {SUITE_VERSION}, pespec {__version__}, "
-            f"profile `{self.profile}`",
-            *self._origin_lines(),
-            f"- {self.timestamp}, {self.duration_s:.1f} s",
-        ]
-        if self.not_run:
-            lines += ["", "**Partial run**: the verdict covers only the checks that ran. Not run:"]
-            lines += [f"- `{check}`: {reason}" for check, reason in self.not_run.items()]
-        if self.diagnosis_sentence:
-            lines += ["", f"**Diagnosis:** {self.diagnosis_sentence}"]
-        lines += [
-            "",
-            "| check | status | max abs error | worst: \\|error\\| | bound | ratio | position "
-            "| column | note |",
-            "|---|---|---|---|---|---|---|---|---|",
-        ]
-        for c in self.checks:
-            note = c.message.replace("|", "\\|").replace("\n", " ")
-            lines.append(
-                f"| `{c.id}` | {c.status} | {_fmt(c.max_abs_error)} | {_fmt(c.max_error)} | "
-                f"{_fmt(c.bound)} | {_fmt(c.ratio)} | {_fmt_position(c.worst_position)} | "
-                f"{'' if c.worst_column is None else c.worst_column} | {note} |"
-            )
-        if error_plot:
-            lines += ["", "## Error against the bound", "",
-                      f"![|error| against position, with the bound of level {self.level}]"
-                      f"({error_plot})"]  # fmt: skip
-        reproductions = [c for c in self.failed if c.reproduction]
-        if reproductions:
-            lines += ["", "## Reproductions", ""]
-            for c in reproductions:
-                shell = str(c.reproduction).startswith("python -c ")
-                fence = "```bash" if shell else "```python"  # else run where backend is bound
-                lines += [f"`{c.id}`:", "", fence, str(c.reproduction), "```", ""]
-        return "\n".join(lines).rstrip("\n") + "\n"
+        return markdown(self, error_plot)
 
     def write_json(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`to_json` to ``path`` atomically."""
@@ -362,103 +279,10 @@ class Report:
         write_atomic(Path(path), self.to_markdown(error_plot=error_plot))
 
     def rich_table(self) -> Any:
-        """A ``rich.table.Table`` of the checks (imported lazily: rich is only for terminals)."""
-        from rich.markup import escape
-        from rich.table import Table
+        """A ``rich.table.Table`` of the checks (:mod:`pespec.conformance.report_text`)."""
+        from pespec.conformance.report_text import rich_table
 
-        table = Table(title=f"pespec check {self.backend} ({self.judged_against})")
-        table.add_column("check", no_wrap=True)
-        table.add_column("status", no_wrap=True)
-        for header in ("|error|", "bound", "ratio", "position", "col"):
-            table.add_column(header, justify="right", no_wrap=True)
-        styles = {"passed": "green", "failed": "bold red", "skipped": "yellow"}
-        for c in self.checks:
-            table.add_row(
-                escape(c.id),
-                f"[{styles[c.status]}]{c.status}[/]",
-                _fmt(c.max_error),
-                _fmt(c.bound),
-                _fmt(c.ratio),
-                _fmt_position(c.worst_position),
-                "" if c.worst_column is None else str(c.worst_column),
-            )
-        return table
-
-
-def environment() -> dict[str, Any]:
-    """Python, platform and library versions of this process (for the report)."""
-    versions: dict[str, str] = {"pespec": __version__}
-    for name in _LIBRARIES:
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    for name in ("torch", "jax"):
-        module = sys.modules.get(name)
-        if module is not None:
-            versions[name] = str(getattr(module, "__version__", "unknown"))
-    return {
-        "python": platform.python_version(),
-        "implementation": platform.python_implementation(),
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "pespec_libraries": versions,
-    }
-
-
-def _json_float(value: float | None) -> float | None:
-    if value is None:
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
-
-
-def _json_number(value: int | float | None) -> int | float | None:
-    if value is None or isinstance(value, int):
-        return value
-    number = float(value)
-    if number.is_integer() and abs(number) < 2**53:
-        return int(number)
-    return number if math.isfinite(number) else None
-
-
-def _jsonable(value: Any) -> Any:
-    """Plain JSON types from dicts/lists of NumPy scalars, tuples and non-finite floats."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        return value
-    if hasattr(value, "item") and callable(value.item):
-        return _jsonable(value.item())
-    if isinstance(value, float):
-        return _json_float(value)
-    return str(value)
-
-
-def _fmt(value: float | None) -> str:
-    if value is None:
-        return ""
-    return f"{value:.3g}"
-
-
-def _fmt_position(value: int | float | None) -> str:
-    if value is None:
-        return ""
-    number = _json_number(value)
-    if isinstance(number, int) and abs(number) < 10**7:
-        return str(number)
-    return f"{value:.7g}"
-
-
-def _capabilities_text(capabilities: dict[str, Any]) -> str:
-    declared = {k: v for k, v in capabilities.items() if v not in (None, False)}
-    if not declared:
-        return "none declared"
-    return ", ".join(f"{k}={v}" for k, v in declared.items())
+        return rich_table(self)
 
 
 _SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from pespec.conformance.backends import Backend, load_backend
+from pespec.conformance.backends import Backend
+from pespec.conformance.loading import load_backend
 from pespec.properties.base import EncodingConfig, Level, level_for_dtype, parse_level
 
 __all__ = ["reproduce"]

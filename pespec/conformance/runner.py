@@ -11,7 +11,11 @@ Stages, in order:
 
 :class:`Suite` plans the checks (stable ids such as ``golden:tiny`` or ``property:norm``)
 and runs them one at a time, so the CLI, the pytest plugin and :func:`check` run exactly
-the same checks and reach the same verdict.
+the same checks and reach the same verdict. This module runs the plan (a misbehaving backend
+gives a failed check, Ctrl-C a partial report) and attaches the diagnosis; the plan is
+:mod:`~pespec.conformance.suite_plan`, the checks :mod:`~pespec.conformance.comparison_stages`
+and :mod:`~pespec.conformance.property_stage`, their one-line reproductions
+:mod:`~pespec.conformance.reproductions`.
 """
 
 from __future__ import annotations
@@ -20,32 +24,21 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import (
-    BACKEND_ERRORS,
-    Backend,
-    CallProtocolError,
-    load_backend,
-    protocol_error,
-)
+from pespec.conformance.backends import Backend
 from pespec.conformance.compare import (
     BLOCK_ELEMENTS,
     EXACT_REFERENCE_LIMIT,
     FIXTURE_ERROR,
     REFERENCE_ERROR,
-    SECTIONS,
     PlannedCheck,
-    Worst,
-    compare_blocks,
-    compare_fixture,
-    comparison_bound,
-    comparison_result,
     is_canonical_fixture,
 )
+from pespec.conformance.comparison_stages import golden_check, large_check
 from pespec.conformance.contract import (
     CONTRACT_ITEMS,
     BackendFailure,
@@ -54,21 +47,16 @@ from pespec.conformance.contract import (
     probe_base,
     run_contract,
 )
+from pespec.conformance.guard import BACKEND_ERRORS, CallProtocolError, protocol_error
+from pespec.conformance.loading import load_backend
+from pespec.conformance.property_stage import PropertyStage
 from pespec.conformance.report import CheckResult, Report
-from pespec.properties.base import (
-    EncodingConfig,
-    Level,
-    check_claimable,
-    level_for_dtype,
-    parse_level,
-)
+from pespec.conformance.reproductions import Reproductions
+from pespec.conformance.suite_plan import make_plan
+from pespec.properties.base import Level, check_claimable, level_for_dtype, parse_level
 from pespec.properties.profiles import resolve_profile
-from pespec.properties.ratio import reported_ratio
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.validation import check_d_model, check_non_negative_int
-
-if TYPE_CHECKING:
-    from pespec.properties.checks import PropertyCheck
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -106,14 +94,6 @@ class Interrupted(KeyboardInterrupt):
 
 INTERRUPTED = "interrupted (Ctrl-C) before this check finished"
 """The ``not_run`` reason of the checks an interrupted run did not finish."""
-
-
-_MAX_KEPT_OUTPUTS = 256
-"""Property-stage outputs kept for reuse (each at most 4096 elements, the strategies' limit)."""
-
-
-class OutsideCapabilities(Exception):
-    """A property wanted a call outside the backend's declared capabilities (example dropped)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -188,7 +168,8 @@ class Suite:
             if self.requested_level is None
             else self.requested_level.output_dtype,
         )
-        self._property_outputs: dict[tuple[bytes, str, int, float], NDArray[Any]] = {}
+        self.property_outputs: dict[tuple[bytes, str, int, float], NDArray[Any]] = {}
+        """Property-stage outputs kept for reuse, by request (positions, dtype, d_model, base)."""
         self._contract: dict[str, tuple[bool, str]] | None = None
         self._contract_where: dict[str, Any] = {}
         self._plan: list[PlannedCheck] | None = None
@@ -204,63 +185,7 @@ class Suite:
         return list(self._plan)
 
     def _make_plan(self) -> list[PlannedCheck]:
-        planned: list[PlannedCheck] = []
-        if "contract" in self.stages:
-            planned += [
-                PlannedCheck(f"contract:{item}", "contract", rule, SECTIONS["contract"])
-                for item, rule in CONTRACT_ITEMS.items()
-            ]
-        if "golden" in self.stages:
-            from pespec.reference.golden import load_fixture_sets
-
-            for fixture in load_fixture_sets():
-                if fixture.convention == self.convention:
-                    title = fixture.description
-                elif is_canonical_fixture(fixture) and not fixture.name.startswith("convention-"):
-                    title = (
-                        f"{fixture.description}; values certified by the oracle for "
-                        f"convention {self.convention.name!r}"
-                    )
-                else:
-                    continue
-                planned.append(
-                    PlannedCheck(
-                        f"golden:{fixture.name}", "golden", title, SECTIONS["golden"], fixture
-                    )
-                )
-            if self.convention_declared:
-                planned.append(
-                    PlannedCheck(
-                        "golden:timesteps",
-                        "golden",
-                        "fractional diffusion timesteps in the backend's range, d_model=256, "
-                        "values certified by the oracle",
-                        SECTIONS["golden"],
-                        None,
-                    )
-                )
-        if "property" in self.stages:
-            from pespec.properties.checks import PROPERTIES
-
-            for name, prop in PROPERTIES.items():
-                planned.append(
-                    PlannedCheck(
-                        f"property:{name}", "property", prop.statement, f"§{prop.section}", prop
-                    )
-                )
-        if "large" in self.stages:
-            for length, d_model in self.large_sizes:
-                planned.append(
-                    PlannedCheck(
-                        f"large:{length}x{d_model}",
-                        "large",
-                        f"positions 0..{length - 1}, d_model={d_model}, base 10000 against "
-                        "the exact reference",
-                        SECTIONS["large"],
-                        (length, d_model),
-                    )
-                )
-        return planned
+        return make_plan(self.stages, self.convention, self.convention_declared, self.large_sizes)
 
     # -- running -------------------------------------------------------------------------
 
@@ -352,16 +277,25 @@ class Suite:
 
     # -- internals -----------------------------------------------------------------------
 
-    def _result(self, planned: PlannedCheck, status: str, message: str, **kw: Any) -> CheckResult:
-        return CheckResult(
-            id=planned.id,
-            stage=planned.stage,
-            title=planned.title,
-            section=planned.section,
-            status=status,
-            message=message,
-            **kw,
+    @property
+    def reproductions(self) -> Reproductions:
+        """The one-line reproductions of this suite's failing checks."""
+        return Reproductions(self.backend.spec, self.convention, self.convention_declared)
+
+    def _property_stage(self) -> PropertyStage:
+        return PropertyStage(
+            self.guard,
+            self.backend.capabilities,
+            self.convention,
+            self.profile,
+            self.examples,
+            self.shrink,
+            self.property_outputs,
+            self.reproductions,
         )
+
+    def _result(self, planned: PlannedCheck, status: str, message: str, **kw: Any) -> CheckResult:
+        return planned.result(status, message, **kw)
 
     def _dispatch(self, planned: PlannedCheck) -> CheckResult:
         if planned.stage == "contract":
@@ -379,10 +313,10 @@ class Suite:
                 f"no level to test against: {why} and no level was given or claimed",
             )
         if planned.stage == "golden":
-            return self._golden_check(planned, level)
+            return golden_check(self, planned, level)
         if planned.stage == "property":
-            return self._property_check(planned, level)
-        return self._large_check(planned, level)
+            return self._property_stage().check(planned, level)
+        return large_check(self, planned, level)
 
     def _ensure_contract(self) -> dict[str, tuple[bool, str]]:
         if self._contract is None:
@@ -421,295 +355,9 @@ class Suite:
         reproduction = None
         probe = self._contract_where.get(item)
         if not passed and probe is not None:  # the call that failed this item
-            reproduction = self._call_reproduction(probe.positions, probe.d_model, probe.base)
+            reproduction = self.reproductions.for_call(probe.positions, probe.d_model, probe.base)
         return self._result(
             planned, "passed" if passed else "failed", message, reproduction=reproduction
-        )
-
-    def _golden_check(self, planned: PlannedCheck, level: Level) -> CheckResult:
-        from pespec.conformance.declared import certified_fixture
-
-        if planned.payload is None:
-            return self._timesteps_check(planned, level)
-        fixture, undefined = certified_fixture(planned.payload, self.convention)
-        if fixture is None:
-            return self._result(planned, "skipped", f"not applicable: {undefined}")
-        positions, rows, why_not = self._narrow(fixture)
-        if why_not is not None:
-            return self._result(planned, "skipped", why_not)
-        output = self.guard(positions, int(fixture.d_model), float(fixture.base))
-        worst = compare_fixture(output, fixture, rows, positions, level)
-        return self._comparison_result(
-            planned, worst, int(fixture.d_model), float(fixture.base), level
-        )
-
-    def _narrow(self, fixture: Any) -> tuple[NDArray[Any], NDArray[np.intp], str | None]:
-        """The fixture's positions (and their row indices) inside the declared capabilities."""
-        caps = self.backend.capabilities
-        positions = np.asarray(fixture.positions)
-        rows = np.arange(positions.shape[0], dtype=np.intp)
-        keep = caps.admits(positions)
-        rows, positions = rows[keep], positions[keep]
-        if caps.integer_positions_only and positions.dtype.kind == "f":
-            positions = positions.astype(np.int64)
-        if positions.size == 0:
-            return positions, rows, "no fixture position is inside the declared capabilities"
-        why_not = caps.accepts(positions, int(fixture.d_model), float(fixture.base))
-        return positions, rows, why_not
-
-    def _property_check(self, planned: PlannedCheck, level: Level) -> CheckResult:
-        from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
-        from hypothesis.errors import Flaky, Unsatisfiable
-
-        from pespec.properties.base import PropertyResult, PropertyViolation
-        from pespec.properties.profiles import profile_name
-
-        fn = planned.payload
-        strategy = self._config_strategy(level)
-        seen: dict[str, Any] = {}
-        options: dict[str, Any] = {
-            "verbosity": Verbosity.quiet,
-            "report_multiple_bugs": False,
-            "database": None,
-            "suppress_health_check": list(HealthCheck),
-        }
-        if self.examples is not None:
-            options["max_examples"] = self.examples
-        if not self.shrink:
-            options["phases"] = [p for p in Phase if p not in (Phase.shrink, Phase.explain)]
-
-        # Each distinct request is made once per suite run (a table-based backend builds its
-        # table per call); determinism compares a kept output with a fresh call.
-        narrowed = _Narrowed(
-            self.guard,
-            self.backend.capabilities,
-            self._property_outputs,
-            fresh_repeats=fn.name == "determinism",
-        )
-
-        @settings(settings.get_profile(profile_name(self.profile)), **options)
-        @given(strategy)
-        def run(config: EncodingConfig) -> None:
-            seen["config"] = config
-            narrowed.used.clear()
-            try:
-                outcome = fn(narrowed, config, level)
-            except PropertyViolation as violation:
-                if isinstance(violation.__cause__, OutsideCapabilities):
-                    reject()  # the property needs a call the backend declares it cannot take
-                narrowed.forget_used()  # a repeat of a failing example calls the backend again
-                raise
-            if isinstance(outcome, PropertyResult):
-                best = seen.get("worst")
-                if best is None or _ratio(outcome) > _ratio(best):
-                    seen["worst"] = outcome
-
-        try:
-            run()
-        except Unsatisfiable:
-            return self._result(
-                planned,
-                "skipped",
-                "every configuration needs a call outside the declared capabilities",
-            )
-        except PropertyViolation as violation:
-            return self._property_result(planned, violation.result, seen.get("config"), level)
-        except BackendFailure as failure:
-            config = seen.get("config")
-            repro = None if config is None else self._property_reproduction(fn, config, level)
-            return self._result(planned, "failed", failure.message, reproduction=repro)
-        except Flaky as flaky:  # the same example failed, then passed when Hypothesis re-ran it
-            return self._flaky_result(planned, flaky, seen.get("config"), level)
-        worst = seen.get("worst")
-        if worst is None:
-            return self._result(
-                planned, "passed", "holds on every example", details={"applicable": True}
-            )
-        result = self._property_result(planned, worst, None, level)
-        result.status = "passed"
-        result.details.setdefault("applicable", True)  # every §5 property holds for every
-        return result  # convention of §3; only low_precision depends on the level (SPEC §5)
-
-    def _flaky_result(
-        self, planned: PlannedCheck, flaky: BaseException, config: Any, level: Level
-    ) -> CheckResult:
-        """A property whose failing example passed when re-run: the backend is not
-        deterministic. Reports the first failure (its numbers and reproduction)."""
-        from pespec.properties.base import PropertyViolation
-
-        note = (
-            "the backend is not deterministic: this example failed, then passed when "
-            "Hypothesis called the backend again with the same inputs; the first failure: "
-        )
-        cause = _first_cause(flaky)
-        if isinstance(cause, PropertyViolation):
-            result = self._property_result(planned, cause.result, config, level)
-            result.status = "failed"
-            result.message = note + result.message
-            return result
-        repro = None
-        if config is not None:
-            repro = self._property_reproduction(planned.payload, config, level)
-        if isinstance(cause, BackendFailure):
-            text = cause.message
-        else:
-            text = f"{type(cause).__name__}: {cause}"
-        return self._result(planned, "failed", note + text, reproduction=repro)
-
-    def _property_result(
-        self, planned: PlannedCheck, outcome: Any, config: EncodingConfig | None, level: Level
-    ) -> CheckResult:
-        fn = planned.payload
-        return self._result(
-            planned,
-            "passed" if outcome.passed else "failed",
-            outcome.message or ("holds" if outcome.passed else "violated"),
-            max_error=None if outcome.max_error is None else float(outcome.max_error),
-            bound=None if outcome.bound is None else float(outcome.bound),
-            worst_position=outcome.worst_position,
-            worst_column=outcome.worst_column,
-            reproduction=None if config is None else self._property_reproduction(fn, config, level),
-            details=dict(outcome.details),
-        )
-
-    def _config_strategy(self, level: Level) -> Any:
-        """Hypothesis strategy of configurations for ``level``, narrowed to the capabilities."""
-        from hypothesis import strategies as st
-
-        from pespec.properties.strategies import encoding_configs
-
-        caps = self.backend.capabilities
-        base_strategy = encoding_configs(max_d_model=caps.max_d_model or 8192, level=level)
-
-        def adapt(pair: tuple[EncodingConfig, float | None]) -> EncodingConfig:
-            config, base = pair
-            positions = caps.adapt_positions(config.positions)
-            return EncodingConfig(
-                positions, config.d_model, config.base if base is None else base, self.convention
-            )
-
-        shift = float(self.convention.frequency_shift)
-        bases = st.none() if caps.bases is None else st.sampled_from(caps.bases)
-        defined = base_strategy.filter(lambda c: c.d_model / 2 - shift > 0)
-        return st.tuples(defined, bases).map(adapt)
-
-    def _large_check(self, planned: PlannedCheck, level: Level) -> CheckResult:
-        length, d_model = planned.payload
-        positions = np.arange(length, dtype=np.int64)
-        why_not = self.backend.capabilities.accepts(positions, d_model, 10000.0)
-        if why_not is not None:
-            return self._result(planned, "skipped", why_not)
-        self.guard.check_finite = False  # the comparison itself flags NaN/Inf, block by block
-        try:
-            output = self.guard(positions, d_model, 10000.0)
-        finally:
-            self.guard.check_finite = True
-        worst = compare_blocks(
-            output, positions, d_model, 10000.0, level, convention=self.convention
-        )
-        return self._comparison_result(planned, worst, d_model, 10000.0, level)
-
-    def _timesteps_check(self, planned: PlannedCheck, level: Level) -> CheckResult:
-        """``golden:timesteps``: fractional timesteps (SPEC §9.2) against the oracle."""
-        from pespec.conformance.declared import TIMESTEPS_D_MODEL, timestep_positions
-        from pespec.reference.oracle import encode as oracle_encode
-
-        caps = self.backend.capabilities
-        positions = timestep_positions(caps.max_position)
-        d_model = min(TIMESTEPS_D_MODEL, caps.max_d_model or TIMESTEPS_D_MODEL)
-        base = probe_base(caps.bases)
-        why_not = caps.accepts(positions, d_model, base)
-        if why_not is None and not self.convention.denominator(d_model) > 0:
-            why_not = "the convention is undefined at this d_model"
-        if why_not is not None:
-            return self._result(planned, "skipped", why_not)
-        output = self.guard(positions, d_model, base)
-        reference = oracle_encode(positions, d_model, base=base, convention=self.convention)
-        config = EncodingConfig(positions, d_model, base, self.convention)
-        bound = comparison_bound(reference, config, level, FIXTURE_ERROR)
-        worst = Worst()
-        worst.update(output, reference, bound, positions, np.arange(d_model, dtype=np.intp))
-        return self._comparison_result(planned, worst, d_model, base, level)
-
-    def _comparison_result(
-        self, planned: PlannedCheck, worst: Worst, d_model: int, base: float, level: Level
-    ) -> CheckResult:
-        def reproduction() -> str:
-            assert worst.position is not None
-            return self._value_reproduction(worst.position, d_model, base, worst.column, level)
-
-        return comparison_result(planned, worst, level, reproduction)
-
-    # -- reproductions -------------------------------------------------------------------
-
-    def _backend_expr(self) -> tuple[str, str]:
-        """(import prefix, expression) that rebuild the backend: from its spec in a fresh
-        interpreter, else from a variable ``backend`` holding the object that was checked."""
-        prefix = "from pespec.conformance import load_backend; "
-        if self.backend.spec is not None:
-            return prefix, f"load_backend({self._portable_spec()!r})"
-        return prefix, "load_backend(backend)"
-
-    def _portable_spec(self) -> str | None:
-        """The backend spec as it was given (a relative ``file.py`` stays relative: the line
-        is run from the folder the check ran in, and names no local absolute path)."""
-        return self.backend.spec
-
-    def _command(self, code: str) -> str:
-        """``code`` as a shell command when the backend has a spec; else as a Python line to
-        run where the checked object is bound to ``backend`` (no fresh interpreter has it)."""
-        if self.backend.spec is not None:
-            return f'python -c "{code}"'
-        return f"{code}  # run where backend = the callable you checked"
-
-    def _value_reproduction(
-        self, position: int | float, d_model: int, base: float, column: int | None, level: Level
-    ) -> str:
-        backend = "backend" if self.backend.spec is None else repr(self._portable_spec())
-        convention = ""
-        if self.convention_declared:
-            convention = f", convention={self._convention_argument()!r}"
-        return self._command(
-            f"from pespec.conformance import reproduce; reproduce({backend}, "
-            f"[{position!r}], {d_model}, {base!r}, column={column}, level={level.name!r}"
-            f"{convention}"
-            + (", exit_status=True)" if self.backend.spec is not None else ")")
-        )
-
-    def _convention_argument(self) -> str | dict[str, Any]:
-        """The declared convention as ``reproduce`` takes it: its preset name, or its dict."""
-        from pespec.reference.conventions import preset
-
-        try:
-            if preset(self.convention.name) == self.convention:
-                return self.convention.name
-        except ValueError:
-            pass
-        return self.convention.to_dict()
-
-    def _call_reproduction(self, positions: NDArray[Any], d_model: int, base: float) -> str:
-        prefix, backend = self._backend_expr()
-        dtype = "" if positions.dtype.kind == "i" else ", dtype=np.float64"
-        return self._command(
-            f"import numpy as np; {prefix}print({backend}.fn(np.array("
-            f"{positions.tolist()!r}{dtype}), {d_model}, {base!r}))"
-        )
-
-    def _property_reproduction(
-        self, prop: PropertyCheck, config: EncodingConfig, level: Level
-    ) -> str:
-        prefix, backend = self._backend_expr()
-        fn = prop.function
-        convention = ""
-        if not config.convention.is_canonical:
-            prefix += "from pespec.reference.conventions import Convention; "
-            convention = f", convention=Convention.from_dict({config.convention.to_dict()!r})"
-        return self._command(
-            f"import numpy as np; {prefix}"
-            f"from pespec.properties.base import EncodingConfig, parse_level; "
-            f"from {fn.__module__} import {fn.__name__}; "
-            f"{fn.__name__}({backend}, EncodingConfig({config.reproduction()}{convention}), "
-            f"parse_level({level.name!r}))"
         )
 
     def _diagnose(self, report: Report) -> None:
@@ -756,75 +404,6 @@ def _returned_misfit(fn: Any, failure: BackendFailure) -> str | None:
         )
     return None
 
-
-class _Narrowed:
-    """The guarded backend as the properties see it: a call outside the declared
-    capabilities raises :class:`OutsideCapabilities` (the example is dropped), and
-    ``admits(positions)`` tells the properties which shifted rows they may request."""
-
-    def __init__(
-        self,
-        guard: GuardedBackend,
-        caps: Any,
-        outputs: dict[tuple[bytes, str, int, float], NDArray[Any]] | None = None,
-        *,
-        fresh_repeats: bool = False,
-    ) -> None:
-        self.guard = guard
-        self.caps = caps
-        self.outputs = outputs
-        self.fresh_repeats = fresh_repeats
-        self.served: set[tuple[bytes, str, int, float]] = set()
-        self.used: set[tuple[bytes, str, int, float]] = set()
-
-    def forget_used(self) -> None:
-        """Drop the kept outputs of the current example (it failed: Hypothesis repeats it,
-        and a backend whose failure does not repeat must be seen as not deterministic)."""
-        if self.outputs is not None:
-            for key in self.used:
-                self.outputs.pop(key, None)
-        self.used.clear()
-
-    def __call__(self, positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
-        given = np.asarray(positions)
-        why_not = self.caps.accepts(given, d_model, base)
-        if why_not is not None:
-            raise OutsideCapabilities(why_not)
-        if self.outputs is None:
-            return self.guard(positions, d_model, base)
-        key = (given.tobytes(), given.dtype.str, int(d_model), float(base))
-        self.used.add(key)
-        if self.fresh_repeats:  # the first request may reuse a kept output, a repeat may not
-            if key in self.outputs and key not in self.served:
-                self.served.add(key)
-                return self.outputs[key]
-            return self.guard(positions, d_model, base)
-        if key not in self.outputs:
-            if len(self.outputs) >= _MAX_KEPT_OUTPUTS:
-                self.outputs.pop(next(iter(self.outputs)))  # the oldest
-            output = self.guard(positions, d_model, base)
-            output.flags.writeable = False
-            self.outputs[key] = output
-        return self.outputs[key]
-
-    def admits(self, positions: NDArray[Any]) -> NDArray[np.bool_]:
-        """Mask of the positions inside the declared capabilities."""
-        mask: NDArray[np.bool_] = self.caps.admits(np.asarray(positions))
-        return mask
-
-
-def _first_cause(error: BaseException) -> BaseException:
-    """The first leaf of an exception group (Hypothesis's FlakyFailure wraps the failure)."""
-    inner = getattr(error, "exceptions", None)
-    if inner:
-        return _first_cause(inner[0])
-    return error
-
-
-def _ratio(outcome: Any) -> float:
-    """A property outcome's worst ratio (the one ratio rule); no numbers count as worst."""
-    ratio = reported_ratio(outcome.details, outcome.max_error, outcome.bound)
-    return math.inf if ratio is None else ratio
 
 
 def check(

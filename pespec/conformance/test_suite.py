@@ -13,7 +13,7 @@ import pytest
 
 def test_conformance(pe_check: Any, pe_suite: Any, pe_record: Any) -> None:
     """Run one check of the suite on the ``--pe-backend`` backend."""
-    from pespec.conformance.backends import CallProtocolError
+    from pespec.conformance.guard import CallProtocolError
 
     try:
         result = pe_suite.run_check(pe_check)

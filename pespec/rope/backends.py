@@ -23,12 +23,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import (
-    Backend,
-    BackendLoadError,
-    Capabilities,
-    load_backend,
-)
+from pespec.conformance.backends import Backend, Capabilities
+from pespec.conformance.guard import BackendLoadError
+from pespec.conformance.loading import load_backend
 from pespec.properties.base import DTYPES
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import parse_rope_level

@@ -287,6 +287,6 @@ def _csv_bytes(fixture: RopeFixture) -> bytes:
 def export_rope_fixtures(fixtures: list[RopeFixture], directory: Any,
                          file_format: str) -> list[Any]:
     """Write ``<name>.npz`` (arrays only) or ``<name>.csv`` per set; atomic."""
-    from pespec.reference.golden import export_with
+    from pespec.reference.golden_write import export_with
 
     return export_with(fixtures, directory, file_format, {"npz": _npz_bytes, "csv": _csv_bytes})

@@ -25,7 +25,7 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import BACKEND_ERRORS, Backend
+from pespec.conformance.backends import Backend
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import (
     BackendFailure,
@@ -33,6 +33,7 @@ from pespec.conformance.contract import (
     _bit_identical,
     first_non_finite,
 )
+from pespec.conformance.guard import BACKEND_ERRORS
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.runner import DEFAULT_TIMEOUT, Suite
 from pespec.properties.base import DTYPES, dtype_name

@@ -20,8 +20,8 @@ from paths import CATALOG
 
 from pespec.cli import main
 from pespec.conformance import BackendLoadError, Capabilities, load_backend
-from pespec.conformance import backends as backends_module
-from pespec.conformance.backends import to_host
+from pespec.conformance import loading as loading_module
+from pespec.conformance.host import to_host
 from pespec.reference.encoding import encode
 
 # ---------------------------------------------------------------------------------------------
@@ -111,7 +111,7 @@ def test_entry_point_group_is_searched(monkeypatch: pytest.MonkeyPatch) -> None:
     def entry_points(group: str) -> list[Any]:
         return [FakeEntryPoint()] if group == "pespec.backends" else []
 
-    monkeypatch.setattr(backends_module.importlib.metadata, "entry_points", entry_points)
+    monkeypatch.setattr(loading_module.importlib.metadata, "entry_points", entry_points)
     backend = load_backend("vendor-kernel")
     assert backend.name == "vendor-kernel"
     assert backend.capabilities.level == "float32"  # read from pespec_capabilities

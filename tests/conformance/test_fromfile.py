@@ -19,7 +19,7 @@ import pytest
 from numpy.typing import NDArray
 
 from pespec.cli import main
-from pespec.conformance import check_output, load_backend
+from pespec.conformance import compare_saved_output, load_backend
 from pespec.conformance.fromfile import load_output
 from pespec.reference.encoding import encode
 
@@ -123,7 +123,7 @@ def test_from_file_npy_conformant_and_corrupted(tmp_path: Path) -> None:
     assert main(["check", "--from-file", str(path), "--d-model", "32", "--quiet"]) == 0
     out[321, 5] = -out[321, 5] if out[321, 5] != 0 else np.float32(0.5)
     np.save(path, out)
-    report = check_output(np.load(path, allow_pickle=False), np.arange(700), 32)
+    report = compare_saved_output(np.load(path, allow_pickle=False), np.arange(700), 32)
     reference = report.get("reference:file")
     assert reference.status == "failed"
     assert (reference.worst_position, reference.worst_column) == (321, 5)
@@ -160,6 +160,6 @@ def test_from_file_refuses_pickles_and_wrong_shapes(tmp_path: Path) -> None:
         pickle.dump(objects, handle, protocol=3)
     assert main(["check", "--from-file", str(pickled), "--d-model", "2"]) == 2
     path, _ = _saved_float32(tmp_path, n=10, d=8)
-    report = check_output(np.load(path), np.arange(10), 16)
+    report = compare_saved_output(np.load(path), np.arange(10), 16)
     assert report.get("contract:shape").status == "failed"
     assert not report.conformant

@@ -20,7 +20,7 @@ from paths import CATALOG
 
 from pespec.cli import main
 from pespec.conformance import check, load_backend
-from pespec.conformance.fromfile import check_output
+from pespec.conformance.fromfile import compare_saved_output
 from pespec.properties import checks
 from pespec.properties.base import EncodingConfig, PropertyViolation, parse_level
 from pespec.reference.encoding import encode
@@ -88,7 +88,7 @@ def test_markdown_max_abs_error_is_the_true_maximum() -> None:
     output = encode(positions, 4, base=10000.0)
     output[1, 0] += 1e-6
     output[2, 2] += 1e-5
-    report = check_output(output, positions, 4)
+    report = compare_saved_output(output, positions, 4)
     result = report.get("reference:file")
     assert result.max_error == pytest.approx(1e-6, rel=1e-6)
     row = next(line for line in report.to_markdown().splitlines() if "`reference:file`" in line)

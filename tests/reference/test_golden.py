@@ -19,18 +19,16 @@ from pespec.cli import main as cli_main
 from pespec.reference._oracle_mpmath import mpmath_row
 from pespec.reference.conventions import PRESETS
 from pespec.reference.golden import (
-    CATALOG,
     MANIFEST,
     PROVENANCE,
     FixtureError,
     FixtureSet,
-    export_fixture_sets,
     fixture_directory,
     load_fixture_sets,
     parse_fixture,
-    regenerate,
-    render_fixture,
 )
+from pespec.reference.golden_catalog import CATALOG
+from pespec.reference.golden_write import export_fixture_sets, regenerate, render_fixture
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 
 A :class:`Probe` is one request (d_model, base, positions) and, once called, the backend's
 output as float64 or a note saying why there is none. Calls never raise because of the
-backend (:data:`~pespec.conformance.backends.BACKEND_ERRORS`); probes are immutable, each
+backend (:data:`~pespec.conformance.guard.BACKEND_ERRORS`); probes are immutable, each
 call returns a new one.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import BACKEND_ERRORS
+from pespec.conformance.guard import BACKEND_ERRORS
 from pespec.properties.base import Encoder, dtype_name
 
 __all__ = [

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import BACKEND_ERRORS
+from pespec.conformance.guard import BACKEND_ERRORS
 from pespec.properties.base import DTYPES, Encoder
 
 __all__ = ["ROUNDING_FORMATS", "position_rounding"]

@@ -1,0 +1,92 @@
+"""What backend code may raise, and how the suite words it (SPEC §9.1).
+
+:data:`BACKEND_ERRORS` is what a guarded call catches (every exception, ``sys.exit()`` and
+GeneratorExit; never the user's Ctrl-C); :class:`BackendLoadError` and
+:class:`CallProtocolError` are the usage errors (exit 2) of an object that cannot be loaded or
+called as ``backend(positions, d_model, base) -> array``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "ADAPTER_POINTER",
+    "BACKEND_ERRORS",
+    "BackendLoadError",
+    "CallProtocolError",
+    "protocol_error",
+    "raised_text",
+    "signature_misfit",
+]
+
+
+class BackendLoadError(Exception):
+    """A backend spec names nothing loadable; the CLI maps it to exit code 2."""
+
+
+class CallProtocolError(BackendLoadError):
+    """The object cannot be called as ``backend(positions, d_model, base) -> array`` (a
+    class, or a module whose ``forward`` takes embeddings): a usage error (exit 2), decided
+    by its call signature or by what the first contract probe returned."""
+
+
+ADAPTER_POINTER = (
+    "wrap it in a function (positions, d_model, base) -> array, or adapt a module with "
+    "pespec.conformance.module_backend or table_backend: see 'Adapting a module' in "
+    "docs/guide.md"
+)
+"""Where a :class:`CallProtocolError` sends the user."""
+
+
+def protocol_error(name: str, why: str) -> CallProtocolError:
+    """The error for an object that does not fit the calling convention, saying why."""
+    return CallProtocolError(
+        f"backend {name!r} does not fit the calling convention backend(positions, d_model, "
+        f"base) -> array: {why}; {ADAPTER_POINTER}"
+    )
+
+
+def signature_misfit(obj: Any) -> str | None:
+    """Why ``obj(positions, d_model, base)`` cannot bind by its signature, or None (fits, or
+    no signature to read). For a callable whose call is ``(*args, **kwargs)`` and which has
+    a ``forward`` (a torch.nn.Module), ``forward``'s signature decides."""
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):  # builtins, some C extensions: no signature to read
+        return None
+    target = "its call"
+    kinds = {p.kind for p in signature.parameters.values()}
+    forward = getattr(obj, "forward", None)
+    if (
+        inspect.Parameter.VAR_POSITIONAL in kinds
+        and callable(forward)
+        and not isinstance(obj, type)
+    ):
+        try:
+            signature, target = inspect.signature(forward), "its forward"
+        except (TypeError, ValueError):
+            return None
+    try:
+        signature.bind(np.zeros(1, dtype=np.int64), 2, 10000.0)
+    except TypeError:
+        kind = "class" if isinstance(obj, type) else type(obj).__name__
+        return f"{target} takes {signature} ({kind})"
+    return None
+
+
+BACKEND_ERRORS: tuple[type[BaseException], ...] = (Exception, SystemExit, GeneratorExit)
+"""What backend code may raise that pespec turns into a failure (a failed check, a load
+error): every exception, ``sys.exit()`` and GeneratorExit included, which ``except Exception``
+misses. KeyboardInterrupt is left out: it is the user's Ctrl-C and interrupts the run."""
+
+
+def raised_text(exc: BaseException) -> str:
+    """What user code did, in words: ``called sys.exit(0)`` or ``failed: ValueError: ...``."""
+    if isinstance(exc, SystemExit):
+        code = "" if exc.code is None else repr(exc.code)
+        return f"called sys.exit({code})"
+    return f"failed: {type(exc).__name__}: {exc}"

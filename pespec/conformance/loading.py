@@ -1,0 +1,214 @@
+"""How a backend spec names a backend: :func:`load_backend` (SPEC §9.1).
+
+Backend specs accepted:
+
+* built-in names (:mod:`pespec.conformance.builtin_backends`): ``numpy`` (the float64
+  reference), ``numpy-float32``, ``numpy-float16``, ``numpy-bfloat16``;
+  ``torch[-DTYPE][:DEVICE]`` and ``jax[-DTYPE]`` when those libraries are installed;
+* ``package.module:attr`` (or ``path/to/file.py:attr``) for any callable or
+  :class:`~pespec.conformance.backends.Backend`;
+* a name registered by a third-party package in the entry-point group ``pespec.backends``;
+* an object: a callable (with optional ``pespec_capabilities``) or a Backend.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pespec.conformance.backends import Backend, Capabilities
+from pespec.conformance.builtin_backends import BUILTIN_BACKENDS, builtin_backend
+from pespec.conformance.guard import (
+    BACKEND_ERRORS,
+    BackendLoadError,
+    protocol_error,
+    raised_text,
+    signature_misfit,
+)
+
+__all__ = ["ENTRY_POINT_GROUP", "load_backend"]
+
+ENTRY_POINT_GROUP = "pespec.backends"
+"""Entry-point group through which third-party packages register named backends."""
+
+
+def _wrap(
+    obj: Any, name: str, spec: str | None, capabilities_type: type[Capabilities] = Capabilities
+) -> Backend:
+    """A Backend from a loaded object: a Backend, or a callable with optional capabilities
+    (read as ``capabilities_type``: :class:`Capabilities` or a family's subclass)."""
+    if isinstance(obj, Backend):
+        return obj
+    if not callable(obj):
+        raise BackendLoadError(
+            f"backend {name!r} must be a callable (positions, d_model, base) -> array or a "
+            f"pespec.conformance.Backend; got {type(obj).__name__}"
+        )
+    misfit = signature_misfit(obj)
+    if misfit is not None:
+        raise protocol_error(name, misfit)
+    declared = getattr(obj, "pespec_capabilities", None)
+    try:
+        if declared is None:
+            capabilities = capabilities_type()
+        elif isinstance(declared, capabilities_type):
+            capabilities = declared
+        elif isinstance(declared, Mapping):
+            capabilities = capabilities_type.from_mapping(declared)
+        else:
+            raise TypeError(
+                f"pespec_capabilities must be a dict or Capabilities; got {type(declared).__name__}"
+            )
+    except (TypeError, ValueError) as exc:
+        raise BackendLoadError(f"backend {name!r} declares invalid capabilities: {exc}") from None
+    return Backend(name, obj, capabilities=capabilities, spec=spec)
+
+
+def _load_attribute(spec: str, capabilities_type: type[Capabilities] = Capabilities) -> Backend:
+    """``package.module:attr`` or ``path/to/file.py:attr`` (attr may be dotted)."""
+    module_name, _, attribute = spec.rpartition(":")
+    if not module_name or not attribute:
+        raise BackendLoadError(f"backend spec {spec!r} must look like package.module:attr")
+    try:
+        if module_name.endswith(".py"):
+            path = Path(module_name)
+            if not path.is_file():
+                raise BackendLoadError(f"backend {spec!r}: no such file {module_name!r}")
+            file_spec = importlib.util.spec_from_file_location(
+                f"pespec_backend_{path.stem}", path.resolve()
+            )
+            if file_spec is None or file_spec.loader is None:
+                raise BackendLoadError(f"backend {spec!r}: cannot import {module_name!r}")
+            module = importlib.util.module_from_spec(file_spec)
+            file_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(module_name)
+    except BackendLoadError:
+        raise
+    except BACKEND_ERRORS as exc:  # importing user code may raise anything, even SystemExit
+        hint = ""
+        if isinstance(exc, SystemExit):
+            hint = (
+                "; a backend module must not exit when imported: put the script part under "
+                "`if __name__ == '__main__':`"
+            )
+        raise BackendLoadError(
+            f"backend {spec!r}: importing {module_name} {raised_text(exc)}{hint}"
+        ) from None
+    obj: Any = module
+    for part in attribute.split("."):
+        if not hasattr(obj, part):
+            raise BackendLoadError(f"backend {spec!r}: {module_name!r} has no attribute {part!r}")
+        obj = getattr(obj, part)
+    return _wrap(obj, spec, spec, capabilities_type)
+
+
+def _entry_point(
+    name: str, group: str = ENTRY_POINT_GROUP, capabilities_type: type[Capabilities] = Capabilities
+) -> Backend | None:
+    for entry in importlib.metadata.entry_points(group=group):
+        if entry.name == name:
+            try:
+                obj = entry.load()
+            except BACKEND_ERRORS as exc:  # third-party import errors of any kind
+                raise BackendLoadError(
+                    f"backend {name!r}: loading the entry point {entry.value} {raised_text(exc)}"
+                ) from None
+            return _wrap(obj, name, name, capabilities_type)
+    return None
+
+
+def _import_spec(obj: Any) -> str | None:
+    """``module:qualname`` when that names ``obj`` in an imported module (so that a fresh
+    interpreter can rebuild it for a reproduction), else None (``__main__``, closures, ...)."""
+    module_name = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None)
+    if not isinstance(module_name, str) or not isinstance(qualname, str):
+        return None
+    if module_name == "__main__" or "<" in qualname:
+        return None
+    found: Any = sys.modules.get(module_name)
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return f"{module_name}:{qualname}" if found is obj else None
+
+
+def load_backend(
+    spec: str | Backend | Callable[..., Any],
+    *,
+    capabilities_type: type[Capabilities] = Capabilities,
+    group: str | None = None,
+) -> Backend:
+    """Resolve a backend spec (see the module docstring) into a :class:`Backend`.
+
+    Raises :class:`BackendLoadError` with a message saying what was tried and what is
+    allowed when nothing matches. Another family (the rotary suite) passes its own
+    ``capabilities_type`` and entry-point ``group``; its built-in names are its own, so
+    with a ``group`` only objects, ``module:attr`` and entry points are resolved here.
+    """
+    if isinstance(spec, Backend):
+        return spec
+    if not isinstance(spec, str):
+        name = getattr(spec, "__name__", type(spec).__name__)
+        return _wrap(spec, name, _import_spec(spec), capabilities_type)
+    text = spec.strip()
+    if group is not None:
+        return _load_other_family(text, group, capabilities_type)
+    builtin = builtin_backend(text)
+    if builtin is not None:
+        return builtin
+    if ":" in text:
+        return _load_attribute(text)
+    if text.endswith(".py"):
+        raise BackendLoadError(_missing_attribute(text))
+    found = _entry_point(text)
+    if found is not None:
+        return found
+    raise BackendLoadError(
+        f"backend must be a built-in name ({', '.join(BUILTIN_BACKENDS)}), "
+        f"package.module:attr, or a name in the entry-point group {ENTRY_POINT_GROUP!r}; "
+        f"got {spec!r}"
+    )
+
+
+def _load_other_family(text: str, group: str, capabilities_type: type[Capabilities]) -> Backend:
+    """``module:attr``, ``file.py:attr`` or an entry point of ``group`` (another family)."""
+    if ":" in text:
+        return _load_attribute(text, capabilities_type)
+    if text.endswith(".py"):
+        raise BackendLoadError(_missing_attribute(text))
+    found = _entry_point(text, group, capabilities_type)
+    if found is not None:
+        return found
+    raise BackendLoadError(
+        f"backend must be a built-in name, package.module:attr, path/to/file.py:attr, or a "
+        f"name in the entry-point group {group!r}; got {text!r}"
+    )
+
+
+def _missing_attribute(spec: str) -> str:
+    """The message for ``file.py`` given without ``:function``; names the file's top-level
+    functions and classes (read with ``ast``, the file is not run)."""
+    import ast
+
+    names: list[str] = []
+    try:
+        tree = ast.parse(Path(spec).read_text(encoding="utf-8"))
+        names = [
+            node.name
+            for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_")
+        ]
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        pass
+    example = names[0] if names else "pe"
+    found = f"; it defines {', '.join(names[:8])}" if names else ""
+    return (
+        f"backend {spec!r} names a file but not the function in it: add :function, e.g. "
+        f"{spec}:{example} for a callable {example}(positions, d_model, base){found}"
+    )

@@ -1,0 +1,144 @@
+"""A conformance report for people: the Markdown document and the terminal table (SPEC §9.4).
+
+The Markdown table gives each check's largest absolute error over everything it compared
+(``max abs error``), and at its worst element (the largest fraction of its bound) that
+element's |error|, bound, ratio, position and column.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pespec._version import SPEC_VERSION, __version__
+from pespec.conformance.report import SUITE_VERSION
+from pespec.conformance.report_json import json_number
+
+if TYPE_CHECKING:
+    from pespec.conformance.report import Report
+
+__all__ = ["markdown", "rich_table"]
+
+
+def _working_text(report: Report) -> str:
+    """The level's working precision, and the diagnosis's estimate when it differs."""
+    text = f"the level assumes working precision {report.working_dtype or 'unknown'}"
+    found = (report.diagnosis or {}).get("working_precision")
+    if isinstance(found, str) and found not in ("unknown", report.working_dtype):
+        text += f"; the diagnosis finds the angles computed in {found}"
+    return text
+
+
+def _origin_lines(report: Report) -> list[str]:
+    """Where the output came from: the backend spec and device, or the checked file."""
+    source = report.source_file
+    if source is None:
+        return [
+            f"- backend spec `{report.backend_spec}`, device `{report.device}`",
+            f"- capabilities: {_capabilities_text(report.capabilities)}",
+        ]
+    positions = source.get("positions", {})
+    return [
+        f"- file `{source.get('path')}`, SHA-256 `{source.get('sha256')}`, "
+        f"{source.get('bytes')} bytes",
+        f"- positions {positions.get('given')}: {positions.get('count')} rows, "
+        f"{positions.get('first')} … {positions.get('last')}",
+    ]
+
+
+def markdown(report: Report, error_plot: str | None = None) -> str:
+    """The report as Markdown (SPEC §9.4); ``error_plot``: a PNG (relative path) to embed."""
+    lines = [
+        f"# pespec conformance report: {report.backend}",
+        "",
+        f"**Verdict: {report.verdict}** at level `{report.level or 'unknown'}` "
+        f"(output {report.level_output_dtype or 'unknown'}, {_working_text(report)}"
+        + (
+            f"; the backend returned {report.output_dtype}"
+            if report.output_dtype not in (None, report.level_output_dtype)
+            else ""
+        )
+        + f"), convention `{report.convention_name}`"
+        + (" (declared)" if report.convention and report.convention.get("declared") else "")
+        + ".",
+        "",
+        f"- spec {SPEC_VERSION}, suite {SUITE_VERSION}, pespec {__version__}, "
+        f"profile `{report.profile}`",
+        *_origin_lines(report),
+        f"- {report.timestamp}, {report.duration_s:.1f} s",
+    ]
+    if report.not_run:
+        lines += ["", "**Partial run**: the verdict covers only the checks that ran. Not run:"]
+        lines += [f"- `{check}`: {reason}" for check, reason in report.not_run.items()]
+    if report.diagnosis_sentence:
+        lines += ["", f"**Diagnosis:** {report.diagnosis_sentence}"]
+    lines += [
+        "",
+        "| check | status | max abs error | worst: \\|error\\| | bound | ratio | position "
+        "| column | note |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for c in report.checks:
+        note = c.message.replace("|", "\\|").replace("\n", " ")
+        lines.append(
+            f"| `{c.id}` | {c.status} | {_fmt(c.max_abs_error)} | {_fmt(c.max_error)} | "
+            f"{_fmt(c.bound)} | {_fmt(c.ratio)} | {_fmt_position(c.worst_position)} | "
+            f"{'' if c.worst_column is None else c.worst_column} | {note} |"
+        )
+    if error_plot:
+        lines += ["", "## Error against the bound", "",
+                  f"![|error| against position, with the bound of level {report.level}]"
+                  f"({error_plot})"]  # fmt: skip
+    reproductions = [c for c in report.failed if c.reproduction]
+    if reproductions:
+        lines += ["", "## Reproductions", ""]
+        for c in reproductions:
+            shell = str(c.reproduction).startswith("python -c ")
+            fence = "```bash" if shell else "```python"  # else run where backend is bound
+            lines += [f"`{c.id}`:", "", fence, str(c.reproduction), "```", ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def rich_table(report: Report) -> Any:
+    """A ``rich.table.Table`` of the checks (imported lazily: rich is only for terminals)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=f"pespec check {report.backend} ({report.judged_against})")
+    table.add_column("check", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    for header in ("|error|", "bound", "ratio", "position", "col"):
+        table.add_column(header, justify="right", no_wrap=True)
+    styles = {"passed": "green", "failed": "bold red", "skipped": "yellow"}
+    for c in report.checks:
+        table.add_row(
+            escape(c.id),
+            f"[{styles[c.status]}]{c.status}[/]",
+            _fmt(c.max_error),
+            _fmt(c.bound),
+            _fmt(c.ratio),
+            _fmt_position(c.worst_position),
+            "" if c.worst_column is None else str(c.worst_column),
+        )
+    return table
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return ""
+    return f"{value:.3g}"
+
+
+def _fmt_position(value: int | float | None) -> str:
+    if value is None:
+        return ""
+    number = json_number(value)
+    if isinstance(number, int) and abs(number) < 10**7:
+        return str(number)
+    return f"{value:.7g}"
+
+
+def _capabilities_text(capabilities: dict[str, Any]) -> str:
+    declared = {k: v for k, v in capabilities.items() if v not in (None, False)}
+    if not declared:
+        return "none declared"
+    return ", ".join(f"{k}={v}" for k, v in declared.items())
