@@ -30,7 +30,8 @@ from numpy.typing import NDArray
 
 from pespec.properties import checks, strategies
 from pespec.properties.base import LEVELS, EncodingConfig, Level, PropertyViolation, parse_level
-from pespec.properties.errormodel import element_bound_parts, rounding_term
+from pespec.properties.errormodel import element_bound_parts
+from pespec.properties.formats import rounding_term
 from pespec.properties.tightness import column_ratios, pow_float32
 from pespec.reference import encoding, oracle
 from pespec.reference.naive import naive_encode
