@@ -68,7 +68,7 @@ from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.validation import check_d_model, check_non_negative_int
 
 if TYPE_CHECKING:
-    from pespec.properties.checks import PropertyCheck
+    from pespec.properties.registry import PropertyCheck
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -240,7 +240,7 @@ class Suite:
                     )
                 )
         if "property" in self.stages:
-            from pespec.properties.checks import PROPERTIES
+            from pespec.properties.registry import PROPERTIES
 
             for name, prop in PROPERTIES.items():
                 planned.append(
@@ -863,7 +863,7 @@ def check(
 
 def suite_table() -> str:
     """Markdown: the stages, their checks, the large sizes per profile and the constants (§9.2)."""
-    from pespec.properties.checks import PROPERTIES
+    from pespec.properties.registry import PROPERTIES
     from pespec.reference.golden import load_fixture_sets
 
     fixtures = [f.name for f in load_fixture_sets() if is_canonical_fixture(f)]
