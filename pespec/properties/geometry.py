@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.properties.base import PropertyResult
+from pespec.properties.base import EncodingConfig, PropertyResult
 from pespec.properties.context import Context, describe_excess, position_value
 from pespec.properties.errormodel import EVALUATION_SAFETY
 from pespec.properties.formats import gamma
@@ -193,32 +193,43 @@ def _pairs(
     return positions, evaluate(ctx, positions), diffs, index, valid
 
 
-@spec_property("5.5", "y_p·y_q = Σ cos(ω_i(p − q))")
-def prop_dot_products(ctx: Context, *, max_rows: int = MAX_ROWS) -> PropertyResult:
-    """y_p·y_q = S(p − q) = Σ_i cos(c·ω_i·(p − q)) within
-    √(d/2)(‖b_p‖ + ‖b_q‖) + ‖b_p‖‖b_q‖, for all pairs of the first ``max_rows`` rows."""
-    config = ctx.config
-    positions, rows, diffs, index, valid = _pairs(ctx, max_rows)
-    d = config.d_model
-    if diffs.size == 0:
-        return ctx.passed(0.0, 0.0)
+def _exact_dot_products(config: EncodingConfig, diffs: NDArray[Any]) -> NDArray[np.float64]:
+    """S(δ) = Σ_i cos(c·ω_i·δ) for each distinct difference δ (shape (len(diffs),)), from
+    the oracle's cosines at δ (offset 0)."""
     _, cos_cols = pair_columns(config)
     cosines = oracle_values(config, diffs, without_offset(config))[:, cos_cols]
-    sums = np.sum(cosines, axis=1)
+    sums: NDArray[np.float64] = np.sum(cosines, axis=1)
+    return sums
+
+
+def _dot_tolerance(rows: Rows, norm_y: NDArray[np.float64], d: int) -> NDArray[np.float64]:
+    """√(d/2)(‖b_p‖ + ‖b_q‖) + ‖b_p‖‖b_q‖ plus the float64 error of the dot product and of
+    the sum S (d/2 oracle cosines, each within 2^-54); shape (m, m)."""
     sum_error = (d / 2) * ORACLE_ERROR + gamma(d, U64) * (d / 2)
-    expected = sums[index]
-    with np.errstate(invalid="ignore", over="ignore"):
-        dots = rows.y @ rows.y.T
-        error = np.where(np.isfinite(dots), np.abs(dots - expected), np.inf)
-    norm_y = norm_up(rows.y)
     norm_b = norm_up(rows.bound)
     root = math.sqrt(d / 2)
-    tolerance = (
+    tolerance: NDArray[np.float64] = (
         root * (norm_b[:, None] + norm_b[None, :])
         + norm_b[:, None] * norm_b[None, :]
         + gamma(d + 2, U64) * norm_y[:, None] * norm_y[None, :]
         + sum_error
     ) * EVALUATION_SAFETY
+    return tolerance
+
+
+@spec_property("5.5", "y_p·y_q = Σ cos(ω_i(p − q))")
+def prop_dot_products(ctx: Context, *, max_rows: int = MAX_ROWS) -> PropertyResult:
+    """y_p·y_q = S(p − q) = Σ_i cos(c·ω_i·(p − q)) within
+    √(d/2)(‖b_p‖ + ‖b_q‖) + ‖b_p‖‖b_q‖, for all pairs of the first ``max_rows`` rows."""
+    positions, rows, diffs, index, valid = _pairs(ctx, max_rows)
+    if diffs.size == 0:
+        return ctx.passed(0.0, 0.0)
+    expected = _exact_dot_products(ctx.config, diffs)[index]
+    with np.errstate(invalid="ignore", over="ignore"):
+        dots = rows.y @ rows.y.T
+        error = np.where(np.isfinite(dots), np.abs(dots - expected), np.inf)
+    norm_y = norm_up(rows.y)
+    tolerance = _dot_tolerance(rows, norm_y, ctx.config.d_model)
     ratio = np.where(valid, error_ratio(error, tolerance), 0.0)
     # A pair whose tolerance exceeds every error finite outputs could have (|y_p·y_q| ≤
     # ‖y_p‖‖y_q‖, |S| ≤ d/2) cannot fail: at positions so large that the level cannot resolve
@@ -244,9 +255,8 @@ def prop_dot_products(ctx: Context, *, max_rows: int = MAX_ROWS) -> PropertyResu
         return ctx.result(
             True,
             f"{ctx.name} (SPEC §{ctx.section}) holds at level {ctx.level.name}; every pair's "
-            "bound exceeds "
-            "any error a finite output could have (positions too large for the level to "
-            "resolve p·ω), so no pair tested the values",
+            "bound exceeds any error a finite output could have (positions too large for the "
+            "level to resolve p·ω), so no pair tested the values",
             None,
             None,
             None,
@@ -268,16 +278,10 @@ def prop_dot_products(ctx: Context, *, max_rows: int = MAX_ROWS) -> PropertyResu
     return ctx.passed(float(error[r, s]), float(tolerance[r, s]), p, None, details)
 
 
-@spec_property("5.6", "distinct positions, distinct rows")
-def prop_uniqueness(ctx: Context, *, max_rows: int = MAX_ROWS) -> PropertyResult:
-    """‖y_p − y_q‖ ≥ σ(p − q) − ‖b_p‖ − ‖b_q‖ > 0 for every pair of the
-    first ``max_rows`` rows whose exact separation σ = 2·(Σ_i sin²(c·ω_i·(p − q)/2))^½
-    exceeds ‖b_p‖ + ‖b_q‖ (other pairs are not claimed distinct)."""
-    config = ctx.config
-    positions, rows, diffs, index, valid = _pairs(ctx, max_rows)
+def _separation_lower_bound(config: EncodingConfig, diffs: NDArray[Any]) -> NDArray[np.float64]:
+    """A lower bound on the exact separation σ(δ) = 2·(Σ_i sin²(c·ω_i·δ/2))^½ for each
+    distinct difference δ, from the oracle's sines at δ/2; 0 where δ/2 is not exact."""
     d = config.d_model
-    if diffs.size == 0:
-        return ctx.passed(0.0, 0.0)
     halves = diffs.astype(np.float64) / 2.0  # exact: |p − q| < 2^63 and float halving
     halves_exact = np.array(
         [
@@ -290,17 +294,37 @@ def prop_uniqueness(ctx: Context, *, max_rows: int = MAX_ROWS) -> PropertyResult
     sines = oracle_values(config, halves, without_offset(config))[:, sin_cols]
     # ‖ŝ − s‖ ≤ 2^-54·√(d/2), so σ ≥ 2·(‖ŝ‖ − 2^-54·√(d/2)).
     sigma_low = 2.0 * np.maximum(norm_down(sines) - ORACLE_ERROR * math.sqrt(d / 2), 0.0)
-    sigma_low = np.where(halves_exact, sigma_low, 0.0)
+    bound: NDArray[np.float64] = np.where(halves_exact, sigma_low, 0.0)
+    return bound
+
+
+def _separations(y: NDArray[np.float64], d: int) -> NDArray[np.float64]:
+    """Upper bounds on ‖y_p − y_q‖ for every pair of the rows y (m, d), (m, m); −inf where
+    not finite."""
+    m = y.shape[0]
+    separation = np.empty((m, m))
+    with np.errstate(invalid="ignore", over="ignore"):
+        for r in range(m):
+            diff = y - y[r]
+            separation[r] = np.sqrt(np.sum(diff * diff, axis=1)) * (1.0 + gamma(d + 3, U64))
+    result: NDArray[np.float64] = np.where(np.isfinite(separation), separation, -np.inf)
+    return result
+
+
+@spec_property("5.6", "distinct positions, distinct rows")
+def prop_uniqueness(ctx: Context, *, max_rows: int = MAX_ROWS) -> PropertyResult:
+    """‖y_p − y_q‖ ≥ σ(p − q) − ‖b_p‖ − ‖b_q‖ > 0 for every pair of the
+    first ``max_rows`` rows whose exact separation σ = 2·(Σ_i sin²(c·ω_i·(p − q)/2))^½
+    exceeds ‖b_p‖ + ‖b_q‖ (other pairs are not claimed distinct)."""
+    positions, rows, diffs, index, valid = _pairs(ctx, max_rows)
+    if diffs.size == 0:
+        return ctx.passed(0.0, 0.0)
+    sigma_low = _separation_lower_bound(ctx.config, diffs)
     norm_b = norm_up(rows.bound)
     margin = (norm_b[:, None] + norm_b[None, :]) * EVALUATION_SAFETY
     required = sigma_low[index] - margin
     claimed = valid & (required > 0) & ~np.eye(len(positions), dtype=bool)
-    separation = np.empty((len(positions), len(positions)))
-    with np.errstate(invalid="ignore", over="ignore"):
-        for r in range(len(positions)):
-            diff = rows.y - rows.y[r]
-            separation[r] = np.sqrt(np.sum(diff * diff, axis=1)) * (1.0 + gamma(d + 3, U64))
-    separation = np.where(np.isfinite(separation), separation, -np.inf)
+    separation = _separations(rows.y, ctx.config.d_model)
     shortfall = np.where(claimed, required - separation, -np.inf)
     # As error and tolerance: the deficit σ − ‖y_p − y_q‖ may be at most ‖b_p‖ + ‖b_q‖.
     with np.errstate(invalid="ignore"):
