@@ -2,8 +2,9 @@
 
 CARRY_PROOFS may stay whole (issue 13: they carry their proofs and are cohesive). DEBT lists
 the modules still over the limit, with their line count when the list was written: the debt
-of issue 13, to be split (runner.py into compare.py and the suite, ...). An entry is removed when its module is split; a listed module that is no longer
-over the limit fails too, so that the list only shrinks.
+of issue 13, to be split (runner.py into compare.py and the suite, ...). An entry is removed
+when its module is split; a listed module that is no longer over the limit fails too, so that
+the list only shrinks.
 """
 
 from __future__ import annotations
