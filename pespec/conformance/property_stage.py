@@ -1,7 +1,7 @@
 """The property stage of the suite: the Hypothesis properties run against a backend (SPEC §5,
 §9.2).
 
-Each property of :data:`pespec.properties.checks.PROPERTIES` is run by Hypothesis on
+Each property of :data:`pespec.properties.PROPERTIES` is run by Hypothesis on
 configurations drawn at the backend's level and narrowed to its declared capabilities
 (:class:`Narrowed`); the worst passing example, or the failing one with its one-line
 reproduction, becomes the check's result. A failing example that passes when re-run shows a

@@ -16,7 +16,7 @@ from pespec.properties.base import EncodingConfig, Level
 from pespec.reference.conventions import Convention
 
 if TYPE_CHECKING:
-    from pespec.properties.checks import PropertyCheck
+    from pespec.properties.registry import PropertyCheck
 
 __all__ = ["Reproductions"]
 

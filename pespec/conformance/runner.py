@@ -442,7 +442,7 @@ def check(
 
 def suite_table() -> str:
     """Markdown: the stages, their checks, the large sizes per profile and the constants (§9.2)."""
-    from pespec.properties.checks import PROPERTIES
+    from pespec.properties.registry import PROPERTIES
     from pespec.reference.golden import load_fixture_sets
 
     fixtures = [f.name for f in load_fixture_sets() if is_canonical_fixture(f)]

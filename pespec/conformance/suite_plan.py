@@ -34,7 +34,7 @@ def make_plan(
     if "golden" in stages:
         planned += _golden_checks(convention, convention_declared)
     if "property" in stages:
-        from pespec.properties.checks import PROPERTIES
+        from pespec.properties.registry import PROPERTIES
 
         planned += [
             PlannedCheck(f"property:{name}", "property", prop.statement, f"§{prop.section}", prop)

@@ -1,11 +1,24 @@
 """pespec.properties: the error model and the properties of SPEC §4–§5.
 
 * :mod:`~pespec.properties.base`: configurations, levels, results, violations.
+* :mod:`~pespec.properties.formats`: what the error model needs of the floating-point formats.
 * :mod:`~pespec.properties.errormodel`: the per-element bound (SPEC §4) and its tables.
-* :mod:`~pespec.properties.checks`: one check per property (SPEC §5), and :data:`PROPERTIES`.
+* :mod:`~pespec.properties.registry`: :data:`PROPERTIES` and the decorator that fills it.
+* :mod:`~pespec.properties.accuracy` (§5.1–§5.3), :mod:`~pespec.properties.geometry`
+  (§5.4–§5.6), :mod:`~pespec.properties.structure` (§5.7–§5.9): the properties, one function
+  each, on :mod:`~pespec.properties.context` (messages) and :mod:`~pespec.properties.rows`
+  (evaluating the backend).
 * :mod:`~pespec.properties.strategies`, :mod:`~pespec.properties.profiles`: Hypothesis.
+
+Names (issue 13): a property function is ``prop_<name>`` (``prop_accuracy``, ``prop_norm``,
+…), registered with its SPEC section and statement by
+:func:`~pespec.properties.registry.spec_property`; ``check_*`` names only argument
+validators (as in Hypothesis), such as :func:`~pespec.properties.base.check_claimable`.
 """
 
+# The families register their properties in PROPERTIES when imported (SPEC order is kept by
+# section whatever the import order).
+from pespec.properties.accuracy import prop_accuracy, prop_boundedness, prop_norm
 from pespec.properties.base import (
     DTYPES,
     LEVELS,
@@ -17,24 +30,18 @@ from pespec.properties.base import (
     level_for_dtype,
     parse_level,
 )
-from pespec.properties.checks import (
-    PROPERTIES,
-    PropertyCheck,
-    check_accuracy,
-    check_boundedness,
-    check_determinism,
-    check_dot_products,
-    check_frequency_structure,
-    check_low_precision,
-    check_norm,
-    check_rotation,
-    check_uniqueness,
-)
 from pespec.properties.errormodel import (
     element_bound,
     max_element_bound,
     meaningful_position_limit,
     uniqueness_position_limit,
+)
+from pespec.properties.geometry import prop_dot_products, prop_rotation, prop_uniqueness
+from pespec.properties.registry import PROPERTIES, PropertyCheck
+from pespec.properties.structure import (
+    prop_determinism,
+    prop_frequency_structure,
+    prop_low_precision,
 )
 
 __all__ = [
@@ -47,19 +54,19 @@ __all__ = [
     "PropertyCheck",
     "PropertyResult",
     "PropertyViolation",
-    "check_accuracy",
-    "check_boundedness",
-    "check_determinism",
-    "check_dot_products",
-    "check_frequency_structure",
-    "check_low_precision",
-    "check_norm",
-    "check_rotation",
-    "check_uniqueness",
     "element_bound",
     "level_for_dtype",
     "max_element_bound",
     "meaningful_position_limit",
     "parse_level",
+    "prop_accuracy",
+    "prop_boundedness",
+    "prop_determinism",
+    "prop_dot_products",
+    "prop_frequency_structure",
+    "prop_low_precision",
+    "prop_norm",
+    "prop_rotation",
+    "prop_uniqueness",
     "uniqueness_position_limit",
 ]

@@ -9,8 +9,8 @@ q = c·(p + o) the scaled position, λ_k = |ln ω_k| and Δq the error of q in T
     |y − x| ≤ ρ + E,  ρ = ½·ulp*_out(min(|x| + E, 1)) [+ ½·ulp*_32(…) via float32],
 
 where c_f is the accuracy in ulps assumed for sin, cos, exp, log and pow in T_work
-(:data:`FUNCTION_ULPS`, with the published figures it rests on) and ulp* is the spacing of
-T_out below 1 (SPEC §4 has the derivation). Pair 0 has γ = 0 (ω̂_0 = 1, so θ̂ = q̂); a
+(:data:`~pespec.properties.formats.FUNCTION_ULPS`, SPEC §4.1 A2) and ulp* is the spacing
+of T_out below 1 (SPEC §4 has the derivation). Pair 0 has γ = 0 (ω̂_0 = 1, so θ̂ = q̂); a
 float64 → float16/bfloat16 cast may round through float32 (the bracketed term); c_f·u_w + ρ
 alone bounds the distance to (sin θ̂, cos θ̂) of the backend's own angle (the norm, §5.3).
 Everything here is float64 NumPy; shapes are (n, d_model) with columns ordered by
@@ -29,13 +29,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.properties.base import DTYPES, LEVELS, SIGNIFICAND_BITS, EncodingConfig, Level
+from pespec.properties.formats import (
+    FUNCTION_ULPS,
+    MAX_FINITE,
+    gamma,
+    rounding_term,
+    ulp,
+)
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.validation import check_base, check_d_model
 
 __all__ = [
     "EVALUATION_SAFETY",
-    "FUNCTION_ULPS",
-    "MIN_EXPONENT",
     "TABLE_LEVELS",
     "ElementBound",
     "angle_coefficients",
@@ -44,44 +49,18 @@ __all__ = [
     "element_bound",
     "element_bound_parts",
     "frequencies_and_logs",
-    "gamma",
     "intermediate_dtype",
     "max_element_bound",
     "meaningful_position_limit",
     "output_rounding",
     "position_limits_table",
     "reference_error_bound",
-    "rounding_term",
     "sup_working_error",
     "u_function",
     "uniqueness_position_limit",
     "uniqueness_table",
     "working_error",
 ]
-
-FUNCTION_ULPS: dict[str, float] = {"float64": 4.0, "float32": 4.0, "float16": 4.0, "bfloat16": 4.0}
-"""c_f: assumed worst error, in ulps of T_work, of sin, cos, exp, log and pow (SPEC §4.1 A2).
-
-Published figures (tested, not proven): glibc lists 1 ulp for these on x86_64 in float and
-double ("Known Maximum Errors in Math Functions", glibc manual: the largest errors its test
-suite exposed); the CUDA C Programming Guide (Mathematical Functions appendix) 2 ulp for
-double sin/cos/pow and for sinf/cosf/expf, 4 ulp for powf; SLEEF, called by PyTorch's
-vectorised CPU kernels, documents 1.0 ulp (u10) or 3.5 ulp (u35) sin/cos within a stated
-argument range; NumPy's vectorised float64 sin/cos (numpy/numpy#23399, merged 2023) were
-accepted "within the ULP boundaries of other vectorised math routines (<4ULP)", and the
-review of numpy/numpy#29699 (a pull request replacing its SIMD sin/cos) gives 4 ULP as the
-expectation for float32. c_f = 4 covers all of them (the float64 reference of SPEC §7
-relies on none). float16/bfloat16 as *working* precisions occur only in the diagnosis (a
-claim cannot weaken the default level, SPEC §4.4); the same 4 ulp is assumed.
-"""
-
-MIN_EXPONENT: dict[str, int] = {"float64": -1022, "float32": -126, "float16": -14, "bfloat16": -126}
-"""e_min of each format (IEEE 754-2008 Table 3.5; bfloat16 shares float32's exponent range)."""
-
-MAX_FINITE: dict[str, float] = {
-    name: float(np.finfo(dtype).max) for name, dtype in DTYPES.items() if name != "bfloat16"
-}
-MAX_FINITE["bfloat16"] = float(np.finfo(np.float32).max) * (1.0 - 2.0**-8)
 
 EVALUATION_SAFETY = 1.0 + 2.0**-40
 """The bound is evaluated in float64 with a relative error below 2^-45; this factor keeps
@@ -97,48 +76,6 @@ TABLE_LEVELS: tuple[Level, ...] = (
     Level("bfloat16", "float64"),
 )
 """The levels tabulated in SPEC §4: the four defaults and three claimed stricter levels."""
-
-
-def gamma(n: NDArray[np.float64] | float, u: float) -> NDArray[np.float64]:
-    """γ(n) = n·u/(1 − n·u): bound on |Π(1 + δ_j) − 1| for n factors with |δ_j| ≤ u (Higham,
-    *Accuracy and Stability of Numerical Algorithms*, 2nd ed., Lemma 3.1); inf when n·u ≥ 1."""
-    nu = np.asarray(n, dtype=np.float64) * u
-    with np.errstate(divide="ignore"):
-        return np.where(nu < 1.0, nu / np.maximum(1.0 - nu, 0.0), np.inf)
-
-
-def ulp_below_one(magnitude: NDArray[np.float64], dtype_name: str) -> NDArray[np.float64]:
-    """Spacing of ``dtype_name`` at |v| for 0 ≤ |v| ≤ 1, using the binade [1/2, 1) at |v| = 1.
-
-    A value |v| ≤ 1 rounds to nearest with error ≤ half this spacing (1 is representable).
-    Subnormals: the spacing never drops below 2^(e_min − p + 1). Shape as ``magnitude``.
-    """
-    p = SIGNIFICAND_BITS[dtype_name]
-    a = np.asarray(np.minimum(np.abs(np.asarray(magnitude, dtype=np.float64)), 1.0))
-    # 2^floor(log2 a): a's exponent bits with a zero significand (0 for a subnormal float64,
-    # inf for NaN); clipped to the binades [2^e_min, 1/2]. frexp(0) has exponent 0, so a = 0
-    # takes the binade [1/2, 1) like a = 1. Bit for bit 2^clip(frexp(a)[1] − 1, e_min, −1),
-    # without frexp/ldexp (the conformance suite's hottest loop).
-    power = np.asarray((a.view(np.int64) & 0x7FF0000000000000).view(np.float64))
-    np.clip(power, 2.0 ** MIN_EXPONENT[dtype_name], 0.5, out=power)
-    np.copyto(power, 0.5, where=a == 0.0)
-    spacing: NDArray[np.float64] = power * 2.0 ** (1 - p)
-    return spacing
-
-
-def _ulp(magnitude: NDArray[np.float64], dtype_name: str) -> NDArray[np.float64]:
-    """Spacing of ``dtype_name`` at |v| for any finite |v| (subnormals included)."""
-    p = SIGNIFICAND_BITS[dtype_name]
-    _, exponent = np.frexp(np.abs(magnitude))
-    binade = np.maximum(exponent.astype(np.int64) - 1, MIN_EXPONENT[dtype_name])
-    spacing: NDArray[np.float64] = np.ldexp(1.0, binade - p + 1)
-    return spacing
-
-
-def rounding_term(magnitude: NDArray[np.float64], dtype_name: str) -> NDArray[np.float64]:
-    """½·ulp*(min(|v|, 1)): the largest error of rounding a value of size ≤ |v| ≤ 1 to nearest."""
-    half: NDArray[np.float64] = 0.5 * ulp_below_one(magnitude, dtype_name)
-    return half
 
 
 def frequencies_and_logs(
@@ -227,7 +164,7 @@ def _position_error(
     convention = config.convention
     p_float = p.astype(np.float64)
     exact_p = _representable(p, work)
-    delta = np.where(exact_p, 0.0, 0.5 * _ulp(np.abs(p_float), work))
+    delta = np.where(exact_p, 0.0, 0.5 * ulp(np.abs(p_float), work))
     scale = abs(float(convention.argument_scale))
     offset = float(convention.position_offset)
     if offset != 0.0:
@@ -370,7 +307,7 @@ def sup_working_error(
     g = angle_gamma(level, lam, base)
     # Integers up to 2^p_work are exact in T_work; above, Δq ≤ ½·ulp_w(|p|) at worst.
     exact = p <= 2.0 ** SIGNIFICAND_BITS[work]
-    delta = 0.0 if exact else 0.5 * float(_ulp(np.array([p]), work)[0])
+    delta = 0.0 if exact else 0.5 * float(ulp(np.array([p]), work)[0])
     with np.errstate(over="ignore", invalid="ignore"):
         error: NDArray[np.float64] = u_function(level) + g * p * omega + omega * delta * (1.0 + g)
     if p > MAX_FINITE[work]:

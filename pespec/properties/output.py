@@ -1,7 +1,7 @@
 """What a backend's output must be, checked in one place and said in one wording (SPEC §9.2).
 
 The contract stage (:mod:`pespec.conformance.contract`), the guard of every suite call and
-the properties (:mod:`pespec.properties.checks`) all judge a host output with
+the properties (:mod:`pespec.properties.rows`) all judge a host output with
 :func:`output_problems`: shape (n, d_model), a dtype pespec knows (the level's, once known),
 finite values.
 """

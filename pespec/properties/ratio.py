@@ -1,6 +1,6 @@
 """One rule for an error against its bound, shared by every comparison (issue 13).
 
-The properties (:mod:`pespec.properties.checks`), the comparison engine
+The properties (:mod:`pespec.properties`), the comparison engine
 (:mod:`pespec.conformance.compare`), the report (:attr:`CheckResult.ratio`) and the rotary
 suite all judge |error| against a tolerance with these two rules, written once:
 

@@ -59,7 +59,7 @@ def column_ratios(
     encoder: Any, positions: NDArray[Any], d_model: int, base: float = 10000.0
 ) -> NDArray[np.float64]:
     """max over positions of |y − x|/b per pair (both columns), float32 level; shape (d/2,)."""
-    from pespec.properties.checks import ORACLE_ERROR
+    from pespec.properties.rows import ORACLE_ERROR
     from pespec.reference import oracle
 
     config = EncodingConfig(positions, d_model, base)

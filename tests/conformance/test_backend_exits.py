@@ -24,7 +24,7 @@ from pespec.cli import main
 from pespec.conformance import BackendLoadError, check, load_backend
 from pespec.conformance.diagnosis import diagnose
 from pespec.properties.base import LEVELS, EncodingConfig
-from pespec.properties.checks import PROPERTIES
+from pespec.properties.registry import PROPERTIES
 
 SCRIPT = """\
 import sys

@@ -23,7 +23,7 @@ from paths import CATALOG
 from pespec.cli import main
 from pespec.conformance import check
 from pespec.conformance.report import REPORT_SCHEMA_VERSION
-from pespec.properties.checks import PROPERTIES
+from pespec.properties.registry import PROPERTIES
 from pespec.reference.conventions import PRESETS, TIMESTEP_PRESETS, Convention, preset
 from pespec.reference.encoding import encode
 

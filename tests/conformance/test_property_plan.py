@@ -4,7 +4,7 @@ no fallback that parses docstrings (issue 13, item 4)."""
 from __future__ import annotations
 
 from pespec.conformance.runner import Suite
-from pespec.properties.checks import PROPERTIES
+from pespec.properties.registry import PROPERTIES
 
 
 def test_property_checks_come_from_the_registry() -> None:

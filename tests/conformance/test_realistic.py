@@ -216,7 +216,7 @@ def test_a_property_failure_that_does_not_repeat_is_reported_as_non_determinism(
     assert accuracy.message.startswith("the backend is not deterministic"), accuracy.message
     assert "accuracy (SPEC §5.1) violated" in accuracy.message
     assert accuracy.max_error is not None and accuracy.max_error >= 0.49
-    assert accuracy.reproduction is not None and "check_accuracy" in accuracy.reproduction
+    assert accuracy.reproduction is not None and "prop_accuracy" in accuracy.reproduction
 
 
 def test_diagnosis_of_an_output_that_changes_between_identical_calls() -> None:

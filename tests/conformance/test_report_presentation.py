@@ -21,8 +21,14 @@ from paths import CATALOG
 from pespec.cli import main
 from pespec.conformance import check, load_backend
 from pespec.conformance.fromfile import compare_saved_output
-from pespec.properties import checks
+from pespec.properties import (
+    prop_boundedness,
+    prop_dot_products,
+    prop_frequency_structure,
+    prop_rotation,
+)
 from pespec.properties.base import EncodingConfig, PropertyViolation, parse_level
+from pespec.properties.geometry import DEFAULT_OFFSETS
 from pespec.reference.encoding import encode
 
 FLOAT64 = parse_level("float64")
@@ -40,7 +46,7 @@ def _float32_angles(positions: Any, d_model: int, base: float) -> np.ndarray:
 
 
 def test_boundedness_reports_max_abs_value_not_an_error() -> None:
-    result = checks.check_boundedness(
+    result = prop_boundedness(
         load_backend("numpy"), EncodingConfig(np.array([0, 1, 2]), 4, 10000.0), FLOAT64
     )
     assert result.passed
@@ -55,7 +61,7 @@ def test_dot_products_reports_an_informative_pair_not_a_vacuous_bound() -> None:
     reported is the small one (q = 3). d = 8, not 2: pair 0 alone has no angle term (ω̂_0 =
     1, SPEC §4.2, issue 14), and HUGE is even, a float64 number, so pair 0 stays exact."""
     config = EncodingConfig(np.array([HUGE, 3]), 8, 10000.0)
-    result = checks.check_dot_products(load_backend("numpy"), config, FLOAT64)
+    result = prop_dot_products(load_backend("numpy"), config, FLOAT64)
     assert result.passed and result.worst_position == 3
     assert result.details["pairs_with_vacuous_bound"] == 3  # (p, p), (p, q), (q, p)
     assert result.bound is not None and result.bound < 1e-12
@@ -69,7 +75,7 @@ def test_a_vacuous_pair_still_fails_on_a_non_finite_output() -> None:
 
     config = EncodingConfig(np.array([HUGE, 3]), 2, 10000.0)
     with pytest.raises(PropertyViolation):
-        checks.check_dot_products(nan_when_huge, config, FLOAT64)
+        prop_dot_products(nan_when_huge, config, FLOAT64)
 
 
 @pytest.mark.slow
@@ -171,17 +177,17 @@ def _pair_in(message: str) -> tuple[int, int]:
 def test_rotation_reproduction_names_p_and_p_plus_k() -> None:
     config = EncodingConfig(np.array([16_777_167]), 2, 10000.0)
     with pytest.raises(PropertyViolation) as failed:
-        checks.check_rotation(_float32_angles, config, FLOAT64)
+        prop_rotation(_float32_angles, config, FLOAT64)
     message = failed.value.result.message
     p, shifted = _pair_in(message)
-    assert p == 16_777_167 and shifted - p in checks.DEFAULT_OFFSETS
+    assert p == 16_777_167 and shifted - p in DEFAULT_OFFSETS
     assert "y[1] must equal" in message and f"k = {shifted - p}" in message
 
 
 def test_frequency_structure_reproduction_names_p_and_the_shifted_position() -> None:
     config = EncodingConfig(np.array([16_776_507]), 2, 10000.0)
     with pytest.raises(PropertyViolation) as failed:
-        checks.check_frequency_structure(_float32_angles, config, FLOAT64)
+        prop_frequency_structure(_float32_angles, config, FLOAT64)
     message = failed.value.result.message
     p, shifted = _pair_in(message)
     shift = shifted - p

@@ -136,8 +136,8 @@ def test_no_import_goes_back_down_the_layers() -> None:
     [
         ("pespec.reference.golden", "def f():\n    from pespec.rope.golden import x\n", 1),
         ("pespec.conformance.report", "import pespec.plot\n", 1),
-        ("pespec.properties.checks", "from pespec import cli\n", 1),
-        ("pespec.properties.checks", "from pespec import encode\n", 1),
+        ("pespec.properties.accuracy", "from pespec import cli\n", 1),
+        ("pespec.properties.accuracy", "from pespec import encode\n", 1),
         ("pespec.conformance.report", "from ..properties import base\n", 0),
         ("pespec.reference.encoding", "from . import cli\n", 0),  # pespec.reference.cli: gone
         ("pespec.reference.encoding", "from .. import plot\n", 1),

@@ -1,10 +1,7 @@
-"""Modules of one job (issue 13): no module in pespec/ over 500 lines, except those listed.
+"""Modules of one job (issue 13): no module in pespec/ over 500 lines, except two.
 
-CARRY_PROOFS may stay whole (issue 13: they carry their proofs and are cohesive). DEBT lists
-the modules still over the limit, with their line count when the list was written: the debt
-of issue 13, to be split (checks.py by property family, ...). An entry is removed when its
-module is split; a listed module that is no longer over the limit fails too, so that the list
-only shrinks (the runner, backends, report and golden modules are split already).
+CARRY_PROOFS may stay whole (issue 13: they carry their proofs and are cohesive); each must
+still be over the limit, so that the exemption goes when it is no longer needed.
 """
 
 from __future__ import annotations
@@ -25,12 +22,6 @@ CARRY_PROOFS = {
     "reference/oracle.py",  # 750 lines: the certified oracle and its method (SPEC §6)
 }
 
-DEBT = {
-    # module: line count when listed (issue 13's debt; split, then remove the entry)
-    "properties/checks.py": 1022,  # every property and its registry
-    "properties/errormodel.py": 513,  # bounds, ULP table, position limits
-}
-
 
 def _lines() -> dict[str, int]:
     return {
@@ -39,25 +30,13 @@ def _lines() -> dict[str, int]:
     }
 
 
-def test_no_module_over_the_limit_outside_the_lists() -> None:
-    over = {
-        name: n
-        for name, n in _lines().items()
-        if n > LIMIT and name not in DEBT and name not in CARRY_PROOFS
-    }
+def test_no_module_over_the_limit_outside_the_proofs() -> None:
+    over = {name: n for name, n in _lines().items() if n > LIMIT and name not in CARRY_PROOFS}
     assert not over, f"modules over {LIMIT} lines (split them by job): {over}"
 
 
-@pytest.mark.parametrize("name", sorted(DEBT))
-def test_debt_entries_are_still_over_the_limit(name: str) -> None:
+@pytest.mark.parametrize("name", sorted(CARRY_PROOFS))
+def test_each_exempt_module_still_needs_its_exemption(name: str) -> None:
     lines = _lines()
-    assert name in lines, f"{name} no longer exists: remove it from DEBT"
-    assert lines[name] > LIMIT, f"{name} has {lines[name]} lines now: remove it from DEBT"
-
-
-def test_the_walk_sees_every_module() -> None:
-    # The split diagnosis package stays within the limit, module by module.
-    lines = _lines()
-    diagnosis = {n: c for n, c in lines.items() if n.startswith("conformance/diagnosis/")}
-    assert len(diagnosis) >= 7 and max(diagnosis.values()) <= LIMIT
-    assert max(lines.values()) > LIMIT  # the walk sees the listed modules (not an empty glob)
+    assert name in lines, f"{name} no longer exists: remove it from CARRY_PROOFS"
+    assert lines[name] > LIMIT, f"{name} has {lines[name]} lines now: remove it from CARRY_PROOFS"

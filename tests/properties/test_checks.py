@@ -13,8 +13,21 @@ import pytest
 from numpy.typing import NDArray
 from paths import ROOT
 
-from pespec.properties import checks
+from pespec.properties import (
+    PROPERTIES,
+    prop_accuracy,
+    prop_boundedness,
+    prop_determinism,
+    prop_dot_products,
+    prop_frequency_structure,
+    prop_low_precision,
+    prop_norm,
+    prop_rotation,
+    prop_uniqueness,
+    structure,
+)
 from pespec.properties.base import LEVELS, EncodingConfig, Level, PropertyViolation
+from pespec.properties.rows import ORACLE_ERROR
 from pespec.reference import oracle
 from pespec.reference.conventions import MARIAN, TENSOR2TENSOR
 
@@ -53,24 +66,24 @@ def violation(
         check(encoder, config, level)
     result = info.value.result
     assert not result.passed and result.message == str(info.value)
-    assert result.property in checks.PROPERTIES
+    assert result.property in PROPERTIES
     return str(info.value)
 
 
-@pytest.mark.parametrize("name", list(checks.PROPERTIES))
+@pytest.mark.parametrize("name", list(PROPERTIES))
 @pytest.mark.parametrize("dtype_name", ["float64", "float32", "float16", "bfloat16"])
 def test_rounded_oracle_passes_every_property(name: str, dtype_name: str) -> None:
     dtype = {"bfloat16": ml_dtypes.bfloat16}.get(dtype_name, dtype_name)
     config = EncodingConfig(np.array([0, 1, 2, 7, 100, 4097, 65536, 10**6]), 64)
-    result = checks.PROPERTIES[name](rounded(dtype), config, LEVELS[dtype_name])
-    assert result.passed and result.section == checks.PROPERTIES[name].section
+    result = PROPERTIES[name](rounded(dtype), config, LEVELS[dtype_name])
+    assert result.passed and result.section == PROPERTIES[name].section
 
 
 def test_accuracy_flags_one_wrong_element_with_full_message() -> None:
     def bug(values: NDArray[np.float64], positions: NDArray[Any]) -> None:
         values[positions == 30, 5] += 1e-4  # well above the float32 bound near position 30
 
-    message = violation(checks.check_accuracy, perturbed(bug, np.float32), CONFIG, F32)
+    message = violation(prop_accuracy, perturbed(bug, np.float32), CONFIG, F32)
     assert "accuracy (SPEC §5.1) violated at level float32" in message
     assert "at position 30, column 5 (pair 2, cos)" in message
     assert re.search(r"\|y − x\| = 1\.0\d*e-04", message)
@@ -87,22 +100,20 @@ def test_accuracy_tolerates_the_bound_but_not_twice_it() -> None:
     from pespec.properties.errormodel import element_bound_parts
 
     x = oracle.encode(CONFIG.positions, 16)
-    parts = element_bound_parts(CONFIG, level, np.abs(x) + checks.ORACLE_ERROR)
+    parts = element_bound_parts(CONFIG, level, np.abs(x) + ORACLE_ERROR)
 
     def near(scale: float) -> Backend:
         return lambda p, d, b: np.clip(x + scale * parts.working, -1, 1)
 
-    assert checks.check_accuracy(near(0.9), CONFIG, level).passed
-    violation(checks.check_accuracy, near(3.0), CONFIG, level)
+    assert prop_accuracy(near(0.9), CONFIG, level).passed
+    violation(prop_accuracy, near(3.0), CONFIG, level)
 
 
 def test_boundedness_rejects_values_past_one() -> None:
     def bug(values: NDArray[np.float64], positions: NDArray[Any]) -> None:
         values[0, 1] = 1.0 + 2.0**-40  # cos 0 slightly above 1: within any tolerance, still wrong
 
-    message = violation(
-        checks.check_boundedness, perturbed(bug, np.float64), CONFIG, LEVELS["float64"]
-    )
+    message = violation(prop_boundedness, perturbed(bug, np.float64), CONFIG, LEVELS["float64"])
     assert "|y| − 1 = 9.095e-13" in message and "column 1 (pair 0, cos)" in message
 
 
@@ -110,7 +121,7 @@ def test_norm_detects_a_scaled_row() -> None:
     def bug(values: NDArray[np.float64], positions: NDArray[Any]) -> None:
         values[positions == 12] *= 1.001
 
-    message = violation(checks.check_norm, perturbed(bug, np.float32), CONFIG, F32)
+    message = violation(prop_norm, perturbed(bug, np.float32), CONFIG, F32)
     assert "at position 12" in message and "√(d/2) = 2.8284271247461903" in message
 
 
@@ -120,10 +131,10 @@ def test_rotation_detects_swapped_sin_and_cos() -> None:
     def bug(values: NDArray[np.float64], positions: NDArray[Any]) -> None:
         values[:, [0, 1]] = values[:, [1, 0]]
 
-    message = violation(checks.check_rotation, perturbed(bug, np.float32), CONFIG, F32)
+    message = violation(prop_rotation, perturbed(bug, np.float32), CONFIG, F32)
     assert "M_1·y_p" in message or "M_5·y_p" in message
     assert "(pair 0," in message
-    assert checks.check_norm(perturbed(bug, np.float32), CONFIG, F32).passed
+    assert prop_norm(perturbed(bug, np.float32), CONFIG, F32).passed
 
 
 def test_rotation_detects_position_dependent_frequency_drift() -> None:
@@ -134,7 +145,7 @@ def test_rotation_detects_position_dependent_frequency_drift() -> None:
         high = oracle.encode(positions, d_model, base=base * 1.001)
         return np.where((positions < 20)[:, None], low, high).astype(np.float32)
 
-    violation(checks.check_rotation, encoder, CONFIG, F32)
+    violation(prop_rotation, encoder, CONFIG, F32)
 
 
 def test_dot_products_detect_a_wrong_pair_frequency() -> None:
@@ -147,9 +158,9 @@ def test_dot_products_detect_a_wrong_pair_frequency() -> None:
         canonical[:, 3] = t2t[:, d_model // 2 + 1]
         return canonical.astype(np.float32)
 
-    message = violation(checks.check_dot_products, encoder, CONFIG, F32)
+    message = violation(prop_dot_products, encoder, CONFIG, F32)
     assert "y_p·y_q = Σ_i cos(ω_i·(p − q))" in message
-    assert checks.check_norm(encoder, CONFIG, F32).passed
+    assert prop_norm(encoder, CONFIG, F32).passed
 
 
 def test_uniqueness_detects_clamped_positions() -> None:
@@ -158,7 +169,7 @@ def test_uniqueness_detects_clamped_positions() -> None:
         return oracle.encode(np.minimum(positions, 31), d_model, base=base).astype(np.float32)
 
     config = EncodingConfig(np.arange(20, 60, dtype=np.int64), 16)
-    message = violation(checks.check_uniqueness, encoder, config, F32)
+    message = violation(prop_uniqueness, encoder, config, F32)
     assert "identical rows" in message and re.search(r"at position (3[1-9]|[45]\d)\b", message)
 
 
@@ -166,7 +177,7 @@ def test_uniqueness_reports_deficit_against_tolerance() -> None:
     # Like every property, a result gives error ≤ bound (absolute values, same pair): the
     # deficit σ − ‖y_p − y_q‖ against ‖b_p‖ + ‖b_q‖, with their ratio (not a negative
     # "error" against a bound of 0, which a report cannot turn into a ratio).
-    result = checks.check_uniqueness(rounded(np.float32), CONFIG, F32)
+    result = prop_uniqueness(rounded(np.float32), CONFIG, F32)
     assert 0.0 <= result.max_error <= result.bound and result.bound > 0
     assert result.details["max_ratio"] == pytest.approx(result.max_error / result.bound)
 
@@ -174,7 +185,7 @@ def test_uniqueness_reports_deficit_against_tolerance() -> None:
         return oracle.encode(np.minimum(positions, 31), d_model, base=base).astype(np.float32)
 
     with pytest.raises(PropertyViolation) as info:
-        checks.check_uniqueness(clamped, EncodingConfig(np.arange(20, 60), 16), F32)
+        prop_uniqueness(clamped, EncodingConfig(np.arange(20, 60), 16), F32)
     failed = info.value.result
     assert failed.max_error > failed.bound > 0 and failed.details["max_ratio"] > 1
 
@@ -183,7 +194,7 @@ def test_uniqueness_does_not_claim_what_the_bound_cannot_separate() -> None:
     # Adjacent float64 positions (1.1e-16 apart) are closer than the float64 bound can
     # separate: not claimed distinct, so equal rows pass.
     config = EncodingConfig(np.array([0.5, np.nextafter(0.5, 1.0)]), 8)
-    result = checks.check_uniqueness(
+    result = prop_uniqueness(
         lambda p, d, b: oracle.encode(np.full_like(p, 0.5), d, base=b), config, LEVELS["float64"]
     )
     assert result.passed and result.details["claimed_pairs"] == 0
@@ -191,7 +202,7 @@ def test_uniqueness_does_not_claim_what_the_bound_cannot_separate() -> None:
 
 def test_low_precision_requires_the_level_dtype_and_bound() -> None:
     level = LEVELS["float16"]
-    message = violation(checks.check_low_precision, rounded(np.float32), CONFIG, level)
+    message = violation(prop_low_precision, rounded(np.float32), CONFIG, level)
     assert "expected output dtype float16; found dtype float32" in message
 
     # Float16 angles (a real bug): θ rounded to float16 before sin at moderate positions.
@@ -203,8 +214,8 @@ def test_low_precision_requires_the_level_dtype_and_bound() -> None:
         out[:, 1::2] = np.cos(theta.astype(np.float32))
         return out.astype(np.float16)
 
-    violation(checks.check_low_precision, f16_angles, CONFIG, level)
-    details = checks.check_low_precision(rounded(np.float32), CONFIG, F32).details
+    violation(prop_low_precision, f16_angles, CONFIG, level)
+    details = prop_low_precision(rounded(np.float32), CONFIG, F32).details
     assert details["applicable"] is False
     assert details["reason"] == (
         "SPEC §5.7 states it for float16/bfloat16 levels; the level is float32"
@@ -217,13 +228,13 @@ def test_frequency_structure_detects_off_by_one_frequencies() -> None:
         wide = oracle.encode(positions, d_model + 2, base=base ** ((d_model + 2) / d_model))
         return wide[:, 2:].astype(np.float32)
 
-    message = violation(checks.check_frequency_structure, encoder, CONFIG, F32)
+    message = violation(prop_frequency_structure, encoder, CONFIG, F32)
     assert re.search(
         r"y\(p \+ \d+\) \(≈ [\d.]+·λ\) [−+] y\(p\) = exact \S+ for pair (0|7) \(λ = ", message
     )
     # Float positions are shifted by λ itself: pair 0's wavelength 2π is named.
     floats = EncodingConfig(np.linspace(0.25, 3.0, 12), 16)
-    message = violation(checks.check_frequency_structure, encoder, floats, F32)
+    message = violation(prop_frequency_structure, encoder, floats, F32)
     assert "λ = 6.283185307179586" in message or "for pair 7" in message
 
 
@@ -235,7 +246,7 @@ def test_frequency_structure_detects_shifted_last_wavelength() -> None:
         out[:, 0::2], out[:, 1::2] = t2t[:, : d_model // 2], t2t[:, d_model // 2 :]
         return out.astype(np.float32)
 
-    message = violation(checks.check_frequency_structure, encoder, CONFIG, F32)
+    message = violation(prop_frequency_structure, encoder, CONFIG, F32)
     assert "for pair 7" in message
 
 
@@ -245,7 +256,7 @@ def test_frequency_structure_is_tight_for_a_correct_backend() -> None:
     # element bounds only, so the correctly rounded encoding sits far below it (ratio ≤ 2^-54
     # per element against bounds ≥ 4·2^-53 at float64, ≥ 4·2^-24 at float32).
     for name, dtype in (("float64", np.float64), ("float32", np.float32)):
-        result = checks.check_frequency_structure(rounded(dtype), CONFIG, LEVELS[name])
+        result = prop_frequency_structure(rounded(dtype), CONFIG, LEVELS[name])
         assert result.passed and result.details["max_ratio"] < 0.5, name
 
 
@@ -262,20 +273,20 @@ def test_frequency_structure_finds_a_wrong_frequency_inside_the_period_drift() -
         out[far, 0], out[far, 1] = np.sin(theta), np.cos(theta)
         return out
 
-    message = violation(checks.check_frequency_structure, encoder, CONFIG, LEVELS["float64"])
+    message = violation(prop_frequency_structure, encoder, CONFIG, LEVELS["float64"])
     assert "for pair 0" in message and re.search(r"column [01] \(pair 0, (sin|cos)\)", message)
     for check in ("accuracy", "norm", "rotation", "dot_products", "uniqueness"):
-        assert checks.PROPERTIES[check](encoder, CONFIG, LEVELS["float64"]).passed
+        assert PROPERTIES[check](encoder, CONFIG, LEVELS["float64"]).passed
 
 
 def test_frequency_structure_says_when_no_shift_fits() -> None:
     # 2^63 − 5 + 710 overflows int64: no shifted row can be compared, which the result says
     # (no worst column, ratio 0, shifted_rows 0) instead of reporting a ratio of −1.
     config = EncodingConfig(np.array([2**63 - 5]), 4)
-    result = checks.check_frequency_structure(rounded(np.float64), config, LEVELS["float64"])
+    result = prop_frequency_structure(rounded(np.float64), config, LEVELS["float64"])
     assert result.passed and result.worst_position is None and result.worst_column is None
     assert result.details == {"max_ratio": 0.0, "shifted_rows": 0}
-    counted = checks.check_frequency_structure(rounded(np.float32), CONFIG, F32)
+    counted = prop_frequency_structure(rounded(np.float32), CONFIG, F32)
     assert counted.details["shifted_rows"] == 4 * 32  # 2 pairs × 2 shifts × the first 32 rows
 
 
@@ -287,7 +298,7 @@ def test_frequency_structure_checks_column_variances() -> None:
 
     config = EncodingConfig(np.arange(0, 64, 2, dtype=np.int64), 16)
     message = violation(
-        checks.check_frequency_structure, perturbed(bug, np.float64), config, LEVELS["float64"]
+        prop_frequency_structure, perturbed(bug, np.float64), config, LEVELS["float64"]
     )
     assert "variance of column 6" in message
 
@@ -301,7 +312,7 @@ def test_determinism_detects_a_changing_output() -> None:
             out[3, 4] = np.nextafter(out[3, 4], 2.0)
         return out
 
-    message = violation(checks.check_determinism, encoder, CONFIG, LEVELS["float64"])
+    message = violation(prop_determinism, encoder, CONFIG, LEVELS["float64"])
     assert "bit-identical" in message and "at position 3, column 4" in message
 
 
@@ -317,7 +328,7 @@ MISBEHAVING: list[tuple[Backend, str]] = [
     ("name", "encoder", "found"),
     [
         (name, encoder, found)
-        for name in checks.PROPERTIES
+        for name in PROPERTIES
         for encoder, found in MISBEHAVING
         if not (name == "determinism" and found == "nan")  # NaN twice is deterministic
     ],
@@ -325,26 +336,62 @@ MISBEHAVING: list[tuple[Backend, str]] = [
 def test_misbehaving_backend_gets_a_violation_not_a_crash(
     name: str, encoder: Backend, found: str
 ) -> None:
-    message = violation(checks.PROPERTIES[name], encoder, CONFIG, LEVELS["float16"])
+    message = violation(PROPERTIES[name], encoder, CONFIG, LEVELS["float16"])
     assert found in message or "not finite" in message
 
 
 def test_non_canonical_convention_uses_its_column_roles() -> None:
     # MARIAN puts sines first: the rotation property pairs column i with column i + d/2.
     config = EncodingConfig(np.arange(0, 20), 8, convention=MARIAN)
-    for check in checks.PROPERTIES.values():
+    for check in PROPERTIES.values():
         assert check(rounded(np.float32, MARIAN), config, F32).passed
-    violation(checks.check_rotation, rounded(np.float32), config, F32)
+    violation(prop_rotation, rounded(np.float32), config, F32)
 
 
-def test_registry_matches_spec_sections_and_docstrings() -> None:
+def test_registry_matches_spec_sections_and_function_names() -> None:
     text = (ROOT / "spec" / "05-properties.md").read_text(encoding="utf-8")
     headings = re.findall(r"^### (5\.\d+) (\w+)", text, flags=re.MULTILINE)
-    assert headings == [(c.section, c.name) for c in checks.PROPERTIES.values()]
-    for check in checks.PROPERTIES.values():
-        doc = check.function.__doc__ or ""
-        assert doc.startswith(f"SPEC §{check.section} ")
-        assert f"`check_{check.name}`" in text
+    assert headings == [(c.section, c.name) for c in PROPERTIES.values()]
+    for check in PROPERTIES.values():
+        assert check.function.__name__ == f"prop_{check.name}"
+        assert f"`prop_{check.name}`" in text
+        # Written once: the docstring states the property without repeating its name or §.
+        assert f"§{check.section}" not in (check.function.__doc__ or "")
+
+
+def test_a_registered_property_gets_its_context_from_the_decorator() -> None:
+    # The name and § in a violation come from @spec_property, not from the function body.
+    bug = perturbed(lambda v, p: v.__setitem__((3, 2), v[3, 2] + 1e-3), np.float64)
+    with pytest.raises(PropertyViolation) as info:
+        prop_accuracy(bug, CONFIG, LEVELS["float64"])
+    assert (info.value.result.property, info.value.result.section) == ("accuracy", "5.1")
+    assert str(info.value).startswith("accuracy (SPEC §5.1) violated at level float64")
+    assert PROPERTIES["accuracy"].function is prop_accuracy
+
+
+def test_the_registry_refuses_a_clash_or_a_misnamed_property() -> None:
+    from pespec.properties.registry import spec_property
+
+    before = dict(PROPERTIES)
+
+    def prop_norm(ctx: Any) -> Any:  # the name of §5.3's property again
+        raise AssertionError("never called")
+
+    def prop_fresh(ctx: Any) -> Any:  # a fresh name at §5.1's section
+        raise AssertionError("never called")
+
+    def norm_check(ctx: Any) -> Any:  # not named prop_<name>
+        raise AssertionError("never called")
+
+    with pytest.raises(ValueError, match=r"'norm'.*clashes"):
+        spec_property("5.10", "again")(prop_norm)
+    with pytest.raises(ValueError, match=r"'fresh'.*clashes with the registered 'accuracy'"):
+        spec_property("5.1", "again")(prop_fresh)
+    with pytest.raises(ValueError, match="prop_<name>; got 'norm_check'"):
+        spec_property("5.10", "misnamed")(norm_check)
+    with pytest.raises(ValueError, match="section must be dotted digits"):
+        spec_property("§5.10", "bad section")
+    assert PROPERTIES == before  # nothing registered by a refused call
 
 
 @pytest.mark.slow
@@ -366,9 +413,9 @@ def test_integer_shifts_quoted_in_spec() -> None:
     # SPEC §5.8 quotes 710 ≈ 113·2π and 355 ≈ 56.5·2π for pair 0; check them with mpmath.
     import mpmath
 
-    wavelength = checks._wavelength(CONFIG, 0)
-    assert checks._integer_shift(wavelength, half=False)[0] == 710
-    assert checks._integer_shift(wavelength, half=True)[0] == 355
+    wavelength = structure._wavelength(CONFIG, 0)
+    assert structure._integer_shift(wavelength, half=False)[0] == 710
+    assert structure._integer_shift(wavelength, half=True)[0] == 355
     with mpmath.workprec(120):
         assert abs(710 - 113 * 2 * mpmath.pi) < 7e-5
         assert f"{float(710 - 113 * 2 * mpmath.pi):.2e}" == "6.03e-05"  # SPEC's 6.03·10^−5
@@ -380,7 +427,7 @@ def test_a_raising_encoder_gives_a_result_without_numbers() -> None:
     def raising(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
         raise ValueError("unsupported d_model")
 
-    for check in (checks.check_accuracy, checks.check_norm, checks.check_determinism):
+    for check in (prop_accuracy, prop_norm, prop_determinism):
         with pytest.raises(PropertyViolation) as info:
             check(raising, CONFIG, F32)
         result = info.value.result

@@ -28,9 +28,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from pespec.properties import checks, strategies
+from pespec.properties import (
+    PROPERTIES,
+    prop_accuracy,
+    prop_boundedness,
+    prop_norm,
+    prop_rotation,
+    strategies,
+)
 from pespec.properties.base import LEVELS, EncodingConfig, Level, PropertyViolation, parse_level
-from pespec.properties.errormodel import element_bound_parts, rounding_term
+from pespec.properties.errormodel import element_bound_parts
+from pespec.properties.formats import rounding_term
+from pespec.properties.rows import ORACLE_ERROR
 from pespec.properties.tightness import column_ratios, pow_float32
 from pespec.reference import encoding, oracle
 from pespec.reference.naive import naive_encode
@@ -157,7 +166,7 @@ def test_soundness_correct_implementations_pass_every_property(
     config = data.draw(
         strategies.encoding_configs(max_elements=ELEMENTS, max_positions=8, max_magnitude=cap)
     )
-    for check in checks.PROPERTIES.values():
+    for check in PROPERTIES.values():
         assert check(encoder, config, level).passed
 
 
@@ -168,7 +177,7 @@ def test_soundness_at_the_widest_configuration(name: str) -> None:
     # are checked here explicitly: positions from 0 to 2^31 − 1, 2^24 + 1 not a float32.
     encoder, level = IMPLEMENTATIONS[name]
     config = EncodingConfig(np.array([0, 3, 1000, 2**24 + 1, 2**31 - 1]), 8192, 1e7)
-    for check in checks.PROPERTIES.values():
+    for check in PROPERTIES.values():
         assert check(encoder, config, level).passed
 
 
@@ -193,7 +202,7 @@ def test_soundness_torch_float32_kernels(dtype: str, data: st.DataObject) -> Non
         return out.astype(BF16 if dtype == "bfloat16" else dtype)
 
     config = data.draw(strategies.encoding_configs(max_elements=ELEMENTS, max_positions=8))
-    for check in checks.PROPERTIES.values():
+    for check in PROPERTIES.values():
         assert check(encoder, config, LEVELS[dtype]).passed
 
 
@@ -211,7 +220,7 @@ def test_soundness_torch_casts(name: str, strict: bool, data: st.DataObject) -> 
     encoder, level_name = casts.CASTS[name]
     level = Level(*level_name.split("@")) if strict else LEVELS[level_name.split("@")[0]]
     config = data.draw(strategies.encoding_configs(max_elements=ELEMENTS, max_positions=8))
-    for check in checks.PROPERTIES.values():
+    for check in PROPERTIES.values():
         assert check(encoder, config, level).passed
 
 
@@ -225,7 +234,7 @@ def test_double_rounding_example_of_issue_14(name: str) -> None:
     encoder, level_name = casts.CASTS[name]
     level = Level(*level_name.split("@"))
     config = EncodingConfig(np.array([2981]), 414, 1.9)
-    assert checks.check_accuracy(encoder, config, level).passed
+    assert prop_accuracy(encoder, config, level).passed
     y = np.asarray(encoder(config.positions, 414, 1.9), dtype=np.float64)
     x = oracle.encode(config.positions, 414, base=1.9)
     single = rounding_term(np.abs(x) + 2.0**-50, level.output_dtype)  # ½ulp at |x| (+ E)
@@ -247,7 +256,7 @@ def test_soundness_float64_recurrence_cast_to_float32(
     # for base ≤ 10^4), cast to float32: sound at the float32 level. Not at float64: its error
     # grows with p (not in the correct set there).
     config = EncodingConfig(np.array(positions, dtype=np.int64), d_model, base)
-    for check in checks.PROPERTIES.values():
+    for check in PROPERTIES.values():
         assert check(casts.recurrence_float64_to_float32, config, LEVELS["float32"]).passed
 
 
@@ -264,14 +273,14 @@ def test_soundness_across_conventions(config: EncodingConfig, dtype: str) -> Non
         exact = oracle.encode(positions, d_model, base=base, convention=config.convention)
         return exact.astype(BF16 if dtype == "bfloat16" else dtype)
 
-    for check in checks.PROPERTIES.values():
+    for check in PROPERTIES.values():
         assert check(encoder, config, LEVELS[dtype]).passed
 
 
 @given(k=strategies.offsets(200), config=strategies.encoding_configs(max_elements=ELEMENTS))
 def test_soundness_rotation_any_offset(k: int, config: EncodingConfig) -> None:
     encoder, level = IMPLEMENTATIONS["naive float32→float32"]
-    assert checks.check_rotation(encoder, config, level, offsets=(k,)).passed
+    assert prop_rotation(encoder, config, level, offsets=(k,)).passed
 
 
 def _ratio(encoder: Backend, positions: NDArray[Any], d_model: int, level: Level) -> float:
@@ -279,7 +288,7 @@ def _ratio(encoder: Backend, positions: NDArray[Any], d_model: int, level: Level
     config = EncodingConfig(positions, d_model)
     x = oracle.encode(positions, d_model)
     y = encoder(positions, d_model, 10000.0).astype(np.float64)
-    bound = element_bound_parts(config, level, np.abs(x) + checks.ORACLE_ERROR).total
+    bound = element_bound_parts(config, level, np.abs(x) + ORACLE_ERROR).total
     return float(np.max(np.abs(y - x) / bound))
 
 
@@ -342,12 +351,12 @@ def test_sensitivity_real_bugs_fail_at_moderate_positions(bug: Backend, level: L
     # Positions 100 .. 163, well inside the meaningful range of both levels (SPEC §4.5).
     config = EncodingConfig(np.arange(100, 164, dtype=np.int64), 64)
     with pytest.raises(PropertyViolation) as info:
-        checks.check_accuracy(bug, config, level)
+        prop_accuracy(bug, config, level)
     ratio = info.value.result.details["max_ratio"]
     print(f"sensitivity {bug.__name__} at {level.name}: max |y − x|/b = {ratio:.1f}")
     assert ratio > 2
     # The same bug is invisible to the properties that only test structure at a single row.
-    assert checks.check_boundedness(bug, config, level).passed
+    assert prop_boundedness(bug, config, level).passed
 
 
 def test_sensitivity_angle_reduced_by_float32_two_pi_fails_at_pair_0() -> None:
@@ -357,13 +366,13 @@ def test_sensitivity_angle_reduced_by_float32_two_pi_fails_at_pair_0() -> None:
     config = EncodingConfig(np.arange(10**6, 10**6 + 16, dtype=np.int64), 512)
     bug = model_bugs.reduced_by_float32_two_pi
     with pytest.raises(PropertyViolation) as info:
-        checks.check_accuracy(bug, config, LEVELS["float32"])
+        prop_accuracy(bug, config, LEVELS["float32"])
     assert info.value.result.worst_column in (0, 1)
     assert info.value.result.max_error is not None and info.value.result.max_error > 1e-2
     rest = EncodingConfig(config.positions, 512)
     x = oracle.encode(rest.positions, 512)
     y = bug(rest.positions, 512, 10000.0).astype(np.float64)
-    bound = element_bound_parts(rest, LEVELS["float32"], np.abs(x) + checks.ORACLE_ERROR).total
+    bound = element_bound_parts(rest, LEVELS["float32"], np.abs(x) + ORACLE_ERROR).total
     assert np.all(np.abs(y - x)[:, 2:] <= bound[:, 2:])  # only pair 0 sees it
 
 
@@ -373,9 +382,9 @@ def test_sensitivity_norm_drift_fails_the_norm_where_accuracy_passes() -> None:
     # norm's tolerance has no angle term (SPEC §5.3): ‖a_p‖ ≈ √512·2.7e-7 ≪ 10^-3·√256.
     config = EncodingConfig(np.arange(2**24 + 1, 2**24 + 33, 2, dtype=np.int64), 512)
     bug = model_bugs.norm_drift
-    assert checks.check_accuracy(bug, config, LEVELS["float32"]).passed
+    assert prop_accuracy(bug, config, LEVELS["float32"]).passed
     with pytest.raises(PropertyViolation) as info:
-        checks.check_norm(bug, config, LEVELS["float32"])
+        prop_norm(bug, config, LEVELS["float32"])
     assert info.value.result.max_error == pytest.approx(1e-3 * 16, rel=1e-2)
 
 
@@ -385,5 +394,5 @@ def test_sensitivity_cosine_of_a_shifted_angle_fails_the_norm() -> None:
     # The norm's tolerance (no angle term) is about 10^-6 here, the departure 10^-2 or more.
     config = EncodingConfig(np.arange(10**7, 10**7 + 16, dtype=np.int64), 64)
     with pytest.raises(PropertyViolation) as info:
-        checks.check_norm(model_bugs.cos_as_shifted_sine, config, LEVELS["float32"])
+        prop_norm(model_bugs.cos_as_shifted_sine, config, LEVELS["float32"])
     assert info.value.result.details["max_ratio"] > 100

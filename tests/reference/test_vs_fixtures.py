@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from pespec.properties.errormodel import FUNCTION_ULPS
+from pespec.properties.formats import FUNCTION_ULPS
 from pespec.reference.encoding import encode
 from pespec.reference.golden import FixtureSet, load_fixture_sets
 from pespec.reference.naive import naive_encode
