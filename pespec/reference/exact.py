@@ -1,33 +1,15 @@
 """The exact float64 reference (SPEC §7): within 2^-52 of the oracle at every position.
 
-Every element is computed from the angle in *turns* (θ/2π), reduced modulo 1 without
-error, so the result does not drift with the position the way the naive formula does.
+What: the sinusoidal encoding in float64 whose error does not grow with the position (the
+naive formula's does), for any convention of SPEC §3. Why: the suite compares large
+configurations with it, and users call it for a fast float64 encoding.
 
-Algorithm (the proof of the bound is in SPEC §7 and :func:`error_budget`):
-
-1. Frequencies: ω_k as a double-double from the oracle
-   (:func:`pespec.reference.oracle.frequencies_dd`, ~106 bits), times the argument
-   scale c and 1/(2π) in exact integer arithmetic, cut into five 26-bit pieces
-   W_k = w_0 + … + w_4 (130 bits, :func:`turn_pieces`). Folding 1/(2π) into W_k is a
-   Payne–Hanek style reduction with a 256-bit 1/(2π).
-2. Reduction: x = p + o is split into two 26-bit halves (Veltkamp), so every product
-   x_half·w_i is exact; the integer part of each product is dropped exactly and the
-   fractional parts are summed as a double-double t = t_hi + t_lo, |t_hi| ≤ 1/2.
-3. Evaluation: t = m/256 + τ with a table of e^{2πi m/256} (double-double, from MPFR),
-   ρ = 2π·τ (|ρ| ≤ π/256) and short Taylor polynomials for sin ρ and cos ρ − 1, then
-   the angle-addition identities with exact (Dekker) products. No libm call is used,
-   so the bound does not depend on the accuracy of np.sin/np.cos (NumPy documents
-   up to 4 ulp for its SIMD float64 routines, numpy/numpy#19478).
-4. Integer positions: block rotation. x = A + q with A = 64·⌊x/64⌋ (the anchor) and
-   0 ≤ q < 64 (the fine offset); steps 2–3 run once per distinct anchor and offset
-   (about L/64 + 64 per frequency for L consecutive positions), and each element is one
-   complex product w(A + F) = w(A)·e^{−iF} with w(θ) = sin θ + i·cos θ. Both factors are
-   split at float32 precision (24 bits), so the head product is exact and rounded once
-   per part; the tails add a small part (< 2^-22) computed with plain float64 operations
-   in a fixed order, so every element depends on its position alone, bit for bit.
-5. Sign: every step runs on |θ| (the absolute pieces |W_k| and |p + o|) and the sine is
-   negated where θ < 0, so sin(−θ) = −sin θ and cos(−θ) = cos θ bit for bit: the sine of a
-   tiny negative angle is −0.0 or negative like the oracle's, never +0.0.
+How: the angle is taken in turns (θ/2π) from the oracle's double-double frequencies times a
+256-bit 1/(2π), reduced modulo 1 without error, evaluated with a table and short
+polynomials (no libm call), and consecutive integer positions use a block rotation; every
+element depends on its position alone, bit for bit, and the sine is odd bit for bit. The
+algorithm and the proof of the bound are SPEC §7.3 and §7.4 (:func:`error_budget` evaluates
+its table); they are not repeated here.
 
 Shapes: positions (n,) or any shape, outputs (*positions.shape, d_model) float64;
 angles in radians unless called turns.
