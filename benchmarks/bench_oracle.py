@@ -1,4 +1,4 @@
-"""Oracle throughput (SPEC §6): certified float64 values per second, as a ratio against a
+"""Oracle throughput (SPEC Annex B): certified float64 values per second, as a ratio against a
 plain mpmath loop measured in the same run.
 
 Target (issue 3): d_model = 512 × 2048 positions at ≥ 300,000 certified values/s on the

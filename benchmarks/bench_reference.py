@@ -1,4 +1,4 @@
-"""Speed of the exact float64 reference (SPEC §7) against the naive formula as users write it.
+"""Speed of the exact float64 reference (SPEC Annex C) against the naive formula as users write it.
 
 The yardstick is the formula of every tutorial, written the way they write it (NumPy
 slices, one ``np.sin`` and one ``np.cos`` of the angle matrix, ω computed in log space),

@@ -1,4 +1,4 @@
-"""Speed of the rotary reference (SPEC §12.9) against the naive float64 formula, same run.
+"""Speed of the rotary reference (SPEC Annex C.6) against the naive float64 formula, same run.
 
 Target (issue 18): :func:`pespec.rope.rotate` at consecutive integer positions at least 2×
 faster than the formula as users write it (transformers' ``rotate_half`` form, in NumPy

@@ -4,7 +4,7 @@
 encoding (positions down, columns across). ``pespec plot error BACKEND -o err.png`` draws
 |backend − exact| against position for a few columns on log–log axes, with the element bound
 of the backend's level (SPEC §4) dashed in the same colour: a conformant backend stays under
-its dashed lines. The exact values are the certified oracle's (SPEC §6).
+its dashed lines. The exact values are the certified oracle's (SPEC Annex B).
 
 matplotlib is the optional ``[plot]`` extra; it is imported lazily (Agg backend, no display)
 and its absence raises :class:`PlotDependencyError` saying how to install it. ``pespec check

@@ -1,4 +1,4 @@
-"""Tables of constants for SPEC §11 and the user guide, computed with mpmath (SPEC §11).
+"""Tables of constants for SPEC Annex H and the user guide, computed with mpmath (SPEC Annex H).
 
 Every function without arguments returns Markdown for a
 ``<!-- GENERATED: pespec.tables:NAME -->`` block (filled by ``tools/generate_docs.py``,
@@ -51,7 +51,7 @@ DIGITS = 30
 """Significant digits printed in the constant tables."""
 
 DIMENSIONS: tuple[int, ...] = (64, 128, 256, 512, 768, 1024, 4096)
-"""The model dimensions tabulated in SPEC §11.1."""
+"""The model dimensions tabulated in SPEC Annex H.1."""
 
 _GUARD_DIGITS = (25, 50)
 
@@ -129,7 +129,7 @@ def front_matter() -> str:
 
 
 def frequency_table() -> str:
-    """SPEC §11.1: ω_i and λ_i for the first, middle and last pairs of each d in DIMENSIONS."""
+    """SPEC Annex H.1: ω_i and λ_i for the first, middle and last pairs of each d in DIMENSIONS."""
     rows = []
     for d in DIMENSIONS:
         for label, i in (("first", 0), ("middle", d // 4), ("last", d // 2 - 1)):
@@ -155,7 +155,7 @@ def frequency_table() -> str:
 
 
 def tiny_table() -> str:
-    """SPEC §11.2: the tiny configuration d = 4, L = 3 (positions 0, 1, 2) in full."""
+    """SPEC Annex H.2: the tiny configuration d = 4, L = 3 (positions 0, 1, 2) in full."""
     d, length = 4, 3
     rows = []
     for p in range(length):
@@ -307,12 +307,12 @@ HIGHLIGHTS: tuple[str, ...] = (
 
 
 def quoted_highlights() -> str:
-    """README excerpt of SPEC §11.3: five commonly quoted values that are wrong."""
+    """README excerpt of SPEC Annex H.3: five commonly quoted values that are wrong."""
     return quoted_table(HIGHLIGHTS, legend=False)
 
 
 def quoted_table(quantities: Sequence[str] | None = None, *, legend: bool = True) -> str:
-    """SPEC §11.3: commonly quoted values beside their exact values, with a verdict.
+    """SPEC Annex H.3: commonly quoted values beside their exact values, with a verdict.
 
     ``quantities`` selects rows by :attr:`QuotedValue.quantity` (default: all, in order).
     """

@@ -416,4 +416,4 @@ MISTAKES: list[tuple[str, Any, str, str]] = [
     ("i/d @float64", _exponent(1.0, "float64"), "exponent_i_over_d", "float64"),
 ]
 """(id, backend, the mistake the diagnosis must name, the working precision it must give):
-outputs no convention of the family explains but a common slip does (SPEC §10.4)."""
+outputs no convention of the family explains but a common slip does (SPEC Annex D.4)."""

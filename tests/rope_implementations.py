@@ -1,6 +1,6 @@
 """Rotary implementations for the suite's meta-tests: correct stacks and one-stage bugs.
 
-Each is a rotary backend ``fn(x, positions, rope) -> array`` (SPEC §12.13). The correct ones
+Each is a rotary backend ``fn(x, positions, rope) -> array`` (SPEC §8.8). The correct ones
 are written independently of pespec's built-ins (their own frequency code, or the real
 library); the bugs are float32 pipelines with exactly one stage or parameter wrong, as in the
 published reports cited in issue 17 and 20. Only ``numpy``/``ml_dtypes`` here; torch and the

@@ -1,4 +1,4 @@
-"""A plain mpmath transcription of SPEC §12.3 (the rotary schedules), for testing.
+"""A plain mpmath transcription of SPEC §8.3 (the rotary schedules), for testing.
 
 Shares nothing with pespec but the configuration value: ``mpmath.power``, ``mpmath.log``
 and Python's floor/ceil on values at the current mpmath precision.
@@ -14,7 +14,7 @@ from pespec.rope import RopeConfig
 
 
 def mp_schedule(config: RopeConfig) -> tuple[list[mpmath.mpf], mpmath.mpf]:
-    """ω'_j and A of SPEC §12.3, transcribed in mpmath at the current precision."""
+    """ω'_j and A of SPEC §8.3, transcribed in mpmath at the current precision."""
     mpf = mpmath.mpf
     d_r, theta = config.d_r, mpf(config.theta)
     omega = [mpmath.power(theta, mpf(-2 * j) / d_r) for j in range(d_r // 2)]

@@ -1,4 +1,4 @@
-"""Tests of pespec.tables (SPEC §11): every tabulated number against an independent source.
+"""Tests of pespec.tables (SPEC Annex H): every tabulated number against an independent source.
 
 Independent sources: MPFR through gmpy2 (a different arbitrary-precision library from the
 mpmath that pespec.tables uses, correctly rounded per operation), published digits of π,

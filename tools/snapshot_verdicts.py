@@ -40,7 +40,7 @@ PROFILE: dict[str, Any] = {
 BUILTINS: tuple[str, ...] = ("numpy", "numpy-float32", "numpy-float16", "numpy-bfloat16")
 """The built-in backends that need neither torch nor JAX."""
 
-_SECTION = re.compile(r"§\s?\d+(?:\.\d+)*")
+_SECTION = re.compile(r"§\s?\d+(?:\.\d+)*|\bAnnex [A-Z](?:\.\d+)*")
 _VERSION = re.compile(r"\b\d+\.\d+\.\d+(?:[.\w+-]*)?\b")
 
 
@@ -104,7 +104,7 @@ def _scrub(value: Any) -> Any:
 
 
 def normalise(report: dict[str, Any]) -> dict[str, Any]:
-    """What the snapshot keeps of a JSON report (SPEC §9.4): verdict, failures, diagnosis."""
+    """What the snapshot keeps of a JSON report (SPEC §6.4): verdict, failures, diagnosis."""
     diagnosis = report.get("diagnosis") or {}
     return {
         "verdict": report["verdict"],

@@ -1,4 +1,4 @@
-"""``pespec check``: run the conformance suite from the command line (SPEC §9).
+"""``pespec check``: run the conformance suite from the command line (SPEC §6).
 
     pespec check BACKEND [--level L] [--convention NAME|FILE.json] [--profile ci|dev|thorough]
         [--json PATH] [--markdown PATH]

@@ -1,4 +1,4 @@
-"""``pespec golden regenerate|verify|export``: maintain and check the golden fixtures (SPEC §8).
+"""``pespec golden regenerate|verify|export``: maintain and check the golden fixtures (SPEC §7).
 
 Exit codes: 0 success, 1 a difference, a checksum mismatch or a wrong value was found.
 """
@@ -29,7 +29,7 @@ from pespec.reference.golden_verify import verify_directory, verify_values
 from pespec.reference.golden_write import export_fixture_sets, regenerate
 
 ROPE_PREFIX = "rope-"
-"""Rotary sets (SPEC §12.10, :mod:`pespec.rope.golden`) share the directory and MANIFEST."""
+"""Rotary sets (SPEC §8.6, :mod:`pespec.rope.golden`) share the directory and MANIFEST."""
 
 MAX_REPORTED = 20
 """Wrong values listed per file by ``verify`` (the count is always given)."""

@@ -1,4 +1,4 @@
-"""``pespec rope check``: the rotary conformance suite from the command line (SPEC §12.13).
+"""``pespec rope check``: the rotary conformance suite from the command line (SPEC §8.8).
 
     pespec rope check BACKEND --config PRESET_OR_CONFIG_JSON [--level PHASE/CACHE/ROTATION]
                       [--profile ci|dev|thorough] [--json PATH] [--markdown PATH]
@@ -6,7 +6,7 @@
     pespec rope inputs --config C [-o inputs.csv|.npz]
 
 ``--from-file`` checks a saved output of the inputs ``pespec rope inputs`` writes (SPEC
-§12.13.1; for C, CUDA and other kernels Python cannot call).
+R8.16; for C, CUDA and other kernels Python cannot call).
 
 ``--config`` is a preset name, or a JSON file holding a RopeConfig dict (``to_dict``) or a
 transformers ``config.json`` (read by :func:`pespec.rope.from_hf`; ``--layer-type`` and
@@ -39,7 +39,7 @@ def _register_check(sub: Any) -> None:
     parser.add_argument("backend", nargs="?", help="rotary backend spec (omit with --from-file)")
     parser.add_argument("--from-file", metavar="PATH",
                         help="saved output of the inputs `pespec rope inputs` writes: .npy, "
-                             ".npz or .csv (SPEC §12.13.1)")
+                             ".npz or .csv (SPEC R8.16)")
     parser.add_argument("--key", help="array name inside an .npz file (with --from-file)")
     parser.add_argument("--config", required=True,
                         help="preset name, or a JSON file: a RopeConfig dict or a transformers "
@@ -58,7 +58,7 @@ def _register_check(sub: Any) -> None:
     parser.set_defaults(func=_run)
     inputs: argparse.ArgumentParser = sub.add_parser(
         "inputs", help="write the inputs a --from-file output must be computed for",
-        description="Write the positions and x vectors (SPEC §12.13.1) whose rotated output "
+        description="Write the positions and x vectors (SPEC R8.16) whose rotated output "
         "`pespec rope check --from-file` checks: CSV with a header `position,x0,...` and one "
         "row per position (to stdout without -o), or .npz with arrays positions and x.")
     inputs.add_argument("--config", required=True, help="preset name or JSON file")

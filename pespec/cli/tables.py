@@ -1,4 +1,4 @@
-"""``pespec tables``: print the constant tables of SPEC §11 (Markdown, computed with mpmath)."""
+"""``pespec tables``: print the constant tables of SPEC Annex H (Markdown, computed with mpmath)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ TABLES: dict[str, Callable[[], str]] = {
 def register(subparsers: Any) -> None:
     """Add the ``tables`` sub-command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
-        "tables", help="print the certified constant tables of SPEC §11 as Markdown"
+        "tables", help="print the certified constant tables of SPEC Annex H as Markdown"
     )
     parser.add_argument(
         "names",

@@ -1,4 +1,4 @@
-"""pespec.conformance: the conformance suite that backends plug into (SPEC §9).
+"""pespec.conformance: the conformance suite that backends plug into (SPEC §6).
 
 Public names (imported lazily, so that the pytest plugin, which lives in this package and
 is loaded in every pytest run, stays cheap to import):

@@ -1,4 +1,4 @@
-"""Adapters: a module, or a table it builds, as a backend (the calling convention of SPEC §9.1).
+"""Adapters: a module, or a table it builds, as a backend (the calling convention of SPEC §6.1).
 
 A model's positional-encoding module rarely has the backend's call ``(positions, d_model,
 base) -> array``: it is built for one ``d_model`` (and base) and its ``forward`` takes

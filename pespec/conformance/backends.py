@@ -1,4 +1,4 @@
-"""Backends: what the conformance suite checks, and what a backend declares (SPEC §9.1).
+"""Backends: what the conformance suite checks, and what a backend declares (SPEC §6.1).
 
 A backend is a callable ``(positions, d_model, base) -> array``: ``positions`` is an int64
 or float64 NumPy array of shape (n,), the result has shape (n, d_model) in the backend's
@@ -29,7 +29,7 @@ __all__ = ["Backend", "Capabilities"]
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What a backend declares about itself; each field narrows the suite (SPEC §9.1).
+    """What a backend declares about itself; each field narrows the suite (SPEC §6.1).
 
     ``integer_positions_only``: only int64 positions are passed. ``non_negative_positions``:
     only positions ≥ 0 are passed (a module that looks rows up in a table). ``bases``: the
@@ -37,7 +37,7 @@ class Capabilities:
     |position|): larger configurations are not tested. ``level``: the level it claims, e.g.
     ``"float16@float64"`` (None: the default level of its output dtype). ``convention``:
     the convention it implements, a preset name or ``Convention.to_dict()`` (None: judged
-    against the canonical encoding; SPEC §9.1).
+    against the canonical encoding; SPEC §6.1).
     """
 
     integer_positions_only: bool = False

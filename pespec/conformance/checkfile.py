@@ -1,4 +1,4 @@
-"""``pespec check --from-file``: a saved output file checked as the user meant it (SPEC §9.5).
+"""``pespec check --from-file``: a saved output file checked as the user meant it (SPEC §6.5).
 
 :func:`check_file` reads the file (:mod:`pespec.conformance._readers`), checks that it fits
 the command (a 2-D array with ``d_model`` columns and one position per row: else a

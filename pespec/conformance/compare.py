@@ -1,4 +1,4 @@
-"""The comparison engine: an output against a reference, block by block (SPEC §9.2).
+"""The comparison engine: an output against a reference, block by block (SPEC §6.2).
 
 Used by the suite (:mod:`pespec.conformance.runner`: golden, timesteps and large stages) and
 by the checks of saved outputs (:mod:`pespec.conformance.fromfile`). Each element's error is
@@ -41,20 +41,20 @@ __all__ = [
 ]
 
 SECTIONS: dict[str, str] = {
-    "contract": "§9.2",
-    "golden": "§8",
+    "contract": "§6.2",
+    "golden": "§7",
     "property": "§5",
-    "large": "§9.2",
-    "reference": "§9.2",
+    "large": "§6.2",
+    "reference": "§6.2",
 }
 
 
 REFERENCE_ERROR = 2.0**-52
-"""Max abs error of the exact float64 reference against the exact value (SPEC §7), valid for
+"""Max abs error of the exact float64 reference against the exact value (SPEC Annex C), valid for
 |position| < :data:`EXACT_REFERENCE_LIMIT`; beyond it the comparison uses the oracle."""
 
 EXACT_REFERENCE_LIMIT = 2.0**31
-"""|position| below which the exact reference's error is at most REFERENCE_ERROR (SPEC §7)."""
+"""|position| below which the exact reference's error is at most REFERENCE_ERROR (SPEC Annex C)."""
 
 FIXTURE_ERROR = 2.0**-54
 """Max abs error of a golden value: half an ulp of a correctly rounded float64 in [−1, 1]."""

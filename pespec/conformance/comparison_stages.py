@@ -1,5 +1,5 @@
 """The comparison stages of the suite: golden fixtures, diffusion timesteps and large
-configurations, each compared value by value against certified values (SPEC §9.2).
+configurations, each compared value by value against certified values (SPEC §6.2).
 
 ``golden:NAME`` compares a fixture set (positions narrowed to the declared capabilities);
 ``golden:timesteps`` compares fractional timesteps with the oracle (a declared convention);
@@ -86,7 +86,7 @@ def large_check(suite: Suite, planned: PlannedCheck, level: Level) -> CheckResul
 
 
 def _timesteps_check(suite: Suite, planned: PlannedCheck, level: Level) -> CheckResult:
-    """``golden:timesteps``: fractional timesteps (SPEC §9.2) against the oracle."""
+    """``golden:timesteps``: fractional timesteps (SPEC §6.2) against the oracle."""
     from pespec.conformance.declared import TIMESTEPS_D_MODEL, timestep_positions
     from pespec.reference.oracle import encode as oracle_encode
 

@@ -1,4 +1,4 @@
-"""Calling a backend safely, and the contract stage of the suite (SPEC §9.2, stage 1).
+"""Calling a backend safely, and the contract stage of the suite (SPEC §6.2, stage 1).
 
 :class:`GuardedBackend` runs every call in a worker thread with a per-call timeout, moves
 the result to host memory and validates it (type, shape, dtype, finiteness, input not
@@ -313,7 +313,7 @@ def probe_base(bases: tuple[float, ...] | None) -> float:
 
 
 def probes_markdown() -> str:
-    """Markdown list of the default contract probes (SPEC §9.2), from :func:`contract_probes`."""
+    """Markdown list of the default contract probes (SPEC §6.2), from :func:`contract_probes`."""
     probes = contract_probes(Capabilities(), base=10000.0)
     lines = []
     for probe in probes:

@@ -1,4 +1,4 @@
-"""The convention a backend declares, and the golden values for it (SPEC §9.1, §9.2).
+"""The convention a backend declares, and the golden values for it (SPEC §6.1, §6.2).
 
 A backend is judged against one member of the family of SPEC §3: the canonical encoding by
 default, or the convention it declares (``--convention``, ``pespec_capabilities``,

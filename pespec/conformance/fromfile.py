@@ -1,4 +1,4 @@
-"""Checking a saved output: for implementations that are not Python (SPEC §9.5).
+"""Checking a saved output: for implementations that are not Python (SPEC §6.5).
 
 ``pespec check --from-file out.npy --d-model D --positions 0:4096`` loads the array
 (``.npy`` memory-mapped, ``.npz``, or ``.csv``; never with pickle) and runs the checks that

@@ -1,4 +1,4 @@
-"""What backend code may raise, and how the suite words it (SPEC §9.1).
+"""What backend code may raise, and how the suite words it (SPEC §6.1).
 
 :data:`BACKEND_ERRORS` is what a guarded call catches (every exception, ``sys.exit()`` and
 GeneratorExit; never the user's Ctrl-C); :class:`BackendLoadError` and

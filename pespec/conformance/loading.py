@@ -1,4 +1,4 @@
-"""How a backend spec names a backend: :func:`load_backend` (SPEC §9.1).
+"""How a backend spec names a backend: :func:`load_backend` (SPEC §6.1).
 
 Backend specs accepted:
 

@@ -1,11 +1,11 @@
-"""The pytest plugin (entry point ``pytest11``): the conformance suite as pytest tests (SPEC §9).
+"""The pytest plugin (entry point ``pytest11``): the conformance suite as pytest tests (SPEC §6).
 
     pytest --pyargs pespec.conformance --pe-backend numpy-float16 [--pe-level L]
         [--pe-convention NAME|FILE.json]
         [--pe-profile ci|dev|thorough] [--pe-skip-file F] [--pe-xfail-file F] [--pe-json PATH]
     pytest --pyargs pespec.conformance --pe-rope-backend torch-bfloat16 --pe-rope-config PRESET
 
-The rotary suite (SPEC §12.13) runs through the same machinery: ``--pe-rope-backend`` with
+The rotary suite (SPEC §8.8) runs through the same machinery: ``--pe-rope-backend`` with
 ``--pe-rope-config`` (a preset name or a JSON file, as ``pespec rope check --config``) builds a
 :class:`~pespec.rope.suite.RopeSuite`; ``--pe-level`` then names a stage tuple.
 

@@ -1,5 +1,5 @@
 """The property stage of the suite: the Hypothesis properties run against a backend (SPEC §5,
-§9.2).
+§6.2).
 
 Each property of :data:`pespec.properties.PROPERTIES` is run by Hypothesis on
 configurations drawn at the backend's level and narrowed to its declared capabilities

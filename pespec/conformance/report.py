@@ -1,6 +1,6 @@
 """Conformance reports: per-check results, the verdict, and their JSON/Markdown/terminal forms.
 
-The JSON form is a versioned schema (SPEC §9.4): ``schema`` names it, ``schema_version``
+The JSON form is a versioned schema (SPEC §6.4): ``schema`` names it, ``schema_version``
 changes when a field changes meaning. Every float is a float64 absolute value or null;
 non-finite numbers (a backend returning NaN) are written as null with the message saying why.
 Files are written atomically (temporary file + ``os.replace``).
@@ -208,7 +208,7 @@ class Report:
         raise KeyError(f"check_id must be one of {[c.id for c in self.checks]}; got {check_id!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        """The versioned JSON document (SPEC §9.4)."""
+        """The versioned JSON document (SPEC §6.4)."""
         return {
             "schema": REPORT_SCHEMA,
             "schema_version": REPORT_SCHEMA_VERSION,
@@ -316,12 +316,12 @@ _SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
         "id, stage, title, section, status, message, max_error, bound, ratio, "
         "worst_position, worst_column, reproduction, duration_s, details",
     ),
-    ("diagnosis, diagnosis_sentence", "§10, only when non-conformant (else null)"),
+    ("diagnosis, diagnosis_sentence", "Annex D, only when non-conformant (else null)"),
 )
 
 
 def schema_table() -> str:
-    """Markdown table of the JSON report's top-level fields (SPEC §9.4), from the code."""
+    """Markdown table of the JSON report's top-level fields (SPEC §6.4), from the code."""
     lines = [
         f"Schema `{REPORT_SCHEMA}` version {REPORT_SCHEMA_VERSION}, suite version "
         f"{SUITE_VERSION}. Statuses: {', '.join(f'`{s}`' for s in STATUSES)}.",

@@ -1,7 +1,7 @@
 """The JSON side of a conformance report: plain JSON values and the run's environment.
 
 Every float is a float64 absolute value or null; non-finite numbers (a backend returning
-NaN) become null, with the check's message saying why (SPEC §9.4).
+NaN) become null, with the check's message saying why (SPEC §6.4).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A conformance report for people: the Markdown document and the terminal table (SPEC §9.4).
+"""A conformance report for people: the Markdown document and the terminal table (SPEC §6.4).
 
 The Markdown table gives each check's largest absolute error over everything it compared
 (``max abs error``), and at its worst element (the largest fraction of its bound) that
@@ -46,7 +46,7 @@ def _origin_lines(report: Report) -> list[str]:
 
 
 def markdown(report: Report, error_plot: str | None = None) -> str:
-    """The report as Markdown (SPEC §9.4); ``error_plot``: a PNG (relative path) to embed."""
+    """The report as Markdown (SPEC §6.4); ``error_plot``: a PNG (relative path) to embed."""
     lines = [
         f"# pespec conformance report: {report.backend}",
         "",

@@ -7,7 +7,7 @@ Every failed check of a report carries a line such as::
         exit_status=True)"
 
 which calls the backend on those positions and prints, per element, the backend's value, the
-correctly rounded value from the oracle (SPEC §6), the absolute error and the bound of the
+correctly rounded value from the oracle (SPEC Annex B), the absolute error and the bound of the
 level (SPEC §4), and exits with status 1 when an element exceeds its bound.
 """
 

@@ -1,4 +1,4 @@
-"""The one-line reproductions a failing check prints (SPEC §9.4).
+"""The one-line reproductions a failing check prints (SPEC §6.4).
 
 Each line rebuilds the backend (from its spec in a fresh interpreter, else from a variable
 ``backend`` bound to the object that was checked) and re-runs the failing case: a value

@@ -1,4 +1,4 @@
-"""The conformance suite: plan, run, verdict (SPEC §9.2–§9.3).
+"""The conformance suite: plan, run, verdict (SPEC §6.2–§6.3).
 
 Stages, in order:
 
@@ -77,7 +77,7 @@ LARGE_SIZES: dict[str, tuple[tuple[int, int], ...]] = {
     "dev": ((131072, 64), (8192, 4096)),
     "thorough": ((131072, 4096),),
 }
-"""(L, d_model) of the large stage per profile: positions 0 .. L−1, base 10000 (SPEC §9.2)."""
+"""(L, d_model) of the large stage per profile: positions 0 .. L−1, base 10000 (SPEC §6.2)."""
 
 DEFAULT_TIMEOUT = 120.0
 """Seconds one backend call may take before it counts as hung."""
@@ -112,7 +112,7 @@ class Suite:
     Hypothesis shrink a failing property example to a minimal one (slower on failure).
     ``convention``: the convention to judge against (a preset name, a JSON file of
     ``Convention.to_dict()``, or a Convention); default: the backend's declared
-    ``convention`` capability, else canonical (SPEC §9.1).
+    ``convention`` capability, else canonical (SPEC §6.1).
     """
 
     def __init__(
@@ -218,7 +218,7 @@ class Suite:
 
         ``progress(planned, None)`` is called before each check and
         ``progress(planned, result)`` after it. When a check failed and ``diagnose`` is
-        true, the diagnosis (SPEC §10) is added. Ctrl-C raises :class:`Interrupted` (a
+        true, the diagnosis (SPEC Annex D) is added. Ctrl-C raises :class:`Interrupted` (a
         KeyboardInterrupt) carrying the partial report.
         """
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -361,7 +361,7 @@ class Suite:
         )
 
     def _diagnose(self, report: Report) -> None:
-        """Attach the diagnosis (SPEC §10) to a non-conformant report; never raises."""
+        """Attach the diagnosis (SPEC Annex D) to a non-conformant report; never raises."""
         try:
             from pespec.conformance.diagnosis import diagnose
         except ImportError:
@@ -441,7 +441,7 @@ def check(
 
 
 def suite_table() -> str:
-    """Markdown: the stages, their checks, the large sizes per profile and the constants (§9.2)."""
+    """Markdown: the stages, their checks, the large sizes per profile and the constants (§6.2)."""
     from pespec.properties.registry import PROPERTIES
     from pespec.reference.golden import load_fixture_sets
 
@@ -456,7 +456,7 @@ def suite_table() -> str:
         "| 1 contract | "
         + ", ".join(f"`contract:{item}`" for item in CONTRACT_ITEMS)
         + f" | {len(CONTRACT_ITEMS)} |",
-        f"| 2 golden | `golden:NAME`, one per canonical fixture set (§8) | {len(fixtures)} |",
+        f"| 2 golden | `golden:NAME`, one per canonical fixture set (§7) | {len(fixtures)} |",
         "| 3 property | "
         + ", ".join(f"`property:{name}`" for name in PROPERTIES)
         + f" | {len(PROPERTIES)} |",

@@ -1,5 +1,5 @@
 """The suite's plan: every check of the selected stages, in suite order, with stable ids
-(SPEC §9.2).
+(SPEC §6.2).
 
 ``contract:ITEM`` per contract item; ``golden:NAME`` per fixture set of the convention judged
 against (canonical sets recertified for another convention), plus ``golden:timesteps`` for a

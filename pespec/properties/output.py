@@ -1,4 +1,4 @@
-"""What a backend's output must be, checked in one place and said in one wording (SPEC §9.2).
+"""What a backend's output must be, checked in one place and said in one wording (SPEC §6.2).
 
 The contract stage (:mod:`pespec.conformance.contract`), the guard of every suite call and
 the properties (:mod:`pespec.properties.rows`) all judge a host output with
@@ -39,7 +39,7 @@ def first_non_finite(array: NDArray[Any]) -> tuple[int, ...] | None:
 
 @dataclass(frozen=True)
 class OutputProblem:
-    """One way a backend's output breaks the contract (SPEC §9.2), in the one wording.
+    """One way a backend's output breaks the contract (SPEC §6.2), in the one wording.
 
     ``kind``: the contract item (``shape``, ``dtype`` or ``finite``); ``expected`` and
     ``found``: what the rule asks and what the output has, e.g. shape ``(48, 16)`` and

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for the parameter space of SPEC §2–§4, shared by tests and the suite.
+"""Hypothesis strategies for the parameter space of SPEC §1–§4, shared by tests and the suite.
 
 Sizes stay modest by default (at most ``max_elements`` = n·d values per configuration) so a
 property run costs milliseconds; pass a larger ``max_elements`` for thorough runs. Every

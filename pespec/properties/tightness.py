@@ -1,4 +1,4 @@
-"""How much of the SPEC §4 bound typical float32 formulas use, per column (SPEC §4.6).
+"""How much of the SPEC §4 bound typical float32 formulas use, per column (SPEC Annex A.3).
 
 The formulas are the two a user writes: the log-space form of the tutorials
 (ω = exp(−k·(ln base/(d/2))), all float32) and the paper's p/base^(2i/d) (one pow, one

@@ -1,4 +1,4 @@
-"""Compiled kernels of the exact reference (SPEC §7.5), used when numba is installed.
+"""Compiled kernels of the exact reference (SPEC Annex C.5), used when numba is installed.
 
 Each kernel performs the same IEEE 754 binary64 operations, in the same order, as the
 NumPy code of :mod:`pespec.reference.exact` it replaces (``_turns`` + ``_sincos_turns``,

@@ -1,4 +1,4 @@
-"""Generated blocks of SPEC §6 (filled by ``tools/generate_docs.py``)."""
+"""Generated blocks of SPEC Annex B (filled by ``tools/generate_docs.py``)."""
 
 from __future__ import annotations
 

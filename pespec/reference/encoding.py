@@ -1,7 +1,7 @@
-"""Public float64 reference API: frequencies, encode, sinusoidal_positional_encoding (SPEC §2).
+"""Public float64 reference API: frequencies, encode, sinusoidal_positional_encoding (SPEC §1).
 
 These are the functions other backends are judged against. They are the exact reference
-of SPEC §7 (:mod:`pespec.reference.exact`): every element is within 2^-52 of the
+of SPEC Annex C (:mod:`pespec.reference.exact`): every element is within 2^-52 of the
 correctly rounded value, at every position |p + o| < 2^31 (no drift with position).
 ``iter_encoding_chunks`` (re-exported from there) streams the same values in blocks of
 rows. The naive formula stays available in :mod:`pespec.reference.naive` as the benchmark

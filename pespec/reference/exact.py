@@ -1,33 +1,15 @@
-"""The exact float64 reference (SPEC §7): within 2^-52 of the oracle at every position.
+"""The exact float64 reference (SPEC Annex C): within 2^-52 of the oracle at every position.
 
-Every element is computed from the angle in *turns* (θ/2π), reduced modulo 1 without
-error, so the result does not drift with the position the way the naive formula does.
+What: the sinusoidal encoding in float64 whose error does not grow with the position (the
+naive formula's does), for any convention of SPEC §3. Why: the suite compares large
+configurations with it, and users call it for a fast float64 encoding.
 
-Algorithm (the proof of the bound is in SPEC §7 and :func:`error_budget`):
-
-1. Frequencies: ω_k as a double-double from the oracle
-   (:func:`pespec.reference.oracle.frequencies_dd`, ~106 bits), times the argument
-   scale c and 1/(2π) in exact integer arithmetic, cut into five 26-bit pieces
-   W_k = w_0 + … + w_4 (130 bits, :func:`turn_pieces`). Folding 1/(2π) into W_k is a
-   Payne–Hanek style reduction with a 256-bit 1/(2π).
-2. Reduction: x = p + o is split into two 26-bit halves (Veltkamp), so every product
-   x_half·w_i is exact; the integer part of each product is dropped exactly and the
-   fractional parts are summed as a double-double t = t_hi + t_lo, |t_hi| ≤ 1/2.
-3. Evaluation: t = m/256 + τ with a table of e^{2πi m/256} (double-double, from MPFR),
-   ρ = 2π·τ (|ρ| ≤ π/256) and short Taylor polynomials for sin ρ and cos ρ − 1, then
-   the angle-addition identities with exact (Dekker) products. No libm call is used,
-   so the bound does not depend on the accuracy of np.sin/np.cos (NumPy documents
-   up to 4 ulp for its SIMD float64 routines, numpy/numpy#19478).
-4. Integer positions: block rotation. x = A + q with A = 64·⌊x/64⌋ (the anchor) and
-   0 ≤ q < 64 (the fine offset); steps 2–3 run once per distinct anchor and offset
-   (about L/64 + 64 per frequency for L consecutive positions), and each element is one
-   complex product w(A + F) = w(A)·e^{−iF} with w(θ) = sin θ + i·cos θ. Both factors are
-   split at float32 precision (24 bits), so the head product is exact and rounded once
-   per part; the tails add a small part (< 2^-22) computed with plain float64 operations
-   in a fixed order, so every element depends on its position alone, bit for bit.
-5. Sign: every step runs on |θ| (the absolute pieces |W_k| and |p + o|) and the sine is
-   negated where θ < 0, so sin(−θ) = −sin θ and cos(−θ) = cos θ bit for bit: the sine of a
-   tiny negative angle is −0.0 or negative like the oracle's, never +0.0.
+How: the angle is taken in turns (θ/2π) from the oracle's double-double frequencies times a
+256-bit 1/(2π), reduced modulo 1 without error, evaluated with a table and short
+polynomials (no libm call), and consecutive integer positions use a block rotation; every
+element depends on its position alone, bit for bit, and the sine is odd bit for bit. The
+algorithm and the proof of the bound are SPEC Annex C.3 and C.4 (:func:`error_budget` evaluates its
+table); they are not repeated here.
 
 Shapes: positions (n,) or any shape, outputs (*positions.shape, d_model) float64;
 angles in radians unless called turns.
@@ -75,7 +57,7 @@ C128 = NDArray[np.complex128]
 
 MAX_POSITION: Final = 2.0**53
 """|p + o| must not exceed this (float64 integers are exact up to 2^53); beyond it use the
-oracle. The 2^-52 bound is proved for |c·(p + o)| ≤ 2^40 (SPEC §7)."""
+oracle. The 2^-52 bound is proved for |c·(p + o)| ≤ 2^40 (SPEC Annex C)."""
 
 TABLE_SIZE: Final = 256
 """N: the table holds e^{2πi·m/N}, m = 0 .. N−1, so the residual angle is |ρ| ≤ π/N."""
@@ -92,7 +74,7 @@ _PIECES: Final = 5
 _INV_2PI_BITS: Final = 256
 _CHUNK_ELEMENTS: Final = 1 << 13  # elements per temporary in the exact path (64 KiB)
 GRID: Final = 64
-"""B: integer positions are rotated from anchors at multiples of GRID (SPEC §7)."""
+"""B: integer positions are rotated from anchors at multiples of GRID (SPEC Annex C)."""
 
 _TILE_ELEMENTS: Final = 1 << 15  # elements per rotation tile (256 KiB per float64 array)
 _FACTOR_BYTES: Final = 64  # per (angle, column) of a _Factors: 1 complex + 6 float64
@@ -780,7 +762,7 @@ def exact_encode(
     base: float = 10000.0,
     convention: Convention = CANONICAL,
 ) -> F64:
-    """Encoding of finite positions, each element within 2^-52 of the oracle (SPEC §7).
+    """Encoding of finite positions, each element within 2^-52 of the oracle (SPEC Annex C).
 
     ``positions``: ints or floats of any shape, |p + o| ≤ 2^53; result shape
     (*positions.shape, d_model), float64. Each element depends only on its position (bit
@@ -804,7 +786,7 @@ def exact_sinusoidal_positional_encoding(
 ) -> F64:
     """Rows for positions offset .. offset+seq_len−1; shape (seq_len, d_model), float64.
 
-    Block rotation: extra memory O(d_model) besides the output (SPEC §7.5).
+    Block rotation: extra memory O(d_model) besides the output (SPEC Annex C.5).
     """
     n = check_non_negative_int(seq_len, "seq_len")
     start = check_non_negative_int(offset, "offset")
@@ -873,20 +855,20 @@ def _stream_array(
 
 
 # ---------------------------------------------------------------------------
-# the error budget (SPEC §7), computed
+# the error budget (SPEC Annex C), computed
 
 MAX_SCALED_POSITION: Final = 2.0**40
-"""|c·(p + o)| up to which the 2^-52 bound is proved (SPEC §7)."""
+"""|c·(p + o)| up to which the 2^-52 bound is proved (SPEC Annex C)."""
 
 
 def error_budget() -> list[tuple[str, str, mpmath.mpf]]:
-    """The terms of the §7 proof: (step, term, upper bound on its absolute error) in mpmath.
+    """The terms of the Annex C proof: (step, term, upper bound on its absolute error) in mpmath.
 
     Every bound is evaluated from the constants of this module (N, the piece count, the
     polynomial degrees, the float32 split) with u = 2^-53; the last two rows are δ (the
     error of a double-double sin/cos from the exact path) and ε' (the error of a rotated
     element before its final rounding, excluding the one rounding of its exact head
-    product). SPEC §7 shows that 3·2^-54 + ε' < 2^-52 proves the bound.
+    product). SPEC Annex C shows that 3·2^-54 + ε' < 2^-52 proves the bound.
     """
     mp = mpmath.mp
     with mpmath.workdps(40):

@@ -1,4 +1,4 @@
-"""Golden fixtures: certified encodings shipped as JSON, loadable from any language (SPEC §8).
+"""Golden fixtures: certified encodings shipped as JSON, loadable from any language (SPEC §7).
 
 Each fixture set is one JSON file in ``pespec/golden/``; ``MANIFEST`` lists the SHA-256 of
 every file in ``sha256sum`` format (``sha256sum -c MANIFEST`` works); ``MANIFEST.provenance``
@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 FORMAT = "pespec-golden/1"
-"""Identifier of the file format described in SPEC §8 (bumped on any incompatible change)."""
+"""Identifier of the file format described in SPEC §7 (bumped on any incompatible change)."""
 
 GENERATOR = {
     "name": "pespec.reference.oracle",
@@ -221,7 +221,7 @@ def load_fixture_sets(directory: Path | None = None) -> list[FixtureSet]:
 
 
 def catalog_markdown() -> str:
-    """SPEC §8's table of the shipped sets (read from the shipped files)."""
+    """SPEC §7's table of the shipped sets (read from the shipped files)."""
     lines = [
         "| file | d_model | base | convention | positions | columns | values | bytes |",
         "|---|---|---|---|---|---|---|---|",

@@ -1,4 +1,4 @@
-"""The shipped golden fixture sets: what each one holds, and computing one (SPEC §8).
+"""The shipped golden fixture sets: what each one holds, and computing one (SPEC §7).
 
 :data:`CATALOG` lists every set shipped in ``pespec/golden/``; :func:`compute_fixture`
 evaluates one entry with the certified oracle (:mod:`pespec.reference.oracle`).

@@ -1,5 +1,5 @@
 """Verifying golden fixtures: the stored values against the oracle, and a fixture directory
-against a fresh regeneration (SPEC §8).
+against a fresh regeneration (SPEC §7).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Writing golden fixtures: the byte-deterministic files, the MANIFEST, regeneration and
-export (SPEC §8).
+export (SPEC §7).
 
 :func:`render_catalog` renders every set in memory; :func:`regenerate` replaces the fixture
 directory atomically; :func:`export_fixture_sets` writes ``.npz`` or ``.csv`` copies.
@@ -98,7 +98,7 @@ def render_catalog(
 ) -> dict[str, bytes]:
     """Every fixture file and the MANIFEST, in memory: {file name: bytes}; ``extra``: further
     files sharing the directory and MANIFEST (the command line passes the rotary sets of
-    :func:`pespec.rope.golden.render_rope_files`, SPEC §12.10, a layer above this one)."""
+    :func:`pespec.rope.golden.render_rope_files`, SPEC §8.6, a layer above this one)."""
     files: dict[str, bytes] = {}
     for spec in catalog:
         files[f"{spec.name}.json"] = render_fixture(compute_fixture(spec))

@@ -1,4 +1,4 @@
-"""The naive float64 formula (seed 002's implementation notes), kept as a baseline.
+"""The naive float64 formula as tutorials write it, kept as a baseline.
 
 ω_k = exp(−k·ln(base)/(d/2 − s)) in log space, θ = c·(p + o)·ω_k rounded to
 float64, then ``np.sin``/``np.cos`` of the rounded angle. Its error grows with

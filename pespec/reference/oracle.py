@@ -1,33 +1,17 @@
-"""The certified oracle: correctly rounded float64 encodings from exact arithmetic (SPEC §6).
+"""The certified oracle: correctly rounded float64 encodings from exact arithmetic (SPEC Annex B).
 
-Every float64 this module returns is the round-to-nearest-even float64 of the exact real
-value, and the module proves it for each element (Ziv's strategy):
+What: every float64 this module returns is the round-to-nearest-even float64 of the exact
+real value of SPEC §1 and §3, proved for each element before it is returned. Why: it is the
+ground truth of the golden fixtures, the exact reference's tests and every conformance
+verdict.
 
-1. evaluate with MPFR (through gmpy2) at a working precision P, where every elementary
-   operation is correctly rounded, so each step adds a relative error ≤ 2^-P;
-2. propagate those errors into a rigorous bound ``err`` on |computed − exact|;
-3. accept the float64 only if the whole interval [v − err, v + err] rounds to it;
-   otherwise recompute that element at twice the precision.
-
-The loop terminates because the exact values are never float64 numbers or midpoints
-between two of them, except the exact cases handled exactly: θ = 0 (sin 0 = 0,
-cos 0 = 1) and rational frequencies ω = base^(−k/den) (decided with an exact integer
-root). For θ ≠ 0, θ = c·(p + o)·base^(−k/den) is a nonzero real algebraic number, so
-sin θ and cos θ are transcendental (Lindemann–Weierstrass), hence not dyadic.
-
-Nothing is rounded through a decimal string. Inputs are taken at their exact value:
-Python ints of any size, float64 positions and bases as their exact binary value.
-
-The error bound used (u = 2^-P, t_k = ln(base)·k/den ≥ 0, each factor (1 + δ), |δ| ≤ u):
-
-* ln(base), ·(k·M), /N (den = N/M exactly) and exp give ω̃ = ω·(1 + μ) with
-  |μ| ≤ 3.03·t_k·u + 1.01·u (the exponent has relative error ≤ 3.01u, which exp turns
-  into a relative error ≤ 1.001·t_k·3.01u while t_k·u ≤ 2^-20);
-* θ̃ = x·ω̃ rounded once more: |θ̃ − θ| ≤ |θ̃|·(4·t_k + 3)·u (ample for the
-  terms above and for replacing |θ| by |θ̃|);
-* sin/cos are 1-Lipschitz and rounded once at P: |ỹ − y| ≤ |θ̃ − θ| + 2·|ỹ|·u.
-
-Many integer angles use angle-addition tables instead (:func:`_table_rows`, its own bound).
+How, in one line: MPFR (through gmpy2) at a working precision P, a rigorous bound on the
+error, and Ziv's strategy (accept only if the whole error interval rounds to one float64,
+else double P). The error bounds of the direct path and of the angle-addition tables
+(:func:`_table_rows`), the certification check, the precision rule and the termination
+argument are in SPEC Annex B.2 and Annex B.3; they are not repeated here. Nothing is rounded through
+a decimal string; inputs are taken at their exact values (ints of any size, float64
+positions and bases as their exact binary value).
 """
 
 from __future__ import annotations

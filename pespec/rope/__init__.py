@@ -1,12 +1,12 @@
-"""Rotary position embeddings (RoPE): the definition of SPEC §12, part 1.
+"""Rotary position embeddings (RoPE): the definition of SPEC §8, part 1.
 
 ``pespec.rope`` holds the configuration (:class:`RopeConfig`, validated and immutable), the
 reader of transformers ``config.json`` files (:func:`from_hf`), the frequency schedules
 (:func:`frequencies`, certified), presets of real models (``PRESETS``), the exact float64
 reference (:func:`cos_sin`, :func:`rotate`, :func:`rotation_bound`) and the certified oracle
 (:mod:`pespec.rope.oracle`), and the conformance suite (:func:`check`, :class:`RopeSuite`,
-:class:`RopeLevel`, :class:`RopeCapabilities`; SPEC §12.12–§12.13; :func:`check_file` for a
-saved output, §12.13.1).
+:class:`RopeLevel`, :class:`RopeCapabilities`; SPEC §8.7–§8.8; :func:`check_file` for a
+saved output, R8.16).
 Only the configuration module is imported with the package; the rest loads on first use.
 """
 

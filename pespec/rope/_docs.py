@@ -1,4 +1,4 @@
-"""Generated SPEC §12 text: the rotary reference's measured errors against its bounds."""
+"""Generated SPEC §8 text: the rotary reference's measured errors against its bounds."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ _POSITIONS = np.concatenate([np.arange(0, 70), np.arange(2**24 - 70, 2**24 + 1),
 
 
 def _vectors(n: int, head_dim: int) -> np.ndarray:
-    """Small dyadic vectors of the fixtures' formula (§12.10) for rows 0 .. n − 1."""
+    """Small dyadic vectors of the fixtures' formula (§8.6) for rows 0 .. n − 1."""
     from pespec.rope.golden import x_vectors
 
     return x_vectors(n, head_dim)
@@ -38,6 +38,6 @@ def reference_errors_markdown() -> str:
         lines.append(f"| {name} | {_POSITIONS.shape[0]} (0–69, 2^24 − 70 … 2^24, 4 more) "
                      f"| {angle / COS_SIN_BOUND:.3g} | {ratio:.3g} |")
     lines.append("")
-    lines.append("(Rotation: the vectors of §12.10 at every eighth position; the bound here is "
+    lines.append("(Rotation: the vectors of §8.6 at every eighth position; the bound here is "
                  "the proved bound plus half an ulp of the oracle's value.)")
     return "\n".join(lines) + "\n"

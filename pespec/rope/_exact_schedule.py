@@ -1,4 +1,4 @@
-"""The schedules of SPEC §12.3 written once, evaluated in certified interval arithmetic.
+"""The schedules of SPEC §8.3 written once, evaluated in certified interval arithmetic.
 
 :func:`schedule` evaluates ω'_j (j = 0 .. d_r/2 − 1) and A for a configuration with an
 arithmetic object: :class:`IntervalArith` (mpmath's ``iv`` context: outward rounding, so
@@ -8,7 +8,7 @@ every result is an interval that contains the exact real value) or :class:`Ratio
 correction range, its clamps, llama3's wavelength thresholds) is decided by the interval
 run on intervals that exclude the boundary, or raises :class:`Undecided` (the caller
 retries at a higher precision); the rational run replays the interval run's decisions in
-order, so both runs follow the same branches. Constants written in §12.3 (0.1 in YaRN's g,
+order, so both runs follow the same branches. Constants written in §8.3 (0.1 in YaRN's g,
 0.001 in its zero-width guard) are the exact decimals 1/10 and 1/1000.
 """
 
@@ -304,7 +304,7 @@ def _dynamic(config: RopeConfig, ar: Arith) -> list[Value]:
 
 
 def schedule(config: RopeConfig, ar: Arith) -> tuple[list[Value], Value]:
-    """(ω'_j for j = 0 .. d_r/2 − 1, A) of SPEC §12.3 in the arithmetic ``ar``."""
+    """(ω'_j for j = 0 .. d_r/2 − 1, A) of SPEC §8.3 in the arithmetic ``ar``."""
     kind = config.rope_type
     if kind == "default":
         return _base_omegas(config, ar), ar.q(1)

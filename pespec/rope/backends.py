@@ -1,4 +1,4 @@
-"""Rotary backends: the plug-in point of the rotary suite (SPEC §12.13) and the built-ins.
+"""Rotary backends: the plug-in point of the rotary suite (SPEC §8.8) and the built-ins.
 
 A rotary backend is a callable ``backend(x, positions, rope) -> array``: ``x`` float64
 (n, head_dim) with values exactly representable in bfloat16 and float16, ``positions`` int64

@@ -1,8 +1,8 @@
-"""The rotary configuration (SPEC §12.2): an immutable, validated value.
+"""The rotary configuration (SPEC §8.2): an immutable, validated value.
 
 A :class:`RopeConfig` holds exactly the numbers that define the rotary position embedding of
 one attention layer: the head and rotary dimensions, the pairing, the base θ and the fields of
-one frequency schedule (SPEC §12.3). Every domain rule of SPEC §12.5 is checked when the value
+one frequency schedule (SPEC §8.3). Every domain rule of SPEC §8.5 is checked when the value
 is built; a violation raises ``ValueError`` (``TypeError`` for a wrong type) naming the field,
 the value received and what is allowed. Fields that the schedule does not use must be left
 ``None``, so that two equal configurations have equal dictionaries.
@@ -20,12 +20,12 @@ from typing import Any
 __all__ = ["PAIRINGS", "ROPE_TYPES", "RopeConfig"]
 
 ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
-"""The frequency schedules of SPEC §12.3, named as transformers names them."""
+"""The frequency schedules of SPEC §8.3, named as transformers names them."""
 
 PAIRINGS = ("halves", "interleaved", "interleaved_in_halves_out")
-"""How the rotary dimensions form pairs (SPEC §12.1)."""
+"""How the rotary dimensions form pairs (SPEC §8.1)."""
 
-# Schedule fields each rope_type requires and may use (SPEC §12.3); anything else must be None.
+# Schedule fields each rope_type requires and may use (SPEC §8.3); anything else must be None.
 _REQUIRED: dict[str, tuple[str, ...]] = {
     "default": (),
     "linear": ("factor",),
@@ -84,11 +84,11 @@ def _positive(name: str, value: Any) -> float:
 
 @dataclass(frozen=True)
 class RopeConfig:
-    """The rotary position embedding of one attention layer (SPEC §12).
+    """The rotary position embedding of one attention layer (SPEC §8).
 
     ``head_dim`` is the size of the vector the rotation acts on; the first ``rotary_dim``
     (d_r) components are rotated in d_r/2 pairs formed by ``pairing`` and the rest pass
-    through. ``theta`` is the base θ. ``rope_type`` picks the schedule of SPEC §12.3 and the
+    through. ``theta`` is the base θ. ``rope_type`` picks the schedule of SPEC §8.3 and the
     remaining fields are its parameters (s = ``factor``, L = ``max_position_embeddings``,
     L0 = ``original_max_position_embeddings``, ℓ = ``seq_len``); unused ones stay ``None``.
     ``rotary_dim=None`` means d_r = ``head_dim``. Factor lists are stored as tuples.
@@ -188,7 +188,7 @@ def _validated(config: RopeConfig) -> dict[str, Any]:
 
 
 def _schedule_fields(config: RopeConfig, rotary: int) -> dict[str, Any]:
-    """Normalise and check the schedule's fields (SPEC §12.5)."""
+    """Normalise and check the schedule's fields (SPEC §8.5)."""
     out: dict[str, Any] = {}
     if config.factor is not None:
         factor = _real("factor", config.factor, "a finite real number >= 1")

@@ -1,10 +1,10 @@
-"""The rotary error model by pipeline stage (SPEC §12.12): levels and the per-element bound.
+"""The rotary error model by pipeline stage (SPEC §8.7): levels and the per-element bound.
 
 A rotary implementation is a pipeline: inverse frequencies ω'_j and the phase p·ω'_j in the
 *phase* dtype, cos/sin (times A where it is folded in) stored in the *cache* dtype, the
 rotation (a·c − b·s, a·s + b·c) in the *rotation* dtype, the result stored in the output
 dtype. A :class:`RopeLevel` names the three stage dtypes; :func:`element_bound` bounds
-|y − exact| per output element from them and |x|, with the assumptions of SPEC §12.12:
+|y − exact| per output element from them and |x|, with the assumptions of SPEC §8.7:
 library sin, cos, pow and exp within 2 ulp, one rounding per stored stage (round to nearest),
 no fast-math intrinsics outside their documented range, no flush-to-zero.
 
@@ -29,7 +29,7 @@ __all__ = ["DEFAULT_LEVELS", "LIBRARY_ULPS", "RopeLevel", "check_rope_claim", "e
 F64 = NDArray[np.float64]
 
 LIBRARY_ULPS: Final = 2.0
-"""Assumed accuracy of the library's sin, cos, pow and exp: within this many ulp (SPEC §12.12)."""
+"""Assumed accuracy of the library's sin, cos, pow and exp: within this many ulp (SPEC §8.7)."""
 
 _MIN_HALF_SUBNORMAL: Final = {"float64": 2.0**-1075, "float32": 2.0**-150,
                               "float16": 2.0**-25, "bfloat16": 2.0**-134}
@@ -37,7 +37,7 @@ _MIN_HALF_SUBNORMAL: Final = {"float64": 2.0**-1075, "float32": 2.0**-150,
 
 _THRESHOLD_SLACK: Final = 1e-3
 """Relative slack around the llama3 wavelength band and the YaRN ramp: a pair this close to a
-branch may take either branch after rounding, so it gets the in-band term (SPEC §12.12)."""
+branch may take either branch after rounding, so it gets the in-band term (SPEC §8.7)."""
 
 
 def _u(name: str) -> float:
@@ -83,7 +83,7 @@ DEFAULT_LEVELS: dict[str, RopeLevel] = {
     "float16": RopeLevel("float32", "float16", "float16"),
     "bfloat16": RopeLevel("float32", "bfloat16", "bfloat16"),
 }
-"""The default level of each output dtype (SPEC §12.12): transformers' stack for half outputs."""
+"""The default level of each output dtype (SPEC §8.7): transformers' stack for half outputs."""
 
 
 def rope_level_for_dtype(output_dtype: str) -> RopeLevel:
@@ -118,7 +118,7 @@ def check_rope_claim(level: RopeLevel, output_dtype: str) -> RopeLevel:
 
 
 def schedule_constant(config: RopeConfig, dtype: str) -> F64:
-    """K_j, shape (d_r/2,): |ω̂'_j − ω'_j| ≤ K_j·u·ω'_j for ω' computed in ``dtype`` (§12.12).
+    """K_j, shape (d_r/2,): |ω̂'_j − ω'_j| ≤ K_j·u·ω'_j for ω' computed in ``dtype`` (§8.7).
 
     default: θ rounded (e_j·u), the exponent e_j = 2j/d_r rounded (e_j·ln θ·u), pow within
     LIBRARY_ULPS ulp (2·LIBRARY_ULPS·u: one ulp is at most 2u relative), the reciprocal (u). Each
@@ -192,7 +192,7 @@ def _rounding_error(values: NDArray[Any], dtype: str) -> F64:
 
 def element_bound(x: Any, positions: Any, config: RopeConfig, level: RopeLevel,
                   output_dtype: str) -> F64:
-    """Bound on |y − exact| per element at ``level`` (SPEC §12.12), shape (n, head_dim).
+    """Bound on |y − exact| per element at ``level`` (SPEC §8.7), shape (n, head_dim).
 
     x (n, head_dim) float64, positions (n,). Pass-through columns get 0 (bit for bit).
     """

@@ -1,7 +1,7 @@
-"""``pespec rope check --from-file``: a rotary kernel's saved output checked (SPEC §12.13.1).
+"""``pespec rope check --from-file``: a rotary kernel's saved output checked (SPEC R8.16).
 
 For kernels that Python cannot call (C, CUDA, Rust): the kernel rotates the stated inputs
-(:func:`file_inputs`: the positions of the configuration's golden set, §12.10, and x from the
+(:func:`file_inputs`: the positions of the configuration's golden set, §8.6, and x from the
 integer formula :data:`pespec.rope.golden.X_FORMULA`; ``pespec rope inputs`` writes them),
 saves the (n, head_dim) output, and :func:`check_file` compares every value with the exact
 rotation at the level claimed. The file is read by the absolute family's readers
@@ -47,13 +47,13 @@ CHUNK_ROWS: Final = 8192
 NO_DIAGNOSIS: Final = (
     "none from a file: the diagnosis needs calls at inputs it chooses (basis vectors); wrap "
     "the kernel as a backend (ctypes, pybind11) and run pespec rope check on it for one")
-"""The diagnosis sentence of a failing file (SPEC §12.13.1)."""
+"""The diagnosis sentence of a failing file (SPEC R8.16)."""
 
 
 def file_inputs(config: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(positions (n,), x (n, head_dim)) a rotary file must hold the output for.
 
-    The positions of the §12.10 golden set of the preset whose configuration this is; for
+    The positions of the §8.6 golden set of the preset whose configuration this is; for
     another configuration the same list with L = ``max_position_embeddings``, else
     ``original_max_position_embeddings``, else 4096. x row r is
     :data:`~pespec.rope.golden.X_FORMULA` (exact in every format).
@@ -194,7 +194,7 @@ def _level(claim: RopeLevel | None, out_dtype: str | None, text: bool) -> RopeLe
 
 def _check(check_id: str, stage: str, title: str, status: str, message: str,
            **kw: Any) -> CheckResult:
-    section = "§12.10" if stage == "golden" else "§12.13"
+    section = "§8.6" if stage == "golden" else "§8.8"
     return CheckResult(check_id, stage, title, section, status, message, **kw)
 
 
@@ -242,7 +242,7 @@ def _result(check_id: str, stage: str, title: str, outcome: props.Outcome) -> Ch
 
 def _golden_rows(output: NDArray[Any], positions: NDArray[np.float64], rope: RopeConfig,
                  level: RopeLevel, out_dtype: str) -> list[CheckResult]:
-    """The preset's certified fixture (§12.10) on the rows that hold its inputs (row r at
+    """The preset's certified fixture (§8.6) on the rows that hold its inputs (row r at
     its position r), when the configuration is a preset's; none otherwise."""
     fixture = _fixture_for(rope)
     if fixture is None:

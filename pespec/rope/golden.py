@@ -1,6 +1,6 @@
-"""Rotary golden fixtures (SPEC §12.10): certified ω', A, cos/sin and rotated vectors per preset.
+"""Rotary golden fixtures (SPEC §8.6): certified ω', A, cos/sin and rotated vectors per preset.
 
-One JSON file ``rope-<preset>.json`` per preset of SPEC §12.7, in ``pespec/golden/`` next to
+One JSON file ``rope-<preset>.json`` per preset of SPEC Annex F.1, in ``pespec/golden/`` next to
 the absolute sets and listed in the same ``MANIFEST`` (:mod:`pespec.reference.golden` writes
 them with its sets, atomically). Every value is the rotary oracle's certified correctly
 rounded float64, given as its shortest round-trip decimal and its exact ``float.hex``. The
@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 FORMAT = "pespec-rope-golden/1"
-"""Identifier of the rotary fixture format (SPEC §12.10)."""
+"""Identifier of the rotary fixture format (SPEC §8.6)."""
 
 PREFIX = "rope-"
 """File names of rotary sets start with this; the absolute sets' reader skips them."""
@@ -122,8 +122,8 @@ def fixture_positions(preset: str) -> list[float]:
 
 
 def positions_for_length(length: int) -> list[float]:
-    """§12.10's positions for context length L = ``length`` (also the inputs of a rotary
-    file whose configuration is no preset's, SPEC §12.13.1)."""
+    """§8.6's positions for context length L = ``length`` (also the inputs of a rotary
+    file whose configuration is no preset's, SPEC R8.16)."""
     ints = sorted({0, 1, 2, 3, 7, 100, 1000, 4095, 4096, length // 2 + 1, length - 1, length,
                    2 * length, 1_000_000, 2**20})
     return [float(p) for p in ints] + [0.5, 1234.75]

@@ -1,4 +1,4 @@
-"""Read a transformers ``config.json`` into a :class:`RopeConfig` (SPEC §12.6).
+"""Read a transformers ``config.json`` into a :class:`RopeConfig` (SPEC Annex E.5).
 
 The reader accepts the files as they are shipped on the Hugging Face Hub, in the layouts that
 transformers has used over time: the scaling block as ``rope_scaling`` (transformers 4) or
@@ -107,7 +107,7 @@ def _rotary_dim(source: _Source, block: Mapping[str, Any], head_dim: int) -> int
 
 
 def _pairing(source: _Source) -> str:
-    """rope_interleave when present, else what the model type implies (SPEC §12.6)."""
+    """rope_interleave when present, else what the model type implies (SPEC Annex E.5)."""
     interleave = source.get("rope_interleave")
     if interleave is not None:
         return PAIRINGS[2] if interleave else PAIRINGS[0]
@@ -128,7 +128,7 @@ def from_hf(config: Mapping[str, Any], layer_type: str | None = None,
 
     ``layer_type`` picks ``"full_attention"`` or ``"sliding_attention"`` where the rotary
     parameters differ per layer type (Gemma 3); ``seq_len`` is the sequence length ℓ that the
-    ``dynamic`` and ``longrope`` schedules require (SPEC §12.4) and must be None otherwise.
+    ``dynamic`` and ``longrope`` schedules require (SPEC §8.4) and must be None otherwise.
     """
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a dict (a parsed config.json); got "
@@ -159,7 +159,7 @@ def _schedule(kind: str, block: Mapping[str, Any], source: _Source,
     if kind in ("dynamic", "longrope"):
         if seq_len is None:
             raise ValueError(f"seq_len is required for rope_type {kind!r}: the sequence length "
-                             f"ℓ, an int >= 1 (SPEC §12.4); got None")
+                             f"ℓ, an int >= 1 (SPEC §8.4); got None")
     elif seq_len is not None:
         raise ValueError(f"seq_len is used only by rope_types 'dynamic' and 'longrope'; "
                          f"got {seq_len!r} for {kind!r}")

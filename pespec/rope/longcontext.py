@@ -1,4 +1,4 @@
-"""The long-context precision table of SPEC §12.11: how far each preset's phases stay accurate.
+"""The long-context precision table of SPEC Annex G: how far each preset's phases stay accurate.
 
 For a preset and a way of computing the phase φ̂_j(p) in low precision, the *reach* at a
 threshold τ is the largest integer position P such that |φ̂_j(p) − p·ω'_j| < τ for every
@@ -145,7 +145,7 @@ def reach(config: RopeConfig, method: str, threshold: float) -> int:
 
 
 def long_context_markdown() -> str:
-    """SPEC §12.11's table: the reach of every preset for each method and threshold."""
+    """SPEC Annex G's table: the reach of every preset for each method and threshold."""
     header = "| preset | " + " | ".join(
         f"{m}, {t:g} rad" for m in METHODS for t in THRESHOLDS) + " |"
     lines = [header, "|---|" + "---|" * (len(METHODS) * len(THRESHOLDS))]

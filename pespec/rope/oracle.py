@@ -1,8 +1,8 @@
-"""The certified rotary oracle (SPEC §12.8): correctly rounded float64 ω'_j, A, cos/sin, y.
+"""The certified rotary oracle (SPEC Annex B.6): correctly rounded float64 ω'_j, A, cos/sin, y.
 
 Every float64 returned is the round-to-nearest-even float64 of the exact real value of
-SPEC §12.1/§12.3, proved element by element with Ziv's strategy, as the absolute oracle
-does (SPEC §6; its helpers are imported from :mod:`pespec.reference.oracle`):
+SPEC §8.1/§8.3, proved element by element with Ziv's strategy, as the absolute oracle
+does (SPEC Annex B; its helpers are imported from :mod:`pespec.reference.oracle`):
 
 * ω'_j and A: the schedule is evaluated once in outward-rounded interval arithmetic
   (:mod:`pespec.rope._exact_schedule`), which also decides every branch (YaRN's floor and
@@ -277,7 +277,7 @@ def cos_sin(positions: Any, config: RopeConfig) -> tuple[F64, F64]:
 
 def pair_indices(config: RopeConfig) -> tuple[NDArray[np.intp], NDArray[np.intp],
                                               NDArray[np.intp], NDArray[np.intp]]:
-    """(read a_j, read b_j, write y for a_j, write y for b_j) column indices (SPEC §12.1)."""
+    """(read a_j, read b_j, write y for a_j, write y for b_j) column indices (SPEC §8.1)."""
     half = config.d_r // 2
     j = np.arange(half, dtype=np.intp)
     halves = (j, j + half)
@@ -347,7 +347,7 @@ def _exact_pair(a: float, b: float, attention: Fraction) -> tuple[float, float]:
 def rotate(x: Any, positions: Any, config: RopeConfig) -> F64:
     """Certified rotated vectors: x (n, head_dim) or (..., n, head_dim), positions (n,).
 
-    Each component is the correctly rounded float64 of SPEC §12.1's output for the exact
+    Each component is the correctly rounded float64 of SPEC §8.1's output for the exact
     float64 values of x; components k ≥ d_r are copied.
     """
     config = _check_config(config)

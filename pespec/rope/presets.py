@@ -1,11 +1,11 @@
-"""Rotary configurations of real models (SPEC §12.7), each citing its published config.json.
+"""Rotary configurations of real models (SPEC Annex F.1), each citing its published config.json.
 
 Every value below is transcribed from the model's ``config.json`` on the Hugging Face Hub
 (through transformers' defaults where the file leaves a field out, as for Gemma 3); the test
 suite reads a copy of each file (``tests/data/hf_configs/``, with its provenance in
 ``PROVENANCE.md``) with :func:`pespec.rope.from_hf` and requires the result to equal the preset.
 Models for which no copy of the published file could be obtained are left out rather than
-guessed (Mistral-7B-v0.1, GPT-NeoX-20B: see SPEC §12.7).
+guessed (Mistral-7B-v0.1, GPT-NeoX-20B: see SPEC Annex F.1).
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def _parameters(config: RopeConfig) -> str:
 
 
 def preset_table() -> str:
-    """Markdown table of the presets and their sources (generated into SPEC §12.7)."""
+    """Markdown table of the presets and their sources (generated into SPEC Annex F.1)."""
     from pespec.rope.schedules import frequencies
 
     lines = ["| preset | schedule | θ | head_dim / d_r | pairing | parameters | A (float64) "

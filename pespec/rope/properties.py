@@ -1,4 +1,4 @@
-"""Rotary properties (SPEC §12.13), each written once: used by the suite and by the tests.
+"""Rotary properties (SPEC §8.8), each written once: used by the suite and by the tests.
 
 Every property takes ``call(x, positions) -> (n, head_dim) array`` (a guarded backend bound to
 one configuration), the configuration, the level and the output dtype, and returns an
@@ -90,7 +90,7 @@ def _finish(outcome: Outcome, what: str) -> Outcome:
 
 def accuracy(call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLevel,
              output_dtype: str) -> Outcome:
-    """Every element within :func:`element_bound` of the exact value (SPEC §12.12), against the
+    """Every element within :func:`element_bound` of the exact value (SPEC §8.7), against the
     exact float64 reference (its proved :func:`~pespec.rope.rotation_bound` added), in chunks."""
     from pespec.rope.reference import rotate, rotation_bound
 
@@ -177,7 +177,7 @@ def row_independence(call: Call, positions: NDArray[Any], config: RopeConfig,
 def relative_position(call: Call, pairs: NDArray[Any], config: RopeConfig, level: RopeLevel,
                       output_dtype: str) -> Outcome:
     """⟨R(m)q, R(n)k⟩ = A²·g(m − n) for (m, n) rows of ``pairs`` (shape (k, 2)), g from the
-    exact reference's cos/sin of (m − n)·ω' (SPEC §12.13); bound from the element bounds."""
+    exact reference's cos/sin of (m − n)·ω' (SPEC §8.8); bound from the element bounds."""
     from pespec.rope.oracle import attention_factor
     from pespec.rope.reference import _views, cos_sin
 
@@ -220,12 +220,12 @@ def _exact_magnitude(x: F64, config: RopeConfig, big_a: float) -> F64:
 
 
 PROPERTIES: dict[str, str] = {
-    "accuracy": "every element within the stage bound of SPEC §12.12 (positions up to 2^20)",
+    "accuracy": "every element within the stage bound of SPEC §8.7 (positions up to 2^20)",
     "norm": "the rotary part keeps its norm times A; pass-through dimensions bit for bit",
     "r-zero": "R(0) = A·identity",
     "relative-position": "<R(m)q, R(n)k> = A^2 g(m - n) for m, n up to 2^20",
     "linearity": "R(p)(x + z) = R(p)x + R(p)z",
     "row-independence": "a row rotated alone equals the same row in a batch",
 }
-"""The properties the suite checks, by id, with the statement each checks (SPEC §12.13)."""
+"""The properties the suite checks, by id, with the statement each checks (SPEC §8.8)."""
 

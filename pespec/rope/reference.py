@@ -1,16 +1,16 @@
-"""The exact float64 rotary reference (SPEC §12.9): cos/sin and rotation within a proved bound.
+"""The exact float64 rotary reference (SPEC Annex C.6): cos/sin and rotation within a proved bound.
 
 The angles φ_j(p) = p·ω'_j are evaluated with the absolute encoding's exact machinery
-(:mod:`pespec.reference.exact`, SPEC §7): ω'_j as a certified double-double from the rotary
+(:mod:`pespec.reference.exact`, SPEC Annex C): ω'_j as a certified double-double from the rotary
 oracle, divided by 2π in exact integer arithmetic and cut into 26-bit pieces, the angle
 reduced in turns without error, sin and cos from a table and short polynomials, and
-consecutive integer positions by the block rotation. Only the pieces differ from §7 (they
-carry ω'_j instead of base^(−k/(d/2 − s))), so §7's theorem applies: each cos and sin is
+consecutive integer positions by the block rotation. Only the pieces differ from Annex C (they
+carry ω'_j instead of base^(−k/(d/2 − s))), so Annex C's theorem applies: each cos and sin is
 within 2^-52 of the correctly rounded value for |p·ω'_j| ≤ 2^40.
 
 The rotation is then, per pair, y_a = fl(Ã·fl(fl(a·c) − fl(b·s))) and
 y_b = fl(Ã·fl(fl(a·s) + fl(b·c))) with Ã = A rounded (the multiplication skipped when Ã = 1);
-:func:`rotation_bound` states its error (the proof is in SPEC §12.9).
+:func:`rotation_bound` states its error (the proof is in SPEC Annex C.6).
 
 Shapes: positions (n,) (or any shape for :func:`cos_sin`); x (n, head_dim) or
 (..., n, head_dim); outputs float64.
@@ -47,10 +47,10 @@ __all__ = ["COS_SIN_BOUND", "MAX_PHASE", "cos_sin", "rotate", "rotation_bound"]
 F64 = NDArray[np.float64]
 
 MAX_PHASE: Final = 2.0**40
-"""|p|·max(1, max_j ω'_j) must not exceed this (the domain of SPEC §7's theorem)."""
+"""|p|·max(1, max_j ω'_j) must not exceed this (the domain of SPEC Annex C's theorem)."""
 
 COS_SIN_BOUND: Final = 2.0**-52
-"""|cos_sin − oracle| ≤ this for every element (SPEC §7 theorem; 2^-52 + 2^-54 to the exact)."""
+"""|cos_sin − oracle| ≤ this for every element (SPEC Annex C; 2^-52 + 2^-54 to the exact)."""
 
 _U: Final = 2.0**-53
 _ROTATE_ELEMENTS: Final = 1 << 15
@@ -67,7 +67,7 @@ def _check_config(config: Any) -> RopeConfig:
 
 @lru_cache(maxsize=32)
 def _turn_pieces(config: RopeConfig) -> F64:
-    """|ω'_j|/(2π) as 5 truncated 26-bit pieces, shape (d_r/2, 5), like SPEC §7.3 step 1."""
+    """|ω'_j|/(2π) as 5 truncated 26-bit pieces, shape (d_r/2, 5), like SPEC Annex C.3 step 1."""
     hi, lo = frequencies_dd(config)
     inverse = _inv_two_pi_fixed()
     mask = (1 << _PIECE_BITS) - 1
@@ -88,7 +88,7 @@ def _turn_pieces(config: RopeConfig) -> F64:
 
 
 class _RopeRotator(_Rotator):
-    """SPEC §7's block rotation on the pieces of ω'_j, sines then cosines of the pairs."""
+    """SPEC Annex C's block rotation on the pieces of ω'_j, sines then cosines of the pairs."""
 
     def __init__(self, config: RopeConfig) -> None:  # not super().__init__: other pieces
         self.pieces = _turn_pieces(config)
@@ -159,7 +159,7 @@ def _views(array: F64, config: RopeConfig, output: bool) -> tuple[F64, F64]:
 
 
 def rotate(x: Any, positions: Any, config: RopeConfig) -> F64:
-    """Rotated x (SPEC §12.1): x (n, head_dim) or (..., n, head_dim), positions (n,).
+    """Rotated x (SPEC §8.1): x (n, head_dim) or (..., n, head_dim), positions (n,).
 
     Each component is within :func:`rotation_bound` of the exact value; components
     k ≥ d_r are copied unchanged.
@@ -202,7 +202,7 @@ def rotate(x: Any, positions: Any, config: RopeConfig) -> F64:
 
 
 def rotation_bound(x: Any, config: RopeConfig) -> F64:
-    """Per-component bound on |rotate − exact| (SPEC §12.9), same shape as x.
+    """Per-component bound on |rotate − exact| (SPEC Annex C.6), same shape as x.
 
     For the output of pair j: 8u·A·‖(a_j, b_j)‖₂ + 2^-1071·max(1, A) (u = 2^-53, A the
     exact attention factor, bounded here by its float64 times 1 + 2u); 0 for k ≥ d_r.

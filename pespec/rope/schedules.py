@@ -1,9 +1,9 @@
-"""The frequency schedules of SPEC §12.3: the certified frequencies and YaRN's range.
+"""The frequency schedules of SPEC §8.3: the certified frequencies and YaRN's range.
 
 :func:`frequencies` returns the d_r/2 rotary frequencies ω'_j (radians per position) and the
 attention factor A of a :class:`~pespec.rope.config.RopeConfig`, each correctly rounded to
 float64 by the rotary oracle. :func:`yarn_correction_dims` is the plain float64 evaluation
-of YaRN's correction dimensions that SPEC §12.4's threshold rule is about.
+of YaRN's correction dimensions that SPEC §8.4's threshold rule is about.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def yarn_correction_dims(config: RopeConfig) -> tuple[float, float]:
     """The unrounded YaRN correction dimensions (c(β_fast), c(β_slow)) in float64.
 
     c(β) = d_r·ln(L0/(2π·β)) / (2·ln θ), the (fractional) pair index whose wavelength fits
-    β times into L0 (SPEC §12.3, YaRN). SPEC §12.4 says how a value within float64 rounding
+    β times into L0 (SPEC §8.3, YaRN). SPEC §8.4 says how a value within float64 rounding
     of an integer is judged.
     """
     if config.rope_type != "yarn":
@@ -40,10 +40,10 @@ def yarn_correction_dims(config: RopeConfig) -> tuple[float, float]:
 
 
 def frequencies(config: RopeConfig) -> tuple[NDArray[np.float64], float]:
-    """(ω'_j for j = 0 .. d_r/2 − 1 as a float64 array, attention factor A), SPEC §12.3.
+    """(ω'_j for j = 0 .. d_r/2 − 1 as a float64 array, attention factor A), SPEC §8.3.
 
     Each value is the exact value correctly rounded to float64, certified by the rotary
-    oracle (:func:`pespec.rope.oracle.frequencies`, SPEC §12.8); cached per configuration.
+    oracle (:func:`pespec.rope.oracle.frequencies`, SPEC Annex B.6); cached per configuration.
     """
     if not isinstance(config, RopeConfig):
         raise TypeError(f"config must be a pespec.rope.RopeConfig; got {type(config).__name__}")

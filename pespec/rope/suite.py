@@ -1,4 +1,4 @@
-"""The rotary conformance suite (SPEC §12.13): the absolute family's Suite on rotary checks.
+"""The rotary conformance suite (SPEC §8.8): the absolute family's Suite on rotary checks.
 
 :class:`RopeSuite` is a :class:`pespec.conformance.runner.Suite`: the same ``run``/``run_check``
 loop (a misbehaving backend gives a failed check, Ctrl-C a partial report), the same guarded
@@ -7,11 +7,11 @@ same :class:`~pespec.conformance.report.Report`; only the plan and the checks ar
 
 1. ``contract``: shape (n, head_dim), a known dtype that stays the same, finite, deterministic,
    inputs unchanged;
-2. ``golden``: the preset's rotary fixture (SPEC §12.10), when the configuration is a preset's;
+2. ``golden``: the preset's rotary fixture (SPEC §8.6), when the configuration is a preset's;
 3. ``reference``: positions up to 2^20 against the exact float64 reference, in chunks;
 4. ``property``: norm, R(0), relative position, linearity, row independence.
 
-The level is a stage tuple (SPEC §12.12): the default of the output dtype, or a claimed or
+The level is a stage tuple (SPEC §8.7): the default of the output dtype, or a claimed or
 requested tighter one.
 """
 
@@ -53,7 +53,7 @@ ROPE_STAGES: Final = ("contract", "golden", "reference", "property")
 """The rotary suite's stages, in the order they run."""
 
 MAX_POSITION: Final = 2**20
-"""The largest position the suite checks (SPEC §12.13)."""
+"""The largest position the suite checks (SPEC §8.8)."""
 
 CONTRACT: Final = {
     "shape": "returns an array of shape (n, head_dim)",
@@ -132,7 +132,7 @@ class RopeReport(Report):
         return text
 
     def to_markdown(self, error_plot: str | None = None) -> str:
-        """§9.4's Markdown report with the rotary configuration and the stage tuple."""
+        """§6.4's Markdown report with the rotary configuration and the stage tuple."""
         import json
 
         lines = super().to_markdown(error_plot).split("\n")
@@ -203,22 +203,22 @@ class RopeSuite(Suite):
     def _make_plan(self) -> list[PlannedCheck]:
         planned = []
         if "contract" in self.stages:
-            planned += [PlannedCheck(f"contract:{k}", "contract", v, "§12.13")
+            planned += [PlannedCheck(f"contract:{k}", "contract", v, "§8.8")
                         for k, v in CONTRACT.items()]
         if "golden" in self.stages:
             fixture = _fixture_for(self.config)
             if fixture is not None:
                 planned.append(PlannedCheck(f"golden:{fixture.name}", "golden",
                                             f"the rotary fixture of {fixture.preset}",
-                                            "§12.10", fixture))
+                                            "§8.6", fixture))
         if "reference" in self.stages:
             positions = reference_positions(self.profile, self.max_position)
             planned.append(PlannedCheck(
                 f"reference:0..{self.max_position}", "reference",
                 f"{positions.size} positions up to {self.max_position} against the exact "
-                "float64 reference", "§12.12", positions))
+                "float64 reference", "§8.7", positions))
         if "property" in self.stages:
-            planned += [PlannedCheck(f"property:{k}", "property", v, "§12.13")
+            planned += [PlannedCheck(f"property:{k}", "property", v, "§8.8")
                         for k, v in props.PROPERTIES.items() if k != "accuracy"]
         return planned
 
@@ -359,7 +359,7 @@ class RopeSuite(Suite):
             rope_level=None if level is None else level.stages())
 
     def _diagnose(self, report: Report) -> None:
-        """The rotary diagnosis (SPEC §12, part 4) when that module exists; never raises."""
+        """The rotary diagnosis (SPEC §8, part 4) when that module exists; never raises."""
         if importlib.util.find_spec("pespec.rope.diagnosis") is None or self.guard.hung:
             return
         try:

@@ -3,7 +3,8 @@
 All functions take a canonical (interleaved) encoding matrix ``pe`` of shape (L, d):
 column 2i holds sin(p·ω_i) and column 2i + 1 holds cos(p·ω_i) for row p. They read the
 structure from the values themselves, so they can check any backend's output, not only
-the reference's (seed 002, "Analysis functions").
+the reference's (the rotation M_k of Vaswani et al. 2017, §3.5: "PE_pos+k can be
+represented as a linear function of PE_pos").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A small single-head NumPy self-attention layer, for the integration tests (seed 002).
+"""A small single-head NumPy self-attention layer, for the integration tests.
 
 Attention(Q, K, V) = softmax(Q·Kᵀ/√d_k)·V with Q = X·W_Q, K = X·W_K, V = X·W_V
 (Vaswani et al. 2017, eq. 1). Without a mask it is permutation-equivariant: permuting the

@@ -1,12 +1,14 @@
 """Context extension: position interpolation, and choosing the base for a target length.
 
-Position interpolation (seed 000, "Context Extension via Interpolation"; Chen et al. 2023,
-arXiv:2306.15595, for RoPE): a model trained on positions [0, training_max_len) is run on
+Position interpolation (Chen et al. 2023, "Extending Context Window of Large Language
+Models via Positional Interpolation", arXiv:2306.15595, for RoPE; applied here to the
+sinusoidal encoding): a model trained on positions [0, training_max_len) is run on
 positions [0, new_max_len) by encoding position p at the fractional position
 p·training_max_len/new_max_len, so every angle stays inside the trained range.
 
 :func:`choose_base` picks the base whose longest wavelength is ``ratio`` times a typical
-sequence length (seed 000, "Base Adjustment for Different Scales").
+sequence length (a rule of thumb of tutorials, corrected below for the true longest
+wavelength).
 """
 
 from __future__ import annotations
@@ -96,7 +98,7 @@ def interpolated_encoding(
 
 
 class InterpolatedPositionalEncoding:
-    """A sinusoidal encoding layer with interpolated positions (seed 000).
+    """A sinusoidal encoding layer with interpolated positions (Chen et al. 2023).
 
     ``forward(X, offset=0)`` adds :func:`interpolated_encoding` to X of shape (B, L, d)
     or (L, d); offset + L must not exceed ``new_max_len``.
@@ -136,7 +138,7 @@ class InterpolatedPositionalEncoding:
 def choose_base(typical_seq_len: int, *, ratio: float = 10.0, d_model: int | None = None) -> float:
     """The base whose longest wavelength is ``ratio`` × ``typical_seq_len`` positions.
 
-    Without ``d_model`` this is seed 000's formula base = ratio·L/(2π), which assumes the
+    Without ``d_model`` this is the tutorials' rule base = ratio·L/(2π), which assumes the
     longest wavelength is 2π·base. It is not: the lowest frequency is ω_(d/2−1) =
     base^(−(d−2)/d), so the longest wavelength is 2π·base^((d−2)/d), shorter than 2π·base
     (2π·10⁴ ≈ 62 832 but 60 611 for d = 512). With ``d_model`` the exact equation

@@ -4,7 +4,8 @@
   ``max_seq_len`` rows; ``forward`` adds it to embeddings, computing rows past the table
   on the fly with the reference function, so a long input is never silently wrong.
 * :class:`LearnedPositionalEncoding`: a trainable table initialised N(0, 0.02²) (BERT,
-  GPT-2) with an explicit ``backward`` (seed 002, "Learned positional embeddings").
+  GPT-2) with an explicit ``backward`` (learned absolute positions as in BERT, Devlin et al.
+  2019, and GPT-2, Radford et al. 2019).
 
 Embeddings ``X`` have shape (B, L, d) or (L, d); position ``offset + j`` is added to row
 ``j`` of every batch element. Both classes are plain NumPy (float64), no autograd.
@@ -41,13 +42,13 @@ def add_encoding(x: NDArray[Any], encoding: NDArray[np.float64]) -> NDArray[np.f
 
 
 class SinusoidalPositionalEncoding:
-    """Fixed sinusoidal encoding with a precomputed read-only table (seed 002).
+    """Fixed sinusoidal encoding with a precomputed read-only table (Vaswani et al. 2017, §3.5).
 
     ``pe`` is the (max_seq_len, d_model) float64 table for positions 0 .. max_seq_len − 1,
     ``sinusoidal_positional_encoding(max_seq_len, d_model, base=base)``. Positions at or
     past ``max_seq_len`` are computed on the fly by that same function (see
     :meth:`get_encoding`); both are within the reference's error bound of the exact
-    values (SPEC §7), though not necessarily bit-identical to a longer table's rows.
+    values (SPEC Annex C), though not necessarily bit-identical to a longer table's rows.
     ``dropout`` is the inverted-dropout probability applied to ``X + PE`` when
     ``training=True`` (zeroed elements, survivors scaled by 1/(1 − dropout)), drawn from
     ``rng`` (a ``numpy.random.Generator``; None means ``default_rng(0)``).
@@ -113,7 +114,7 @@ class SinusoidalPositionalEncoding:
 
 
 class LearnedPositionalEncoding:
-    """Trainable absolute position table, initialised N(0, 0.02²) (BERT, GPT-2; seed 002).
+    """Trainable absolute position table, initialised N(0, 0.02²) (BERT, GPT-2).
 
     ``embedding`` has shape (max_seq_len, d_model). ``forward(X)`` adds its first L rows
     to X of shape (B, L, d) or (L, d) and caches X; ``backward(dY)`` returns dX = dY and

@@ -1,4 +1,4 @@
-"""Conformance to a declared convention (SPEC §9.1): the verdict against the convention a
+"""Conformance to a declared convention (SPEC §6.1): the verdict against the convention a
 backend declares, its statement in every report form, and the diagnosis of a wrong one.
 
 Expected outcomes are fixed by construction: catalog/ports.py holds a correct float32 port
@@ -127,7 +127,7 @@ def _reference(convention: Convention) -> Any:
         return encode(positions, d_model, base=base, convention=convention).astype(np.float32)
 
     backend.pespec_capabilities = {"max_position": 2.0**31}  # type: ignore[attr-defined]
-    return backend  # (the exact reference's domain of SPEC §7.2 with room for o)
+    return backend  # (the exact reference's domain of SPEC Annex C.2 with room for o)
 
 
 ALL_PRESETS = {**PRESETS, **TIMESTEP_PRESETS}

@@ -56,7 +56,7 @@ def test_normalise_removes_what_a_refactoring_may_change() -> None:
             {"id": "contract:shape", "status": "passed"},
         ],
         "diagnosis": {"sentence": "dropped", "why": f"§4.2 in {snapshot_verdicts.ROOT}/a.py"},
-        "diagnosis_sentence": "see § 10.3 of pespec 0.4.1",
+        "diagnosis_sentence": "see Annex D.3 of pespec 0.4.1",
     }
     assert snapshot_verdicts.normalise(report) == {
         "verdict": "non-conformant",

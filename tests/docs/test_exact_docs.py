@@ -1,4 +1,4 @@
-"""Generated blocks of SPEC §7 and README's performance table (tools/docgen/exact_docs.py).
+"""Generated blocks of SPEC Annex C and README's performance table (tools/docgen/exact_docs.py).
 
 The performance table is checked on a hand-written pytest-benchmark file whose numbers are
 known; the committed results and the docs themselves are checked by test_docs_generated.

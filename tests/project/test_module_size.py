@@ -18,8 +18,8 @@ LIMIT = 500
 PACKAGE = Path(pespec.__file__).resolve().parent
 
 CARRY_PROOFS = {
-    "reference/exact.py",  # 940 lines: the exact float64 reference and its proof (SPEC §7)
-    "reference/oracle.py",  # 750 lines: the certified oracle and its method (SPEC §6)
+    "reference/exact.py",  # 940 lines: the exact float64 reference and its proof (SPEC Annex C)
+    "reference/oracle.py",  # 750 lines: the certified oracle and its method (SPEC Annex B)
 }
 
 

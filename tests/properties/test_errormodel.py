@@ -248,7 +248,7 @@ def test_a_claim_cannot_weaken_the_default_level(text: str) -> None:
     # SPEC §4.4: a backend may claim only its output dtype's default level or a stricter one.
     # A less precise working precision makes the bound vacuous: float16 output "computed in
     # float16" is allowed an error of 1 (the whole range) from position 204 on at d = 512,
-    # so every bounded output, the float16-angle bug of §4.6 included, would pass.
+    # so every bounded output, the float16-angle bug of Annex A.3 included, would pass.
     weak = Level("float16", "float16")
     assert em.meaningful_position_limit(weak, 512, threshold=1.0) == 203.0
     with pytest.raises(ValueError, match=f"level {text!r} claims a working precision"):

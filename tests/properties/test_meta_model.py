@@ -85,7 +85,7 @@ def vaswani_float32(dtype: Any) -> Backend:
 
 
 def reference_rounded(dtype: Any) -> Backend:
-    """The exact float64 reference (SPEC §7) rounded to ``dtype``: two roundings, not one."""
+    """The exact float64 reference (SPEC Annex C) rounded to ``dtype``: two roundings, not one."""
     return lambda p, d, b: encoding.encode(p, d, base=b).astype(dtype)
 
 
@@ -160,7 +160,7 @@ def test_soundness_correct_implementations_pass_every_property(
     name: str, data: st.DataObject
 ) -> None:
     encoder, level = IMPLEMENTATIONS[name]
-    # The float64 reference's domain is |p| ≤ 2^53 (SPEC §7) and the properties also
+    # The float64 reference's domain is |p| ≤ 2^53 (SPEC Annex C) and the properties also
     # evaluate p + k and p + λ: keep p ≤ 2^52 there. The others take any int64.
     cap = 2.0**52 if name.startswith("reference float64") else 2.0**62
     config = data.draw(
@@ -308,7 +308,7 @@ def test_tightness_naive_float32_reaches_ten_percent_of_the_bound() -> None:
 @pytest.mark.slow
 def test_tightness_pow_form_and_per_column_figures() -> None:
     # The paper's p/base^(2i/d) in float32 reaches a tenth of the bound overall too; per
-    # column the ratio is not claimed (SPEC §4.6), but every column stays sound.
+    # column the ratio is not claimed (SPEC Annex A.3), but every column stays sound.
     for start in (100_000, 10**6):
         positions = np.arange(start, start + 64, dtype=np.int64)
         for encoder in (naive_float32(np.float32), pow_float32):
@@ -348,7 +348,7 @@ def bfloat16_frequencies(positions: NDArray[Any], d_model: int, base: float) -> 
     [(float16_angles, LEVELS["float16"]), (bfloat16_frequencies, LEVELS["bfloat16"])],
 )
 def test_sensitivity_real_bugs_fail_at_moderate_positions(bug: Backend, level: Level) -> None:
-    # Positions 100 .. 163, well inside the meaningful range of both levels (SPEC §4.5).
+    # Positions 100 .. 163, well inside the meaningful range of both levels (SPEC Annex A.2).
     config = EncodingConfig(np.arange(100, 164, dtype=np.int64), 64)
     with pytest.raises(PropertyViolation) as info:
         prop_accuracy(bug, config, level)

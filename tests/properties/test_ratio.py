@@ -31,6 +31,6 @@ def test_scalar_and_reported_ratio_follow_the_same_rule() -> None:
 
 
 def test_check_result_ratio_uses_the_rule() -> None:
-    exact = CheckResult("x", "golden", "t", "§8", "passed", max_error=0.0, bound=0.0)
-    wrong = CheckResult("x", "golden", "t", "§8", "failed", max_error=1e-3, bound=0.0)
+    exact = CheckResult("x", "golden", "t", "§7", "passed", max_error=0.0, bound=0.0)
+    wrong = CheckResult("x", "golden", "t", "§7", "failed", max_error=1e-3, bound=0.0)
     assert exact.ratio == 0.0 and wrong.ratio == math.inf

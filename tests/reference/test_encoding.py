@@ -186,7 +186,7 @@ def test_row_norms_are_sqrt_half_d(length: int, d_model: int) -> None:
 @pytest.mark.parametrize("offset", [0, 1, 37, 4999])
 def test_offset_rows_equal_the_rows_of_a_longer_table(offset: int) -> None:
     # Row j of the offset table is position offset + j. Bit-identity with a longer table
-    # is not promised (a range may be evaluated by block rotation, SPEC §7); each is
+    # is not promised (a range may be evaluated by block rotation, SPEC Annex C); each is
     # within (B) of the exact value, so they agree within 2·(B).
     longer = sinusoidal_positional_encoding(offset + 20, 64)
     shifted = sinusoidal_positional_encoding(20, 64, offset=offset)

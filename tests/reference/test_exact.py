@@ -1,9 +1,9 @@
-"""The exact float64 reference (SPEC §7) against the oracle, the golden fixtures and mpmath.
+"""The exact float64 reference (SPEC Annex C) against the oracle, the golden fixtures and mpmath.
 
 Expected values never come from the code under test: the certified oracle
 (:func:`pespec.reference.oracle.encode`, MPFR with a Ziv loop, correctly rounded), the
 committed golden fixtures (certified), and mpmath at 60+ digits for the constants.
-BOUND = 2^-52 is the theorem of SPEC §7 (max |reference − oracle| for |p + o| < 2^31,
+BOUND = 2^-52 is the theorem of SPEC Annex C (max |reference − oracle| for |p + o| < 2^31,
 |c·(p + o)| ≤ 2^40, d ≤ 65536, base in [2, 10^7]), not a tolerance chosen to pass.
 """
 
@@ -100,7 +100,7 @@ def test_turn_pieces_are_26_bit_words_summing_to_c_omega_over_two_pi(
 
 
 def test_error_budget_proves_the_bound() -> None:
-    # SPEC §7: |r − o| ≤ ½ulp + |y − z| + ½ulp with |y − z| ≤ ½ulp(head) + ε'.
+    # SPEC Annex C: |r − o| ≤ ½ulp + |y − z| + ½ulp with |y − z| ≤ ½ulp(head) + ε'.
     terms = {step: bound for step, _, bound in exact.error_budget()}
     assert terms["δ"] <= mpmath.mpf(2) ** -60
     assert 3 * mpmath.mpf(2) ** -54 + terms["ε'"] < mpmath.mpf(2) ** -52
@@ -108,7 +108,7 @@ def test_error_budget_proves_the_bound() -> None:
 
 def test_turns_match_mpmath() -> None:
     # x·W_k mod 1 for W_k = Σ pieces taken exactly. The reduction's error is the two
-    # "reduction" rows of the §7 budget (radians, at |θ| = 2^40): the first grows with the
+    # "reduction" rows of the Annex C budget (radians, at |θ| = 2^40): the first grows with the
     # turns |x·W|, the second does not; rescaled to this test's |x·W| and to turns they give
     # about 2^-98.5 (observed 2^-102.2).
     pieces = exact.turn_pieces(64, 10000.0, convention=PRESETS["canonical"])
@@ -133,7 +133,7 @@ def test_turns_match_mpmath() -> None:
 
 
 def test_double_double_sin_cos_within_delta() -> None:
-    # δ of SPEC §7 without its frequency term: 2π·(t_hi + t_lo) is the exact angle here.
+    # δ of SPEC Annex C without its frequency term: 2π·(t_hi + t_lo) is the exact angle here.
     budget = exact.error_budget()
     assert budget[0][0] == "frequency"
     delta = next(bound for step, _, bound in budget if step == "δ") - budget[0][2]
@@ -386,7 +386,7 @@ def _peak_bytes(run: Any) -> int:
 
 
 def test_extra_memory_of_a_full_table_does_not_depend_on_length() -> None:
-    # SPEC §7: besides the output, at most 4096·d bytes (fine offsets) + 4 MiB (tiles),
+    # SPEC Annex C: besides the output, at most 4096·d bytes (fine offsets) + 4 MiB (tiles),
     # whatever L; that is within the required output + O(d·√L).
     d = 256
     encoding.sinusoidal_positional_encoding(70, d)  # warm the caches (frequencies, tables)

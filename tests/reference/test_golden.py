@@ -1,4 +1,4 @@
-"""Golden fixtures (SPEC §8): byte-identical regeneration, verification that catches
+"""Golden fixtures (SPEC §7): byte-identical regeneration, verification that catches
 tampering, atomic regeneration, export round trips, and no pickle anywhere."""
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def test_export_round_trips_without_pickle(
     assert cli_main(["golden", "export", "--format", "csv", str(tmp_path / "csv")]) == 0
     exported = [p.name for p in (tmp_path / "npz").glob("*.npz")]
     assert len([n for n in exported if not n.startswith("rope-")]) == len(shipped)
-    assert len([n for n in exported if n.startswith("rope-")]) == 10  # SPEC §12.10
+    assert len([n for n in exported if n.startswith("rope-")]) == 10  # SPEC §8.6
     for fixture in subset:
         with np.load(tmp_path / "npz" / f"{fixture.name}.npz", allow_pickle=False) as data:
             assert data["values"].tobytes() == fixture.values.tobytes()

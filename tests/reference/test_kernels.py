@@ -1,4 +1,4 @@
-"""The compiled kernels (numba, SPEC §7.5) give the NumPy path's values bit for bit.
+"""The compiled kernels (numba, SPEC Annex C.5) give the NumPy path's values bit for bit.
 
 The kernels repeat the NumPy path's IEEE operations in the same order; these tests run
 every entry point both ways and compare the float64 bit patterns, so the accuracy tests

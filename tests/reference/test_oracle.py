@@ -1,4 +1,4 @@
-"""The oracle against an independent method (SPEC §6).
+"""The oracle against an independent method (SPEC Annex B).
 
 The independent method (:mod:`pespec.reference._oracle_mpmath`) is mpmath's high-level
 context at 400+ bits with a different formula for ω (``mpmath.power`` instead of MPFR's

@@ -1,5 +1,5 @@
 """Bad input, at every public entry point, gets an exception naming the parameter, the value
-received and what is allowed (SPEC §2). Each case lists the exception type and fragments
+received and what is allowed (SPEC §1). Each case lists the exception type and fragments
 the message must contain."""
 
 from __future__ import annotations

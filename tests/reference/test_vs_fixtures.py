@@ -1,4 +1,4 @@
-"""The public float64 reference against every golden fixture set (SPEC §6, §8).
+"""The public float64 reference against every golden fixture set (SPEC Annex B, §7).
 
 Records, per set, the max absolute error and the max error in ulps of the certified value,
 and asserts the documented bound of a float64 evaluation of the formula in log space (the

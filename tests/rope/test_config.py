@@ -1,4 +1,4 @@
-"""RopeConfig: one test per domain rule of SPEC §12.5, immutability and the dict round trip.
+"""RopeConfig: one test per domain rule of SPEC §8.5, immutability and the dict round trip.
 
 Each bad value must raise ValueError (TypeError for a wrong type) whose message names the
 field, repeats the value and says what is allowed.
@@ -43,7 +43,7 @@ def test_factor_at_least_one() -> None:
 
 
 def test_beta_fast_above_beta_slow() -> None:
-    # transformers only warns; SPEC §12.5 makes it an error (the ramp would run backwards).
+    # transformers only warns; SPEC §8.5 makes it an error (the ramp would run backwards).
     _raises(ValueError, {**YARN, "beta_fast": 1.0, "beta_slow": 32.0},
             "beta_fast", "beta_slow", "1.0", "32.0")
     _raises(ValueError, {**YARN, "beta_fast": 4.0, "beta_slow": 4.0}, "beta_fast", "4.0")

@@ -1,4 +1,4 @@
-"""The rotary diagnosis (SPEC §12.14) on faithful ports of real bugs and on correct stacks.
+"""The rotary diagnosis (SPEC Annex D.8) on faithful ports of real bugs and on correct stacks.
 
 Each bug must be diagnosed NON-explained-as-correct: ``explained`` (the model found
 reproduces the probes) with the right named cause in the fields and the sentence. Correct

@@ -1,4 +1,4 @@
-"""frequencies(): each schedule against an independent mpmath transcription of SPEC §12.3.
+"""frequencies(): each schedule against an independent mpmath transcription of SPEC §8.3.
 
 The exact values are computed here, at 200 bits, from the formulas transcribed in the
 comments (not from pespec). The float64 evaluation is then allowed the rounding error its
@@ -182,7 +182,7 @@ def _yarn_exact(config: RopeConfig) -> list[mpmath.mpf]:
 
 
 def _tau(beta: float, config: RopeConfig) -> float:
-    # SPEC §12.4's float64 window for c(β): 8u·(|c| + d_r/(2 ln θ)).
+    # SPEC §8.4's float64 window for c(β): 8u·(|c| + d_r/(2 ln θ)).
     assert config.original_max_position_embeddings
     c = float(_correction_dim(beta, config.d_r, config.theta,
                               config.original_max_position_embeddings))
@@ -212,7 +212,7 @@ def test_yarn_ramp(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["gpt-oss-20b", "DeepSeek-V3"])
 def test_yarn_correction_dims_of_presets_are_unambiguous(name: str) -> None:
-    # SPEC §12.4: floor/ceil are judged on either side only within τ of an integer; the
+    # SPEC §8.4: floor/ceil are judged on either side only within τ of an integer; the
     # presets' correction dimensions are far from any integer, so float64 decides them.
     config = PRESETS[name]
     assert config.beta_fast and config.beta_slow and config.original_max_position_embeddings

@@ -1,4 +1,4 @@
-"""``pespec rope check --from-file`` (SPEC §12.13.1): a rotary kernel's saved output.
+"""``pespec rope check --from-file`` (SPEC R8.16): a rotary kernel's saved output.
 
 Expected values: the exact rotation comes from the float64 reference and the certified golden
 fixtures; the inputs are checked against the formula and positions as the SPEC states them
@@ -32,7 +32,7 @@ CUDA_KERNEL = ROOT / "docs" / "examples" / "rope_kernel.cu"
 
 
 def _spec_inputs(rope: RopeConfig, positions: list[float]) -> np.ndarray:
-    """x[r][k] = ((37(k + 1) + 101 r) mod 257 − 128)/64, as SPEC §12.10 states it."""
+    """x[r][k] = ((37(k + 1) + 101 r) mod 257 − 128)/64, as SPEC §8.6 states it."""
     return np.array([[((37 * (k + 1) + 101 * r) % 257 - 128) / 64 for k in range(rope.head_dim)]
                      for r in range(len(positions))], dtype=np.float64)
 
@@ -69,7 +69,7 @@ def test_inputs_are_the_fixture_positions_and_the_stated_formula() -> None:
     positions, x = file_inputs(rope)
     stored = json.loads((ROOT / "pespec" / "golden" / "rope-llama-2-7b.json").read_text())
     assert positions.tolist() == stored["positions"]
-    # SPEC §12.10 with L = 4096: 0 1 2 3 7 100 1000 2049 4095 4096 8192 1e6 2^20, 0.5, 1234.75
+    # SPEC §8.6 with L = 4096: 0 1 2 3 7 100 1000 2049 4095 4096 8192 1e6 2^20, 0.5, 1234.75
     assert positions.tolist() == [0, 1, 2, 3, 7, 100, 1000, 2049, 4095, 4096, 8192, 1_000_000,
                                   2**20, 0.5, 1234.75]
     np.testing.assert_array_equal(x, _spec_inputs(rope, positions.tolist()))

@@ -1,4 +1,4 @@
-"""The rotary golden fixtures (SPEC §12.10): byte-identical regeneration, parsing, verification."""
+"""The rotary golden fixtures (SPEC §8.6): byte-identical regeneration, parsing, verification."""
 
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ def test_every_copy_has_provenance() -> None:
 
 
 def test_published_figures() -> None:
-    # The figures SPEC §12.7 quotes from the model cards and configs.
+    # The figures SPEC Annex F.1 quotes from the model cards and configs.
     llama = PRESETS["Llama-3.1-8B"]
     assert (llama.factor, llama.low_freq_factor, llama.high_freq_factor) == (8.0, 1.0, 4.0)
     assert (llama.original_max_position_embeddings, llama.theta) == (8192, 500000.0)

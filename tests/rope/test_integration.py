@@ -6,7 +6,7 @@ is CONFORMANT at float32 and, in bfloat16 model dtype, at the bfloat16 default l
 tighter level of its own float32 output where the library computes the rotation in float32).
 
 LongRoPE (Phi-3.5): transformers derives ℓ from each call's positions (a stateful module), so
-the wrapper forces the preset's ℓ (SPEC §12.4): frequencies from ROPE_INIT_FUNCTIONS at ℓ,
+the wrapper forces the preset's ℓ (SPEC §8.4): frequencies from ROPE_INIT_FUNCTIONS at ℓ,
 the module's forward without its dynamic_rope_update wrapper.
 """
 

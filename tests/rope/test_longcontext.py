@@ -1,4 +1,4 @@
-"""The long-context table (SPEC §12.11) against a brute-force recomputation.
+"""The long-context table (SPEC Annex G) against a brute-force recomputation.
 
 The expected crossing is recomputed here independently: ω'_j from the plain mpmath
 transcription of tests/rope/test_oracle.py at 200 bits, rounded to float32 by NumPy from a value

@@ -1,6 +1,6 @@
 """The certified rotary oracle against plain mpmath at 400 bits, on every preset.
 
-The expected values are an independent transcription of SPEC §12.1/§12.3 in mpmath's
+The expected values are an independent transcription of SPEC §8.1/§8.3 in mpmath's
 high-level context at 400 bits (``_mp_schedule`` below: ``mpmath.power``, ``mpmath.log``,
 Python's floor/ceil on the 400-bit values), rounded to float64 exactly through a Fraction.
 At 400 bits a wrong rounding needs the exact value within about 2^-350 of a rounding

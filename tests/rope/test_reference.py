@@ -1,8 +1,8 @@
-"""The exact float64 rotary reference against the certified oracle (SPEC §12.9).
+"""The exact float64 rotary reference against the certified oracle (SPEC Annex C.6).
 
 Expected values come from :mod:`pespec.rope.oracle` (correctly rounded, tested against
 mpmath in tests/rope/test_oracle.py). The tolerances are the proved bounds: cos/sin within
-``COS_SIN_BOUND`` = 2^-52 of the oracle (SPEC §7's theorem on the ω' pieces), the rotation
+``COS_SIN_BOUND`` = 2^-52 of the oracle (SPEC Annex C's theorem on the ω' pieces), the rotation
 within ``rotation_bound`` of the exact value, hence within that bound plus half an ulp of the
 oracle's (correctly rounded) value.
 """

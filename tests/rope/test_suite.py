@@ -1,9 +1,9 @@
-"""The rotary suite (SPEC §12.12–§12.13): verdicts on the built-ins, and its meta-tests.
+"""The rotary suite (SPEC §8.7–§8.8): verdicts on the built-ins, and its meta-tests.
 
 Soundness: every correct stack passes at its level at positions up to 2^20, on every preset.
 Tightness: a float32 stack reaches more than a tenth of the bound. Sensitivity: each one-stage
 bug of issue 17's list fails with a ratio >= 10. Expected verdicts come from the derivation of
-SPEC §12.12 and the published bug reports, never from the suite itself.
+SPEC §8.7 and the published bug reports, never from the suite itself.
 """
 
 from __future__ import annotations

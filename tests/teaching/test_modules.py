@@ -7,7 +7,7 @@ mpmath in tests/reference/test_encoding.py; the layer (slicing, offsets, extensi
 is what is under test here, plus one direct mpmath check of rows past the table.
 
 The exact reference computes every element from its own position only (block rotation
-anchored on a fixed grid, SPEC §7), so two computations of the same position over
+anchored on a fixed grid, SPEC Annex C), so two computations of the same position over
 different ranges (the table, a range past it, a one-shot call) agree bit for bit, and the
 tests below demand exactly that.
 """
@@ -96,7 +96,7 @@ def test_table_is_read_only_and_equals_the_function() -> None:
 def test_get_encoding_inside_straddling_and_past_the_table(seq_len: int, offset: int) -> None:
     # Never silently wrong: positions below max_seq_len come from the table, positions
     # past it from the reference function for exactly that range; all of them agree with
-    # a direct computation of the whole range bit for bit (SPEC §7).
+    # a direct computation of the whole range bit for bit (SPEC Annex C).
     layer = SinusoidalPositionalEncoding(MAX_SEQ_LEN, D_MODEL)
     got = layer.get_encoding(seq_len, offset)
     assert got.shape == (seq_len, D_MODEL)

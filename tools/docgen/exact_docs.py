@@ -1,10 +1,10 @@
-"""Generated blocks of SPEC §7 and of README's performance section (``tools/generate_docs.py``).
+"""Generated blocks of SPEC Annex C and README's performance section (tools/generate_docs.py).
 
 A documentation generator of the source checkout (moved out of the installed package, where
 it was ``pespec.reference._exact_docs``): :func:`performance_markdown` reads
 ``benchmarks/results/reference.json``, which only a checkout has.
 
-* :func:`error_budget_markdown`: the terms of the §7 proof, evaluated by
+* :func:`error_budget_markdown`: the terms of the Annex C proof, evaluated by
   :func:`pespec.reference.exact.error_budget`.
 * :func:`fixture_errors_markdown`: the reference against every golden fixture set.
 * :func:`performance_markdown`: the table of ``benchmarks/results/reference.json``, the
@@ -37,7 +37,7 @@ RESULTS_FILE = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / 
 
 
 def error_budget_markdown() -> str:
-    """The §7 error budget as a Markdown table (bounds as powers of two) and the final sum."""
+    """The Annex C error budget as a Markdown table (bounds as powers of two) and the final sum."""
     terms = error_budget()
     lines = ["| step | term | bound |", "|---|---|---|"]
     for step, term, bound in terms:
@@ -80,13 +80,13 @@ ROUNDING_FRACTION_CASES: tuple[tuple[int, float, int, int], ...] = (
     (32, 1e7, -70_000, 70_000),
     (64, 1e4, 0, 4_999),
 )
-"""(d_model, base, first, last position) of the §7.2 comparison with the oracle; the first
+"""(d_model, base, first, last position) of the Annex C.2 comparison with the oracle; the first
 is where issue 14 measured 11.6 %."""
 
 
 def rounding_fraction_markdown() -> str:
     """Share of reference values that differ from the correctly rounded (oracle) value, per
-    configuration of ROUNDING_FRACTION_CASES, and the largest difference (SPEC §7.2)."""
+    configuration of ROUNDING_FRACTION_CASES, and the largest difference (SPEC Annex C.2)."""
     from pespec.reference import oracle
 
     lines = [

@@ -1,4 +1,4 @@
-"""Diagnosis of a non-conformant backend: its convention and its working precision (SPEC §10).
+"""Diagnosis of a non-conformant backend: its convention and its working precision (SPEC Annex D).
 
 Called by the conformance suite only after a failing verdict, so a conformant backend is
 never slowed down. :func:`diagnose` probes the backend with a few small configurations

@@ -1,4 +1,4 @@
-"""Fit a backend's output to the sinusoidal convention family (SPEC §10.1).
+"""Fit a backend's output to the sinusoidal convention family (SPEC Annex D.1).
 
 The model of one probe (positions p (n,), d columns, requested base B) is
 
@@ -51,7 +51,7 @@ NUMERIC_ERRORS = (
 _MAX_AMPLITUDE_SPREAD = 0.05
 """Largest relative spread of sqrt(sin² + cos²) accepted as "these columns are a pair".
 
-Output rounding alone moves it by at most 2·u_out ≈ 0.008 in bfloat16 (SPEC §10.1)."""
+Output rounding alone moves it by at most 2·u_out ≈ 0.008 in bfloat16 (SPEC Annex D.1)."""
 
 _MAX_STEP_ANGLE = 2.0
 """Pairs whose angle advances by more than this (radians) per grid step may be aliased."""

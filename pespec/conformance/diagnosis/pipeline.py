@@ -1,4 +1,4 @@
-"""The diagnosis as a sequence: probe → fit → classify → verify (SPEC §10).
+"""The diagnosis as a sequence: probe → fit → classify → verify (SPEC Annex D).
 
 Each step takes the frozen state of the one before and returns the next, or the final
 :class:`~pespec.conformance.diagnosis.result.Diagnosis` when the output is not explained
@@ -114,7 +114,7 @@ def diagnose(
     max_d_model: int | None = None,
     declared: Convention | None = None,
 ) -> Diagnosis:
-    """Which convention ``encoder`` implements and in what precision it computes (SPEC §10).
+    """Which convention ``encoder`` implements and in what precision it computes (SPEC Annex D).
 
     ``encoder``: ``(positions (n,), d_model, base) -> (n, d_model)`` array in any float dtype.
     ``level``: the conformance level it failed. ``integer_positions_only``: probe with
@@ -359,7 +359,7 @@ def _unexplained(
 
 
 def _find_slip(probes: list[Probe], level: Level) -> dict[str, Any] | None:
-    """A named mistake explaining every usable fit probe (SPEC §10.4), or None."""
+    """A named mistake explaining every usable fit probe (SPEC Annex D.4), or None."""
     found = [(p.positions, p.d_model, p.base, p.values) for p in probes if p.values is not None]
     try:
         return find_slip(found, level)

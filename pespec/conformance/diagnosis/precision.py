@@ -1,4 +1,4 @@
-"""Working-precision inference (SPEC §10.3): the format a backend effectively computes in.
+"""Working-precision inference (SPEC Annex D.3): the format a backend effectively computes in.
 
 Three signs, each from the probes of :mod:`.probes`: how the angle error grows with |θ| and
 |ln ω| (:func:`error_growth`, classified by :func:`classify_error_bits`), whether the measured
@@ -34,8 +34,8 @@ __all__ = [
 FORMATS_COARSE_TO_FINE = ("bfloat16", "float16", "float32", "float64")
 
 _SPREAD_BITS = 2.5
-"""bits = −log2(largest angle-error ratio) of a p-bit format lies near [p, p + 2.5] (SPEC §10.3):
-p for frequencies computed through exp, up to p + 2.5 for singly rounded ones."""
+"""bits = −log2(largest angle-error ratio) of a p-bit format lies near [p, p + 2.5]
+(SPEC Annex D.3): p for frequencies computed through exp, up to p + 2.5 for singly rounded ones."""
 
 _REPRESENTABILITY_FORMATS = ("bfloat16", "float16", "float32")
 """Formats whose integer range (2^p) the large-position probe straddles."""
@@ -46,7 +46,7 @@ sin, cos within 4 ulps = 8u (FUNCTION_ULPS, SPEC §4.2), and the radius within 2
 
 
 def classify_error_bits(bits: float, floor_bits: float) -> str:
-    """Working precision from bits = −log2(max angle-error ratio) (SPEC §10.3).
+    """Working precision from bits = −log2(max angle-error ratio) (SPEC Annex D.3).
 
     A format with p significand bits shows bits near [p, p + 2.5]; the cut between two
     neighbouring formats is halfway between the coarse one's p + 2.5 and the fine one's p.
@@ -100,7 +100,7 @@ def frequency_grid(candidate: Candidate, probes: list[Probe]) -> str | None:
     quarter of the format's spacing must lie within that margin of a format number. A random
     rate does so with probability 2·margin/spacing; the product over the tested pairs must
     be ≤ 1e-6. Error growth alone hardly tells a singly rounded bfloat16 frequency from a
-    float16 one computed through exp (§10.3).
+    float16 one computed through exp (Annex D.3).
     """
     if float(candidate.convention.argument_scale) != 1.0:
         return None
@@ -167,7 +167,7 @@ def values_format(probes: list[Probe]) -> str:
 
 
 def precision_classes_table() -> str:
-    """Markdown table of the precision classes of SPEC §10.2 (generated into SPEC.md)."""
+    """Markdown table of the precision classes of SPEC Annex D.2 (generated into SPEC.md)."""
     lines = [
         "| format | p | u = 2^−p | integers exact up to | merged probe rows "
         "| error bits classified as |",

@@ -1,4 +1,4 @@
-"""The diagnosis probes (SPEC §10.1): what is asked of the backend, and calling it safely.
+"""The diagnosis probes (SPEC Annex D.1): what is asked of the backend, and calling it safely.
 
 A :class:`Probe` is one request (d_model, base, positions) and, once called, the backend's
 output as float64 or a note saying why there is none. Calls never raise because of the

@@ -1,4 +1,4 @@
-"""The result of a diagnosis (SPEC §10): :class:`Diagnosis`, its JSON form and its sentence."""
+"""The result of a diagnosis (SPEC Annex D): :class:`Diagnosis`, its JSON form and its sentence."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _finite_or_null(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """What a failing backend computes (SPEC §10).
+    """What a failing backend computes (SPEC Annex D).
 
     ``convention``: the fitted family member (``layout``, ``frequency_shift``, ``base``,
     ``base_follows_argument``, ``position_offset``, ``argument_scale``, ``output_scale`` at
@@ -34,7 +34,7 @@ class Diagnosis:
     ``output_scale_rule``, ``preset``, ``matching_presets``), or None when no member explains
     the output. ``working_precision``: the format the angles are effectively
     computed in, or "unknown". ``known_mistake``: when no member explains the output but a
-    named mistake of SPEC §10.4 does (sin and cos swapped within each pair, the exponent
+    named mistake of SPEC Annex D.4 does (sin and cos swapped within each pair, the exponent
     4i/d or i/d), its ``name``, ``description``, ``working_precision`` and
     ``max_error_over_bound``. ``meaningful_position_limit``: the largest probed position up
     to which every probed row stays within 1e-2 (relative to the output scale) of the exact
@@ -86,7 +86,7 @@ class Diagnosis:
         """The format the positions (timesteps) are rounded to before the embedding, when
         that, not the angle arithmetic, is the coarse step: integer positions merge in a
         format coarser than the level's working precision while the error growth of the
-        angles shows a finer one (a pipeline casting timesteps to bfloat16, SPEC §10.3)."""
+        angles shows a finer one (a pipeline casting timesteps to bfloat16, SPEC Annex D.3)."""
         growth = self.evidence.get("precision_from_error_growth")
         probed = self.evidence.get("positions_rounded_to")
         merged = self.evidence.get("positions_merged_in")

@@ -3,7 +3,7 @@
 Pipelines cast diffusion timesteps to the model dtype before embedding them (937 → 936 and
 998.39 → 1000 in bfloat16). Such a backend returns, at position p, exactly its row at
 fmt(p): :func:`position_rounding` asks for both and compares the rows bit for bit. A correct
-backend's rows differ, since p ≠ fmt(p) moves every angle (SPEC §10.3).
+backend's rows differ, since p ≠ fmt(p) moves every angle (SPEC Annex D.3).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Named mistakes the convention family cannot express (SPEC §10.4).
+"""Named mistakes the convention family cannot express (SPEC Annex D.4).
 
 Two common slips give outputs that no member of the family of SPEC §3 explains, so the fit
 alone could only say "no known convention":
@@ -10,7 +10,7 @@ alone could only say "no known convention":
   follows the requested base but is not it, so no fixed or followed base fits.
 
 :func:`find_slip` checks each against the diagnosis probes with the element bound of SPEC §4,
-as the family fit is verified (§10.4): every element within the bound, at least a quarter of
+as the family fit is verified (Annex D.4): every element within the bound, at least a quarter of
 them informative. The finest working precision that passes is reported.
 """
 

@@ -1,4 +1,4 @@
-"""Ranking and verifying candidate conventions against the probes (SPEC §10.1, §10.5).
+"""Ranking and verifying candidate conventions against the probes (SPEC Annex D.1, Annex D.5).
 
 A candidate (a member of the family with an output scale, from :mod:`.fit`) is ranked by the
 RMS difference between its naive float64 output and the probes, verified element by element
@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 LIMIT_TOLERANCE = 1e-2
-"""|output/A − exact| allowed for a position to count as meaningful (SPEC §10.5)."""
+"""|output/A − exact| allowed for a position to count as meaningful (SPEC Annex D.5)."""
 
 _MIN_INFORMATIVE_FRACTION = 0.25
 """Fraction of fit-probe elements whose bound must be below 0.05·A for `explained` to count."""

@@ -1,4 +1,4 @@
-"""Diagnosis of a rotary backend (SPEC §12.14, informative): what it computes instead.
+"""Diagnosis of a rotary backend (SPEC Annex D.8, informative): what it computes instead.
 
 :func:`diagnose` rotates basis vectors at chosen positions (three backend calls at most,
 :mod:`.probes`), reads the pairing and each pair's angle and amplitude (:mod:`.layout`),

@@ -1,4 +1,4 @@
-"""Candidate models of what a rotary backend computes (SPEC §12.14): schedules and slips.
+"""Candidate models of what a rotary backend computes (SPEC Annex D.8): schedules and slips.
 
 Each :class:`FrequencyModel` is the configured schedule or one named slip of it (a schedule
 read as another, a parameter read wrongly, ω computed over head_dim instead of d_r), with

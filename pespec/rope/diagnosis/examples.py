@@ -1,4 +1,4 @@
-"""NumPy reproductions of real rotary bugs and correct stacks (SPEC §12.14, informative).
+"""NumPy reproductions of real rotary bugs and correct stacks (SPEC Annex D.8, informative).
 
 Each builder returns a rotary backend ``backend(x, positions, rope)`` that computes what a
 real stack computes: its inverse frequencies, positions, phase, cos/sin table and rotation

@@ -1,4 +1,4 @@
-"""Floating-point formats the diagnosis emulates (SPEC §12.14): rounding and membership.
+"""Floating-point formats the diagnosis emulates (SPEC Annex D.8): rounding and membership.
 
 bfloat16 is emulated on float32 bits (round to nearest even, as torch's and ml_dtypes'
 casts do), float16 and float32 are NumPy's own. Shapes are kept; float64 in and out.

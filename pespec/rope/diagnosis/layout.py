@@ -1,4 +1,4 @@
-"""Pairing, output layout and per-pair angles from the basis probes (SPEC §12.14).
+"""Pairing, output layout and per-pair angles from the basis probes (SPEC Annex D.8).
 
 The basis rows of a probe give the matrix M(p) the backend applies at position p (output
 index × input index). A pairing predicts where each column of M may be nonzero (its pair's

@@ -1,4 +1,4 @@
-"""The diagnosis probes (SPEC §12.14): basis vectors and one mixed vector per position.
+"""The diagnosis probes (SPEC Annex D.8): basis vectors and one mixed vector per position.
 
 Each probe call hands the backend, for every chosen position p, the head_dim basis vectors
 e_k followed by one "mixed" vector (a_j, b_j) = (1 + 2^-7, −3/4) in every pair, all exactly

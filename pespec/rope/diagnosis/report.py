@@ -1,4 +1,4 @@
-"""The diagnosis value and its sentence (SPEC §12.14)."""
+"""The diagnosis value and its sentence (SPEC Annex D.8)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ class RopeDiagnosis:
 
 
 def _required(stage: str, output: str) -> str:
-    """The default level's format for ``stage`` given the output dtype (SPEC §12, issue 19):
+    """The default level's format for ``stage`` given the output dtype (SPEC §8, issue 19):
     float64 and float32 outputs everything in their format; 16-bit outputs float32 up to
     the phase, the output format for the cache and the rotation."""
     if output not in FORMATS:

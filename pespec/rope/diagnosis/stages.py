@@ -1,4 +1,4 @@
-"""Stage precisions by their signatures (SPEC §12.14).
+"""Stage precisions by their signatures (SPEC Annex D.8).
 
 * rotation: the coarsest format holding every value of the mixed rows (a·cos − b·sin with
   8-bit a, b needs more bits than the cosine had, unless the arithmetic rounds);
@@ -102,7 +102,7 @@ class PhaseFit:
 OFFSETS: Final = (0, -1, 1, -2, 2, -3, 3, -4, 4)
 """Units in the last place by which a float32 ω'_j may miss the rounded exact value: an
 implementation evaluates θ^(−2j/d_r) and its schedule in float32, not correctly rounded
-(SPEC §12.14); the first offset matching best is taken, per pair. A 16-bit ω'_j is a cast
+(SPEC Annex D.8); the first offset matching best is taken, per pair. A 16-bit ω'_j is a cast
 of a float32 or float64 value: the rounded exact value (no offsets, which would let a
 float16 model absorb bfloat16's coarser rounding)."""
 

@@ -1,9 +1,9 @@
-"""Tests of the diagnosis (SPEC §10): convention and working precision of failing backends.
+"""Tests of the diagnosis (SPEC Annex D): convention and working precision of failing backends.
 
 Expected answers come from how each emulation is built (tests/diagnosis_emulations.py:
 layout, shift, offset, scale, base and working format are its constructor arguments), from
 IEEE 754 facts (the largest exactly representable integer of each format) and from the
-error model's own position limit (SPEC §4.5), never from the diagnosis itself.
+error model's own position limit (SPEC Annex A.2), never from the diagnosis itself.
 """
 
 from __future__ import annotations
@@ -219,7 +219,7 @@ def test_a_backend_failing_at_large_positions_is_still_diagnosed() -> None:
 @pytest.mark.parametrize(
     ("bits", "floor_bits", "expected"),
     [
-        # A p-bit format shows bits near [p, p + 2.5] (SPEC §10.3): both ends of each.
+        # A p-bit format shows bits near [p, p + 2.5] (SPEC Annex D.3): both ends of each.
         (8.0, 40.0, "bfloat16"),
         (10.5, 40.0, "bfloat16"),
         (11.0, 40.0, "float16"),

@@ -1,4 +1,4 @@
-"""Direct tests of the diagnosis fit (SPEC §10.1): fit_probe, combine, candidate_grid,
+"""Direct tests of the diagnosis fit (SPEC Annex D.1): fit_probe, combine, candidate_grid,
 round_significant.
 
 The probe outputs are built here with NumPy from the family's formula (SPEC §3),
@@ -27,7 +27,7 @@ from pespec.conformance.diagnosis.fit import (
     round_significant,
 )
 
-GRID = np.arange(129, dtype=np.float64) / 4.0  # the fractional fit grid of SPEC §10.1
+GRID = np.arange(129, dtype=np.float64) / 4.0  # the fractional fit grid of SPEC Annex D.1
 
 
 def _family(
@@ -169,7 +169,7 @@ def test_fit_probe_recovers_the_argument_scale_and_a_base_other_than_the_request
 def test_fit_probe_fits_only_the_pairs_that_do_not_alias() -> None:
     # c = 1000, b = 10000, d = 64: pair k advances 1000·10^(−k/8)·0.25 rad per grid step,
     # 2.5 rad at k = 16 and 1.87 rad at k = 17. The fit keeps the pairs below 2 rad per step
-    # (SPEC §10.1), k = 17..31: 15 pairs, which still give σ = ln 10^4/32 and ln c = ln 1000.
+    # (SPEC Annex D.1), k = 17..31: 15 pairs, which still give σ = ln 10^4/32 and ln c = ln 1000.
     fit = _fit(_family(64, scale=1000.0))
     assert fit.pairs_used == 15
     assert fit.slope == pytest.approx(math.log(10000.0) / 32, rel=1e-6)
