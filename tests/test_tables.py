@@ -159,8 +159,8 @@ def test_quoted_table_rows_and_choose_base_cross_check() -> None:
     assert sum(row[-1] == "**wrong**" for row in rows) >= 15
     by_quantity = {row[0]: row for row in rows}
     # pespec.choose_base is written independently (pespec.teaching.extension).
-    seed_base = by_quantity["choose_base(512) = 5120/(2π)"][3]
-    assert abs(Decimal(seed_base) - Decimal(repr(pespec.choose_base(512)))) < Decimal("1e-9")
+    rule_base = by_quantity["choose_base(512) = 5120/(2π)"][3]
+    assert abs(Decimal(rule_base) - Decimal(repr(pespec.choose_base(512)))) < Decimal("1e-9")
     exact_base = by_quantity[
         "base whose longest wavelength is 5120 at d = 512: (5120/(2π))^(512/510)"
     ][3]

@@ -19,10 +19,10 @@ from pespec.conformance.report import CheckResult
 from pespec.properties.base import EncodingConfig, Level
 from pespec.properties.errormodel import element_bound_parts
 from pespec.properties.ratio import error_ratio, finite_error
+from pespec.reference import oracle
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.encoding import encode
 from pespec.reference.golden import FixtureSet
-from pespec.reference.oracle import encode as oracle_encode
 
 __all__ = [
     "BLOCK_ELEMENTS",
@@ -162,7 +162,7 @@ def compare_blocks(
     for start in range(0, positions.shape[0], rows):
         chunk = positions[start : start + rows]
         if chunk.size and float(np.max(np.abs(chunk))) >= EXACT_REFERENCE_LIMIT:
-            reference = oracle_encode(chunk, d_model, base=base, convention=convention)
+            reference = oracle.encode(chunk, d_model, base=base, convention=convention)
             reference_error = FIXTURE_ERROR  # beyond the exact domain: correctly rounded
         else:
             reference = encode(chunk, d_model, base=base, convention=convention)

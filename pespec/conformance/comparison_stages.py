@@ -88,7 +88,7 @@ def large_check(suite: Suite, planned: PlannedCheck, level: Level) -> CheckResul
 def _timesteps_check(suite: Suite, planned: PlannedCheck, level: Level) -> CheckResult:
     """``golden:timesteps``: fractional timesteps (SPEC §6.2) against the oracle."""
     from pespec.conformance.declared import TIMESTEPS_D_MODEL, timestep_positions
-    from pespec.reference.oracle import encode as oracle_encode
+    from pespec.reference import oracle
 
     caps = suite.backend.capabilities
     positions = timestep_positions(caps.max_position)
@@ -100,7 +100,7 @@ def _timesteps_check(suite: Suite, planned: PlannedCheck, level: Level) -> Check
     if why_not is not None:
         return planned.result("skipped", why_not)
     output = suite.guard(positions, d_model, base)
-    reference = oracle_encode(positions, d_model, base=base, convention=suite.convention)
+    reference = oracle.encode(positions, d_model, base=base, convention=suite.convention)
     config = EncodingConfig(positions, d_model, base, suite.convention)
     bound = comparison_bound(reference, config, level, FIXTURE_ERROR)
     worst = Worst()

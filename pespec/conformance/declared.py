@@ -74,13 +74,13 @@ def certified_fixture(fixture: Any, convention: Convention) -> tuple[Any, str | 
     at the fixture's d_model. A fixture already of ``convention`` is returned as it is."""
     if fixture.convention == convention:
         return fixture, None
-    from pespec.reference.oracle import encode
+    from pespec.reference import oracle
 
     try:
         convention.denominator(int(fixture.d_model))
     except ValueError as exc:
         return None, str(exc)
-    values = encode(
+    values = oracle.encode(
         fixture.positions, int(fixture.d_model), base=float(fixture.base), convention=convention
     )[:, np.asarray(fixture.columns, dtype=np.intp)]
     values.flags.writeable = False

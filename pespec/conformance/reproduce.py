@@ -50,7 +50,7 @@ def reproduce(
     from pespec.conformance.compare import FIXTURE_ERROR
     from pespec.conformance.declared import resolve_convention
     from pespec.properties.errormodel import element_bound
-    from pespec.reference.oracle import encode as oracle_encode
+    from pespec.reference import oracle
 
     loaded = load_backend(backend)
     declared = convention if convention is not None else loaded.capabilities.convention
@@ -62,7 +62,7 @@ def reproduce(
     if isinstance(level, str):
         level = parse_level(level)
     chosen = level or loaded.capabilities.claimed_level() or level_for_dtype(output.dtype)
-    exact = oracle_encode(
+    exact = oracle.encode(
         config.positions,
         config.d_model,
         base=config.base,

@@ -42,7 +42,7 @@ from pespec.properties.rows import (
 __all__ = ["DEFAULT_OFFSETS", "prop_dot_products", "prop_rotation", "prop_uniqueness"]
 
 DEFAULT_OFFSETS: tuple[int, ...] = (1, 5, 10, 50)
-"""Offsets k of the rotation property (SPEC §5.4), the seed's list."""
+"""Offsets k of the rotation property (SPEC §5.4): 1, 5, 10, 50."""
 
 
 class _RotationWorst(NamedTuple):

@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 D_MODELS: tuple[int, ...] = (2, 4, 6, 8, 16, 64, 128, 512, 768, 1024, 4096, 8192)
-"""Model widths drawn with priority: the seeds' reference dimensions and the extremes."""
+"""Model widths drawn with priority: the widths of published models and the extremes."""
 
 BASES: tuple[float, ...] = (10000.0, 10.0, 2.0, 100.0, 500000.0, 1e6)
 """Bases drawn with priority: the paper's 10^4, small ones and RoPE-style large ones."""
@@ -55,7 +55,7 @@ def bases() -> st.SearchStrategy[float]:
 
 
 def offsets(max_offset: int = 1000) -> st.SearchStrategy[int]:
-    """Offsets k ≥ 1 for the rotation property: the seed's 1, 5, 10, 50, or any up to max."""
+    """Offsets k ≥ 1 for the rotation property: 1, 5, 10, 50 first, or any up to max."""
     return st.one_of(st.sampled_from((1, 5, 10, 50)), st.integers(1, max_offset))
 
 

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.reference import oracle
 from pespec.reference.conventions import PRESETS, Convention, diffusers_convention
 from pespec.reference.golden import FixtureSet
-from pespec.reference.oracle import encode as oracle_encode
 
 __all__ = ["CATALOG", "FixtureSpec", "compute_fixture"]
 
@@ -166,7 +166,7 @@ def compute_fixture(spec: FixtureSpec) -> FixtureSet:
     columns = np.arange(spec.d_model, dtype=np.intp)
     if spec.columns is not None:
         columns = np.array(spec.columns, dtype=np.intp)
-    full = oracle_encode(positions, spec.d_model, base=spec.base, convention=spec.convention)
+    full = oracle.encode(positions, spec.d_model, base=spec.base, convention=spec.convention)
     return FixtureSet(
         name=spec.name,
         description=spec.description,

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
+from pespec.reference import oracle
 from pespec.reference.golden import PROVENANCE, FixtureSet, fixture_directory
 from pespec.reference.golden_catalog import CATALOG, FixtureSpec
 from pespec.reference.golden_write import render_catalog
-from pespec.reference.oracle import encode as oracle_encode
 
 __all__ = ["ValueMismatch", "verify_directory", "verify_values"]
 
@@ -37,7 +37,7 @@ class ValueMismatch:
 
 def verify_values(fixture: FixtureSet, file: str) -> list[ValueMismatch]:
     """Recompute every stored value with the oracle; the values that differ."""
-    full = oracle_encode(
+    full = oracle.encode(
         fixture.positions, fixture.d_model, base=fixture.base, convention=fixture.convention
     )
     certified = full[:, fixture.columns]

@@ -42,8 +42,8 @@ __all__ = [
     "encode",
     "encode_decimal",
     "exact_positions",
-    "frequencies",
     "frequencies_dd",
+    "frequencies_mpf",
 ]
 
 _R = TypeVar("_R")
@@ -319,7 +319,7 @@ def frequencies_dd(
     return _frequencies_dd_cached(d, _exact_base(base), _exact_denominator(d, convention))
 
 
-def frequencies(
+def frequencies_mpf(
     d_model: int,
     base: float = 10000.0,
     *,

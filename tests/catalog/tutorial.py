@@ -1,6 +1,6 @@
 """Realistic backends built on the tutorial ``PositionalEncoding`` module.
 
-The module is the one of countless tutorials (seed 003): a buffer of ``max_len`` rows,
+The module is the one of countless tutorials: a buffer of ``max_len`` rows,
 ``div_term = exp(arange(0, d, 2)·(−ln 10000/d))``, sin in even and cos in odd columns,
 computed in the dtype the model is built in. The backends adapt it to pespec's calling
 convention by looking rows up: in float32; in a float16/bfloat16 model (the keras-hub/HF

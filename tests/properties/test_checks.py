@@ -207,7 +207,8 @@ def test_low_precision_requires_the_level_dtype_and_bound() -> None:
 
     # Float16 angles (a real bug): θ rounded to float16 before sin at moderate positions.
     def f16_angles(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
-        omega = np.array([float(w) for w in oracle.frequencies(d_model, base)]).astype(np.float16)
+        exact = oracle.frequencies_mpf(d_model, base)
+        omega = np.array([float(w) for w in exact]).astype(np.float16)
         theta = positions.astype(np.float16)[:, None] * omega
         out = np.empty((len(positions), d_model), dtype=np.float32)
         out[:, 0::2] = np.sin(theta.astype(np.float32))

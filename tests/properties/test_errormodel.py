@@ -83,7 +83,7 @@ def test_frequencies_and_logs_against_mpmath() -> None:
         expected = mpmath.power(10000, -mpmath.mpf(2 * k) / d)
         assert omega[k] == float(expected)
         assert lam[k] == pytest.approx(float(-mpmath.log(expected)), rel=1e-15)
-    # Seed 002: the last pair's frequency is base^(−(d−2)/d), not 1/base.
+    # Often misquoted: the last pair's frequency is base^(−(d−2)/d), not 1/base.
     assert omega[-1] == pytest.approx(10000.0 ** (-(d - 2) / d), rel=1e-14)
     assert omega[-1] != pytest.approx(1e-4, rel=1e-3)
     omega_t2t, _ = em.frequencies_and_logs(d, base, TENSOR2TENSOR)

@@ -59,7 +59,7 @@ def _interleave_float32(theta: NDArray[np.float32], dtype: Any) -> NDArray[Any]:
 
 
 def naive_float32(dtype: Any) -> Backend:
-    """The seed's log-space formula entirely in float32 (ω = exp(−k·(ln base/(d/2)))), then
+    """The tutorials' log-space formula entirely in float32 (ω = exp(−k·(ln base/(d/2)))), then
     stored as ``dtype``: the typical PyTorch float32 implementation."""
 
     def encoder(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:

@@ -1,4 +1,4 @@
-"""The float64 reference functions against mpmath: seed 002's shape, value, uniqueness,
+"""The float64 reference functions against mpmath: the usual shape, value, uniqueness,
 boundedness, determinism, norm, frequency-structure and numerical-stability tests.
 
 Expected values come from mpmath at 40 significant digits (:func:`mp_encoding`), never from
@@ -102,16 +102,16 @@ def test_tiny_example_against_mpmath() -> None:
     np.testing.assert_allclose(pe, expected, rtol=0, atol=element_bound(2.0))
 
 
-def test_tiny_example_matches_the_seeds_rounded_values() -> None:
-    # Seed 002 prints 4-5 decimals; each printed value must be within half a unit of its
+def test_tiny_example_matches_the_printed_rounded_values() -> None:
+    # Teaching material prints 4-5 decimals; each printed value must be within half a unit of its
     # last printed place of the true value (checked here against mpmath, not the function).
-    seed_rows = [
+    printed_rows = [
         ([0.0, 1.0, 0.0, 1.0], 0.0),
         ([0.8415, 0.5403, 0.01, 0.99995], 5e-5),
         ([0.9093, -0.4161, 0.02, 0.9998], 5e-5),
     ]
     expected = mp_encoding([0, 1, 2], 4)
-    for (printed, half_unit), row in zip(seed_rows, expected, strict=True):
+    for (printed, half_unit), row in zip(printed_rows, expected, strict=True):
         assert np.all(np.abs(np.array(printed) - row) <= half_unit)
 
 
@@ -207,8 +207,8 @@ def test_encode_at_integer_positions_matches_the_table() -> None:
 
 @pytest.mark.parametrize("d_model", [4, 64, 512, 4096])
 def test_log_space_frequencies_match_inverse_power(d_model: int) -> None:
-    # Seed 002: ω_i = exp(−2i·ln(10000)/d) equals 1/10000^(2i/d) to machine precision.
-    # (Neither form overflows: 10000^(2i/d) ≤ 10000; log space is the seed's choice.)
+    # The log-space form ω_i = exp(−2i·ln(10000)/d) equals 1/10000^(2i/d) to machine precision.
+    # (Neither form overflows: 10000^(2i/d) ≤ 10000; log space is the tutorials' choice.)
     # Relative error ≤ (4·ln b + 2)·u, derived in the module docstring.
     omega = frequencies(d_model)
     with mp.workdps(40):
@@ -219,7 +219,7 @@ def test_log_space_frequencies_match_inverse_power(d_model: int) -> None:
     assert np.all(np.isfinite(omega)) and np.all(np.diff(omega) < 0)
     rel = np.abs(omega / expected - 1.0)
     assert rel.max() <= (4 * math.log(10000.0) + 2) * U
-    # the naive path specifically (the log-space formula of the seed) obeys the same bound
+    # the naive path specifically (the tutorials' log-space formula) obeys the same bound
     naive_rel = np.abs(naive_frequencies(d_model) / expected - 1.0)
     assert naive_rel.max() <= (4 * math.log(10000.0) + 2) * U
 
@@ -240,7 +240,7 @@ def test_low_dimension_varies_fast_high_dimension_slow() -> None:
     tol = 4 * element_bound(length) + length * U
     fast, slow = np.var(pe[:, 0]), np.var(pe[:, d - 2])
     assert abs(fast - expected[0]) <= tol and abs(slow - expected[1]) <= tol
-    assert expected[0] > 0.4 and expected[1] < 1e-4  # seed: high vs near-constant
+    assert expected[0] > 0.4 and expected[1] < 1e-4  # high vs near-constant
     assert fast > 1000 * slow
 
 

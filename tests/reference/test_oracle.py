@@ -36,8 +36,8 @@ from pespec.reference.oracle import (
     encode,
     encode_decimal,
     exact_positions,
-    frequencies,
     frequencies_dd,
+    frequencies_mpf,
 )
 
 PRECISION = 400
@@ -99,14 +99,14 @@ def test_frequencies_dd_rejects_undefined_convention() -> None:
 
 
 def test_frequencies_mpmath_digits() -> None:
-    omegas = frequencies(16, 10000.0, digits=60)
+    omegas = frequencies_mpf(16, 10000.0, digits=60)
     with mpmath.workdps(80):
         for k, value in enumerate(omegas):
             # independent: exp(−(2k/d)·ln base) at 80 digits
             expected = mpmath.exp(-mpmath.mpf(2 * k) / 16 * mpmath.log(10000))
             assert abs(value - expected) <= mpmath.mpf(10) ** -60 * expected, k
     with pytest.raises(ValueError, match="digits"):
-        frequencies(16, digits=0)
+        frequencies_mpf(16, digits=0)
 
 
 def _random_cases(seed: int, count: int) -> list[tuple[float | int, int, float, Convention]]:

@@ -1,5 +1,5 @@
 """pespec.teaching.analysis against mpmath: the relative-position rotation M_k, the
-dot-product structure, encoding statistics and wavelengths (seed 002).
+dot-product structure, encoding statistics and wavelengths.
 
 Tolerances build on the element bound e(θ) = (θ·(4·ln b + 3) + 8)·u on |PE_hat − PE| for
 angles up to θ, derived in tests/reference/test_encoding.py; u = 2^-53.
@@ -24,7 +24,7 @@ from pespec.teaching.analysis import (
 )
 
 U = 2.0**-53
-D_MODEL, LENGTH = 64, 128  # seed 002's small test config
+D_MODEL, LENGTH = 64, 128  # the usual small teaching configuration
 
 
 def element_bound(theta_max: float, base: float = 10000.0) -> float:
@@ -67,10 +67,10 @@ def mp_rotation_blocks(d: int, k: int) -> tuple[np.ndarray, np.ndarray]:
 # --- relative position property ----------------------------------------------------------
 
 
-def test_linear_transformation_exists_for_offset_one_within_seed_tolerance() -> None:
-    # Seed 002: ‖M_1·PE_pos − PE_pos+1‖₂ < 1e-10 for all valid positions. Derivation for
-    # d = 64, L = 128: angles ≤ 127, e ≈ 5.6e-13, rotation_tolerance ≈ 3.5e-11 < 1e-10,
-    # so float64 values satisfy the seed's tolerance with margin.
+def test_linear_transformation_exists_for_offset_one_within_the_usual_tolerance() -> None:
+    # The usual teaching claim: ‖M_1·PE_pos − PE_pos+1‖₂ < 1e-10 for all valid positions.
+    # Derivation for d = 64, L = 128: angles ≤ 127, e ≈ 5.6e-13, rotation_tolerance ≈ 3.5e-11 < 1e-10,
+    # so float64 values satisfy that tolerance with margin.
     pe = sinusoidal_positional_encoding(LENGTH, D_MODEL)
     assert rotation_tolerance(D_MODEL, LENGTH - 1) < 1e-10
     matrix, error = relative_position_matrix(pe, 1)
@@ -217,8 +217,8 @@ def test_wavelengths_against_mpmath(d_model: int, base: float) -> None:
 
 
 def test_first_and_last_wavelengths_for_d_512() -> None:
-    # First pair: 2π (the seed's "≈ 6.28"). Last pair: 2π·10000^((d−2)/d) ≈ 60 611.48 for
-    # d = 512, not the seed's "2π × 10000 ≈ 62 832" (that is the d → ∞ limit; the lowest
+    # First pair: 2π (the often quoted "≈ 6.28"). Last pair: 2π·10000^((d−2)/d) ≈ 60 611.48 for
+    # d = 512, not the often quoted "2π × 10000 ≈ 62 832" (that is the d → ∞ limit; the lowest
     # frequency is 10000^(−510/512), not 1/10000).
     lam = wavelengths(512)
     with mp.workdps(30):
@@ -226,7 +226,7 @@ def test_first_and_last_wavelengths_for_d_512() -> None:
     assert lam[0] == pytest.approx(2 * math.pi, rel=4 * U)
     assert lam[-1] == pytest.approx(last, rel=(4 * math.log(10000) + 4) * U)
     assert 60611 < lam[-1] < 60612
-    assert abs(lam[-1] - 2 * math.pi * 10000) > 2000  # the seed's value is 3.5% off
+    assert abs(lam[-1] - 2 * math.pi * 10000) > 2000  # the quoted value is 3.5% off
 
 
 def test_wavelengths_read_from_the_encoding_itself() -> None:

@@ -1,4 +1,4 @@
-"""Integration tests of seed 002: self-attention is permutation-equivariant, and adding the
+"""Integration tests: self-attention is permutation-equivariant, and adding the
 sinusoidal encoding breaks that symmetry without disturbing the input statistics."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pespec.reference import sinusoidal_positional_encoding
 from pespec.teaching import SinusoidalPositionalEncoding
 from pespec.teaching.attention import SelfAttention, softmax
 
-D_MODEL, MAX_SEQ_LEN, SEQ_LEN, BATCH = 64, 128, 32, 2  # seed 002's small test config
+D_MODEL, MAX_SEQ_LEN, SEQ_LEN, BATCH = 64, 128, 32, 2  # the usual small teaching configuration
 U = 2.0**-53
 
 

@@ -1,5 +1,5 @@
-"""Position interpolation and choose_base (seed 000, "Context Extension via Interpolation"
-and "Base Adjustment for Different Scales").
+"""Position interpolation and choose_base (position interpolation,
+Chen et al. 2023, arXiv:2306.15595, and the tutorials' base-adjustment rule).
 
 Expected scaled positions are exact rationals (``fractions.Fraction`` converts to the
 correctly rounded float64); expected bases and wavelengths come from mpmath.
@@ -43,7 +43,7 @@ def test_interpolated_positions_are_correctly_rounded_quotients(
 
 
 def test_interpolated_positions_stay_inside_the_trained_range() -> None:
-    # Seed 000 example: trained on 2048, deployed on 4096 → positions 0, 0.5, 1.0, ...
+    # Chen et al.'s setting: trained on 2048, deployed on 4096 → positions 0, 0.5, 1.0, ...
     got = interpolated_positions(4096, training_max_len=2048, new_max_len=4096)
     assert got[:4].tolist() == [0.0, 0.5, 1.0, 1.5]
     assert got.max() == 2047.5 and got.max() < 2048
@@ -92,9 +92,9 @@ def test_no_interpolation_when_lengths_equal() -> None:
 
 
 @pytest.mark.parametrize("length", [512, 4096, 100000])
-def test_choose_base_seed_formula(length: int) -> None:
-    # base = 10·L/(2π). Seed 000 quotes ≈ 814 for L = 512 (true 814.87) and ≈ 6511 for
-    # L = 4096; the true value is 40960/(2π) = 6518.99 (the seed's figure is wrong).
+def test_choose_base_rule_formula(length: int) -> None:
+    # base = 10·L/(2π). Tutorials quote ≈ 814 for L = 512 (true 814.87) and ≈ 6511 for
+    # L = 4096; the true value is 40960/(2π) = 6518.99 (that quoted figure is wrong).
     # Two roundings (2π, the division) and the product 10·L (exact): relative ≤ 3u.
     with mp.workdps(30):
         expected = float(10 * length / (2 * mp.pi))
@@ -129,17 +129,17 @@ def test_choose_base_exact_hits_the_target_wavelength(
     assert lam == pytest.approx(ratio * length, rel=rel + (4 * math.log(base) + 4) * U)
 
 
-def test_seed_formula_undershoots_and_exact_converges_for_large_d() -> None:
-    # With the seed's base the longest wavelength is 2π·base^((d−2)/d) < 2π·base = 10·L:
+def test_rule_formula_undershoots_and_exact_converges_for_large_d() -> None:
+    # With the tutorials' base the longest wavelength is 2π·base^((d−2)/d) < 2π·base = 10·L:
     # short by the factor base^(−2/d) (≈ 2.6 % for L = 512, d = 512).
-    seed_base = choose_base(512)
+    rule_base = choose_base(512)
     with mp.workdps(30):
-        longest = float(2 * mp.pi * mp.power(mp.mpf(seed_base), mp.mpf(510) / 512))
-        factor = float(mp.power(mp.mpf(seed_base), mp.mpf(-2) / 512))
+        longest = float(2 * mp.pi * mp.power(mp.mpf(rule_base), mp.mpf(510) / 512))
+        factor = float(mp.power(mp.mpf(rule_base), mp.mpf(-2) / 512))
     assert longest == pytest.approx(5120 * factor, rel=8 * U)
     assert 0.97 < factor < 0.98
-    # exact base → seed base as d → ∞: exact/seed − 1 = exp(2·ln(seed)/(d − 2)) − 1, equal to
-    # 2·ln(seed)/(d − 2) up to a relative second-order term ln(seed)/(d − 2) ≈ 6.4e-6 < 1e-5
+    # exact base → the rule's base r as d → ∞: exact/r − 1 = exp(2·ln(r)/(d − 2)) − 1, equal to
+    # 2·ln(r)/(d − 2) up to a relative second-order term ln(r)/(d − 2) ≈ 6.4e-6 < 1e-5
     d = 2**20
     exact = choose_base(512, d_model=d)
-    assert exact / seed_base - 1 == pytest.approx(2 * math.log(seed_base) / (d - 2), rel=1e-5)
+    assert exact / rule_base - 1 == pytest.approx(2 * math.log(rule_base) / (d - 2), rel=1e-5)

@@ -1,4 +1,4 @@
-"""SinusoidalPositionalEncoding and LearnedPositionalEncoding (seed 002): shapes, the
+"""SinusoidalPositionalEncoding and LearnedPositionalEncoding: shapes, the
 table, on-the-fly extension past max_seq_len, dropout, initialisation and backward.
 
 The sinusoidal layer's expected encoding comes from
@@ -23,7 +23,7 @@ import pytest
 from pespec.reference import sinusoidal_positional_encoding
 from pespec.teaching import LearnedPositionalEncoding, SinusoidalPositionalEncoding
 
-# Small test config of seed 002 ("Reference dimensions").
+# The small reference configuration of the usual teaching exercise.
 D_MODEL, MAX_SEQ_LEN, SEQ_LEN, BATCH = 64, 128, 32, 2
 U = 2.0**-53
 
@@ -204,7 +204,7 @@ def test_learned_forward_shape_and_values() -> None:
 
 
 def test_learned_odd_d_model_allowed() -> None:
-    # Seed 002's pitfall 1: a learned table is the fix for an odd dimension.
+    # A common pitfall: a learned table is the fix for an odd dimension.
     layer = LearnedPositionalEncoding(8, 513)
     assert layer.forward(np.zeros((1, 8, 513))).shape == (1, 8, 513)
 
@@ -239,7 +239,7 @@ def _relative_error(numeric: np.ndarray, analytic: np.ndarray) -> np.ndarray:
 
 
 def test_learned_backward_matches_central_finite_differences() -> None:
-    # Seed 002: central differences, ε = 1e-5, relative error < 1e-5. For the loss
+    # The usual gradient check: central differences, ε = 1e-5, relative error < 1e-5. For the loss
     # Σ w·sin(y) the truncation error of a central difference is ε²/6·|f'''| ≤ 2e-11 per
     # unit weight, and the rounding error of the loss (≈ n·u·Σ|w| ≈ 1e-14) over 2ε
     # adds ≈ 1e-9, far below 1e-5 relative for gradients of order 1.
