@@ -69,8 +69,8 @@ def mp_rotation_blocks(d: int, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 def test_linear_transformation_exists_for_offset_one_within_the_usual_tolerance() -> None:
     # The usual teaching claim: ‖M_1·PE_pos − PE_pos+1‖₂ < 1e-10 for all valid positions.
-    # Derivation for d = 64, L = 128: angles ≤ 127, e ≈ 5.6e-13, rotation_tolerance ≈ 3.5e-11 < 1e-10,
-    # so float64 values satisfy that tolerance with margin.
+    # Derivation for d = 64, L = 128: angles ≤ 127, e ≈ 5.6e-13,
+    # rotation_tolerance ≈ 3.5e-11 < 1e-10, so float64 values satisfy that tolerance with margin.
     pe = sinusoidal_positional_encoding(LENGTH, D_MODEL)
     assert rotation_tolerance(D_MODEL, LENGTH - 1) < 1e-10
     matrix, error = relative_position_matrix(pe, 1)
