@@ -177,74 +177,24 @@ def compare_saved_output(
     d = check_d_model(d_model)
     b = check_base(base)
     p = check_positions(positions).reshape(-1)
-    if isinstance(level, str):
-        level = parse_level(level)
-    array = output
-    checks: list[CheckResult] = []
-    chosen: Level | None = level
-    dtype_ok = any(array.dtype == known for known in DTYPES.values())
+    chosen = parse_level(level) if isinstance(level, str) else level
+    dtype_ok = any(output.dtype == known for known in DTYPES.values())
     if chosen is None and dtype_ok:
-        chosen = level_for_dtype(array.dtype)
-    shape_ok = True
-    try:
-        validate_output(
-            array, p, d, b, expected_dtype=None if chosen is None else chosen.output_dtype
-        )
-        messages = {"shape": "ok", "dtype": "ok", "finite": "ok"}
-        failed_kind = None
-    except BackendFailure as failure:
-        failed_kind = failure.kind
-        messages = {"shape": "ok", "dtype": "ok", "finite": "ok", failure.kind: failure.message}
-        shape_ok = failure.kind != "shape"
-    order = ["shape", "dtype", "finite"]
-    for item in order:
-        if failed_kind is not None and order.index(item) > order.index(failed_kind):
-            checks.append(
-                _result(
-                    f"contract:{item}",
-                    "contract",
-                    item,
-                    "failed",
-                    f"not evaluated: contract:{failed_kind} failed",
-                )
-            )
-            continue
-        status = "failed" if item == failed_kind else "passed"
-        checks.append(_result(f"contract:{item}", "contract", item, status, messages[item]))
-    for item in ("deterministic", "input-unchanged"):
-        checks.append(
-            _result(f"contract:{item}", "contract", item, "skipped", "needs calls; not from a file")
-        )
+        chosen = level_for_dtype(output.dtype)
+    checks, shape_ok = _contract_results(output, p, d, b, chosen)
     if chosen is not None and shape_ok and dtype_ok:
-        worst = compare_blocks(array, p, d, b, chosen)
-        checks.append(
-            _comparison(
-                worst,
-                chosen,
-                "reference:file",
-                "reference",
-                f"all {p.size} rows against the exact reference",
-            )
-        )
-        checks += _golden_from_table(array, p, d, b, chosen)
+        worst = compare_blocks(output, p, d, b, chosen)
+        title = f"all {p.size} rows against the exact reference"
+        checks.append(_comparison(worst, chosen, "reference:file", "reference", title))
+        checks += _golden_from_table(output, p, d, b, chosen)
     else:
         checks.append(
-            _result(
-                "reference:file",
-                "reference",
-                "comparison",
-                "failed",
-                "not evaluated: the output failed the contract or has no level",
-            )
+            _result("reference:file", "reference", "comparison", "failed",
+                    "not evaluated: the output failed the contract or has no level")
         )
     checks.append(
-        _result(
-            "property:*",
-            "property",
-            "properties",
-            "skipped",
-            "properties need calls at positions the suite chooses; not from a file",
-        )
+        _result("property:*", "property", "properties", "skipped",
+                "properties need calls at positions the suite chooses; not from a file")
     )
     return Report(
         backend=name,
@@ -259,6 +209,35 @@ def compare_saved_output(
         timestamp=started,
         duration_s=time.perf_counter() - clock,
     )
+
+
+def _contract_results(
+    array: NDArray[Any], p: NDArray[Any], d: int, b: float, chosen: Level | None
+) -> tuple[list[CheckResult], bool]:
+    """The one-array contract items (shape, dtype, finite; the rest need calls), and
+    whether the shape was right. An item after the first failed one is not evaluated."""
+    order = ["shape", "dtype", "finite"]
+    messages = dict.fromkeys(order, "ok")
+    failed_kind = None
+    try:
+        validate_output(
+            array, p, d, b, expected_dtype=None if chosen is None else chosen.output_dtype
+        )
+    except BackendFailure as failure:
+        failed_kind = failure.kind
+        messages[failure.kind] = failure.message
+    checks: list[CheckResult] = []
+    for item in order:
+        if failed_kind is not None and order.index(item) > order.index(failed_kind):
+            status, message = "failed", f"not evaluated: contract:{failed_kind} failed"
+        else:
+            status, message = ("failed" if item == failed_kind else "passed"), messages[item]
+        checks.append(_result(f"contract:{item}", "contract", item, status, message))
+    for item in ("deterministic", "input-unchanged"):
+        checks.append(
+            _result(f"contract:{item}", "contract", item, "skipped", "needs calls; not from a file")
+        )
+    return checks, failed_kind != "shape"
 
 
 def _comparison(worst: Worst, level: Level, check_id: str, stage: str, title: str) -> CheckResult:
