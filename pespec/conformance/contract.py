@@ -228,40 +228,79 @@ def run_contract(
     failed_on: dict[str, ContractProbe] = {}
     for probe in probes:
         counts = {item: len(found) for item, found in problems.items()}
-        outputs: list[NDArray[Any]] = []
-        for _ in range(2):
-            given = np.array(probe.positions, copy=True)
-            try:
-                output = guard.raw_call(given, probe.d_model, probe.base)
-            except BackendFailure as failure:
-                problems["shape"].append(failure.message)
-                if failures is not None:
-                    failures.append(failure)
-                break
-            if given.dtype != probe.positions.dtype or not np.array_equal(given, probe.positions):
-                problems["input-unchanged"].append(
-                    f"positions {probe.positions.tolist()} became {given.tolist()}"
-                )
-            outputs.append(output)
-        for output in outputs:
-            _record_output_problems(output, probe, problems, dtypes)
-        if len(outputs) == 2 and not _bit_identical(outputs[0], outputs[1]):
-            problems["deterministic"].append(
-                f"two calls with d_model={probe.d_model}, base={probe.base!r} gave different "
-                "outputs"
-            )
+        _run_probe(guard, probe, problems, dtypes, failures)
         for item, found in problems.items():
             if len(found) > counts[item]:
                 failed_on.setdefault(item, probe)
-    if len(dtypes) > 1:
-        problems["dtype"].append(f"output dtype changes between calls: {sorted(dtypes)}")
-    if guard.expected_dtype is not None and dtypes and dtypes != {guard.expected_dtype}:
-        problems["dtype"].append(
-            f"output dtype must be {guard.expected_dtype} (the level tested); got {sorted(dtypes)}"
-        )
+    problems["dtype"].extend(_dtype_problems(dtypes, guard.expected_dtype))
     if probes and problems["dtype"]:  # found after the calls: the last probe shows it
         failed_on.setdefault("dtype", probes[-1])
-    called = not problems["shape"] or dtypes
+    called = not problems["shape"] or bool(dtypes)
+    results = _item_results(problems, called, failed_on)
+    if where is not None:
+        where.update(failed_on)
+    output_dtype = next(iter(dtypes)) if len(dtypes) == 1 else None
+    return results, output_dtype
+
+
+def _run_probe(
+    guard: GuardedBackend,
+    probe: ContractProbe,
+    problems: dict[str, list[str]],
+    dtypes: set[str],
+    failures: list[BackendFailure] | None,
+) -> None:
+    """Call the backend twice on ``probe`` and add what is wrong to ``problems`` (by item)."""
+    outputs = _call_twice(guard, probe, problems, failures)
+    for output in outputs:
+        _record_output_problems(output, probe, problems, dtypes)
+    if len(outputs) == 2 and not _bit_identical(outputs[0], outputs[1]):
+        problems["deterministic"].append(
+            f"two calls with d_model={probe.d_model}, base={probe.base!r} gave different outputs"
+        )
+
+
+def _call_twice(
+    guard: GuardedBackend,
+    probe: ContractProbe,
+    problems: dict[str, list[str]],
+    failures: list[BackendFailure] | None,
+) -> list[NDArray[Any]]:
+    """The outputs of two calls on fresh copies of the positions (fewer when a call fails,
+    which is a shape problem); a modified positions array is an input-unchanged problem."""
+    outputs: list[NDArray[Any]] = []
+    for _ in range(2):
+        given = np.array(probe.positions, copy=True)
+        try:
+            output = guard.raw_call(given, probe.d_model, probe.base)
+        except BackendFailure as failure:
+            problems["shape"].append(failure.message)
+            if failures is not None:
+                failures.append(failure)
+            break
+        if given.dtype != probe.positions.dtype or not np.array_equal(given, probe.positions):
+            problems["input-unchanged"].append(
+                f"positions {probe.positions.tolist()} became {given.tolist()}"
+            )
+        outputs.append(output)
+    return outputs
+
+
+def _dtype_problems(dtypes: set[str], expected: str | None) -> list[str]:
+    """What is wrong with the output dtypes seen over all calls: a change, or not ``expected``."""
+    found = []
+    if len(dtypes) > 1:
+        found.append(f"output dtype changes between calls: {sorted(dtypes)}")
+    if expected is not None and dtypes and dtypes != {expected}:
+        found.append(f"output dtype must be {expected} (the level tested); got {sorted(dtypes)}")
+    return found
+
+
+def _item_results(
+    problems: dict[str, list[str]], called: bool, failed_on: dict[str, ContractProbe]
+) -> dict[str, tuple[bool, str]]:
+    """{item: (passed, message)}; without any output (``called`` false) every item but shape
+    fails as not evaluated, on the probe shape failed on (added to ``failed_on``)."""
     results: dict[str, tuple[bool, str]] = {}
     for item, rule in CONTRACT_ITEMS.items():
         found = _unique(problems[item])
@@ -273,10 +312,7 @@ def run_contract(
                 failed_on.setdefault(item, failed_on["shape"])
         else:
             results[item] = (True, rule)
-    if where is not None:
-        where.update(failed_on)
-    output_dtype = next(iter(dtypes)) if len(dtypes) == 1 else None
-    return results, output_dtype
+    return results
 
 
 def _record_output_problems(

@@ -313,18 +313,7 @@ class RopeSuite(Suite):
                 break
             if not (np.array_equal(gx, x) and np.array_equal(gp, probes)):
                 problems["input-unchanged"].append("the backend modified x or positions")
-            if out.shape != x.shape:
-                problems["shape"].append(f"output shape must be {x.shape}; got {out.shape}")
-            name = dtype_name(out.dtype)
-            if name is None:
-                problems["dtype"].append(f"output dtype must be one of {sorted(DTYPES)}; "
-                                         f"got {out.dtype}")
-            else:
-                dtypes.add(name)
-                bad = first_non_finite(out) if out.ndim == 2 else None
-                if bad is not None:
-                    problems["finite"].append(f"output must be finite; got {out[bad]!r} at "
-                                              f"position {probes[bad[0]]!r}, column {bad[1]}")
+            _record_output_problems(out, x.shape, probes, problems, dtypes)
             outputs.append(out)
         if len(outputs) == 2 and not _bit_identical(outputs[0], outputs[1]):
             problems["deterministic"].append("two calls with the same input gave different "
@@ -332,17 +321,7 @@ class RopeSuite(Suite):
         if len(dtypes) > 1:
             problems["dtype"].append(f"output dtype changes between calls: {sorted(dtypes)}")
         self.output_dtype = next(iter(dtypes)) if len(dtypes) == 1 else None
-        called = bool(outputs)
-        results: dict[str, tuple[bool, str]] = {}
-        for item, rule in CONTRACT.items():
-            found = list(dict.fromkeys(problems[item]))
-            if found:
-                results[item] = (False, "; ".join(found))
-            elif item != "shape" and not called:
-                results[item] = (False, "not evaluated: the backend produced no output")
-            else:
-                results[item] = (True, rule)
-        return results
+        return _contract_results(problems, called=bool(outputs))
 
     def report(self, results: list[CheckResult], started: str, duration: float) -> Report:
         level = self.rope_level
@@ -373,6 +352,40 @@ class RopeSuite(Suite):
             report.diagnosis_sentence = sentence() if callable(sentence) else str(sentence)
         except BACKEND_ERRORS as exc:  # advice only: it must never hide the verdict
             report.diagnosis_sentence = f"diagnosis unavailable ({type(exc).__name__}: {exc})"
+
+
+def _record_output_problems(out: NDArray[Any], shape: tuple[int, ...], probes: NDArray[Any],
+                            problems: dict[str, list[str]], dtypes: set[str]) -> None:
+    """Add what is wrong with one contract call's output (shape, dtype, finiteness) to
+    ``problems`` (by item), and its dtype name to ``dtypes``."""
+    if out.shape != shape:
+        problems["shape"].append(f"output shape must be {shape}; got {out.shape}")
+    name = dtype_name(out.dtype)
+    if name is None:
+        problems["dtype"].append(f"output dtype must be one of {sorted(DTYPES)}; "
+                                 f"got {out.dtype}")
+        return
+    dtypes.add(name)
+    bad = first_non_finite(out) if out.ndim == 2 else None
+    if bad is not None:
+        problems["finite"].append(f"output must be finite; got {out[bad]!r} at "
+                                  f"position {probes[bad[0]]!r}, column {bad[1]}")
+
+
+def _contract_results(problems: dict[str, list[str]], *,
+                      called: bool) -> dict[str, tuple[bool, str]]:
+    """{item: (passed, message)}: the item's distinct problems, else its rule; without any
+    output (``called`` false) every item but shape fails as not evaluated."""
+    results: dict[str, tuple[bool, str]] = {}
+    for item, rule in CONTRACT.items():
+        found = list(dict.fromkeys(problems[item]))
+        if found:
+            results[item] = (False, "; ".join(found))
+        elif item != "shape" and not called:
+            results[item] = (False, "not evaluated: the backend produced no output")
+        else:
+            results[item] = (True, rule)
+    return results
 
 
 def _fixture_for(config: RopeConfig) -> Any:

@@ -16,6 +16,7 @@ import importlib.metadata
 import re
 import shlex
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -64,28 +65,45 @@ def allowed_modules() -> frozenset[str]:
 def needed_modules(block: Block) -> set[str]:
     """Top-level modules a block imports (Python) or whose built-in backend it runs (a bash
     ``pespec`` command line, or a Python call with the backend's name as an argument)."""
-    needed: set[str] = set()
     if block.language == "python":
-        for node in ast.walk(ast.parse(block.code)):
-            if isinstance(node, ast.Import):
-                needed.update(alias.name.split(".")[0] for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                needed.add(node.module.split(".")[0])
-            elif isinstance(node, ast.Call):  # check("torch-float16"), load_backend("jax")
-                for arg in [*node.args, *(keyword.value for keyword in node.keywords)]:
-                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                        match = BUILTIN_LIBRARY_BACKEND.match(arg.value)
-                        if match:
-                            needed.add(match.group(1))
-    elif block.language == "bash":
-        for line in block.code.splitlines():
-            words = shlex.split(line, comments=True)
-            if words[:1] == ["pespec"]:
-                for word in words[1:]:
-                    match = BUILTIN_LIBRARY_BACKEND.match(word)
-                    if match:
-                        needed.add(match.group(1))
+        return _python_needs(block.code)
+    if block.language == "bash":
+        return _bash_needs(block.code)
+    return set()
+
+
+def _python_needs(code: str) -> set[str]:
+    """Modules imported by ``code``, and those of built-in backends named in its calls."""
+    needed: set[str] = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            needed.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            needed.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Call):  # check("torch-float16"), load_backend("jax")
+            arguments = [*node.args, *(keyword.value for keyword in node.keywords)]
+            needed |= _backend_modules(
+                arg.value
+                for arg in arguments
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+            )
     return needed
+
+
+def _bash_needs(code: str) -> set[str]:
+    """Modules of the built-in backends that the ``pespec`` command lines of ``code`` run."""
+    needed: set[str] = set()
+    for line in code.splitlines():
+        words = shlex.split(line, comments=True)
+        if words[:1] == ["pespec"]:
+            needed |= _backend_modules(words[1:])
+    return needed
+
+
+def _backend_modules(words: Iterable[str]) -> set[str]:
+    """torch/jax for each word naming a built-in library backend (BUILTIN_LIBRARY_BACKEND)."""
+    matches = (BUILTIN_LIBRARY_BACKEND.match(word) for word in words)
+    return {match.group(1) for match in matches if match}
 
 
 def unmarked(path: Path, allowed: frozenset[str]) -> list[str]:
