@@ -1,8 +1,7 @@
-"""Tables of constants for SPEC Annex H and the user guide, computed with mpmath (SPEC Annex H).
+"""The constants of SPEC Annex H and the user guide, computed with mpmath (SPEC Annex H).
 
-Every function without arguments returns Markdown for a
-``<!-- GENERATED: pespec.tables:NAME -->`` block (filled by ``tools/generate_docs.py``,
-checked in CI). Nothing here uses pespec's floating-point code: exact values come
+The values of the tables that :mod:`pespec.specblocks.tables` renders (SPEC's generated blocks,
+``pespec tables``). Nothing here uses pespec's floating-point code: exact values come
 from mpmath, and each printed digit string is *certified* by computing it at two
 working precisions (:data:`DIGITS` + 25 and + 50 decimal digits) and requiring the two
 strings to agree (:func:`certified`).
@@ -19,29 +18,23 @@ import ml_dtypes
 import mpmath
 import numpy as np
 
-from pespec._version import SPEC_VERSION, __version__
-
 __all__ = [
     "BASE",
     "DIGITS",
     "DIMENSIONS",
-    "HIGHLIGHTS",
+    "HALF_DTYPES",
     "QUOTED",
+    "SOURCES",
     "QuotedValue",
     "certified",
     "exact_encoding",
     "exact_frequency",
     "exact_wavelength",
     "float64_of",
-    "frequency_table",
-    "front_matter",
     "half_precision_rows",
-    "half_precision_table",
-    "quoted_highlights",
-    "quoted_table",
+    "quoted_number",
     "quoted_verdict",
     "significant",
-    "tiny_table",
 ]
 
 BASE = 10000
@@ -111,76 +104,6 @@ def exact_encoding(position: int, column: int, d_model: int, base: int = BASE) -
     """PE(position, column) of the canonical interleaved encoding, at the current precision."""
     angle = position * exact_frequency(column // 2, d_model, base)
     return mpmath.sin(angle) if column % 2 == 0 else mpmath.cos(angle)
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
-
-
-def front_matter() -> str:
-    """SPEC front matter: spec version, status and the package version that implements it."""
-    status = "draft" if "dev" in __version__ else "final"
-    return (
-        f"**Specification version {SPEC_VERSION}** ({status}) · implemented by pespec "
-        f"{__version__} · MIT license\n"
-    )
-
-
-def frequency_table() -> str:
-    """SPEC Annex H.1: ω_i and λ_i for the first, middle and last pairs of each d in DIMENSIONS."""
-    rows = []
-    for d in DIMENSIONS:
-        for label, i in (("first", 0), ("middle", d // 4), ("last", d // 2 - 1)):
-            rows.append(
-                [
-                    str(d),
-                    f"{i} ({label})",
-                    f"{2 * i}, {2 * i + 1}",
-                    certified(lambda: exact_frequency(i, d)),  # noqa: B023 (called at once)
-                    certified(lambda: exact_wavelength(i, d)),  # noqa: B023
-                    repr(float64_of(lambda: exact_frequency(i, d))),  # noqa: B023
-                ]
-            )
-    header = [
-        "d",
-        "pair i",
-        "columns",
-        f"ω_i = 10000^(−2i/d) ({DIGITS} s.d.)",
-        f"λ_i = 2π/ω_i, positions ({DIGITS} s.d.)",
-        "ω_i as float64 (correctly rounded)",
-    ]
-    return _table(header, rows)
-
-
-def tiny_table() -> str:
-    """SPEC Annex H.2: the tiny configuration d = 4, L = 3 (positions 0, 1, 2) in full."""
-    d, length = 4, 3
-    rows = []
-    for p in range(length):
-        for column in range(d):
-            i = column // 2
-            rows.append(
-                [
-                    str(p),
-                    str(column),
-                    f"{'sin' if column % 2 == 0 else 'cos'}({p}·ω_{i})",
-                    certified(lambda: exact_encoding(p, column, d)),  # noqa: B023
-                    repr(float64_of(lambda: exact_encoding(p, column, d))),  # noqa: B023
-                ]
-            )
-    header = [
-        "position p",
-        "column",
-        "value",
-        f"exact ({DIGITS} s.d.)",
-        "float64 (correctly rounded, shortest repr)",
-    ]
-    return (
-        "ω_0 = 1 and ω_1 = 10000^(−2/4) = 1/100 exactly, so the angles are p and p/100.\n\n"
-        + _table(header, rows)
-    )
 
 
 # --- commonly quoted values ---------------------------------------------------------------
@@ -273,7 +196,8 @@ QUOTED: tuple[QuotedValue, ...] = (
 """Numbers the background documents print, each with the computation of its true value."""
 
 
-def _decimal(text: str) -> Decimal:
+def quoted_number(text: str) -> Decimal:
+    """A quoted number as printed (``"62,832"``, ``"1/10000"``) as an exact Decimal."""
     if "/" in text:
         numerator, denominator = text.split("/")
         return Decimal(numerator.replace(",", "")) / Decimal(denominator.replace(",", ""))
@@ -284,7 +208,7 @@ def quoted_verdict(quoted: str, exact: Any, claim: str = "≈") -> bool:
     """True when ``quoted`` is right: for ``≈``, ``exact`` rounds to it at the decimals shown
     (|exact − quoted| ≤ half a unit in the last place); for ``=``, it equals ``exact``
     to the working precision."""
-    value = _decimal(quoted)
+    value = quoted_number(quoted)
     exponent = value.as_tuple().exponent
     if not isinstance(exponent, int):
         raise ValueError(f"quoted must be a finite decimal number; got {quoted!r}")
@@ -296,66 +220,10 @@ def quoted_verdict(quoted: str, exact: Any, claim: str = "≈") -> bool:
         return bool(difference <= half_unit)
 
 
-HIGHLIGHTS: tuple[str, ...] = (
-    "ω_1, d = 512 (second pair)",
-    "ω_255, d = 512 (lowest frequency)",
-    "λ_255, d = 512 (longest wavelength)",
-    "PE(10, 0) = sin 10 (any d)",
-    "PE(2, 3) = cos 0.02, d = 4",
-)
-"""The rows of :func:`quoted_highlights` (README)."""
-
-
-def quoted_highlights() -> str:
-    """README excerpt of SPEC Annex H.3: five commonly quoted values that are wrong."""
-    return quoted_table(HIGHLIGHTS, legend=False)
-
-
-def quoted_table(quantities: Sequence[str] | None = None, *, legend: bool = True) -> str:
-    """SPEC Annex H.3: commonly quoted values beside their exact values, with a verdict.
-
-    ``quantities`` selects rows by :attr:`QuotedValue.quantity` (default: all, in order).
-    """
-    chosen = QUOTED if quantities is None else [_quoted(q) for q in quantities]
-    rows = []
-    for item in chosen:
-        with mpmath.workdps(DIGITS + 25):
-            exact = item.exact()
-            correct = quoted_verdict(item.quoted, exact, item.claim)
-            quoted_value = mpmath.mpf(str(_decimal(item.quoted)))
-            relative = abs(quoted_value - exact) / abs(exact)
-        rows.append(
-            [
-                item.quantity,
-                f"{item.claim} {item.quoted}",
-                item.source,
-                certified(item.exact, 15),
-                "—" if relative == 0 else f"{float(relative):.1e}",
-                "correct as rounded" if correct else "**wrong**",
-            ]
-        )
-    header = ["quantity", "quoted", "source", "exact (15 s.d.)", "relative error", "verdict"]
-    if not legend:  # without the legend the source keys mean nothing: drop that column
-        return _table(header[:2] + header[3:], [row[:2] + row[3:] for row in rows])
-    sources = "\n".join(f"- {key}: {text}" for key, text in SOURCES.items())
-    return (
-        _table(header, rows)
-        + "\nA quote marked ≈ is correct when the exact value rounds to it at the decimals "
-        "shown; one marked = claims equality.\nSources (the background documents pespec grew "
-        "from):\n\n" + sources + "\n"
-    )
-
-
-def _quoted(quantity: str) -> QuotedValue:
-    for item in QUOTED:
-        if item.quantity == quantity:
-            return item
-    raise ValueError(f"quantity must be one of the QUOTED quantities; got {quantity!r}")
-
-
 # --- half precision: safe to store, not safe to compute in ---------------------------------
 
-_HALF_DTYPES: dict[str, Any] = {"float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
+HALF_DTYPES: dict[str, Any] = {"float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
+"""The half-precision formats of the FAQ's table, by name."""
 
 
 def half_precision_rows(
@@ -377,7 +245,7 @@ def half_precision_rows(
         omega64 = np.array([float(w) for w in omega])
     rows = []
     for row, p in enumerate(positions):
-        for name, dtype in _HALF_DTYPES.items():
+        for name, dtype in HALF_DTYPES.items():
             stored = exact[row].astype(dtype).astype(np.float64)
             angle = np.asarray(p, dtype=dtype) * omega64.astype(dtype)
             computed = np.empty(d_model)
@@ -392,32 +260,3 @@ def half_precision_rows(
                 )
             )
     return rows
-
-
-def _half_facts(name: str) -> str:
-    """One line of format facts, from the format's own parameters (numpy / ml_dtypes finfo)."""
-    info: Any = ml_dtypes.finfo(_HALF_DTYPES[name])  # type: ignore[no-untyped-call]
-    bits = int(info.nmant) + 1  # significand bits including the hidden bit
-    half_ulp = 2.0 ** -(bits + 1)  # half the spacing of the format in [0.5, 1)
-    return (
-        f"- {name}: {bits} significant bits; storing a value in [−1, 1] errs by at most "
-        f"2^−{bits + 1} = {half_ulp:.1e}; every integer up to 2^{bits} = {2**bits} is exact; "
-        f"the largest finite value is {float(info.max):g}"
-    )
-
-
-def half_precision_table() -> str:
-    """FAQ table: half-precision storage error vs half-precision computation error, d = 512."""
-    facts = "\n".join(_half_facts(name) for name in _HALF_DTYPES) + "\n\n"
-    rows = []
-    for p, name, stored, computed in half_precision_rows():
-        represented = float(np.asarray(p, dtype=_HALF_DTYPES[name]))
-        note = "" if represented == p else f" (p rounds to {represented:g})"
-        rows.append([f"{p}{note}", name, f"{stored:.1e}", f"{computed:.1e}"])
-    header = [
-        "position p",
-        "format",
-        "max abs. error, stored (exact → format)",
-        "max abs. error, computed in the format",
-    ]
-    return facts + _table(header, rows)

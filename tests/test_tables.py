@@ -1,4 +1,5 @@
-"""Tests of pespec.tables (SPEC Annex H): every tabulated number against an independent source.
+"""Tests of pespec.tables and the tables it feeds (pespec.specblocks.tables, SPEC Annex H):
+every tabulated number against an independent source.
 
 Independent sources: MPFR through gmpy2 (a different arbitrary-precision library from the
 mpmath that pespec.tables uses, correctly rounded per operation), published digits of π,
@@ -21,6 +22,7 @@ import pespec
 from pespec import tables
 from pespec.cli import main
 from pespec.properties.base import LEVELS
+from pespec.specblocks import tables as blocks
 
 # 2π to 40 significant digits (π = 3.14159265358979323846264338327950288419716939937510...,
 # OEIS A000796; doubled by hand).
@@ -81,7 +83,7 @@ def test_certified_detects_disagreeing_precisions() -> None:
 
 
 def test_frequency_table_matches_mpfr_and_identities() -> None:
-    rows = _rows(tables.frequency_table())
+    rows = _rows(blocks.frequency_table())
     assert len(rows) == 3 * len(tables.DIMENSIONS)
     for d_text, pair, _, omega, wavelength, omega64 in rows:
         d, i = int(d_text), int(pair.split()[0])
@@ -101,7 +103,7 @@ def test_frequency_table_matches_mpfr_and_identities() -> None:
 
 
 def test_tiny_table_is_the_full_d4_l3_encoding() -> None:
-    rows = _rows(tables.tiny_table())
+    rows = _rows(blocks.tiny_table())
     assert [(int(r[0]), int(r[1])) for r in rows] == [(p, c) for p in range(3) for c in range(4)]
     for p_text, column, _, exact, value64 in rows:
         expected = _mpfr_encoding(int(p_text), int(column), 4)
@@ -111,7 +113,7 @@ def test_tiny_table_is_the_full_d4_l3_encoding() -> None:
 
 def test_tiny_table_float64_matches_the_public_reference_closely() -> None:
     # The float64 reference is within a few ulps of the correctly rounded values (SPEC §4).
-    rows = _rows(tables.tiny_table())
+    rows = _rows(blocks.tiny_table())
     table = np.array([float(r[4]) for r in rows]).reshape(3, 4)
     reference = pespec.sinusoidal_positional_encoding(3, 4)
     assert np.all(np.abs(reference - table) <= 4 * np.spacing(np.abs(table)))
@@ -154,7 +156,7 @@ def test_quoted_values_against_mpfr() -> None:
 
 
 def test_quoted_table_rows_and_choose_base_cross_check() -> None:
-    rows = _rows(tables.quoted_table())
+    rows = _rows(blocks.quoted_values_table())
     assert len(rows) == len(tables.QUOTED)
     assert sum(row[-1] == "**wrong**" for row in rows) >= 15
     by_quantity = {row[0]: row for row in rows}
@@ -174,19 +176,19 @@ def test_half_precision_storage_is_safe_and_computation_is_not() -> None:
         assert stored <= LEVELS[name].u_out  # one rounding of a value in [−1, 1]
         if position >= 1000:
             assert computed > 100 * stored
-    markdown = tables.half_precision_table()
+    markdown = blocks.half_precision_table()
     assert "2049 (p rounds to 2048)" in markdown
 
 
 def test_front_matter_names_both_versions() -> None:
-    text = tables.front_matter()
+    text = blocks.front_matter_text()
     assert f"Specification version {pespec.SPEC_VERSION}" in text
     assert pespec.__version__ in text
 
 
 def test_pespec_tables_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tables", "tiny"]) == 0
-    assert capsys.readouterr().out == tables.tiny_table()
+    assert capsys.readouterr().out == blocks.tiny_table()
     assert main(["tables", "nope"]) == 2
     assert re.search(r"table NAME must be one of .*got 'nope'", capsys.readouterr().err)
 
@@ -194,10 +196,10 @@ def test_pespec_tables_command(capsys: pytest.CaptureFixture[str]) -> None:
 def test_quoted_highlights_are_rows_of_the_full_table() -> None:
     quantities = [item.quantity for item in tables.QUOTED]
     assert len(set(quantities)) == len(quantities)  # rows are selected by quantity
-    full = {row[0]: row for row in _rows(tables.quoted_table())}
-    highlights = _rows(tables.quoted_highlights())
-    assert [row[0] for row in highlights] == list(tables.HIGHLIGHTS)
+    full = {row[0]: row for row in _rows(blocks.quoted_values_table())}
+    highlights = _rows(blocks.quoted_highlights_table())
+    assert [row[0] for row in highlights] == list(blocks.HIGHLIGHTS)
     for row in highlights:  # the same numbers, without the source column
         assert row == full[row[0]][:2] + full[row[0]][3:]
     with pytest.raises(ValueError, match="quantity must be one of the QUOTED quantities"):
-        tables.quoted_table(["no such quantity"])
+        blocks.quoted_values_table(["no such quantity"])

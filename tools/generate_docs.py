@@ -2,11 +2,13 @@
 
 A generated block is written in a Markdown source as::
 
-    <!-- GENERATED: package.module:function -->
+    <!-- GENERATED: pespec.specblocks.AREA:function -->
     ...anything (replaced)...
     <!-- END GENERATED -->
 
-``function()`` takes no arguments and returns Markdown text. SPEC.md is the
+``function()`` takes no arguments and returns Markdown text; it is in ``pespec.specblocks``
+(``<thing>_table`` or ``<thing>_text``), or in ``tools/docgen`` (``docgen.MODULE:function``)
+when it reads files of the checkout. SPEC.md is the
 concatenation of ``spec/NN-*.md`` in name order, with its blocks filled;
 README.md and docs/*.md have their blocks filled in place.
 

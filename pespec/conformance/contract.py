@@ -32,7 +32,6 @@ __all__ = [
     "first_non_finite",
     "output_problems",
     "probe_base",
-    "probes_markdown",
     "run_contract",
     "validate_output",
 ]
@@ -346,23 +345,3 @@ def probe_base(bases: tuple[float, ...] | None) -> float:
     if bases is None or 10000.0 in bases:
         return 10000.0
     return bases[0]
-
-
-def probes_markdown() -> str:
-    """Markdown list of the default contract probes (SPEC §6.2), from :func:`contract_probes`."""
-    probes = contract_probes(Capabilities(), base=10000.0)
-    lines = []
-    for probe in probes:
-        values = probe.positions.tolist()
-        shown = (
-            f"{values[0]} … {values[-1]} ({len(values)} integers)"
-            if probe.positions.dtype.kind == "i"
-            else ", ".join(repr(v) for v in values)
-        )
-        lines.append(f"* d_model = {probe.d_model}, base = {probe.base:g}, positions {shown}")
-    lines.append("")
-    lines.append(
-        "The second probe is dropped for integer-positions-only backends; d_model, base and "
-        "positions are narrowed to the declared capabilities."
-    )
-    return "\n".join(lines) + "\n"

@@ -26,7 +26,6 @@ __all__ = [
     "SUITE_VERSION",
     "CheckResult",
     "Report",
-    "schema_table",
 ]
 
 SUITE_VERSION = "1.0"
@@ -283,51 +282,3 @@ class Report:
         from pespec.conformance.report_text import rich_table
 
         return rich_table(self)
-
-
-_SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
-    ("schema", f'`"{REPORT_SCHEMA}"`'),
-    ("schema_version", "version of this layout; a changed field meaning bumps it"),
-    ("spec_version, suite_version, pespec_version", "what was checked against, and by what"),
-    ("verdict, conformant", '`"conformant"` or `"non-conformant"`; the same as a bool'),
-    (
-        "backend",
-        "name, spec (to reload it), file (--from-file: path, sha256, bytes, positions), "
-        "output_dtype, declared capabilities",
-    ),
-    ("level", "name (`float16` or `float16@float64`), output_dtype, working_dtype"),
-    (
-        "convention",
-        "the convention judged against: name, layout, frequency_shift, position_offset, "
-        "argument_scale (SPEC §3) and `declared` (false: the canonical default)",
-    ),
-    ("backend_calls", "calls made to the backend and rows requested: suite, diagnosis"),
-    ("profile", "`ci`, `dev`, `thorough` (or `file` for --from-file)"),
-    ("execution", "device, backend libraries, Python, platform, machine, pespec's libraries"),
-    ("timestamp, duration_s", "UTC start (ISO 8601, seconds) and wall time"),
-    ("summary", "the one-line verdict printed by the CLI"),
-    (
-        "complete, not_run",
-        "whether every check of the suite ran; else {check id or `stage:*`: why not} "
-        "(stage not selected, skip file, deselected). The verdict covers the checks that ran",
-    ),
-    (
-        "checks[]",
-        "id, stage, title, section, status, message, max_error, bound, ratio, "
-        "worst_position, worst_column, reproduction, duration_s, details",
-    ),
-    ("diagnosis, diagnosis_sentence", "Annex D, only when non-conformant (else null)"),
-)
-
-
-def schema_table() -> str:
-    """Markdown table of the JSON report's top-level fields (SPEC §6.4), from the code."""
-    lines = [
-        f"Schema `{REPORT_SCHEMA}` version {REPORT_SCHEMA_VERSION}, suite version "
-        f"{SUITE_VERSION}. Statuses: {', '.join(f'`{s}`' for s in STATUSES)}.",
-        "",
-        "| field | content |",
-        "|---|---|",
-    ]
-    lines += [f"| `{name}` | {content} |" for name, content in _SCHEMA_FIELDS]
-    return "\n".join(lines) + "\n"

@@ -20,7 +20,6 @@ and :mod:`~pespec.conformance.property_stage`, their one-line reproductions
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
@@ -30,17 +29,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend
-from pespec.conformance.compare import (
-    BLOCK_ELEMENTS,
-    EXACT_REFERENCE_LIMIT,
-    FIXTURE_ERROR,
-    REFERENCE_ERROR,
-    PlannedCheck,
-    is_canonical_fixture,
-)
+from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.comparison_stages import golden_check, large_check
 from pespec.conformance.contract import (
-    CONTRACT_ITEMS,
     BackendFailure,
     GuardedBackend,
     contract_probes,
@@ -66,7 +57,6 @@ __all__ = [
     "PlannedCheck",
     "Suite",
     "check",
-    "suite_table",
 ]
 
 STAGES: tuple[str, ...] = ("contract", "golden", "property", "large")
@@ -405,7 +395,6 @@ def _returned_misfit(fn: Any, failure: BackendFailure) -> str | None:
     return None
 
 
-
 def check(
     backend: str | Backend | Callable[..., Any],
     *,
@@ -438,36 +427,3 @@ def check(
         convention=convention,
     )
     return suite.run(progress, diagnose=diagnose)
-
-
-def suite_table() -> str:
-    """Markdown: the stages, their checks, the large sizes per profile and the constants (§6.2)."""
-    from pespec.properties.registry import PROPERTIES
-    from pespec.reference.golden import load_fixture_sets
-
-    fixtures = [f.name for f in load_fixture_sets() if is_canonical_fixture(f)]
-    sizes = "; ".join(
-        f"`{name}`: " + ", ".join(f"{length}×{d}" for length, d in LARGE_SIZES[name])
-        for name in ("ci", "dev", "thorough")
-    )
-    lines = [
-        "| stage | checks (ids) | count |",
-        "|---|---|---|",
-        "| 1 contract | "
-        + ", ".join(f"`contract:{item}`" for item in CONTRACT_ITEMS)
-        + f" | {len(CONTRACT_ITEMS)} |",
-        f"| 2 golden | `golden:NAME`, one per canonical fixture set (§7) | {len(fixtures)} |",
-        "| 3 property | "
-        + ", ".join(f"`property:{name}`" for name in PROPERTIES)
-        + f" | {len(PROPERTIES)} |",
-        f"| 4 large | `large:LxD`, positions 0 … L−1, base 10000; {sizes} | "
-        + "/".join(str(len(LARGE_SIZES[n])) for n in ("ci", "dev", "thorough"))
-        + " |",
-        "",
-        f"Tolerance against a golden value: b + 2^{math.log2(FIXTURE_ERROR):.0f}; against the "
-        f"exact reference: b + 2^{math.log2(REFERENCE_ERROR):.0f} for |p| < "
-        f"2^{math.log2(EXACT_REFERENCE_LIMIT):.0f} (beyond, the oracle, b + 2^"
-        f"{math.log2(FIXTURE_ERROR):.0f}). Default timeout per backend call: "
-        f"{DEFAULT_TIMEOUT:g} s. Comparison blocks: {BLOCK_ELEMENTS} elements.",
-    ]
-    return "\n".join(lines) + "\n"

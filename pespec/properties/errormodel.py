@@ -45,7 +45,6 @@ __all__ = [
     "ElementBound",
     "angle_coefficients",
     "angle_gamma",
-    "constants_table",
     "element_bound",
     "element_bound_parts",
     "frequencies_and_logs",
@@ -53,12 +52,10 @@ __all__ = [
     "max_element_bound",
     "meaningful_position_limit",
     "output_rounding",
-    "position_limits_table",
     "reference_error_bound",
     "sup_working_error",
     "u_function",
     "uniqueness_position_limit",
-    "uniqueness_table",
     "working_error",
 ]
 
@@ -388,63 +385,3 @@ def uniqueness_position_limit(level: Level, d_model: int, base: float = 10000.0)
         return 2.0 * norm < separation
 
     return float(_largest_integer_below(holds, _position_cap(level)))
-
-
-def _format_position(value: float) -> str:
-    if value < 0:
-        return "none"
-    if value >= 1e6:
-        return f"{value:.3g}"
-    return f"{int(value):,}".replace(",", " ")
-
-
-def constants_table() -> str:
-    """Markdown table of the §4 constants per working precision (SPEC §4.3)."""
-    lines = [
-        "| T_work | u_w | c_f (ulps) | K_f = c_f | K_θ(k) = (2c_f + 2)(1 + λ_k) | angle term at "
-        "pair 0 |",
-        "|---|---|---|---|---|---|",
-    ]
-    for name in ("float64", "float32", "float16", "bfloat16"):
-        c_f = FUNCTION_ULPS[name]
-        lines.append(
-            f"| {name} | 2^−{SIGNIFICAND_BITS[name]} | {c_f:g} | {c_f:g} | "
-            f"{2 * c_f + 2:g}·(1 + λ_k) | 0 (ω̂_0 = 1) |"
-        )
-    return "\n".join(lines) + "\n"
-
-
-def position_limits_table(d_model: int = 512, base: float = 10000.0) -> str:
-    """Markdown table of meaningful position ranges per level (SPEC Annex A.2), from code."""
-    lines = [
-        f"d_model = {d_model}, base = {base:g}. P(τ): largest integer position up to which the "
-        "bound stays below τ in every column.",
-        "",
-        "| level | T_out | T_work | bound at p = 0 | bound at p = 1000 | P(10⁻²) | P(10⁻³) |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for level in TABLE_LEVELS:
-        at0 = max_element_bound(level, 0.0, d_model, base)
-        at1000 = max_element_bound(level, 1000.0, d_model, base)
-        p2 = meaningful_position_limit(level, d_model, base, 1e-2)
-        p3 = meaningful_position_limit(level, d_model, base, 1e-3)
-        lines.append(
-            f"| `{level.name}` | {level.output_dtype} | {level.working_dtype} | {at0:.3g} | "
-            f"{at1000:.3g} | {_format_position(p2)} | {_format_position(p3)} |"
-        )
-    return "\n".join(lines) + "\n"
-
-
-def uniqueness_table(d_model: int = 512, base: float = 10000.0) -> str:
-    """Markdown table of the guaranteed-uniqueness range of adjacent rows per level (SPEC §5.6)."""
-    separation = adjacent_separation(d_model, base)
-    lines = [
-        f"d_model = {d_model}, base = {base:g}; ‖x_(p+1) − x_p‖ = {separation:.6f} for every p.",
-        "",
-        "| level | adjacent rows guaranteed distinct up to position |",
-        "|---|---|",
-    ]
-    for level in TABLE_LEVELS:
-        limit = uniqueness_position_limit(level, d_model, base)
-        lines.append(f"| `{level.name}` | {_format_position(limit)} |")
-    return "\n".join(lines) + "\n"

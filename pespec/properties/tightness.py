@@ -19,19 +19,10 @@ from pespec.properties.base import LEVELS, EncodingConfig
 from pespec.properties.errormodel import element_bound_parts
 
 __all__ = [
-    "TABLE_PAIRS",
-    "TABLE_STARTS",
     "column_ratios",
     "naive_float32",
-    "per_column_table",
     "pow_float32",
 ]
-
-TABLE_PAIRS = (0, 1, 2, 4, 8, 16, 32, 64, 128, 192, 255)
-"""Pairs shown in the per-column table (d_model = 512)."""
-
-TABLE_STARTS = (100_000, 1_000_000)
-"""First positions of the two ranges of 64 consecutive integers tabulated."""
 
 
 def _interleave(theta: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -69,26 +60,3 @@ def column_ratios(
     ratio = np.max(np.abs(y - x) / (bound + ORACLE_ERROR), axis=0)
     pairs: NDArray[np.float64] = np.maximum(ratio[0::2], ratio[1::2])
     return pairs
-
-
-def per_column_table(d_model: int = 512, base: float = 10000.0) -> str:
-    """Markdown table: worst |y − x|/b per pair for both formulas at large positions."""
-    ranges = [np.arange(start, start + 64, dtype=np.int64) for start in TABLE_STARTS]
-    results = {
-        (name, start): column_ratios(encoder, positions, d_model, base)
-        for name, encoder in (("naive", naive_float32), ("pow", pow_float32))
-        for start, positions in zip(TABLE_STARTS, ranges, strict=True)
-    }
-    heads = [f"{name}, p = {start} … {start + 63}" for name, start in results]
-    lines = [
-        f"d_model = {d_model}, base = {base:g}, level float32; worst |y − x|/b over 64 positions.",
-        "",
-        "| pair k | " + " | ".join(heads) + " |",
-        "|---" * (len(heads) + 1) + "|",
-    ]
-    for k in TABLE_PAIRS:
-        cells = " | ".join(f"{ratio[k]:.3f}" for ratio in results.values())
-        lines.append(f"| {k} | {cells} |")
-    overall = " | ".join(f"**{float(np.max(ratio)):.3f}**" for ratio in results.values())
-    lines.append(f"| all pairs | {overall} |")
-    return "\n".join(lines) + "\n"

@@ -41,13 +41,12 @@ __all__ = [
     "PRESET_SOURCES",
     "TENSOR2TENSOR",
     "TIMESTEP_PRESETS",
+    "TIMESTEP_SOURCES",
     "WHISPER",
     "Convention",
     "Layout",
     "diffusers_convention",
     "preset",
-    "presets_markdown",
-    "timestep_presets_markdown",
 ]
 
 Layout = Literal["interleaved", "sin_cos_halves", "cos_sin_halves"]
@@ -314,39 +313,3 @@ def preset(name: str) -> Convention:
         return TIMESTEP_PRESETS[name]
     known = [*PRESETS, *TIMESTEP_PRESETS]
     raise ValueError(f"convention must be one of {known} or a JSON file; got {name!r}")
-
-
-def timestep_presets_markdown(d_model: int = 256, base: float = 10000.0) -> str:
-    """SPEC §3.3's table: the timestep presets, their fields and sources."""
-    lines = [
-        f"| preset | layout | s | o | c | lowest ω (d={d_model}, base={base:g}) | equal to | "
-        "source |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    half = d_model // 2
-    for name, convention in TIMESTEP_PRESETS.items():
-        lowest = base ** (-(half - 1) / convention.denominator(d_model))
-        same = [f"`{other}`" for other, known in PRESETS.items() if known == convention]
-        lines.append(
-            f"| `{name}` | {convention.layout} | {convention.frequency_shift:g} "
-            f"| {convention.position_offset} | {convention.argument_scale:g} "
-            f"| {lowest:.6g} | {', '.join(same) or '—'} | {TIMESTEP_SOURCES[name]} |"
-        )
-    return "\n".join(lines) + "\n"
-
-
-def presets_markdown(d_model: int = 512, base: float = 10000.0) -> str:
-    """SPEC §3's presets table: fields of every preset and its lowest frequency."""
-    lines = [
-        f"| preset | layout | s | o | c | lowest ω (d={d_model}, base={base:g}) | source |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    half = d_model // 2
-    for name, convention in PRESETS.items():
-        lowest = base ** (-(half - 1) / convention.denominator(d_model))
-        lines.append(
-            f"| `{name}` | {convention.layout} | {convention.frequency_shift:g} "
-            f"| {convention.position_offset} | {convention.argument_scale:g} "
-            f"| {lowest:.6g} | {PRESET_SOURCES[name]} |"
-        )
-    return "\n".join(lines) + "\n"

@@ -37,8 +37,8 @@ __all__ = [
     "PROVENANCE",
     "FixtureError",
     "FixtureSet",
-    "catalog_markdown",
     "fixture_directory",
+    "fixture_files",
     "load_fixture_sets",
     "parse_fixture",
     "read_manifest",
@@ -202,7 +202,7 @@ def parse_fixture(name: str, data: bytes) -> FixtureSet:
         raise FixtureError(f"{name}: malformed fixture ({type(exc).__name__}: {exc})") from None
 
 
-def _fixture_files(directory: Path) -> list[Path]:
+def fixture_files(directory: Path) -> list[Path]:
     """The absolute sets' files (the rotary ``rope-*.json`` sets have their own format)."""
     return sorted(p for p in directory.glob("*.json") if not p.name.startswith("rope-"))
 
@@ -217,28 +217,4 @@ def load_fixture_sets(directory: Path | None = None) -> list[FixtureSet]:
     problems = verify_checksums(target)
     if problems:
         raise FixtureError(f"fixture checksum verification failed in {target}: {problems[0]}")
-    return [parse_fixture(path.name, path.read_bytes()) for path in _fixture_files(target)]
-
-
-def catalog_markdown() -> str:
-    """SPEC §7's table of the shipped sets (read from the shipped files)."""
-    lines = [
-        "| file | d_model | base | convention | positions | columns | values | bytes |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    total_values = total_bytes = 0
-    directory = fixture_directory()
-    for path in _fixture_files(directory):
-        data = path.read_bytes()
-        fixture = parse_fixture(path.name, data)
-        count = fixture.values.size
-        total_values += count
-        total_bytes += len(data)
-        lines.append(
-            f"| `{path.name}` | {fixture.d_model} | {fixture.base:g} | "
-            f"{fixture.convention.name} | {fixture.positions.size} | {fixture.columns.size} | "
-            f"{count} | {len(data)} |"
-        )
-    total_bytes += (directory / MANIFEST).stat().st_size
-    lines.append(f"| total (with MANIFEST) | | | | | | {total_values} | {total_bytes} |")
-    return "\n".join(lines) + "\n"
+    return [parse_fixture(path.name, path.read_bytes()) for path in fixture_files(target)]

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pespec.rope.errormodel import RopeLevel, element_bound
     from pespec.rope.fromfile import check_file
     from pespec.rope.hf import from_hf
-    from pespec.rope.presets import PRESET_SOURCES, PRESETS, PresetSource, preset_table
+    from pespec.rope.presets import PRESET_SOURCES, PRESETS, PresetSource
     from pespec.rope.reference import cos_sin, rotate, rotation_bound
     from pespec.rope.schedules import frequencies, yarn_correction_dims
     from pespec.rope.suite import RopeSuite, check
@@ -44,7 +44,6 @@ __all__ = [
     "frequencies",
     "from_hf",
     "load_rope_backend",
-    "preset_table",
     "rotate",
     "rotation_bound",
     "yarn_correction_dims",
@@ -67,7 +66,6 @@ _LAZY = {
     "PRESETS": "pespec.rope.presets",
     "PRESET_SOURCES": "pespec.rope.presets",
     "PresetSource": "pespec.rope.presets",
-    "preset_table": "pespec.rope.presets",
 }
 
 

@@ -30,9 +30,8 @@ from numpy.typing import NDArray
 from pespec.reference.exact import _split
 from pespec.rope.config import RopeConfig
 from pespec.rope.oracle import frequencies_dd
-from pespec.rope.presets import PRESETS
 
-__all__ = ["LIMIT", "METHODS", "THRESHOLDS", "long_context_markdown", "reach"]
+__all__ = ["LIMIT", "METHODS", "THRESHOLDS", "reach"]
 
 F64 = NDArray[np.float64]
 
@@ -142,14 +141,3 @@ def reach(config: RopeConfig, method: str, threshold: float) -> int:
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}")
     return _first_crossing(config, method, threshold) - 1
-
-
-def long_context_markdown() -> str:
-    """SPEC Annex G's table: the reach of every preset for each method and threshold."""
-    header = "| preset | " + " | ".join(
-        f"{m}, {t:g} rad" for m in METHODS for t in THRESHOLDS) + " |"
-    lines = [header, "|---|" + "---|" * (len(METHODS) * len(THRESHOLDS))]
-    for name, config in PRESETS.items():
-        cells = [f"{reach(config, m, t):,}" for m in METHODS for t in THRESHOLDS]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"

@@ -17,7 +17,7 @@ from types import MappingProxyType
 
 from pespec.rope.config import RopeConfig
 
-__all__ = ["PRESETS", "PRESET_SOURCES", "PresetSource", "preset_table", "read_config"]
+__all__ = ["PRESETS", "PRESET_SOURCES", "PresetSource", "read_config"]
 
 
 @dataclass(frozen=True)
@@ -117,38 +117,6 @@ PRESET_SOURCES: MappingProxyType[str, PresetSource] = MappingProxyType({
         note="long_factor (ℓ > L0)"),
 })
 """For each preset: the Hub repository, the file name of its copy under tests/data/hf_configs."""
-
-
-def _parameters(config: RopeConfig) -> str:
-    fields = config.to_dict()
-    shown = []
-    for key in ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings",
-                "max_position_embeddings", "seq_len", "beta_fast", "beta_slow", "truncate",
-                "mscale", "mscale_all_dim", "attention_factor"):
-        if key in fields:
-            value = fields[key]
-            shown.append(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}")
-    if config.short_factor is not None:
-        shown.append("short/long_factor (48 each, from the config)")
-    return "; ".join(shown) or "—"
-
-
-def preset_table() -> str:
-    """Markdown table of the presets and their sources (generated into SPEC Annex F.1)."""
-    from pespec.rope.schedules import frequencies
-
-    lines = ["| preset | schedule | θ | head_dim / d_r | pairing | parameters | A (float64) "
-             "| source (config.json on the Hub) |",
-             "|---|---|---|---|---|---|---|---|"]
-    for name, config in PRESETS.items():
-        source = PRESET_SOURCES[name]
-        _, attention = frequencies(config)
-        where = f"`{source.repo}` (copy `{source.copy}`)"
-        where += f"; {source.note}" if source.note else ""
-        lines.append(f"| {name} | {config.rope_type} | {config.theta:g} | "
-                     f"{config.head_dim} / {config.d_r} | {config.pairing} | "
-                     f"{_parameters(config)} | {attention:.6g} | {where} |")
-    return "\n".join(lines) + "\n"
 
 
 def read_config(

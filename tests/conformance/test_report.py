@@ -58,13 +58,13 @@ def test_markdown_report_states_verdict_and_reproductions(tmp_path: Path) -> Non
 
 
 def test_spec_schema_table_names_exactly_the_report_fields() -> None:
-    from pespec.conformance.report import _SCHEMA_FIELDS
+    from pespec.specblocks.conformance import REPORT_FIELDS
 
     report = check(misbehaving.raises, **FAST)  # type: ignore[arg-type]
-    documented = {name.strip() for row, _ in _SCHEMA_FIELDS for name in row.split(",")}
+    documented = {name.strip() for row, _ in REPORT_FIELDS for name in row.split(",")}
     documented = {name.removesuffix("[]") for name in documented}
     assert documented == set(report.to_dict())
-    check_fields = next(text for row, text in _SCHEMA_FIELDS if row == "checks[]")
+    check_fields = next(text for row, text in REPORT_FIELDS if row == "checks[]")
     assert {f.strip() for f in check_fields.split(",")} == set(report.checks[0].to_dict())
 
 

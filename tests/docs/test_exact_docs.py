@@ -43,7 +43,7 @@ def test_performance_table_from_a_benchmark_file(tmp_path: Path) -> None:
     }
     path = tmp_path / "reference.json"
     path.write_text(json.dumps(results), encoding="utf-8")
-    table = _exact_docs.performance_markdown(path)
+    table = _exact_docs.performance_table(path)
     rows = [line for line in table.splitlines() if line.startswith("| `")]
     assert rows[0] == (
         "| `sinusoidal_positional_encoding(5000, 512)` | 20.0 | 4.0 | 0.25 | 5.0× | ≥ 4× |"
@@ -55,12 +55,12 @@ def test_performance_table_from_a_benchmark_file(tmp_path: Path) -> None:
 
 
 def test_performance_table_without_results_says_how_to_make_them(tmp_path: Path) -> None:
-    text = _exact_docs.performance_markdown(tmp_path / "missing.json")
+    text = _exact_docs.performance_table(tmp_path / "missing.json")
     assert "--benchmark-json benchmarks/results/reference.json" in text
 
 
 def test_error_budget_table_has_every_term_and_the_conclusion() -> None:
-    table = _exact_docs.error_budget_markdown()
+    table = _exact_docs.error_budget_table()
     rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
     assert len(rows) == 1 + len(exact.error_budget())  # header + one row per term
     assert "< 2^-52 = 2.22045e-16" in table

@@ -8,14 +8,17 @@ first:
 0. ``pespec._version``, ``pespec._atomic``: helpers with no pespec imports of their own;
 1. ``pespec.reference`` (what the SPEC defines: encoding, conventions, oracle, exact
    reference, golden fixtures, and the argument validators of ``reference/validation.py``
-   that every layer uses) and ``pespec.tables`` (the certified SPEC tables);
+   that every layer uses) and ``pespec.tables`` (the certified constants of SPEC Annex H);
 2. ``pespec.teaching``: the non-normative teaching API, built on the reference only;
 3. ``pespec.properties``: the error model and the properties, judged against the reference;
 4. ``pespec.conformance``: running backends through the properties;
 5. ``pespec.rope``: the rotary family, which reuses the conformance engine (backend guard,
    report, runner) and never the other way round;
 6. ``pespec.plot``: pictures of a backend's error (loads backends through conformance);
-7. the front ends: ``pespec.cli`` (one module per sub-command), ``python -m pespec`` and
+7. ``pespec.specblocks``: the generated blocks of SPEC.md and the docs, rendered from every
+   layer below (reference, properties, conformance, rope); only the front ends (``pespec
+   tables``) and ``tools/`` may import it;
+8. the front ends: ``pespec.cli`` (one module per sub-command), ``python -m pespec`` and
    the pytest plugin ``pespec.conformance.plugin``, which serves both families (its module
    path is the registered ``pytest11`` entry point, so it keeps its folder and takes the
    front-end rank).
@@ -43,12 +46,13 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec.tables", 1),
     ("pespec.teaching", 2),
     ("pespec.properties", 3),
-    ("pespec.conformance.plugin", 7),
+    ("pespec.conformance.plugin", 8),
     ("pespec.conformance", 4),
     ("pespec.rope", 5),
     ("pespec.plot", 6),
-    ("pespec.cli", 7),
-    ("pespec.__main__", 7),
+    ("pespec.specblocks", 7),
+    ("pespec.cli", 8),
+    ("pespec.__main__", 8),
 )
 """Module prefix -> rank, the most specific prefix first (see the module docstring)."""
 
@@ -143,6 +147,10 @@ def test_no_import_goes_back_down_the_layers() -> None:
         ("pespec.reference.encoding", "from .. import plot\n", 1),
         ("pespec.cli.check", "from pespec.conformance import runner\n", 0),
         ("pespec.rope", "from pespec.cli import main\n", 0),  # a facade: exempt
+        ("pespec.rope.presets", "def f():\n    from pespec.specblocks import rope\n", 1),
+        ("pespec.plot", "from pespec.specblocks.tables import tiny_table\n", 1),
+        ("pespec.specblocks.rope", "from pespec.rope.presets import PRESETS\n", 0),
+        ("pespec.cli.tables", "def f():\n    from pespec.specblocks import tables\n", 0),
     ],
 )
 def test_the_walk_finds_back_edges(importer: str, source: str, expected: int) -> None:

@@ -44,6 +44,25 @@ def test_the_check_sees_heavy_imports() -> None:
     assert {"numpy", "mpmath"} <= _heavy(_imported("import pespec.reference"))
 
 
+def _loaded_after(code: str) -> set[str]:
+    """``sys.modules`` after running ``code`` in a fresh interpreter (the CLI imports its
+    sub-commands with importlib, out of -X importtime's view)."""
+    script = f"import sys\n{code}\nprint(' '.join(sorted(sys.modules)))\n"
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return set(result.stdout.splitlines()[-1].split())
+
+
+def test_only_pespec_tables_loads_the_spec_blocks() -> None:
+    # Building the parser registers every sub-command; the renderers of SPEC's generated
+    # blocks (and the constants they render) load when ``pespec tables`` runs, not before.
+    parser = _loaded_after("from pespec.cli import build_parser; build_parser()")
+    assert "pespec.cli.tables" in parser  # the command is registered
+    assert not {m for m in parser if m.startswith(("pespec.specblocks", "pespec.tables"))}
+    run = _loaded_after("from pespec.cli import main; main(['tables', 'tiny'])")
+    assert {"pespec.specblocks", "pespec.specblocks.tables", "pespec.tables"} <= run
+
+
 @pytest.mark.slow
 def test_a_pytest_run_without_pe_options_imports_nothing_heavy(tmp_path: Path) -> None:
     # An unrelated empty project, with the plugin loaded on its own (other installed plugins,

@@ -21,6 +21,7 @@ from pespec.properties.base import (
     parse_level,
 )
 from pespec.reference.conventions import MARIAN, TENSOR2TENSOR
+from pespec.specblocks import errormodel as blocks
 
 ALL_LEVELS = em.TABLE_LEVELS
 
@@ -221,13 +222,13 @@ def test_uniqueness_limit_holds_at_and_fails_after() -> None:
 
 
 def test_tables_contain_the_computed_numbers() -> None:
-    table = em.position_limits_table()
+    table = blocks.position_limits_table()
     for level in ALL_LEVELS:
         assert f"`{level.name}`" in table
     p = em.meaningful_position_limit(LEVELS["float32"], 512)
     assert f"{int(p):,}".replace(",", " ") in table
-    assert "| float32 | 2^−24 | 4 | 4 | 10·(1 + λ_k) | 0 (ω̂_0 = 1) |" in em.constants_table()
-    assert f"{em.adjacent_separation(512):.6f}" in em.uniqueness_table()
+    assert "| float32 | 2^−24 | 4 | 4 | 10·(1 + λ_k) | 0 (ω̂_0 = 1) |" in blocks.constants_table()
+    assert f"{em.adjacent_separation(512):.6f}" in blocks.uniqueness_table()
 
 
 def test_rounded_base_threshold_quoted_in_spec() -> None:

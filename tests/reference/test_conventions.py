@@ -22,8 +22,8 @@ from pespec.reference.conventions import (
     TIMESTEP_PRESETS,
     Convention,
     diffusers_convention,
-    presets_markdown,
 )
+from pespec.specblocks.conventions import presets_table
 
 U = 2.0**-53
 
@@ -248,7 +248,7 @@ def test_from_dict_names_missing_and_unknown_keys() -> None:
 
 
 def test_presets_table_lists_every_preset() -> None:
-    table = presets_markdown()
+    table = presets_table()
     for name in PRESETS:
         assert f"| `{name}` |" in table
     # s = 1 presets have lowest frequency exactly 1/base: 10000^-1

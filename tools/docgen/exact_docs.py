@@ -1,13 +1,13 @@
 """Generated blocks of SPEC Annex C and README's performance section (tools/generate_docs.py).
 
 A documentation generator of the source checkout (moved out of the installed package, where
-it was ``pespec.reference._exact_docs``): :func:`performance_markdown` reads
+it was ``pespec.reference._exact_docs``): :func:`performance_table` reads
 ``benchmarks/results/reference.json``, which only a checkout has.
 
-* :func:`error_budget_markdown`: the terms of the Annex C proof, evaluated by
+* :func:`error_budget_table`: the terms of the Annex C proof, evaluated by
   :func:`pespec.reference.exact.error_budget`.
-* :func:`fixture_errors_markdown`: the reference against every golden fixture set.
-* :func:`performance_markdown`: the table of ``benchmarks/results/reference.json``, the
+* :func:`fixture_errors_table`: the reference against every golden fixture set.
+* :func:`performance_table`: the table of ``benchmarks/results/reference.json``, the
   pytest-benchmark output of ``benchmarks/bench_reference.py`` committed with the code.
 """
 
@@ -26,17 +26,17 @@ from pespec.reference.golden import load_fixture_sets
 
 __all__ = [
     "RESULTS_FILE",
-    "error_budget_markdown",
-    "fixture_errors_markdown",
-    "performance_markdown",
-    "rounding_fraction_markdown",
+    "error_budget_table",
+    "fixture_errors_table",
+    "performance_table",
+    "rounding_fraction_table",
 ]
 
 RESULTS_FILE = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "reference.json"
 """Where ``--benchmark-json`` writes the reference benchmarks (repository checkout only)."""
 
 
-def error_budget_markdown() -> str:
+def error_budget_table() -> str:
     """The Annex C error budget as a Markdown table (bounds as powers of two) and the final sum."""
     terms = error_budget()
     lines = ["| step | term | bound |", "|---|---|---|"]
@@ -54,7 +54,7 @@ def error_budget_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
-def fixture_errors_markdown() -> str:
+def fixture_errors_table() -> str:
     """Max |encode − certified| per golden set, in units of 2^-53, and the share bit-exact."""
     lines = [
         "| fixture set | values | max error / 2^-53 | equal to the certified value |",
@@ -84,7 +84,7 @@ ROUNDING_FRACTION_CASES: tuple[tuple[int, float, int, int], ...] = (
 is where issue 14 measured 11.6 %."""
 
 
-def rounding_fraction_markdown() -> str:
+def rounding_fraction_table() -> str:
     """Share of reference values that differ from the correctly rounded (oracle) value, per
     configuration of ROUNDING_FRACTION_CASES, and the largest difference (SPEC Annex C.2)."""
     from pespec.reference import oracle
@@ -123,7 +123,7 @@ def _case_name(benchmark: dict[str, Any]) -> str:
     return names.get(benchmark["name"], f"`{benchmark['name']}`")
 
 
-def performance_markdown(path: Path = RESULTS_FILE) -> str:
+def performance_table(path: Path = RESULTS_FILE) -> str:
     """README's performance table from the committed pytest-benchmark JSON (ns per value)."""
     if not path.exists():
         return (

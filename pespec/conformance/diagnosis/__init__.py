@@ -14,15 +14,11 @@ constant gets "no known convention", never an exception.
 """
 
 from pespec.conformance.diagnosis.pipeline import diagnose
-from pespec.conformance.diagnosis.precision import (
-    classify_error_bits,
-    precision_classes_table,
-)
+from pespec.conformance.diagnosis.precision import classify_error_bits
 from pespec.conformance.diagnosis.probes import (
     PRIMARY_BASE,
     SECONDARY_BASE,
     fit_dims,
-    probe_table,
 )
 from pespec.conformance.diagnosis.result import Diagnosis
 from pespec.conformance.diagnosis.verify import LIMIT_TOLERANCE
@@ -35,6 +31,4 @@ __all__ = [
     "classify_error_bits",
     "diagnose",
     "fit_dims",
-    "precision_classes_table",
-    "probe_table",
 ]

@@ -22,22 +22,23 @@ from pespec.properties.base import DTYPES, SIGNIFICAND_BITS
 __all__ = [
     "AMPLITUDE_ULPS",
     "FORMATS_COARSE_TO_FINE",
+    "REPRESENTABILITY_FORMATS",
+    "SPREAD_BITS",
     "classify_error_bits",
     "coarser",
     "error_growth",
     "frequency_grid",
-    "precision_classes_table",
     "representability",
     "values_format",
 ]
 
 FORMATS_COARSE_TO_FINE = ("bfloat16", "float16", "float32", "float64")
 
-_SPREAD_BITS = 2.5
+SPREAD_BITS = 2.5
 """bits = −log2(largest angle-error ratio) of a p-bit format lies near [p, p + 2.5]
 (SPEC Annex D.3): p for frequencies computed through exp, up to p + 2.5 for singly rounded ones."""
 
-_REPRESENTABILITY_FORMATS = ("bfloat16", "float16", "float32")
+REPRESENTABILITY_FORMATS = ("bfloat16", "float16", "float32")
 """Formats whose integer range (2^p) the large-position probe straddles."""
 
 AMPLITUDE_ULPS = 16.0
@@ -55,12 +56,12 @@ def classify_error_bits(bits: float, floor_bits: float) -> str:
     could have seen (those with p + 2.5 < floor_bits): float64 if float32 was visible.
     """
     if math.isinf(bits):
-        float32_visible = SIGNIFICAND_BITS["float32"] + _SPREAD_BITS < floor_bits
+        float32_visible = SIGNIFICAND_BITS["float32"] + SPREAD_BITS < floor_bits
         return "float64" if float32_visible else "unknown"
     if bits < SIGNIFICAND_BITS["bfloat16"] - 1.5:
         return "unknown"
     for coarse, fine in itertools.pairwise(FORMATS_COARSE_TO_FINE):
-        cut = (SIGNIFICAND_BITS[coarse] + _SPREAD_BITS + SIGNIFICAND_BITS[fine]) / 2.0
+        cut = (SIGNIFICAND_BITS[coarse] + SPREAD_BITS + SIGNIFICAND_BITS[fine]) / 2.0
         if bits < cut:
             return coarse
     return "float64"
@@ -139,7 +140,7 @@ def representability(probe: Probe | None) -> str | None:
     if probe is None or probe.values is None:
         return None
     index = {int(p): i for i, p in enumerate(probe.positions)}
-    for name in _REPRESENTABILITY_FORMATS:
+    for name in REPRESENTABILITY_FORMATS:
         start = 2 ** SIGNIFICAND_BITS[name]
         if any(start + j not in index for j in range(3)):
             continue  # beyond the declared max_position
@@ -164,25 +165,3 @@ def values_format(probes: list[Probe]) -> str:
             if np.array_equal(values.astype(DTYPES[name]).astype(np.float64), values):
                 return name
     return "float64"
-
-
-def precision_classes_table() -> str:
-    """Markdown table of the precision classes of SPEC Annex D.2 (generated into SPEC.md)."""
-    lines = [
-        "| format | p | u = 2^−p | integers exact up to | merged probe rows "
-        "| error bits classified as |",
-        "|---|---|---|---|---|---|",
-    ]
-    low = SIGNIFICAND_BITS["bfloat16"] - 1.5
-    for coarse_index, name in enumerate(FORMATS_COARSE_TO_FINE):
-        p = SIGNIFICAND_BITS[name]
-        if coarse_index + 1 < len(FORMATS_COARSE_TO_FINE):
-            fine = FORMATS_COARSE_TO_FINE[coarse_index + 1]
-            high = (p + _SPREAD_BITS + SIGNIFICAND_BITS[fine]) / 2.0
-            interval = f"[{low:g}, {high:g})"
-            low = high
-        else:
-            interval = f"≥ {low:g} (or none seen where float32 would show)"
-        merged = f"{2**p} and {2**p + 1}" if name in _REPRESENTABILITY_FORMATS else "—"
-        lines.append(f"| {name} | {p} | {2.0**-p:.3g} | {2**p} | {merged} | {interval} |")
-    return "\n".join(lines)

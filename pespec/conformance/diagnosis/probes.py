@@ -27,7 +27,6 @@ __all__ = [
     "fit_dims",
     "fit_positions",
     "large_positions",
-    "probe_table",
     "repeat_differs",
     "trim_non_finite",
 ]
@@ -164,34 +163,3 @@ def trim_non_finite(probe: Probe) -> tuple[Probe, list[float]]:
         note=f"non-finite rows at positions {dropped[:4]} left out",
     )
     return trimmed, dropped
-
-
-def _describe_positions(positions: NDArray[Any]) -> str:
-    first, last = (f"{int(v)}" if float(v).is_integer() else f"{v:g}" for v in positions[[0, -1]])
-    return f"{len(positions)} positions {first} … {last}"
-
-
-def probe_table() -> str:
-    """Markdown table of the probes :func:`~pespec.conformance.diagnosis.diagnose` makes
-    (generated into SPEC.md)."""
-    fractional = _describe_positions(fit_positions(False))
-    integer = _describe_positions(fit_positions(True))
-    rows = [
-        ("fit", FIT_DIMS[0], PRIMARY_BASE, fractional, integer),
-        ("fit", FIT_DIMS[1], PRIMARY_BASE, fractional, integer),
-        ("fit", FIT_DIMS[0], SECONDARY_BASE, fractional, integer),
-        (
-            "precision and limit",
-            FIT_DIMS[0],
-            PRIMARY_BASE,
-            _describe_positions(large_positions()),
-            "same",
-        ),
-    ]
-    lines = [
-        "| probe | d_model | base | positions | with integer positions only |",
-        "|---|---|---|---|---|",
-    ]
-    for role, d, base, positions, integer_only in rows:
-        lines.append(f"| {role} | {d} | {base:g} | {positions} | {integer_only} |")
-    return "\n".join(lines)

@@ -27,7 +27,7 @@ from pespec.properties.base import SIGNIFICAND_BITS, EncodingConfig, Level
 from pespec.properties.errormodel import element_bound
 from pespec.reference.encoding import encode
 
-__all__ = ["SLIPS", "Slip", "find_slip", "slips_table"]
+__all__ = ["SLIPS", "Slip", "find_slip"]
 
 _MIN_INFORMATIVE_FRACTION = 0.25
 """As in the family verification: elements with a bound below 0.05 must be a quarter."""
@@ -121,8 +121,3 @@ def find_slip(probes: Sequence[Probe], level: Level) -> dict[str, Any] | None:
                     "max_error_over_bound": worst,
                 }
     return None
-
-
-def slips_table() -> str:
-    """Markdown list of the named mistakes (generated into SPEC.md)."""
-    return "\n".join(f"* `{slip.name}`: {slip.description}" for slip in SLIPS) + "\n"

@@ -5,8 +5,8 @@ real stack computes: its inverse frequencies, positions, phase, cos/sin table an
 in the stated dtypes, written from the published code's formulas (transformers'
 ``rotate_half`` layout, its YaRN and dynamic-NTK schedules). The correct ones take ω' from
 the certified oracle, so their only error is the stack's own precision. The test suite
-diagnoses each of them, and :func:`bug_table` writes the guide's table of what the
-diagnosis says for each bug.
+diagnoses each of them, and :func:`pespec.specblocks.diagnosis.rope_bugs_table` writes the
+guide's table of what the diagnosis says for each bug.
 """
 
 from __future__ import annotations
@@ -210,18 +210,3 @@ def bugs() -> list[tuple[str, str, RopeConfig, Backend]]:
         ("fast-math sine (range reduction by 2π in float16)", "Llama-3.1-8B", llama,
          fast_math_backend()),
     ]
-
-
-def bug_table() -> str:
-    """Markdown table: each bug, what the diagnosis says and its backend calls (docs)."""
-    from pespec.rope.diagnosis.diagnose import diagnose
-
-    lines = ["| bug (NumPy reproduction) | configuration | explained | calls | diagnosis "
-             "sentence |", "|---|---|---|---|---|"]
-    for bug, where, config, backend in bugs():
-        # the bfloat16 stacks stand for torch modules returning bfloat16 tensors
-        model = "bfloat16" if "bfloat16" in bug else None
-        result = diagnose(backend, config, output_dtype=model)
-        lines.append(f"| {bug} | {where} | {str(result.explained).lower()} | "
-                     f"{result.backend_calls} | {result.sentence} |")
-    return "\n".join(lines) + "\n"

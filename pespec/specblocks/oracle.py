@@ -1,4 +1,4 @@
-"""Generated blocks of SPEC Annex B (filled by ``tools/generate_docs.py``)."""
+"""Generated blocks of SPEC Annex B: the oracle's working precision and decimal rounding."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import math
 from pespec.reference.golden import fixture_directory, parse_fixture
 from pespec.reference.oracle import _GUARD_BITS, _row_precision, encode_decimal
 
-__all__ = ["decimal_double_rounding_markdown", "precision_markdown"]
+__all__ = ["decimal_rounding_text", "oracle_precision_table"]
 
 
-def precision_markdown(d_model: int = 512, base: float = 10000.0) -> str:
+def oracle_precision_table(d_model: int = 512, base: float = 10000.0) -> str:
     """First working precision P of the oracle for a few magnitudes of c·(p + o)."""
     t_max = math.log(base) * (d_model // 2 - 1) / (d_model // 2)
     lines = ["| \\|c·(p + o)\\| below | first working precision P (bits) |", "|---|---|"]
@@ -23,7 +23,7 @@ def precision_markdown(d_model: int = 512, base: float = 10000.0) -> str:
     )
 
 
-def decimal_double_rounding_markdown() -> str:
+def decimal_rounding_text() -> str:
     """How often rounding through a 17-significant-digit decimal gives the wrong float64,
     measured on the shipped d64-L128 fixture (exact values from :func:`encode_decimal`)."""
     path = fixture_directory() / "d64-L128.json"
