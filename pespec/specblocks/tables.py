@@ -154,8 +154,8 @@ def quoted_values_table(quantities: Sequence[str] | None = None, *, legend: bool
     return (
         _table(header, rows)
         + "\nA quote marked ≈ is correct when the exact value rounds to it at the decimals "
-        "shown; one marked = claims equality.\nSources (the background documents pespec grew "
-        "from):\n\n" + sources + "\n"
+        "shown; one marked = claims equality.\nSources (kinds of widely copied teaching text; the "
+        "§ names the passage):\n\n" + sources + "\n"
     )
 
 
