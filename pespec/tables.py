@@ -196,7 +196,7 @@ QUOTED: tuple[QuotedValue, ...] = (
                 "814", "tutorial §Base Adjustment",
                 lambda: mpmath.power(_choose_base(512), mpmath.mpf(512) / 510)),
 )  # fmt: skip
-"""Numbers the background documents print, each with the computation of its true value."""
+"""Numbers that widely copied teaching texts print, each with the computation of its true value."""
 
 
 def quoted_number(text: str) -> Decimal:
