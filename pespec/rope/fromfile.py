@@ -24,7 +24,8 @@ from numpy.typing import NDArray
 from pespec.conformance.contract import first_non_finite
 from pespec.conformance.fromfile import read_output
 from pespec.conformance.report import CheckResult
-from pespec.properties.base import dtype_name
+from pespec.properties.base import DTYPES, dtype_name
+from pespec.properties.output import OutputProblem
 from pespec.reference.validation import check_positions
 from pespec.rope import properties as props
 from pespec.rope.backends import resolve_config
@@ -204,17 +205,16 @@ def _contract(output: NDArray[Any], positions: NDArray[np.float64],
     checks = [_check("contract:shape", "contract", "shape", "passed",
                      f"(n, head_dim) = {output.shape}")]
     if out_dtype is None:
-        checks.append(_check("contract:dtype", "contract", "dtype", "failed",
-                             f"output dtype must be float64, float32, float16 or bfloat16; got "
-                             f"{output.dtype}"))
+        wrong = OutputProblem("dtype", f"one of {sorted(DTYPES)}", str(output.dtype))
+        checks.append(_check("contract:dtype", "contract", "dtype", "failed", wrong.message))
         checks.append(_check("contract:finite", "contract", "finite", "failed",
                              "not evaluated: contract:dtype failed"))
     else:
         checks.append(_check("contract:dtype", "contract", "dtype", "passed", out_dtype))
         bad = _first_non_finite(output)
-        message = "every value is finite" if bad is None else (
-            f"output must be finite; got {float(output[bad])!r} at position "
-            f"{positions[bad[0]].item()!r} (row {bad[0] + 1}), column {bad[1]}")
+        message = "every value is finite" if bad is None else OutputProblem(
+            "finite", "finite", f"{float(output[bad])!r} at position "
+            f"{positions[bad[0]].item()!r} (row {bad[0] + 1}), column {bad[1]}").message
         checks.append(_check("contract:finite", "contract", "finite",
                              "passed" if bad is None else "failed", message))
     for item in ("deterministic", "input-unchanged"):
