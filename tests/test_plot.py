@@ -186,3 +186,17 @@ def test_markdown_report_without_a_picture_when_plotting_fails(tmp_path: Path) -
     result.write_markdown(report, error_plot=picture)
     assert "Error against the bound" not in report.read_text(encoding="utf-8")
     assert not (tmp_path / "report.error.png").exists()
+
+
+def test_a_long_encoding_is_drawn_at_1024_positions_in_the_formats_the_guide_names(
+    tmp_path: Path,
+) -> None:
+    # docs/guide.md: "A long --seq-len is drawn at 1024 evenly spaced positions"; "-o" takes
+    # .png, .pdf or .svg.
+    image = plot.encoding_figure(8, 5000).axes[0].get_images()[0]
+    assert image.get_array().shape == (1024, 8)
+    for suffix in (".png", ".pdf", ".svg"):
+        written = plot.encoding_plot(8, 20, tmp_path / f"pe{suffix}")
+        assert Path(written).stat().st_size > 0
+    with pytest.raises(ValueError, match="must end in"):
+        plot.encoding_plot(8, 20, tmp_path / "pe.jpg")

@@ -124,7 +124,7 @@ def _suite(args: argparse.Namespace) -> Any:
         raise ValueError("--d-model and --positions only apply with --from-file")
     stages = STAGES if args.stages is None else tuple(s.strip() for s in args.stages.split(","))
     timeout = _timeout(args)
-    _hypothesis_storage_outside_cwd()
+    hypothesis_storage_outside_cwd()
     suite = Suite(
         args.backend,
         level=args.level,
@@ -180,10 +180,11 @@ def _timeout(args: argparse.Namespace) -> float:
     return DEFAULT_TIMEOUT if args.timeout is None else float(args.timeout)
 
 
-def _hypothesis_storage_outside_cwd() -> None:
+def hypothesis_storage_outside_cwd() -> None:
     """Point Hypothesis's storage (its cache of constants; the suite keeps no example
     database) at the user cache folder, so ``pespec check`` leaves no ``.hypothesis/`` in
-    the current folder. ``$HYPOTHESIS_STORAGE_DIRECTORY``, when set, is left to rule."""
+    the current folder (the pytest plugin does the same). ``$HYPOTHESIS_STORAGE_DIRECTORY``,
+    when set, is left to rule."""
     if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
         return
     from hypothesis.configuration import set_hypothesis_home_dir

@@ -72,6 +72,10 @@ def _suite(config: pytest.Config) -> Any:
         return config.stash[_SUITE]
     spec = _spec(config)
     suite = None
+    if spec:  # the suite writes only where asked: no .hypothesis/ in the working folder
+        from pespec.cli.check import hypothesis_storage_outside_cwd
+
+        hypothesis_storage_outside_cwd()
     if spec and config.getoption("--pe-rope-backend"):
         suite = _rope_suite(config, spec)
     elif spec:

@@ -102,6 +102,10 @@ def test_main_command_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(words[1:]) == 0  # the console script calls pespec.cli:main with these args
     out = capsys.readouterr().out
     assert out.strip()
+    if words[1:] == ["check", "numpy"]:  # the README's sentence on the self-check says so
+        quoted = "`numpy: CONFORMANT at level float64, ...`"
+        assert quoted in README.read_text(encoding="utf-8")
+        assert "\nnumpy: CONFORMANT at level float64, " in out, out[-400:]
     if words[1] == "encode":
         # pespec encode --d-model D --seq-len L: one line per position, the library's values
         d_model = int(words[words.index("--d-model") + 1])
