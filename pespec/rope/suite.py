@@ -21,6 +21,7 @@ requested tighter one.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -287,9 +288,15 @@ class RopeSuite(Suite):
         return call
 
     def _admitted(self, positions: NDArray[Any]) -> NDArray[Any]:
-        kept: NDArray[Any] = positions[self.domain.admits(positions)
-                                       & self.backend.capabilities.admits(positions)]
+        kept: NDArray[Any] = positions[self._admits(positions)]
         return kept
+
+    def _admits(self, positions: NDArray[Any]) -> NDArray[np.bool_]:
+        """Inside the domain (which already holds the claimed max_position: a run argument
+        wins over the capability) and the other declared capabilities."""
+        others = dataclasses.replace(self.backend.capabilities, max_position=None)
+        mask: NDArray[np.bool_] = self.domain.admits(positions) & others.admits(positions)
+        return mask
 
     def _property(self, name: str, call: props.Call, level: RopeLevel) -> props.Outcome:
         assert self.output_dtype is not None
@@ -309,7 +316,7 @@ class RopeSuite(Suite):
         pairs = np.array([[0, 0], [5, 3], [3, 5], [100, 0], [4096, 4000], [big, big],
                           [big, big - 1], [big - 1, big], [big, 0], [0, big], [65536, 1],
                           [big // 2, big // 3]], dtype=np.int64)
-        keep = (self.domain.admits(pairs) & self.backend.capabilities.admits(pairs)).all(axis=1)
+        keep = self._admits(pairs).all(axis=1)
         return props.relative_position(call, pairs[keep], config, level, out)
 
     def _outcome_result(self, planned: PlannedCheck, outcome: props.Outcome) -> CheckResult:
