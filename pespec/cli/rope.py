@@ -49,6 +49,11 @@ def _register_check(sub: Any) -> None:
     parser.add_argument("--level", help="PHASE/CACHE/ROTATION, e.g. float32/bfloat16/bfloat16 "
                                         "(default: from the output dtype)")
     parser.add_argument("--profile", choices=("ci", "dev", "thorough"), default=None)
+    parser.add_argument("--max-position", type=int, default=None, metavar="N",
+                        help="claim positions 0..N (default: the backend's max_position, else "
+                             "the config's context, integer positions 0..N-1)")
+    parser.add_argument("--fractional-positions", action="store_true", default=None,
+                        help="claim fractional positions too (sent as float64)")
     parser.add_argument("--json", metavar="PATH", help="write the JSON report")
     parser.add_argument("--markdown", metavar="PATH", help="write the Markdown report")
     parser.add_argument("--timeout", type=float, default=None,
@@ -88,6 +93,13 @@ def _run(args: argparse.Namespace) -> int:
             raise ValueError("--profile and --timeout do not apply to --from-file")
         if args.from_file is None and args.key is not None:
             raise ValueError("--key only applies with --from-file")
+        if args.from_file is not None and (args.max_position is not None
+                                           or args.fractional_positions):
+            raise ValueError("--max-position and --fractional-positions do not apply to "
+                             "--from-file")
+        if args.max_position is not None and not 1 <= args.max_position <= 2**40:
+            raise ValueError(f"--max-position must be an int in 1..2**40; got "
+                             f"{args.max_position}")
         for option, path in (("--json", args.json), ("--markdown", args.markdown)):
             if path:
                 check_writable(path, option)
@@ -105,7 +117,8 @@ def _run(args: argparse.Namespace) -> int:
         "pespec rope check",
         args,
         lambda: check(args.backend, config, level=args.level, profile=args.profile,
-                      timeout=timeout),
+                      timeout=timeout, max_position=args.max_position,
+                      fractional_positions=args.fractional_positions),
     )
 
 

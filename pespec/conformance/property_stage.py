@@ -15,13 +15,14 @@ included): editing those lines changes the examples, so the verdict snapshot may
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.backends import Capabilities
+from pespec.conformance.builtin_backends import REFERENCE_MAX_POSITION
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import BackendFailure, GuardedBackend
 from pespec.conformance.report import CheckResult
@@ -57,6 +58,14 @@ class PropertyStage:
     shrink: bool
     outputs: dict[tuple[bytes, str, int, float], NDArray[Any]]
     reproductions: Reproductions
+
+    def __post_init__(self) -> None:
+        # SPEC R6.4: a backend that declares no max_position is checked on |p| <= 2^53, the
+        # reference's domain (positions exactly representable in float64); beyond, only on claim.
+        self.draw_limit = 2.0**62  # a declared max_position narrows the draws as before
+        if self.capabilities.max_position is None:
+            self.capabilities = replace(self.capabilities, max_position=REFERENCE_MAX_POSITION)
+            self.draw_limit = REFERENCE_MAX_POSITION
 
     def check(self, planned: PlannedCheck, level: Level) -> CheckResult:
         """Run the property of ``planned`` at ``level``; its worst example, or its failure."""
@@ -187,7 +196,11 @@ class PropertyStage:
         from pespec.properties.strategies import encoding_configs
 
         caps = self.capabilities
-        base_strategy = encoding_configs(max_d_model=caps.max_d_model or 8192, level=level)
+        base_strategy = encoding_configs(
+            max_d_model=caps.max_d_model or 8192,
+            level=level,
+            max_magnitude=self.draw_limit,
+        )
 
         def adapt(pair: tuple[EncodingConfig, float | None]) -> EncodingConfig:
             config, base = pair

@@ -66,14 +66,24 @@ def resolve_config(value: Any) -> RopeConfig:
 
 @dataclass(frozen=True)
 class RopeCapabilities(Capabilities):
-    """A rotary backend's declarations: the absolute family's fields (positions, level as
+    """A rotary backend's declarations: the absolute family's fields (level as
     PHASE/CACHE/ROTATION) plus ``configs``: the configurations it supports (preset names,
-    RopeConfig or dicts; None: any)."""
+    RopeConfig or dicts; None: any) and ``fractional_positions``. The positions checked
+    (SPEC R8.17–R8.18): integers 0 … N − 1 of the configuration's context by default;
+    ``max_position`` claims [0, max_position] instead, ``fractional_positions`` adds
+    non-integer positions (sent as float64)."""
 
     configs: tuple[Any, ...] | None = None
+    fractional_positions: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if not isinstance(self.fractional_positions, bool):
+            raise TypeError(f"fractional_positions must be a bool; got "
+                            f"{self.fractional_positions!r}")
+        if self.fractional_positions and self.integer_positions_only:
+            raise ValueError("fractional_positions and integer_positions_only cannot both be "
+                             "true")
         if self.configs is not None:
             if isinstance(self.configs, (str, bytes)) or not hasattr(self.configs, "__iter__"):
                 raise TypeError(f"configs must be a sequence of preset names or configs; got "
@@ -103,6 +113,7 @@ class RopeCapabilities(Capabilities):
         data.pop("bases")
         data.pop("max_d_model")
         data["configs"] = None if self.configs is None else [c.to_dict() for c in self.configs]
+        data["fractional_positions"] = self.fractional_positions
         return data
 
 

@@ -92,6 +92,9 @@ class RopeConfig:
     remaining fields are its parameters (s = ``factor``, L = ``max_position_embeddings``,
     L0 = ``original_max_position_embeddings``, ℓ = ``seq_len``); unused ones stay ``None``.
     ``rotary_dim=None`` means d_r = ``head_dim``. Factor lists are stored as tuples.
+    ``context_length`` is the model's context (config.json's ``max_position_embeddings``):
+    not part of the rotation, it sets the positions the suite checks by default (SPEC R8.17)
+    and is left out of equality, so two configurations that rotate alike are equal.
     """
 
     head_dim: int
@@ -113,6 +116,7 @@ class RopeConfig:
     high_freq_factor: float | None = None
     short_factor: tuple[float, ...] | None = None
     long_factor: tuple[float, ...] | None = None
+    context_length: int | None = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         values = _validated(self)
@@ -184,6 +188,8 @@ def _validated(config: RopeConfig) -> dict[str, Any]:
             raise ValueError(f"{name} is not a parameter of rope_type {kind!r} (it uses "
                              f"{sorted(allowed) or 'none'}); got {_show(value)}, expected None")
     out.update(_schedule_fields(config, rotary))
+    if config.context_length is not None:
+        out["context_length"] = _int("context_length", config.context_length, 1)
     return out
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "compute_rope_fixture",
     "export_rope_fixtures",
     "file_name",
+    "fixture_config_dict",
     "fixture_positions",
     "parse_rope_fixture",
     "positions_for_length",
@@ -68,18 +69,8 @@ DEFINITION = (
     "(round half to even) from the exact real value"
 )
 
-CONTEXT_LENGTHS = {
-    "Llama-2-7B": 4096,
-    "Llama-3.1-8B": 131072,
-    "Qwen2.5-7B-Instruct": 32768,
-    "GPT-J-6B": 2048,
-    "Gemma-3-4B global layers": 131072,
-    "Gemma-3-4B local layers": 131072,
-    "gpt-oss-20b": 131072,
-    "DeepSeek-V3": 163840,
-    "Phi-3.5-mini-instruct, ℓ = 4096": 131072,
-    "Phi-3.5-mini-instruct, ℓ = 131072": 131072,
-}
+CONTEXT_LENGTHS = {name: config.context_length for name, config in PRESETS.items()
+                   if config.context_length is not None}
 """Each preset's max_position_embeddings from its config.json (GPT-J: n_positions; Gemma 3:
 Gemma3TextConfig's default, the file has none); checked against the copies in the tests."""
 
@@ -141,6 +132,14 @@ def compute_rope_fixture(preset: str) -> RopeFixture:
                        oracle.attention_factor(config), positions, cos, sin, x, y)
 
 
+def fixture_config_dict(config: RopeConfig) -> dict[str, Any]:
+    """The configuration as a fixture stores it: without ``context_length``, which sets the
+    suite's default positions but not the rotation (the fixtures predate it; SPEC §8.6)."""
+    data = config.to_dict()
+    data.pop("context_length", None)
+    return data
+
+
 def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=True, separators=(", ", ": "), allow_nan=False)
 
@@ -156,7 +155,7 @@ def _hex_rows(array: NDArray[np.float64]) -> list[list[str]]:
 
 def render_rope_fixture(fixture: RopeFixture) -> bytes:
     """The set's JSON file, byte-deterministic (fixed key order, one row per line)."""
-    config = fixture.config.to_dict()
+    config = fixture_config_dict(fixture.config)
     fields: list[tuple[str, str]] = [
         ("format", _dump(FORMAT)),
         ("spec_version", _dump(SPEC_VERSION)),
@@ -263,7 +262,7 @@ def _npz_bytes(fixture: RopeFixture) -> bytes:
     np.savez(buffer, omega=fixture.omega, omega_lo=fixture.omega_lo,
              attention=np.float64(fixture.attention), positions=fixture.positions,
              cos=fixture.cos, sin=fixture.sin, x=fixture.x, y=fixture.y,
-             config=np.array(json.dumps(fixture.config.to_dict(), sort_keys=True)))
+             config=np.array(json.dumps(fixture_config_dict(fixture.config), sort_keys=True)))
     return buffer.getvalue()
 
 

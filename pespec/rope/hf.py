@@ -150,6 +150,8 @@ def from_hf(config: Mapping[str, Any], layer_type: str | None = None,
         "pairing": _pairing(source),
     }
     fields.update(_schedule(kind, block, source, seq_len))
+    context = source.get("max_position_embeddings") or source.get("n_positions")
+    fields["context_length"] = context  # the suite's default positions (SPEC R8.17)
     return RopeConfig(**fields)
 
 

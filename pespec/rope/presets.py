@@ -11,7 +11,7 @@ guessed (Mistral-7B-v0.1, GPT-NeoX-20B: see SPEC Annex F.1).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -67,7 +67,23 @@ def _phi35(seq_len: int) -> RopeConfig:
                       seq_len=seq_len, short_factor=_PHI35_SHORT, long_factor=_PHI35_LONG)
 
 
-PRESETS: MappingProxyType[str, RopeConfig] = MappingProxyType({
+# Each model's context length: config.json's max_position_embeddings (GPT-J: n_positions;
+# Gemma 3: Gemma3TextConfig's default, the file has none). It sets the positions the rotary
+# suite checks by default (SPEC R8.17) and is not part of the rotation (RopeConfig equality).
+_CONTEXT_LENGTHS = {
+    "Llama-2-7B": 4096, "Llama-3.1-8B": 131072, "Qwen2.5-7B-Instruct": 32768,
+    "GPT-J-6B": 2048, "Gemma-3-4B global layers": 131072, "Gemma-3-4B local layers": 131072,
+    "gpt-oss-20b": 131072, "DeepSeek-V3": 163840, "Phi-3.5-mini-instruct, ℓ = 4096": 131072,
+    "Phi-3.5-mini-instruct, ℓ = 131072": 131072,
+}
+
+
+def _with_context(configs: dict[str, RopeConfig]) -> MappingProxyType[str, RopeConfig]:
+    return MappingProxyType({name: replace(config, context_length=_CONTEXT_LENGTHS[name])
+                             for name, config in configs.items()})
+
+
+PRESETS: MappingProxyType[str, RopeConfig] = _with_context({
     "Llama-2-7B": RopeConfig(head_dim=128, theta=10000.0),
     "Llama-3.1-8B": RopeConfig(
         head_dim=128, theta=500000.0, rope_type="llama3", factor=8.0, low_freq_factor=1.0,

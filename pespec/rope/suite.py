@@ -8,8 +8,12 @@ same :class:`~pespec.conformance.report.Report`; only the plan and the checks ar
 1. ``contract``: shape (n, head_dim), a known dtype that stays the same, finite, deterministic,
    inputs unchanged;
 2. ``golden``: the preset's rotary fixture (SPEC §8.6), when the configuration is a preset's;
-3. ``reference``: positions up to 2^20 against the exact float64 reference, in chunks;
+3. ``reference``: positions of the domain against the exact float64 reference, in chunks;
 4. ``property``: norm, R(0), relative position, linearity, row independence.
+
+Every stage stays inside the position domain (:mod:`pespec.rope.domain`, SPEC R8.17): integer
+positions 0 … N − 1 of the configuration's context, sent as int64, unless the backend or the
+run claims more (``max_position``, ``fractional_positions``).
 
 The level is a stage tuple (SPEC §8.7): the default of the output dtype, or a claimed or
 requested tighter one.
@@ -17,6 +21,7 @@ requested tighter one.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -40,6 +45,7 @@ from pespec.properties.base import DTYPES, dtype_name
 from pespec.rope import properties as props
 from pespec.rope.backends import RopeCapabilities, load_rope_backend, resolve_config
 from pespec.rope.config import RopeConfig
+from pespec.rope.domain import PositionDomain, position_domain
 from pespec.rope.errormodel import (
     RopeLevel,
     check_rope_claim,
@@ -53,7 +59,7 @@ ROPE_STAGES: Final = ("contract", "golden", "reference", "property")
 """The rotary suite's stages, in the order they run."""
 
 MAX_POSITION: Final = 2**20
-"""The largest position the suite checks (SPEC §8.8)."""
+"""The largest position of :func:`reference_positions`' default sweep."""
 
 CONTRACT: Final = {
     "shape": "returns an array of shape (n, head_dim)",
@@ -67,7 +73,7 @@ CONTRACT: Final = {
 def reference_positions(profile: str, max_position: int = MAX_POSITION) -> NDArray[np.int64]:
     """Positions of the reference stage: 0..4095, then a geometric sweep to ``max_position``
     with each point's neighbours (a stated formula; ``thorough``: every position)."""
-    if profile == "thorough":
+    if profile == "thorough" or max_position < 4096:
         return np.arange(max_position + 1, dtype=np.int64)
     sweep = np.unique(np.geomspace(4096, max_position, 1024).astype(np.int64))
     near = np.concatenate([sweep - 1, sweep, sweep + 1, [max_position - 1, max_position]])
@@ -112,6 +118,8 @@ class RopeReport(Report):
 
     rope_config: dict[str, Any] | None = None
     rope_level: dict[str, str] | None = None
+    domain: dict[str, Any] | None = None
+    domain_advice: str | None = None
 
     @property
     def level_output_dtype(self) -> str | None:
@@ -122,11 +130,14 @@ class RopeReport(Report):
         """``level float32/float32/float32, rope yarn θ = 150000``: a rotary verdict is relative
         to its level and its configuration (the absolute family's conventions do not apply)."""
         config = self.rope_config or {}
+        where = f" on {self.domain['description']}" if self.domain else ""
         return (f"level {self.level or 'unknown'}, rope {config.get('rope_type', 'unknown')} "
-                f"θ = {config.get('theta', 'unknown')!s}")
+                f"θ = {config.get('theta', 'unknown')!s}{where}")
 
     def summary(self) -> str:
         text = super().summary()
+        if self.domain_advice and not self.conformant:
+            text += f"; {self.domain_advice}"
         if self.diagnosis_sentence and not self.conformant:
             text += f"; diagnosis: {self.diagnosis_sentence}"
         return text
@@ -138,7 +149,10 @@ class RopeReport(Report):
         lines = super().to_markdown(error_plot).split("\n")
         stages = ", ".join(f"{k} {v}" for k, v in (self.rope_level or {}).items())
         extra = [f"- rotary configuration: `{json.dumps(self.rope_config)}`",
-                 f"- level stages: {stages or 'unknown'}"]
+                 f"- level stages: {stages or 'unknown'}",
+                 f"- positions checked: {(self.domain or {}).get('description', 'unknown')}"]
+        if self.domain_advice:
+            extra.append(f"- {self.domain_advice}")
         at = next((i for i, line in enumerate(lines) if line.startswith("- ")), len(lines))
         return "\n".join(lines[:at] + extra + lines[at:])
 
@@ -148,6 +162,8 @@ class RopeReport(Report):
         data["config"] = self.rope_config
         data["level"] = {"name": self.level, "stages": self.rope_level,
                          "output_dtype": self.output_dtype}
+        data["domain"] = None if self.domain is None else {**self.domain,
+                                                            "advice": self.domain_advice}
         return data
 
 
@@ -157,7 +173,9 @@ class RopeSuite(Suite):
     ``backend``: a rotary spec, callable or Backend. ``config``: a RopeConfig, a preset name or
     a dict (RopeConfig or transformers config.json). ``level``: force a stage tuple
     (``"float32/bfloat16/bfloat16"``); it may only tighten the output dtype's default.
-    ``profile``: ``ci``/``dev`` (sampled positions to 2^20) or ``thorough`` (every position).
+    ``profile``: ``ci``/``dev`` (sampled positions) or ``thorough`` (every position).
+    ``max_position`` / ``fractional_positions``: claim positions [0, max_position] /
+    fractional ones (None: the backend's capabilities, else the configuration's context).
     """
 
     guard: RopeGuard
@@ -165,7 +183,8 @@ class RopeSuite(Suite):
     def __init__(self, backend: str | Backend | Callable[..., Any], config: Any, *,
                  level: str | RopeLevel | None = None, profile: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT, stages: Sequence[str] = ROPE_STAGES,
-                 max_position: int = MAX_POSITION) -> None:
+                 max_position: int | None = None,
+                 fractional_positions: bool | None = None) -> None:
         from pespec.properties.profiles import resolve_profile
 
         self.backend = load_rope_backend(backend)
@@ -177,12 +196,17 @@ class RopeSuite(Suite):
         self.stages = tuple(s for s in ROPE_STAGES if s in stages)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
             raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
-        if isinstance(max_position, bool) or not isinstance(max_position, int) \
-                or not 0 < max_position <= 2**40:
+        if max_position is not None and (isinstance(max_position, bool)
+                                         or not isinstance(max_position, int)
+                                         or not 0 < max_position <= 2**40):
             raise ValueError(f"max_position must be an int in 1..2**40; got {max_position!r}")
-        self.max_position = max_position
         caps = self.backend.capabilities
         assert isinstance(caps, RopeCapabilities)
+        self.domain: PositionDomain = position_domain(
+            self.config, caps, max_position=max_position,
+            fractional_positions=fractional_positions)
+        self.max_position = self.domain.max_position
+        self.raised: list[tuple[str, str]] = []  # (check id, what the backend raised)
         if not caps.supports(self.config):
             raise ValueError(f"config is not among the configs backend {self.backend.name!r} "
                              f"declares ({len(caps.configs or ())} configs); got "
@@ -209,14 +233,14 @@ class RopeSuite(Suite):
             fixture = _fixture_for(self.config)
             if fixture is not None:
                 planned.append(PlannedCheck(f"golden:{fixture.name}", "golden",
-                                            f"the rotary fixture of {fixture.preset}",
-                                            "§8.6", fixture))
+                                            f"the rotary fixture of {fixture.preset} (rows "
+                                            f"on {self.domain.describe()})", "§8.6", fixture))
         if "reference" in self.stages:
             positions = reference_positions(self.profile, self.max_position)
             planned.append(PlannedCheck(
                 f"reference:0..{self.max_position}", "reference",
                 f"{positions.size} positions up to {self.max_position} against the exact "
-                "float64 reference", "§8.7", positions))
+                f"float64 reference ({self.domain.describe()})", "§8.7", positions))
         if "property" in self.stages:
             planned += [PlannedCheck(f"property:{k}", "property", v, "§8.8")
                         for k, v in props.PROPERTIES.items() if k != "accuracy"]
@@ -234,15 +258,25 @@ class RopeSuite(Suite):
             return self._result(planned, "failed", "no level to test against: the contract "
                                                    "probes gave no output of a dtype pespec knows")
         call = self._bound_call()
+        try:
+            if planned.stage == "golden":
+                outcome = _golden(call, planned.payload, self.config, level, self.output_dtype,
+                                  self.domain)
+            elif planned.stage == "reference":
+                positions = self._admitted(planned.payload)
+                outcome = props.accuracy(call, positions, self.config, level, self.output_dtype)
+            else:
+                outcome = self._property(planned.id.partition(":")[2], call, level)
+        except BackendFailure as failure:
+            if failure.kind == "raised":
+                self.raised.append((planned.id, failure.message))
+            raise
+        result = self._outcome_result(planned, outcome)
         if planned.stage == "golden":
-            outcome = _golden(call, planned.payload, self.config, level, self.output_dtype,
-                              self.backend.capabilities)
-        elif planned.stage == "reference":
-            positions = self._admitted(planned.payload)
-            outcome = props.accuracy(call, positions, self.config, level, self.output_dtype)
-        else:
-            outcome = self._property(planned.id.partition(":")[2], call, level)
-        return self._outcome_result(planned, outcome)
+            result.details.update(_skipped_rows(planned.payload, self.domain))
+            if result.details["rows_skipped"]:
+                result.message += f"; {result.details['rows_skipped_why']}"
+        return result
 
     def _bound_call(self) -> Callable[[NDArray[np.float64], NDArray[Any]], NDArray[Any]]:
         config = self.config
@@ -254,8 +288,15 @@ class RopeSuite(Suite):
         return call
 
     def _admitted(self, positions: NDArray[Any]) -> NDArray[Any]:
-        kept: NDArray[Any] = positions[self.backend.capabilities.admits(positions)]
+        kept: NDArray[Any] = positions[self._admits(positions)]
         return kept
+
+    def _admits(self, positions: NDArray[Any]) -> NDArray[np.bool_]:
+        """Inside the domain (which already holds the claimed max_position: a run argument
+        wins over the capability) and the other declared capabilities."""
+        others = dataclasses.replace(self.backend.capabilities, max_position=None)
+        mask: NDArray[np.bool_] = self.domain.admits(positions) & others.admits(positions)
+        return mask
 
     def _property(self, name: str, call: props.Call, level: RopeLevel) -> props.Outcome:
         assert self.output_dtype is not None
@@ -275,7 +316,7 @@ class RopeSuite(Suite):
         pairs = np.array([[0, 0], [5, 3], [3, 5], [100, 0], [4096, 4000], [big, big],
                           [big, big - 1], [big - 1, big], [big, 0], [0, big], [65536, 1],
                           [big // 2, big // 3]], dtype=np.int64)
-        keep = self.backend.capabilities.admits(pairs).all(axis=1)
+        keep = self._admits(pairs).all(axis=1)
         return props.relative_position(call, pairs[keep], config, level, out)
 
     def _outcome_result(self, planned: PlannedCheck, outcome: props.Outcome) -> CheckResult:
@@ -301,7 +342,8 @@ class RopeSuite(Suite):
     def _run_contract(self) -> dict[str, tuple[bool, str]]:
         problems: dict[str, list[str]] = {k: [] for k in CONTRACT}
         dtypes: set[str] = set()
-        probes = self._admitted(np.array([0, 1, 2, 3, 100, 4096, 65536], dtype=np.int64))
+        probes = self._admitted(np.unique(np.array([0, 1, 2, 3, 100, 4096, 65536,
+                                                    self.max_position], dtype=np.int64)))
         x = props.inputs(probes.shape[0], self.config.head_dim, seed=1)
         outputs = []
         for _ in range(2):
@@ -310,6 +352,8 @@ class RopeSuite(Suite):
                 out = self.guard.raw_call(gx, gp, self.config)
             except BackendFailure as failure:
                 problems["shape"].append(failure.message)
+                if failure.kind == "raised":
+                    self.raised.append(("contract:shape", failure.message))
                 break
             if not (np.array_equal(gx, x) and np.array_equal(gp, probes)):
                 problems["input-unchanged"].append("the backend modified x or positions")
@@ -335,15 +379,48 @@ class RopeSuite(Suite):
             not_run={f"{s}:*": "stage not selected" for s in ROPE_STAGES if s not in self.stages},
             backend_calls={"suite_calls": self.guard.calls, "suite_rows": self.guard.rows},
             rope_config=self.config.to_dict(),
-            rope_level=None if level is None else level.stages())
+            rope_level=None if level is None else level.stages(),
+            domain=self.domain.to_dict())
 
     def _diagnose(self, report: Report) -> None:
-        """The rotary diagnosis (SPEC §8, part 4) when that module exists; never raises."""
+        """The rotary diagnosis (SPEC §8, part 4) when that module exists, then what a
+        backend raised and what to declare; never raises."""
+        self._diagnose_numbers(report)
+        if self.raised:  # no "no bug found" next to a verdict the backend's exception caused
+            report.diagnosis_sentence = _raised_sentence(self.raised, report)
+        if isinstance(report, RopeReport):
+            report.domain_advice = self._domain_advice()
+
+    def _domain_advice(self) -> str | None:
+        """When a claim wider than the default domain fails and the default domain passes:
+        what to declare (SPEC R8.19). None otherwise."""
+        domain = self.domain
+        if domain.is_default or (domain.max_position <= domain.default_max
+                                 and not domain.fractional):
+            return None
+        try:
+            narrow = RopeSuite(self.backend, self.config, level=self.requested_rope_level,
+                               profile=self.profile, timeout=self.guard.timeout,
+                               stages=self.stages, max_position=max(domain.default_max, 1),
+                               fractional_positions=False)
+            if not narrow.run(diagnose=False).conformant:
+                return None
+        except (ValueError, TypeError):  # advice only
+            return None
+        return (f"the failures lie outside the default domain: the backend is conformant on "
+                f"{narrow.domain.describe()} (the configuration's context, "
+                f"{domain.source}); declare only what it supports: max_position="
+                f"{domain.default_max} and no fractional_positions (or --max-position "
+                f"{domain.default_max}), or drop the claim of {domain.declared}")
+
+    def _diagnose_numbers(self, report: Report) -> None:
+        """The rotary diagnosis proper, probing no position beyond the domain."""
         if importlib.util.find_spec("pespec.rope.diagnosis") is None or self.guard.hung:
             return
         try:
             module = importlib.import_module("pespec.rope.diagnosis")
-            diagnosis = module.diagnose(self.backend, self.config, timeout=self.guard.timeout)
+            diagnosis = module.diagnose(self.backend, self.config, timeout=self.guard.timeout,
+                                        max_position=self.domain.max_position)
             report.diagnosis = diagnosis.to_dict()
             if report.backend_calls is not None:  # the diagnosis calls the backend directly
                 made = report.diagnosis.get("backend_calls", 0)
@@ -352,6 +429,22 @@ class RopeSuite(Suite):
             report.diagnosis_sentence = sentence() if callable(sentence) else str(sentence)
         except BACKEND_ERRORS as exc:  # advice only: it must never hide the verdict
             report.diagnosis_sentence = f"diagnosis unavailable ({type(exc).__name__}: {exc})"
+
+
+def _raised_sentence(raised: list[tuple[str, str]], report: Report) -> str:
+    """The diagnosis sentence when the backend raised: the first failing check and call
+    (its positions), then the probes' finding unless it is "no bug found"."""
+    check_id, message = raised[0]
+    more = f" (and in {len(raised) - 1} more checks)" if len(raised) > 1 else ""
+    text = f"check {check_id} failed because {message}{more}"
+    found = report.diagnosis_sentence
+    reach = (report.diagnosis or {}).get("max_position_within_1e-2")
+    if found and "no bug found" not in found:
+        text += f"; the diagnosis probes: {found}"
+    elif reach is not None:
+        text += (f"; where it returned values, the probes found the configured rotation "
+                 f"(within 1e-2 of exact up to position {reach})")
+    return text
 
 
 def _record_output_problems(out: NDArray[Any], shape: tuple[int, ...], probes: NDArray[Any],
@@ -400,19 +493,37 @@ def _fixture_for(config: RopeConfig) -> Any:
     return None
 
 
+def _skipped_rows(fixture: Any, domain: PositionDomain) -> dict[str, Any]:
+    """How many fixture rows lie outside the domain, and why (SPEC R8.18: skipped, counted,
+    never failed)."""
+    positions = np.asarray(fixture.positions, dtype=np.float64)
+    outside = ~domain.admits(positions)
+    fractional = int(np.sum(outside & (positions != np.round(positions))))
+    beyond = int(np.sum(outside & (positions > domain.max_position)
+                        & (positions == np.round(positions))))
+    skipped = int(np.sum(outside))
+    reasons = [f"{beyond} beyond position {domain.max_position}"] if beyond else []
+    if fractional:
+        reasons.append(f"{fractional} fractional")
+    why = (f"{skipped} of {positions.size} rows skipped, outside {domain.describe()} "
+           f"({', '.join(reasons)}; declare max_position / fractional_positions to check "
+           "them)") if skipped else ""
+    return {"rows_checked": int(positions.size) - skipped, "rows_skipped": skipped,
+            "rows_skipped_why": why}
+
+
 def _golden(call: props.Call, fixture: Any, config: RopeConfig, level: RopeLevel,
-            output_dtype: str, caps: Any) -> props.Outcome:
-    """The fixture's rows (integer positions as int64; fractional ones as float64 unless the
-    backend declares integer positions only) against its correctly rounded y values."""
+            output_dtype: str, domain: PositionDomain) -> props.Outcome:
+    """The fixture's rows inside the domain (integer positions as int64; fractional ones,
+    when claimed, as float64) against its correctly rounded y values."""
     from pespec.rope.errormodel import element_bound
 
     positions = np.asarray(fixture.positions, dtype=np.float64)
-    keep = caps.admits(positions)
+    keep = domain.admits(positions)
     integer = keep & (positions == np.round(positions))
     outcome: props.Outcome | None = None
-    groups: list[tuple[NDArray[np.bool_], Any]] = [(integer, np.int64)]
-    if not caps.integer_positions_only:
-        groups.append((keep & ~integer, np.float64))
+    groups: list[tuple[NDArray[np.bool_], Any]] = [(integer, np.int64),
+                                                   (keep & ~integer, np.float64)]
     for mask, dtype in groups:
         if not mask.any():
             continue
@@ -427,11 +538,15 @@ def _golden(call: props.Call, fixture: Any, config: RopeConfig, level: RopeLevel
 def check(backend: str | Backend | Callable[..., Any], config: Any, *,
           level: str | RopeLevel | None = None, profile: str | None = None,
           timeout: float = DEFAULT_TIMEOUT, stages: Sequence[str] = ROPE_STAGES,
-          max_position: int = MAX_POSITION,
+          max_position: int | None = None, fractional_positions: bool | None = None,
           progress: Callable[[PlannedCheck, CheckResult | None], None] | None = None,
           diagnose: bool = True) -> Report:
     """Run the rotary suite on ``backend`` for ``config``; the report has ``.conformant`` and
-    ``.summary()``. Raises only for bad arguments or a backend that cannot be loaded."""
+    ``.summary()``. ``max_position`` / ``fractional_positions`` claim positions [0,
+    max_position] / fractional ones (default: the backend's capabilities, else integer
+    positions 0 … N − 1 of the configuration's context; SPEC R8.17). Raises only for bad
+    arguments or a backend that cannot be loaded."""
     suite = RopeSuite(backend, config, level=level, profile=profile, timeout=timeout,
-                      stages=stages, max_position=max_position)
+                      stages=stages, max_position=max_position,
+                      fractional_positions=fractional_positions)
     return suite.run(progress, diagnose=diagnose)

@@ -115,7 +115,7 @@ def test_sound_dynamic_schedule() -> None:
 # -- tightness ------------------------------------------------------------------------------
 
 def test_tight_float32_reaches_a_tenth_of_the_bound() -> None:
-    report = _fast("numpy-float32", LLAMA2)
+    report = _fast("numpy-float32", LLAMA2, max_position=2**20)  # claimed beyond the context
     assert report.get("reference:0..1048576").ratio > 0.1
 
 
@@ -274,8 +274,9 @@ def test_diagnosis_is_attached_after_a_failure_when_the_module_exists(
         def to_dict(self) -> dict[str, Any]:
             return {"explained": True}
 
-    def diagnose(backend: Any, config: Any, *, timeout: float) -> Found:
+    def diagnose(backend: Any, config: Any, *, timeout: float, max_position: int) -> Found:
         calls.append(config)
+        assert max_position == 4095  # no probe beyond the checked domain (Llama-2: L = 4096)
         return Found()
 
     module = types.ModuleType("pespec.rope.diagnosis")

@@ -1,0 +1,48 @@
+"""The sinusoidal suite's position domain (SPEC R6.4; issue 24 item 6).
+
+pespec's own float64 reference, ``pespec.reference.encoding.encode``, takes |p| ≤ 2^53 (Annex C:
+beyond, float64 cannot hold consecutive integers and the oracle is the tool) and raises beyond.
+The suite's default domain is the same: positions beyond 2^53 are drawn only when a backend
+claims them (``max_position``). Wrapping ``encode`` as a backend is therefore CONFORMANT.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from pespec.conformance import check
+from pespec.reference.encoding import encode
+
+
+def _wrapped(seen: list[float]) -> Any:
+    def backend(positions: np.ndarray, d_model: int, base: float) -> np.ndarray:
+        if np.asarray(positions).size:
+            seen.append(float(np.max(np.abs(np.asarray(positions, dtype=np.float64)))))
+        return encode(positions, d_model, base=base)
+
+    return backend
+
+
+def test_issue_24_wrapping_encode_is_conformant() -> None:
+    seen: list[float] = []
+    report = check(_wrapped(seen), diagnose=False)
+    assert report.conformant, report.summary()
+    assert max(seen) <= 2.0**53
+
+
+@pytest.mark.parametrize("claim", [2.0**60])
+def test_a_claimed_max_position_beyond_2_53_is_checked(claim: float) -> None:
+    seen: list[float] = []
+    inner = _wrapped(seen)
+
+    def backend(positions: np.ndarray, d_model: int, base: float) -> np.ndarray:
+        return inner(positions, d_model, base)
+
+    backend.pespec_capabilities = {"max_position": claim}  # type: ignore[attr-defined]
+    report = check(backend, stages=("contract", "golden", "property"), diagnose=False)
+    # encode refuses |p| > 2^53: a claim beyond its domain is judged there and fails
+    assert not report.conformant
+    assert any("2**53" in c.message for c in report.failed)
