@@ -37,8 +37,8 @@ from pespec.rope.errormodel import (
     parse_rope_level,
     rope_level_for_dtype,
 )
-from pespec.rope.golden import positions_for_length, x_vectors
-from pespec.rope.suite import RopeReport, _fixture_for
+from pespec.rope.golden import fixture_for, positions_for_length, x_vectors
+from pespec.rope.suite import RopeReport
 
 __all__ = ["NO_DIAGNOSIS", "check_file", "file_inputs", "write_inputs"]
 
@@ -60,7 +60,7 @@ def file_inputs(config: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     :data:`~pespec.rope.golden.X_FORMULA` (exact in every format).
     """
     rope = resolve_config(config)
-    fixture = _fixture_for(rope)
+    fixture = fixture_for(rope)
     if fixture is not None:
         positions = np.asarray(fixture.positions, dtype=np.float64)
     else:
@@ -244,7 +244,7 @@ def _golden_rows(output: NDArray[Any], positions: NDArray[np.float64], rope: Rop
                  level: RopeLevel, out_dtype: str) -> list[CheckResult]:
     """The preset's certified fixture (§8.6) on the rows that hold its inputs (row r at
     its position r), when the configuration is a preset's; none otherwise."""
-    fixture = _fixture_for(rope)
+    fixture = fixture_for(rope)
     if fixture is None:
         return []
     n = min(fixture.positions.shape[0], positions.shape[0])
