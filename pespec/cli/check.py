@@ -2,7 +2,7 @@
 
     pespec check BACKEND [--level L] [--convention NAME|FILE.json] [--profile ci|dev|thorough]
         [--json PATH] [--markdown PATH]
-    pespec check --from-file out.npy --d-model D [--positions 0:4096] [--base B]
+    pespec check --from-file out.npy [--d-model D] [--positions 0:4096] [--base B]
 
 Exit codes: 0 conformant, 1 non-conformant, 2 usage error or backend not loadable, 130
 interrupted (Ctrl-C; the partial report is written, marked incomplete).

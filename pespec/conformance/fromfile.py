@@ -1,6 +1,6 @@
 """Checking a saved output: for implementations that are not Python (SPEC §6.5).
 
-``pespec check --from-file out.npy --d-model D --positions 0:4096`` loads the array
+``pespec check --from-file out.npy [--d-model D] --positions 0:4096`` loads the array
 (``.npy`` memory-mapped, ``.npz``, or ``.csv``; never with pickle) and runs the checks that
 need no calls: the contract items that apply to a single output (shape, dtype, finite), the
 comparison of every value with the exact reference (the primary verdict, in row blocks), and
