@@ -2,7 +2,7 @@
 
     pespec check BACKEND [--level L] [--convention NAME|FILE.json] [--profile ci|dev|thorough]
         [--json PATH] [--markdown PATH]
-    pespec check --from-file out.npy --d-model D [--positions 0:4096] [--base B]
+    pespec check --from-file out.npy [--d-model D] [--positions 0:4096] [--base B]
 
 Exit codes: 0 conformant, 1 non-conformant, 2 usage error or backend not loadable, 130
 interrupted (Ctrl-C; the partial report is written, marked incomplete).
@@ -74,7 +74,9 @@ def register(subparsers: Any) -> None:
     )
     group = parser.add_argument_group("checking a saved output (non-Python implementations)")
     group.add_argument("--from-file", metavar="PATH", help="output array: .npy, .npz or .csv")
-    group.add_argument("--d-model", type=int, help="d_model of the saved output")
+    group.add_argument(
+        "--d-model", type=int, help="d_model of the saved output (default: its column count)"
+    )
     group.add_argument(
         "--positions", help="START:STOP, a,b,c or a .npy/.csv file (default: 0..n-1)"
     )
@@ -158,8 +160,6 @@ def _suite(args: argparse.Namespace) -> Any:
 def _from_file(args: argparse.Namespace) -> Any:
     from pespec.conformance.checkfile import check_file
 
-    if args.d_model is None:
-        raise ValueError("--d-model is required with --from-file")
     if args.profile is not None or args.stages is not None or args.examples is not None:
         raise ValueError("--profile, --stages and --examples do not apply to --from-file")
     if args.convention is not None:

@@ -179,13 +179,11 @@ def _verify_rope(path: Path, problems: list[str]) -> tuple[int, int]:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from pespec.rope.golden import RopeFixtureError, export_rope_fixtures, parse_rope_fixture
+    from pespec.rope.golden import RopeFixtureError, export_rope_fixtures, load_rope_fixtures
 
-    source = args.fixtures or fixture_directory()
-    try:
+    try:  # both loaders verify the folder against MANIFEST first
         fixtures = load_fixture_sets(args.fixtures)
-        rope = [parse_rope_fixture(p.name, p.read_bytes())
-                for p in sorted(source.glob(f"{ROPE_PREFIX}*.json"))]
+        rope = load_rope_fixtures(args.fixtures)
     except (FixtureError, RopeFixtureError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

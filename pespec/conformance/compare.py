@@ -150,11 +150,13 @@ def compare_blocks(
     *,
     block_elements: int = BLOCK_ELEMENTS,
     convention: Convention = CANONICAL,
+    slack: float = 0.0,
 ) -> Worst:
     """Compare a (n, d_model) output with the exact float64 reference, row block by row block.
 
     Each block's tolerance is :func:`comparison_bound` with the reference's own error
-    :data:`REFERENCE_ERROR`. Memory: a few float64 arrays of ``block_elements``.
+    :data:`REFERENCE_ERROR`, plus ``slack`` (0 except for a text file's truncation recheck).
+    Memory: a few float64 arrays of ``block_elements``.
     """
     worst = Worst()
     columns = np.arange(d_model, dtype=np.intp)
@@ -168,7 +170,7 @@ def compare_blocks(
             reference = encode(chunk, d_model, base=base, convention=convention)
             reference_error = REFERENCE_ERROR
         config = EncodingConfig(chunk, d_model, base, convention)
-        bound = comparison_bound(reference, config, level, reference_error)
+        bound = comparison_bound(reference, config, level, reference_error) + slack
         worst.update(np.asarray(output[start : start + rows]), reference, bound, chunk, columns)
     return worst
 

@@ -1,6 +1,6 @@
 """Checking a saved output: for implementations that are not Python (SPEC §6.5).
 
-``pespec check --from-file out.npy --d-model D --positions 0:4096`` loads the array
+``pespec check --from-file out.npy [--d-model D] --positions 0:4096`` loads the array
 (``.npy`` memory-mapped, ``.npz``, or ``.csv``; never with pickle) and runs the checks that
 need no calls: the contract items that apply to a single output (shape, dtype, finite), the
 comparison of every value with the exact reference (the primary verdict, in row blocks), and
@@ -31,8 +31,9 @@ from pespec.conformance.compare import (
     is_canonical_fixture,
 )
 from pespec.conformance.contract import BackendFailure, validate_output
+from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
-from pespec.properties.base import DTYPES, Level, level_for_dtype, parse_level
+from pespec.properties.base import DTYPES, LEVELS, Level, dtype_name, parse_level
 from pespec.reference.golden import load_fixture_sets
 from pespec.reference.validation import check_base, check_d_model, check_positions
 
@@ -169,7 +170,9 @@ def compare_saved_output(
 ) -> Report:
     """Compare an already computed (n, d_model) output for ``positions`` with the spec.
 
-    ``level`` defaults to the default level of the array's dtype. Returns the same
+    ``level`` defaults to the default level of the array's dtype; a claim follows
+    :func:`~pespec.conformance.filerules.claimed_file_level` (a float64 array may claim any
+    level, another dtype only a tighter one: else ValueError). Returns the same
     :class:`Report` as :func:`pespec.conformance.check`.
     """
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -177,11 +180,11 @@ def compare_saved_output(
     d = check_d_model(d_model)
     b = check_base(base)
     p = check_positions(positions).reshape(-1)
-    chosen = parse_level(level) if isinstance(level, str) else level
-    dtype_ok = any(output.dtype == known for known in DTYPES.values())
-    if chosen is None and dtype_ok:
-        chosen = level_for_dtype(output.dtype)
-    checks, shape_ok = _contract_results(output, p, d, b, chosen)
+    claim = parse_level(level) if isinstance(level, str) else level
+    file_dtype = dtype_name(output.dtype)
+    dtype_ok = file_dtype is not None
+    chosen = claimed_file_level(claim, file_dtype, text=False, default_for=LEVELS.__getitem__)
+    checks, shape_ok = _contract_results(output, p, d, b)
     if chosen is not None and shape_ok and dtype_ok:
         worst = compare_blocks(output, p, d, b, chosen)
         title = f"all {p.size} rows against the exact reference"
@@ -212,17 +215,17 @@ def compare_saved_output(
 
 
 def _contract_results(
-    array: NDArray[Any], p: NDArray[Any], d: int, b: float, chosen: Level | None
+    array: NDArray[Any], p: NDArray[Any], d: int, b: float
 ) -> tuple[list[CheckResult], bool]:
     """The one-array contract items (shape, dtype, finite; the rest need calls), and
-    whether the shape was right. An item after the first failed one is not evaluated."""
+    whether the shape was right. An item after the first failed one is not evaluated. The
+    dtype must be one pespec knows; how it relates to the level is the claim rule's
+    (:func:`~pespec.conformance.filerules.claimed_file_level`)."""
     order = ["shape", "dtype", "finite"]
     messages = dict.fromkeys(order, "ok")
     failed_kind = None
     try:
-        validate_output(
-            array, p, d, b, expected_dtype=None if chosen is None else chosen.output_dtype
-        )
+        validate_output(array, p, d, b)
     except BackendFailure as failure:
         failed_kind = failure.kind
         messages[failure.kind] = failure.message

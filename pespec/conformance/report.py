@@ -118,8 +118,11 @@ class Report:
     diagnosis: dict[str, Any] | None = None
     diagnosis_sentence: str | None = None
     source_file: dict[str, Any] | None = None
-    """For ``--from-file``: the file's path (as given), SHA-256, size and the positions its
-    rows were checked at (``{"given": "0:128", "count": 128, "first": 0, "last": 127}``)."""
+    """For ``--from-file``: the file's path (as given), SHA-256, size, the positions its rows
+    were checked at (``{"given": "0:128", "count": 128, "first": 0, "last": 127, "min": 0,
+    "max": 127}``), ``columns`` (``{"name": "d_model", "count": 64}``), ``coverage`` (the
+    verdict line's "128 positions (0..127), d_model 64") and ``small_sample`` (its note, or
+    None): :func:`pespec.conformance.filerules.file_record`."""
     convention: dict[str, Any] | None = None
     """The convention judged against (``Convention.to_dict()`` plus ``declared``: whether the
     backend or the caller declared it); None means canonical, not declared."""
@@ -179,10 +182,14 @@ class Report:
         """Verdict, level and counts (and a partial run's missing checks), without the first
         failure: the first line a failing run prints on the terminal."""
         counts = {s: sum(c.status == s for c in self.checks) for s in STATUSES}
+        source = self.source_file or {}
+        covered = f", for {source['coverage']}" if source.get("coverage") else ""
         text = (
-            f"{self.backend}: {self.verdict.upper()} at {self.judged_against} "
+            f"{self.backend}: {self.verdict.upper()} at {self.judged_against}{covered} "
             f"({counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped)"
         )
+        if source.get("small_sample"):  # a file: what it covered is part of the verdict
+            text += f"; {source['small_sample']}"
         if self.not_run:
             text += f"; PARTIAL RUN, not run: {', '.join(self.not_run)}"
         return text

@@ -95,6 +95,15 @@ class Level:
     def numpy_output_dtype(self) -> np.dtype[Any]:
         return DTYPES[self.output_dtype]
 
+    def at_least_as_tight(self, other: Level) -> bool:
+        """True when output and working precision are each at least as precise as ``other``'s
+        (the rotary levels' rule, per stage; used for the claims a saved file may make)."""
+        bits = SIGNIFICAND_BITS
+        return (
+            bits[self.output_dtype] >= bits[other.output_dtype]
+            and bits[self.working_dtype] >= bits[other.working_dtype]
+        )
+
 
 LEVELS: dict[str, Level] = {
     "float64": Level("float64", "float64"),

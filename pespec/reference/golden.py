@@ -43,6 +43,7 @@ __all__ = [
     "parse_fixture",
     "read_manifest",
     "sha256_hex",
+    "verified_directory",
     "verify_checksums",
 ]
 
@@ -133,8 +134,11 @@ def verify_checksums(directory: Path | None = None) -> list[str]:
         path = target / name
         if not path.is_file():
             problems.append(f"{name}: listed in MANIFEST but missing")
-        elif sha256_hex(path.read_bytes()) != digest:
-            problems.append(f"{name}: SHA-256 differs from MANIFEST (file changed)")
+        elif (actual := sha256_hex(path.read_bytes())) != digest:
+            problems.append(
+                f"{name}: SHA-256 differs from MANIFEST (file changed): MANIFEST lists "
+                f"{digest[:12]}…, the file hashes to {actual[:12]}…"
+            )
     for path in sorted(target.glob("*.json")):
         if path.name not in entries:
             problems.append(f"{path.name}: not listed in MANIFEST")
@@ -213,8 +217,23 @@ def load_fixture_sets(directory: Path | None = None) -> list[FixtureSet]:
     The MANIFEST checksums are verified first; a mismatch raises :class:`FixtureError`
     naming the file.
     """
+    target = verified_directory(directory)
+    return [parse_fixture(path.name, path.read_bytes()) for path in fixture_files(target)]
+
+
+def verified_directory(directory: Path | None = None) -> Path:
+    """``directory`` (default: the shipped fixtures) once every file matches MANIFEST.
+
+    The one gate of every fixture reader, absolute and rotary alike (SPEC §7): a changed,
+    missing or unlisted file raises :class:`FixtureError` naming the folder, the file and
+    the mismatch, so a tampered fixture is an installation error, never a wrong verdict.
+    """
     target = directory or fixture_directory()
     problems = verify_checksums(target)
     if problems:
-        raise FixtureError(f"fixture checksum verification failed in {target}: {problems[0]}")
-    return [parse_fixture(path.name, path.read_bytes()) for path in fixture_files(target)]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise FixtureError(
+            f"fixture checksum verification failed in {target}: {problems[0]}{more}; "
+            "reinstall pespec (`pespec golden verify` lists every difference)"
+        )
+    return target

@@ -14,6 +14,7 @@ failed contract check. There is no diagnosis: it needs calls at inputs it choose
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final
@@ -22,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.contract import first_non_finite
+from pespec.conformance.filerules import claimed_file_level, file_record, truncation_note
 from pespec.conformance.fromfile import read_output
 from pespec.conformance.report import CheckResult
 from pespec.properties.base import DTYPES, dtype_name
@@ -32,13 +34,12 @@ from pespec.rope.backends import resolve_config
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import (
     RopeLevel,
-    check_rope_claim,
     element_bound,
     parse_rope_level,
     rope_level_for_dtype,
 )
-from pespec.rope.golden import positions_for_length, x_vectors
-from pespec.rope.suite import RopeReport, _fixture_for
+from pespec.rope.golden import fixture_for, positions_for_length, x_vectors
+from pespec.rope.suite import RopeReport
 
 __all__ = ["NO_DIAGNOSIS", "check_file", "file_inputs", "write_inputs"]
 
@@ -60,7 +61,7 @@ def file_inputs(config: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     :data:`~pespec.rope.golden.X_FORMULA` (exact in every format).
     """
     rope = resolve_config(config)
-    fixture = _fixture_for(rope)
+    fixture = fixture_for(rope)
     if fixture is not None:
         positions = np.asarray(fixture.positions, dtype=np.float64)
     else:
@@ -110,9 +111,10 @@ def check_file(path: str | Path, config: Any, *, level: str | RopeLevel | None =
 
     Row r holds x[r] of :data:`~pespec.rope.golden.X_FORMULA` rotated at its position: the
     positions stored in the file (a CSV ``position`` column, an .npz ``positions`` array), else
-    :func:`file_inputs`'s. ``level`` defaults to the file dtype's (text: float64); a float64 or
-    text file may claim any level (it records no narrower dtype), another dtype only a tighter
-    one. Raises ValueError for a file or level that does not fit (see the module docstring).
+    :func:`file_inputs`'s. ``level`` follows the rule both routes share
+    (:func:`~pespec.conformance.filerules.claimed_file_level`): the file dtype's default (text:
+    float64); a float64 or text file may claim any level, another dtype only a tighter one.
+    Raises ValueError for a file or level that does not fit (see the module docstring).
     """
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     clock = time.perf_counter()
@@ -125,7 +127,7 @@ def check_file(path: str | Path, config: Any, *, level: str | RopeLevel | None =
     output = saved.array
     positions, given = _file_positions(name, output, saved.positions, rope)
     out_dtype = dtype_name(output.dtype)
-    chosen = _level(claim, out_dtype, text)
+    chosen = claimed_file_level(claim, out_dtype, text=text, default_for=rope_level_for_dtype)
     checks = _contract(output, positions, out_dtype)
     if chosen is None or out_dtype is None:
         checks.append(_check("reference:file", "reference", "comparison", "failed",
@@ -133,11 +135,9 @@ def check_file(path: str | Path, config: Any, *, level: str | RopeLevel | None =
     else:
         checks += _golden_rows(output, positions, rope, chosen, out_dtype)
         checks.append(_reference(output, positions, rope, chosen, out_dtype))
-        if text and claim is None:
-            for failed in (c for c in checks if c.status == "failed"):
-                failed.message += ("; the text file was read as float64 (it records no dtype): "
-                                   "give --level float32, float16 or bfloat16 for an output "
-                                   "computed in that dtype")
+        _text_notes(checks, saved.decimals if text else None, claim is None and text,
+                    lambda slack: _reference(output, positions, rope, chosen, out_dtype,
+                                             slack).status == "passed")
     checks.append(_check("property:*", "property", "properties", "skipped",
                          "properties need calls at inputs the suite chooses; not from a file"))
     report = RopeReport(
@@ -146,12 +146,10 @@ def check_file(path: str | Path, config: Any, *, level: str | RopeLevel | None =
         working_dtype=None if chosen is None else chosen.phase, profile="file", checks=checks,
         timestamp=started, duration_s=time.perf_counter() - clock,
         rope_config=rope.to_dict(), rope_level=None if chosen is None else chosen.stages())
-    report.source_file = {
-        "path": name, "sha256": saved.sha256, "bytes": saved.size,
-        "positions": {"given": given, "count": int(positions.shape[0]),
-                      "first": positions[0].item() if positions.size else None,
-                      "last": positions[-1].item() if positions.size else None},
-    }
+    inputs = file_inputs(rope)[0].shape[0]
+    report.source_file = file_record(
+        name, saved, positions, given, ("head_dim", rope.head_dim),
+        (inputs, f"the configuration's {inputs} inputs, pespec rope inputs"))
     if not report.conformant:
         report.diagnosis_sentence = NO_DIAGNOSIS
     return report
@@ -181,16 +179,18 @@ def _file_positions(name: str, output: NDArray[Any], stored: Any,
     return positions, given
 
 
-def _level(claim: RopeLevel | None, out_dtype: str | None, text: bool) -> RopeLevel | None:
-    """The level to judge at: the claim (any for float64 and text files, else only a tighter
-    one than the dtype's default; ValueError otherwise), else the dtype's default."""
-    if out_dtype is None:
-        return claim
-    if claim is None:
-        return rope_level_for_dtype(out_dtype)
-    if text or out_dtype == "float64":
-        return claim
-    return check_rope_claim(claim, out_dtype)
+def _text_notes(checks: list[CheckResult], decimals: int | None, read_as_float64: bool,
+                passes_with_slack: Callable[[float], bool]) -> None:
+    """Append to each failed comparison of a text file which dtype it was read as (when no
+    level was claimed) and the truncation note (:func:`truncation_note`)."""
+    failed = [c for c in checks if c.status == "failed" and c.stage in ("golden", "reference")]
+    note = truncation_note(decimals, passes_with_slack) if failed else ""
+    for result in failed:
+        if read_as_float64:
+            result.message += ("; the text file was read as float64 (it records no dtype): "
+                               "give --level float32, float16 or bfloat16 for an output "
+                               "computed in that dtype")
+        result.message += note
 
 
 def _check(check_id: str, stage: str, title: str, status: str, message: str,
@@ -244,7 +244,7 @@ def _golden_rows(output: NDArray[Any], positions: NDArray[np.float64], rope: Rop
                  level: RopeLevel, out_dtype: str) -> list[CheckResult]:
     """The preset's certified fixture (§8.6) on the rows that hold its inputs (row r at
     its position r), when the configuration is a preset's; none otherwise."""
-    fixture = _fixture_for(rope)
+    fixture = fixture_for(rope)
     if fixture is None:
         return []
     n = min(fixture.positions.shape[0], positions.shape[0])
@@ -260,8 +260,9 @@ def _golden_rows(output: NDArray[Any], positions: NDArray[np.float64], rope: Rop
 
 
 def _reference(output: NDArray[Any], positions: NDArray[np.float64], rope: RopeConfig,
-               level: RopeLevel, out_dtype: str) -> CheckResult:
-    """Every row against the exact float64 reference (its proved bound added), in chunks."""
+               level: RopeLevel, out_dtype: str, slack: float = 0.0) -> CheckResult:
+    """Every row against the exact float64 reference (its proved bound added, and ``slack``:
+    0 except for a text file's truncation recheck), in chunks."""
     from pespec.rope.reference import rotate, rotation_bound
 
     outcome: props.Outcome | None = None
@@ -269,7 +270,7 @@ def _reference(output: NDArray[Any], positions: NDArray[np.float64], rope: RopeC
         p = positions[r0:r0 + CHUNK_ROWS]
         x = x_vectors(p.shape[0], rope.head_dim, start=r0)
         y = np.asarray(output[r0:r0 + CHUNK_ROWS], dtype=np.float64)
-        bound = element_bound(x, p, rope, level, out_dtype) + rotation_bound(x, rope)
+        bound = element_bound(x, p, rope, level, out_dtype) + rotation_bound(x, rope) + slack
         outcome = props._fold(outcome, np.abs(y - rotate(x, p, rope)), bound, p)
     final = props._finish(outcome or props.Outcome(-1.0, 0.0, 0.0, None, None, 0), "reference")
     return _result("reference:file", "reference",

@@ -14,12 +14,14 @@ import io
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from pespec._version import SPEC_VERSION
+from pespec.reference.golden import verified_directory
 from pespec.rope import oracle
 from pespec.rope.config import RopeConfig
 from pespec.rope.presets import PRESETS
@@ -35,7 +37,9 @@ __all__ = [
     "export_rope_fixtures",
     "file_name",
     "fixture_config_dict",
+    "fixture_for",
     "fixture_positions",
+    "load_rope_fixtures",
     "parse_rope_fixture",
     "positions_for_length",
     "render_rope_files",
@@ -231,6 +235,23 @@ def parse_rope_fixture(name: str, data: bytes) -> RopeFixture:
         if got != want:
             raise RopeFixtureError(f"{name}: {what} has shape {got}, expected {want}")
     return fixture
+
+
+def load_rope_fixtures(directory: Path | None = None) -> list[RopeFixture]:
+    """Every rotary set in ``directory`` (default: the shipped ones), sorted by file name.
+
+    The directory's MANIFEST checksums are verified first, as for the absolute sets
+    (:func:`pespec.reference.golden.verified_directory`): a changed file raises
+    :class:`~pespec.reference.golden.FixtureError` naming it, never a silent skip.
+    """
+    target = verified_directory(directory)
+    return [parse_rope_fixture(path.name, path.read_bytes())
+            for path in sorted(target.glob(f"{PREFIX}*.json"))]
+
+
+def fixture_for(config: RopeConfig, directory: Path | None = None) -> RopeFixture | None:
+    """The verified rotary set whose configuration is ``config`` (a preset's), or None."""
+    return next((f for f in load_rope_fixtures(directory) if f.config == config), None)
 
 
 def verify_rope_fixture(fixture: RopeFixture) -> list[str]:

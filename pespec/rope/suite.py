@@ -230,7 +230,9 @@ class RopeSuite(Suite):
             planned += [PlannedCheck(f"contract:{k}", "contract", v, "§8.8")
                         for k, v in CONTRACT.items()]
         if "golden" in self.stages:
-            fixture = _fixture_for(self.config)
+            from pespec.rope.golden import fixture_for  # verified against MANIFEST
+
+            fixture = fixture_for(self.config)
             if fixture is not None:
                 planned.append(PlannedCheck(f"golden:{fixture.name}", "golden",
                                             f"the rotary fixture of {fixture.preset} (rows "
@@ -479,18 +481,6 @@ def _contract_results(problems: dict[str, list[str]], *,
         else:
             results[item] = (True, rule)
     return results
-
-
-def _fixture_for(config: RopeConfig) -> Any:
-    """The shipped rotary fixture whose configuration is ``config``, or None."""
-    from pespec.reference.golden import fixture_directory
-    from pespec.rope.golden import PREFIX, parse_rope_fixture
-
-    for path in sorted(fixture_directory().glob(f"{PREFIX}*.json")):
-        fixture = parse_rope_fixture(path.name, path.read_bytes())
-        if fixture.config == config:
-            return fixture
-    return None
 
 
 def _skipped_rows(fixture: Any, domain: PositionDomain) -> dict[str, Any]:

@@ -83,8 +83,9 @@ REPORT_FIELDS: tuple[tuple[str, str], ...] = (
     ("verdict, conformant", '`"conformant"` or `"non-conformant"`; the same as a bool'),
     (
         "backend",
-        "name, spec (to reload it), file (--from-file: path, sha256, bytes, positions), "
-        "output_dtype, declared capabilities",
+        "name, spec (to reload it), file (--from-file: path, sha256, bytes, positions "
+        "{given, count, first, last, min, max}, columns {name, count}, coverage, "
+        "small_sample), output_dtype, declared capabilities",
     ),
     ("level", "name (`float16` or `float16@float64`), output_dtype, working_dtype"),
     (

@@ -194,7 +194,10 @@ for extra in (
 
     FLAG_CASES.append((f"from-file {' '.join(extra)}", _with_flag))
 FLAG_CASES.append(
-    _path_case("from-file without --d-model", lambda t: ["check", "--from-file", str(_good_npy(t))])
+    _path_case(  # without --d-model the column count is d_model (issue 24, item 16)
+        "from-file --d-model other than the columns",
+        lambda t: ["check", "--from-file", str(_good_npy(t)), "--d-model", "2"],
+    )
 )
 FLAG_CASES.append(
     _path_case(

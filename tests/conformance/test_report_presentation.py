@@ -132,7 +132,14 @@ def test_from_file_report_records_the_file_and_its_positions(tmp_path: Path) -> 
     data = json.loads(json_path.read_text(encoding="utf-8"))
     file = data["backend"]["file"]
     assert file["sha256"] == digest and file["bytes"] == path.stat().st_size
-    assert file["positions"] == {"given": "100:140", "count": 40, "first": 100, "last": 139}
+    assert file["positions"] == {
+        "given": "100:140",
+        "count": 40,
+        "first": 100,
+        "last": 139,
+        "min": 100,
+        "max": 139,
+    }
     markdown = md_path.read_text(encoding="utf-8")
     assert "backend spec `None`" not in markdown and digest in markdown
     assert "positions 100:140: 40 rows, 100 … 139" in markdown

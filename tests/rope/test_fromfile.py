@@ -263,7 +263,7 @@ def test_usage_errors_exit_2_with_a_message(tmp_path: Path,
         ["rope", "check", "--from-file", str(tmp_path / "none.npy"), *config], capsys)
     assert "--profile and --timeout do not apply" in _usage_error(
         ["rope", "check", "--from-file", str(good), *config, "--profile", "ci"], capsys)
-    assert "looser than the default" in _usage_error(
+    assert "is looser than float32/float32/float32, the default level" in _usage_error(
         ["rope", "check", "--from-file", str(good), *config, "--level", "bfloat16"], capsys)
     assert "level must be PHASE/CACHE/ROTATION" in _usage_error(
         ["rope", "check", "--from-file", str(good), *config, "--level", "float8"], capsys)
