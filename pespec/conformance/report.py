@@ -32,7 +32,7 @@ SUITE_VERSION = "1.0"
 """Version of the suite (its checks and their order); bumped when a verdict can change."""
 
 REPORT_SCHEMA = "pespec-conformance-report"
-REPORT_SCHEMA_VERSION = "1.2"
+REPORT_SCHEMA_VERSION = "1.3"
 
 STATUSES: tuple[str, ...] = ("passed", "failed", "skipped")
 

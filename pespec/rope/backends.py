@@ -29,9 +29,10 @@ from pespec.conformance.loading import load_backend
 from pespec.properties.base import DTYPES
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import parse_rope_level
+from pespec.rope.hf import ConfigReading
 
 __all__ = ["ROPE_BUILTINS", "ROPE_ENTRY_POINT_GROUP", "RopeCapabilities", "load_rope_backend",
-           "resolve_config"]
+           "resolve_config", "resolve_reading"]
 
 ROPE_ENTRY_POINT_GROUP = "pespec.rope_backends"
 """Entry-point group through which third-party packages register rotary backends."""
@@ -46,20 +47,23 @@ _CHUNK_ROWS = 1 << 13
 def resolve_config(value: Any) -> RopeConfig:
     """A RopeConfig from a RopeConfig, a preset name, a RopeConfig dict or a transformers
     config.json dict (recognised by having no ``head_dim``-only RopeConfig shape)."""
-    from pespec.rope.presets import PRESETS
+    return resolve_reading(value).config
+
+
+def resolve_reading(value: Any) -> ConfigReading:
+    """:func:`resolve_config` with the reader's notes (a config.json's defaulted θ)."""
+    from pespec.rope.hf import read_hf
+    from pespec.rope.presets import preset_config
 
     if isinstance(value, RopeConfig):
-        return value
+        return ConfigReading(value)
     if isinstance(value, str):
-        if value in PRESETS:
-            return PRESETS[value]
-        raise ValueError(f"config must be a preset name ({', '.join(PRESETS)}), a RopeConfig "
-                         f"or a dict; got {value!r}")
+        return ConfigReading(preset_config(value))
     if isinstance(value, Mapping):
         try:
-            return RopeConfig.from_dict(value)
+            return ConfigReading(RopeConfig.from_dict(value))
         except (ValueError, TypeError):
-            return RopeConfig.from_hf(value)
+            return read_hf(value)
     raise TypeError(f"config must be a RopeConfig, a preset name or a dict; got "
                     f"{type(value).__name__}")
 

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from pespec._version import SPEC_VERSION
 from pespec.rope import oracle
 from pespec.rope.config import RopeConfig
-from pespec.rope.presets import PRESETS
+from pespec.rope.presets import PRESET_ALIASES, PRESETS
 
 __all__ = [
     "CONTEXT_LENGTHS",
@@ -34,6 +34,7 @@ __all__ = [
     "compute_rope_fixture",
     "export_rope_fixtures",
     "file_name",
+    "fixture_label",
     "fixture_positions",
     "parse_rope_fixture",
     "positions_for_length",
@@ -77,8 +78,8 @@ CONTEXT_LENGTHS = {
     "Gemma-3-4B local layers": 131072,
     "gpt-oss-20b": 131072,
     "DeepSeek-V3": 163840,
-    "Phi-3.5-mini-instruct, ℓ = 4096": 131072,
-    "Phi-3.5-mini-instruct, ℓ = 131072": 131072,
+    "Phi-3.5-mini-instruct-seq-len-4096": 131072,
+    "Phi-3.5-mini-instruct-seq-len-131072": 131072,
 }
 """Each preset's max_position_embeddings from its config.json (GPT-J: n_positions; Gemma 3:
 Gemma3TextConfig's default, the file has none); checked against the copies in the tests."""
@@ -101,9 +102,20 @@ class RopeFixture:
     y: NDArray[np.float64]
 
 
+_FIXTURE_LABELS = {new: old for old, new in PRESET_ALIASES.items()}
+"""A renamed preset's fixture keeps the name it was written under (file name and ``preset``
+field): the shipped bytes are checksummed and must not change with a rename."""
+
+
+def fixture_label(preset: str) -> str:
+    """The name a preset's fixture carries: its former name if it was renamed, else its own."""
+    return _FIXTURE_LABELS.get(preset, preset)
+
+
 def file_name(preset: str) -> str:
-    """``rope-<slug>.json``: the preset name in lower case, runs of other characters → '-'."""
-    slug = re.sub(r"[^a-z0-9]+", "-", preset.lower().replace("ℓ", "l")).strip("-")
+    """``rope-<slug>.json``: the fixture label in lower case, runs of other characters → '-'."""
+    label = fixture_label(PRESET_ALIASES.get(preset, preset))
+    slug = re.sub(r"[^a-z0-9]+", "-", label.lower().replace("ℓ", "l")).strip("-")
     return f"{PREFIX}{slug}.json"
 
 
@@ -137,7 +149,7 @@ def compute_rope_fixture(preset: str) -> RopeFixture:
     cos, sin = oracle.cos_sin(positions.tolist(), config)
     x = x_vectors(positions.shape[0], config.head_dim)
     y = oracle.rotate(x, positions.tolist(), config)
-    return RopeFixture(file_name(preset)[:-5], preset, config, omega, omega_lo,
+    return RopeFixture(file_name(preset)[:-5], fixture_label(preset), config, omega, omega_lo,
                        oracle.attention_factor(config), positions, cos, sin, x, y)
 
 

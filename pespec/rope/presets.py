@@ -11,13 +11,18 @@ guessed (Mistral-7B-v0.1, GPT-NeoX-20B: see SPEC Annex F.1).
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
+from pespec._suggest import did_you_mean
 from pespec.rope.config import RopeConfig
+from pespec.rope.hf import ConfigArgumentError, ConfigReading, read_hf
 
-__all__ = ["PRESETS", "PRESET_SOURCES", "PresetSource", "read_config"]
+__all__ = ["PRESETS", "PRESET_ALIASES", "PRESET_SOURCES", "PresetSource", "describe_preset",
+           "load_config", "preset_config", "read_config"]
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,35 @@ def _phi35(seq_len: int) -> RopeConfig:
                       seq_len=seq_len, short_factor=_PHI35_SHORT, long_factor=_PHI35_LONG)
 
 
-PRESETS: MappingProxyType[str, RopeConfig] = MappingProxyType({
+PRESET_ALIASES: MappingProxyType[str, str] = MappingProxyType({
+    "Phi-3.5-mini-instruct, ℓ = 4096": "Phi-3.5-mini-instruct-seq-len-4096",
+    "Phi-3.5-mini-instruct, ℓ = 131072": "Phi-3.5-mini-instruct-seq-len-131072",
+})
+"""Former preset names (they had commas, awkward in a shell and in a comma-separated list)
+and the name each has now; still accepted wherever a preset name is, never listed."""
+
+
+class _PresetTable(Mapping[str, RopeConfig]):
+    """A read-only mapping of preset names that also answers to the former names
+    (:data:`PRESET_ALIASES`); iteration and ``len`` cover the current names only."""
+
+    def __init__(self, presets: Mapping[str, RopeConfig]) -> None:
+        self._presets = MappingProxyType(dict(presets))
+
+    def __getitem__(self, name: str) -> RopeConfig:
+        return self._presets[PRESET_ALIASES.get(name, name)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._presets)
+
+    def __len__(self) -> int:
+        return len(self._presets)
+
+    def __repr__(self) -> str:
+        return f"PRESETS({list(self._presets)})"
+
+
+PRESETS: Mapping[str, RopeConfig] = _PresetTable({
     "Llama-2-7B": RopeConfig(head_dim=128, theta=10000.0),
     "Llama-3.1-8B": RopeConfig(
         head_dim=128, theta=500000.0, rope_type="llama3", factor=8.0, low_freq_factor=1.0,
@@ -86,10 +119,10 @@ PRESETS: MappingProxyType[str, RopeConfig] = MappingProxyType({
         head_dim=64, theta=10000.0, rope_type="yarn", pairing="interleaved_in_halves_out",
         factor=40.0, original_max_position_embeddings=4096, max_position_embeddings=163840,
         mscale=1.0, mscale_all_dim=1.0, truncate=True, beta_fast=32.0, beta_slow=1.0),
-    "Phi-3.5-mini-instruct, ℓ = 4096": _phi35(4096),
-    "Phi-3.5-mini-instruct, ℓ = 131072": _phi35(131072),
+    "Phi-3.5-mini-instruct-seq-len-4096": _phi35(4096),
+    "Phi-3.5-mini-instruct-seq-len-131072": _phi35(131072),
 })
-"""Rotary configurations of real models, by name (read-only)."""
+"""Rotary configurations of real models, by name (read-only; former names still answer)."""
 
 PRESET_SOURCES: MappingProxyType[str, PresetSource] = MappingProxyType({
     "Llama-2-7B": PresetSource("meta-llama/Llama-2-7b-hf", "llama-2-7b-hf.json",
@@ -109,33 +142,97 @@ PRESET_SOURCES: MappingProxyType[str, PresetSource] = MappingProxyType({
         "deepseek-ai/DeepSeek-V3", "deepseek-v3.json",
         note="d_r = qk_rope_head_dim; rope_interleave defaults to true; A = 1; the softmax "
              "scale's mscale² is out of scope"),
-    "Phi-3.5-mini-instruct, ℓ = 4096": PresetSource(
+    "Phi-3.5-mini-instruct-seq-len-4096": PresetSource(
         "microsoft/Phi-3.5-mini-instruct", "phi-3.5-mini-instruct.json", seq_len=4096,
         note="short_factor (ℓ ≤ L0)"),
-    "Phi-3.5-mini-instruct, ℓ = 131072": PresetSource(
+    "Phi-3.5-mini-instruct-seq-len-131072": PresetSource(
         "microsoft/Phi-3.5-mini-instruct", "phi-3.5-mini-instruct.json", seq_len=131072,
         note="long_factor (ℓ > L0)"),
 })
 """For each preset: the Hub repository, the file name of its copy under tests/data/hf_configs."""
 
 
+def describe_preset(name: str) -> str:
+    """One line on a preset: schedule, θ, head_dim / d_r, pairing, ℓ, and its Hub source."""
+    config, source = PRESETS[name], PRESET_SOURCES[PRESET_ALIASES.get(name, name)]
+    text = f"{config.rope_type} θ={config.theta:g} head_dim={config.head_dim}"
+    if config.d_r != config.head_dim:
+        text += f" d_r={config.d_r}"
+    if config.pairing != "halves":
+        text += f" {config.pairing}"
+    if config.factor is not None:
+        text += f" factor={config.factor:g}"
+    if config.seq_len is not None:
+        text += f" ℓ={config.seq_len}"
+    layer = f", {source.layer_type}" if source.layer_type else ""
+    return f"{text} ({source.repo}{layer})"
+
+
+def preset_config(name: str) -> RopeConfig:
+    """The preset called ``name`` (a current or former name); ValueError with close matches."""
+    if name in PRESETS:
+        return PRESETS[name]
+    raise ValueError(f"no preset {name!r}{did_you_mean(name, PRESETS)} (pespec rope presets "
+                     "lists them)")
+
+
+def _looks_like_path(text: str) -> bool:
+    return text.endswith(".json") or "/" in text or os.sep in text or bool(
+        os.altsep and os.altsep in text)
+
+
+def load_config(text: str, layer_type: str | None = None,
+                seq_len: int | None = None) -> ConfigReading:
+    """``--config``: a preset name or a JSON file (RopeConfig dict or config.json), with the
+    reader's notes; messages name the command-line flags (``--seq-len``, ``--layer-type``)."""
+    if text in PRESETS:
+        for flag, given in (("--seq-len", seq_len), ("--layer-type", layer_type)):
+            if given is not None:
+                raise ValueError(f"{flag} applies to a config.json; preset {text!r} fixes it "
+                                 f"(got {flag} {given})")
+        return ConfigReading(PRESETS[text])
+    path = Path(text)
+    if not path.is_file():
+        if _looks_like_path(text):
+            what = "a folder, not a file" if path.is_dir() else "no such file"
+            raise ValueError(f"--config: {what}: {text}")
+        raise ValueError(f"--config must be a preset name or a JSON file; no preset "
+                         f"{text!r}{did_you_mean(text, PRESETS)} (pespec rope presets "
+                         "lists them)")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ValueError(f"--config {text!r} is not readable JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"--config {text!r} must hold a JSON object; got {type(data).__name__}")
+    try:
+        return _from_json(data, layer_type, seq_len)
+    except ConfigArgumentError as exc:
+        raise ValueError(exc.for_flag(f"--{exc.argument.replace('_', '-')}")) from None
+
+
+def _from_json(data: dict[str, object], layer_type: str | None,
+               seq_len: int | None) -> ConfigReading:
+    """A RopeConfig dict (``to_dict``; ``--seq-len`` fills a missing ℓ) or a config.json."""
+    known = set(RopeConfig.__dataclass_fields__)
+    if not ("head_dim" in data and set(data) <= known):
+        return read_hf(data, layer_type=layer_type, seq_len=seq_len)
+    if layer_type is not None:
+        raise ValueError(f"--layer-type applies to a transformers config.json, not to a "
+                         f"RopeConfig dict; got --layer-type {layer_type}")
+    if seq_len is not None:
+        if data.get("seq_len") not in (None, seq_len):
+            raise ValueError(f"--seq-len {seq_len} differs from the file's seq_len "
+                             f"{data['seq_len']!r}")
+        data = {**data, "seq_len": seq_len}
+    elif data.get("rope_type") in ("dynamic", "longrope") and data.get("seq_len") is None:
+        raise ValueError(f"--seq-len is required for rope_type {data['rope_type']!r}: the "
+                         "sequence length ℓ, an int >= 1 (SPEC §8.4); the file has no seq_len")
+    return ConfigReading(RopeConfig.from_dict(data))
+
+
 def read_config(
     text: str, layer_type: str | None = None, seq_len: int | None = None
 ) -> RopeConfig:
     """A RopeConfig from a preset name or a JSON file (RopeConfig dict or config.json)."""
-    if text in PRESETS:
-        return PRESETS[text]
-    path = Path(text)
-    if not path.is_file():
-        raise ValueError(f"--config must be a preset name ({', '.join(PRESETS)}) or a JSON "
-                         f"file; got {text!r}")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"--config {text!r} is not readable JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"--config {text!r} must hold a JSON object; got {type(data).__name__}")
-    known = set(RopeConfig.__dataclass_fields__)
-    if "head_dim" in data and set(data) <= known:
-        return RopeConfig.from_dict(data)
-    return RopeConfig.from_hf(data, layer_type=layer_type, seq_len=seq_len)
+    return load_config(text, layer_type, seq_len).config
