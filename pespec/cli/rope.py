@@ -9,10 +9,11 @@
 ``--from-file`` checks a saved output of the inputs ``pespec rope inputs`` writes (SPEC
 R8.16; for C, CUDA and other kernels Python cannot call).
 
-``--config`` is a preset name (``pespec rope presets`` lists them), or a JSON file holding a RopeConfig dict (``to_dict``) or a
-transformers ``config.json`` (read by :func:`pespec.rope.from_hf`; ``--layer-type`` and
-``--seq-len`` as there). Exit codes as ``pespec check``: 0 conformant, 1 non-conformant,
-2 usage error or backend not loadable, 130 interrupted.
+``--config`` is a preset name (``pespec rope presets`` lists them), or a JSON file holding a
+RopeConfig dict (``to_dict``) or a transformers ``config.json`` (read by
+:func:`pespec.rope.from_hf`; ``--layer-type`` and ``--seq-len`` as there). Exit codes as
+``pespec check``: 0 conformant, 1 non-conformant, 2 usage error or backend not loadable,
+130 interrupted.
 """
 
 from __future__ import annotations

@@ -86,9 +86,7 @@ def test_the_python_api_carries_the_note_of_a_config_dict() -> None:
 
     report = check("numpy", LLAMA_NO_THETA, stages=("contract", "golden", "reference"))
     assert "θ defaulted to 10000" in report.summary()
-    assert report.to_dict()["config_notes"] == [
-        "θ defaulted to 10000: no rope_theta in the config"
-    ]
+    assert report.to_dict()["config_notes"] == ["θ defaulted to 10000: no rope_theta in the config"]
 
 
 # --- item 13: listing presets, names without commas, close matches ---------------------------
@@ -146,19 +144,36 @@ def test_a_missing_config_file_says_no_such_file(
 def test_a_dynamic_schedule_without_seq_len_names_the_flag(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    dynamic = {"model_type": "llama", "head_dim": 64, "max_position_embeddings": 4096,
-               "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}
+    dynamic = {
+        "model_type": "llama",
+        "head_dim": 64,
+        "max_position_embeddings": 4096,
+        "rope_scaling": {"rope_type": "dynamic", "factor": 2.0},
+    }
     config = _write(tmp_path / "config.json", dynamic)
     code, _, err = _run(["rope", "check", "numpy", "--config", config], capsys)
     assert code == 2 and "--seq-len is required for rope_type 'dynamic'" in err
     with pytest.raises(ValueError, match="seq_len is required for rope_type 'dynamic'"):
         from_hf(dynamic)  # the Python API names its keyword
-    ropeconfig = _write(tmp_path / "rope.json", {"head_dim": 64, "rope_type": "dynamic",
-                                                "factor": 2.0, "max_position_embeddings": 4096})
+    ropeconfig = _write(
+        tmp_path / "rope.json",
+        {"head_dim": 64, "rope_type": "dynamic", "factor": 2.0, "max_position_embeddings": 4096},
+    )
     code, _, err = _run(["rope", "check", "numpy", "--config", ropeconfig], capsys)
     assert code == 2 and "--seq-len is required" in err
-    code, out, err = _run(["rope", "inputs", "--config", ropeconfig, "--seq-len", "8192",
-                           "-o", str(tmp_path / "in.npz")], capsys)
+    code, _, err = _run(
+        [
+            "rope",
+            "inputs",
+            "--config",
+            ropeconfig,
+            "--seq-len",
+            "8192",
+            "-o",
+            str(tmp_path / "in.npz"),
+        ],
+        capsys,
+    )
     assert code == 0, err
 
 

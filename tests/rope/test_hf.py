@@ -139,7 +139,7 @@ def test_unknown_rope_type_is_an_error() -> None:
     hf["rope_scaling"]["rope_type"] = "ntk-by-parts"
     with pytest.raises(ValueError, match=r"rope_type 'ntk-by-parts' is not a schedule.*llama3"):
         from_hf(hf)
-    with pytest.raises(ValueError, match="rope_scaling must be an object or null; got 2.0"):
+    with pytest.raises(ValueError, match=r"rope_scaling must be an object or null; got 2\.0"):
         from_hf({"head_dim": 64, "rope_scaling": 2.0})
     with pytest.raises(TypeError, match="config must be a dict"):
         from_hf("config.json")  # type: ignore[arg-type]
