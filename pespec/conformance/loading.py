@@ -44,14 +44,15 @@ def _wrap(
     (read as ``capabilities_type``: :class:`Capabilities` or a family's subclass)."""
     if isinstance(obj, Backend):
         return obj
+    convention = capabilities_type.calling_convention
     if not callable(obj):
         raise BackendLoadError(
-            f"backend {name!r} must be a callable (positions, d_model, base) -> array or a "
+            f"backend {name!r} must be a callable {convention.call} or a "
             f"pespec.conformance.Backend; got {type(obj).__name__}"
         )
-    misfit = signature_misfit(obj)
+    misfit = signature_misfit(obj, convention)
     if misfit is not None:
-        raise protocol_error(name, misfit)
+        raise protocol_error(name, misfit, convention)
     declared = getattr(obj, "pespec_capabilities", None)
     try:
         if declared is None:

@@ -18,21 +18,21 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend, Capabilities
-from pespec.conformance.guard import BackendLoadError
+from pespec.conformance.guard import BackendLoadError, CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.properties.base import DTYPES
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import parse_rope_level
 from pespec.rope.hf import ConfigReading
 
-__all__ = ["ROPE_BUILTINS", "ROPE_ENTRY_POINT_GROUP", "RopeCapabilities", "load_rope_backend",
-           "resolve_config", "resolve_reading"]
+__all__ = ["ROPE_BUILTINS", "ROPE_CALL", "ROPE_ENTRY_POINT_GROUP", "RopeCapabilities",
+           "load_rope_backend", "resolve_config", "resolve_reading"]
 
 ROPE_ENTRY_POINT_GROUP = "pespec.rope_backends"
 """Entry-point group through which third-party packages register rotary backends."""
@@ -42,6 +42,14 @@ ROPE_BUILTINS = ("numpy", "numpy-float32", "torch", "torch-float64", "torch-floa
 """Built-in rotary backend names (torch accepts any ``torch[-DTYPE][:DEVICE]``)."""
 
 _CHUNK_ROWS = 1 << 13
+
+ROPE_CALL = CallingConvention(
+    "backend(x, positions, rope) -> array",
+    (np.zeros((1, 2)), np.zeros(1, dtype=np.int64), RopeConfig(head_dim=2)),
+    "wrap it in a function (x, positions, rope) -> array that returns x (n, head_dim) rotated "
+    "at each row's position (rope is a pespec.rope.RopeConfig): see 'Rotary position "
+    "embeddings (RoPE)' in docs/guide.md")
+"""The rotary family's calling convention (SPEC §8.8)."""
 
 
 def resolve_config(value: Any) -> RopeConfig:
@@ -75,6 +83,7 @@ class RopeCapabilities(Capabilities):
     RopeConfig or dicts; None: any)."""
 
     configs: tuple[Any, ...] | None = None
+    calling_convention: ClassVar[CallingConvention] = ROPE_CALL
 
     def __post_init__(self) -> None:
         super().__post_init__()
