@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pespec._suggest import did_you_mean
 from pespec.conformance.backends import Backend, Capabilities
 from pespec.conformance.builtin_backends import BUILTIN_BACKENDS, builtin_backend
 from pespec.conformance.guard import (
@@ -173,7 +174,7 @@ def load_backend(
     raise BackendLoadError(
         f"backend must be a built-in name ({', '.join(BUILTIN_BACKENDS)}), "
         f"package.module:attr, or a name in the entry-point group {ENTRY_POINT_GROUP!r}; "
-        f"got {spec!r}"
+        f"got {spec!r}{did_you_mean(text, BUILTIN_BACKENDS)}"
     )
 
 

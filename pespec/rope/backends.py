@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec._suggest import did_you_mean
 from pespec.conformance.backends import Backend, Capabilities
 from pespec.conformance.guard import BackendLoadError, CallingConvention
 from pespec.conformance.loading import load_backend
@@ -215,7 +216,14 @@ def load_rope_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
         found = _builtin(spec.strip())
         if found is not None:
             return found
-    backend = load_backend(spec, capabilities_type=RopeCapabilities, group=ROPE_ENTRY_POINT_GROUP)
+    try:
+        backend = load_backend(spec, capabilities_type=RopeCapabilities,
+                               group=ROPE_ENTRY_POINT_GROUP)
+    except BackendLoadError as exc:
+        hint = did_you_mean(spec, ROPE_BUILTINS) if isinstance(spec, str) else ""
+        if not hint:
+            raise
+        raise BackendLoadError(f"{exc} (built-ins: {', '.join(ROPE_BUILTINS)}){hint}") from None
     if not isinstance(backend.capabilities, RopeCapabilities):
         raise BackendLoadError(f"backend {backend.name!r} declares absolute-encoding "
                                f"capabilities; a rotary backend declares RopeCapabilities")
