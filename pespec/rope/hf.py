@@ -12,7 +12,6 @@ it cannot read unambiguously is a ``ValueError`` naming the key.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -107,18 +106,19 @@ class _Source:
 def _whole(key: str, value: Any, low: int = 1) -> int:
     """A config.json count (an int >= ``low``; 64.0 is read as 64), or raise naming ``key``."""
     allowed = f"an int >= {low}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):  # JSON numbers
         raise TypeError(f"{key} must be {allowed}; got {value!r:.60} (type "
                         f"{type(value).__name__})")
-    if not (math.isfinite(value) and value == int(value) and int(value) >= low):
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        raise ValueError(f"{key} must be {allowed}; got {value!r:.60}")
+    if int(value) < low:
         raise ValueError(f"{key} must be {allowed}; got {value!r:.60}")
     return int(value)
 
 
 def _fraction(key: str, value: Any) -> float:
     """A partial-rotary fraction in (0, 1], or raise naming ``key``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-            or not 0 < float(value) <= 1:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
         raise ValueError(f"{key} must be a number in (0, 1]; got {value!r:.60}")
     return float(value)
 
@@ -177,10 +177,9 @@ def _rotary_dim(source: _Source, block: Mapping[str, Any], head_dim: int) -> int
     if source.get("rotary_dim") is not None:
         return _whole("rotary_dim", source.get("rotary_dim"), 2)
     key, fraction = "partial_rotary_factor", block.get("partial_rotary_factor")
-    for key in ("partial_rotary_factor", "rotary_pct"):
-        if fraction is not None:
-            break
-        fraction = source.get(key)
+    for other in ("partial_rotary_factor", "rotary_pct"):
+        if fraction is None:
+            key, fraction = other, source.get(other)
     return head_dim if fraction is None else int(head_dim * _fraction(key, fraction))
 
 
