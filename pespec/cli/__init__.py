@@ -22,6 +22,7 @@ COMMANDS: tuple[str, ...] = (
     "pespec.cli.encode",  # pespec encode
     "pespec.cli.golden",  # pespec golden regenerate|verify|export
     "pespec.cli.check",  # pespec check
+    "pespec.cli.conventions",  # pespec conventions
     "pespec.cli.rope",  # pespec rope check
     "pespec.cli.plot",  # pespec plot encoding|error
     "pespec.cli.tables",  # pespec tables

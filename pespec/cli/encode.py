@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from pespec.reference.conventions import PRESETS
+from pespec.reference.conventions import preset, preset_names
 from pespec.reference.encoding import sinusoidal_positional_encoding
 
 
@@ -22,10 +22,26 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--base", type=float, default=10000.0, help="frequency base (> 1)")
     parser.add_argument("--offset", type=int, default=0, help="first position (>= 0)")
     parser.add_argument(
-        "--convention", choices=sorted(PRESETS), default="canonical", help="named convention"
+        "--convention",
+        type=_convention_name,
+        default="canonical",
+        metavar="NAME",
+        help=f"named convention: {', '.join(preset_names())} (pespec conventions describes them)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON (shortest round-trip)")
     parser.set_defaults(func=_run)
+
+
+def _convention_name(text: str) -> str:
+    """A named convention of the registry (argparse type: a close match is suggested)."""
+    if text not in preset_names():
+        from pespec._suggest import did_you_mean
+
+        raise argparse.ArgumentTypeError(
+            f"no convention {text!r}{did_you_mean(text, preset_names())} (one of "
+            f"{', '.join(preset_names())}; pespec conventions describes them)"
+        )
+    return text
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -34,7 +50,7 @@ def _run(args: argparse.Namespace) -> int:
         args.d_model,
         base=args.base,
         offset=args.offset,
-        convention=PRESETS[args.convention],
+        convention=preset(args.convention),
     )
     if args.json:
         rows = [[float(v) for v in row] for row in pe]

@@ -4,14 +4,16 @@
                       [--profile ci|dev|thorough] [--json PATH] [--markdown PATH]
     pespec rope check --from-file OUT.csv|.npy|.npz --config C [--level L] [--key K]
     pespec rope inputs --config C [-o inputs.csv|.npz]
+    pespec rope presets [--names]
 
 ``--from-file`` checks a saved output of the inputs ``pespec rope inputs`` writes (SPEC
 R8.16; for C, CUDA and other kernels Python cannot call).
 
-``--config`` is a preset name, or a JSON file holding a RopeConfig dict (``to_dict``) or a
-transformers ``config.json`` (read by :func:`pespec.rope.from_hf`; ``--layer-type`` and
-``--seq-len`` as there). Exit codes as ``pespec check``: 0 conformant, 1 non-conformant,
-2 usage error or backend not loadable, 130 interrupted.
+``--config`` is a preset name (``pespec rope presets`` lists them), or a JSON file holding a
+RopeConfig dict (``to_dict``) or a transformers ``config.json`` (read by
+:func:`pespec.rope.from_hf`; ``--layer-type`` and ``--seq-len`` as there). Exit codes as
+``pespec check``: 0 conformant, 1 non-conformant, 2 usage error or backend not loadable,
+130 interrupted.
 """
 
 from __future__ import annotations
@@ -25,8 +27,20 @@ def register(subparsers: Any) -> None:
     """Add the ``rope`` command with its ``check`` sub-command."""
     rope: argparse.ArgumentParser = subparsers.add_parser(
         "rope", help="rotary position embeddings: pespec rope check BACKEND --config C")
-    _register_check(rope.add_subparsers(dest="rope_command", metavar="SUBCOMMAND"))
+    sub = rope.add_subparsers(dest="rope_command", metavar="SUBCOMMAND")
+    _register_check(sub)
+    _register_presets(sub)
     rope.set_defaults(func=_no_subcommand)
+
+
+def _register_presets(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "presets", help="list the rotary presets --config accepts, one per line",
+        description="List the rotary presets (SPEC Annex F.1) that --config accepts: one name "
+        "per line with its schedule, θ, head size and Hub source (--names: the names only). "
+        "The sinusoidal family's named conventions are listed by `pespec conventions`.")
+    parser.add_argument("--names", action="store_true", help="print the names only")
+    parser.set_defaults(func=_presets)
 
 
 def _register_check(sub: Any) -> None:
@@ -42,8 +56,8 @@ def _register_check(sub: Any) -> None:
                              ".npz or .csv (SPEC R8.16)")
     parser.add_argument("--key", help="array name inside an .npz file (with --from-file)")
     parser.add_argument("--config", required=True,
-                        help="preset name, or a JSON file: a RopeConfig dict or a transformers "
-                             "config.json")
+                        help="preset name (pespec rope presets lists them), or a JSON file: a "
+                             "RopeConfig dict or a transformers config.json")
     parser.add_argument("--layer-type", default=None, help="layer type of a config.json")
     parser.add_argument("--seq-len", type=int, default=None, help="ℓ for dynamic/longrope")
     parser.add_argument("--level", help="PHASE/CACHE/ROTATION, e.g. float32/bfloat16/bfloat16 "
@@ -66,7 +80,8 @@ def _register_check(sub: Any) -> None:
         description="Write the positions and x vectors (SPEC R8.16) whose rotated output "
         "`pespec rope check --from-file` checks: CSV with a header `position,x0,...` and one "
         "row per position (to stdout without -o), or .npz with arrays positions and x.")
-    inputs.add_argument("--config", required=True, help="preset name or JSON file")
+    inputs.add_argument("--config", required=True,
+                        help="preset name (pespec rope presets lists them) or JSON file")
     inputs.add_argument("--layer-type", default=None, help="layer type of a config.json")
     inputs.add_argument("--seq-len", type=int, default=None, help="ℓ for dynamic/longrope")
     inputs.add_argument("-o", "--output", metavar="PATH", help="inputs.csv or inputs.npz")
@@ -74,8 +89,8 @@ def _register_check(sub: Any) -> None:
 
 
 def _no_subcommand(args: argparse.Namespace) -> int:
-    print("pespec rope: error: give a sub-command (check, inputs); pespec rope --help says more",
-          file=sys.stderr)
+    print("pespec rope: error: give a sub-command (check, inputs, presets); pespec rope --help "
+          "says more", file=sys.stderr)
     return 2
 
 
@@ -83,7 +98,7 @@ def _run(args: argparse.Namespace) -> int:
     from pespec._atomic import check_writable
     from pespec.cli.verdict import run_and_report
     from pespec.conformance.runner import DEFAULT_TIMEOUT
-    from pespec.rope.presets import read_config
+    from pespec.rope.presets import load_config
     from pespec.rope.suite import check
 
     try:
@@ -103,34 +118,61 @@ def _run(args: argparse.Namespace) -> int:
         for option, path in (("--json", args.json), ("--markdown", args.markdown)):
             if path:
                 check_writable(path, option)
-        config = read_config(args.config, args.layer_type, args.seq_len)
+        reading = load_config(args.config, args.layer_type, args.seq_len)
     except (OSError, ValueError, TypeError) as exc:
         print(f"pespec rope check: error: {exc}", file=sys.stderr)
         return 2
+    config, notes = reading.config, list(reading.notes)
     if args.from_file is not None:
         from pespec.rope.fromfile import check_file
 
-        return run_and_report("pespec rope check", args, lambda: check_file(
-            args.from_file, config, level=args.level, key=args.key))
+        def from_file() -> Any:
+            report = check_file(args.from_file, config, level=args.level, key=args.key)
+            report.config_notes = notes
+            return report
+
+        return run_and_report("pespec rope check", args, from_file)
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
     return run_and_report(
         "pespec rope check",
         args,
         lambda: check(args.backend, config, level=args.level, profile=args.profile,
                       timeout=timeout, max_position=args.max_position,
-                      fractional_positions=args.fractional_positions),
+                      fractional_positions=args.fractional_positions,
+                      config_notes=notes),
     )
 
 
 def _inputs(args: argparse.Namespace) -> int:
-    """``pespec rope inputs``: the file inputs as CSV on stdout, or written to ``-o``."""
-    from pespec.rope.fromfile import write_inputs
-    from pespec.rope.presets import read_config
+    """``pespec rope inputs``: the file inputs as CSV on stdout, or written to ``-o``; then
+    what was written (on stderr when stdout holds the CSV)."""
+    from pespec.rope.fromfile import file_inputs, write_inputs
+    from pespec.rope.presets import load_config
 
     try:
-        config = read_config(args.config, args.layer_type, args.seq_len)
-        write_inputs(config, "-" if args.output is None else args.output)
+        reading = load_config(args.config, args.layer_type, args.seq_len)
+        write_inputs(reading.config, "-" if args.output is None else args.output)
     except (OSError, ValueError, TypeError) as exc:
         print(f"pespec rope inputs: error: {exc}", file=sys.stderr)
         return 2
+    positions, x = file_inputs(reading.config)
+    where = "standard output" if args.output is None else args.output
+    shown = ", ".join(_number(p) for p in positions.tolist())
+    notes = "".join(f"; {note}" for note in reading.notes)
+    print(f"wrote {where}: {x.shape[0]} rows, positions {shown}, head_dim {x.shape[1]}"
+          f"{notes}", file=sys.stderr if args.output is None else sys.stdout)
+    return 0
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _presets(args: argparse.Namespace) -> int:
+    """``pespec rope presets``: one preset per line, name then description."""
+    from pespec.rope.presets import PRESETS, describe_preset
+
+    width = max(len(name) for name in PRESETS)
+    for name in PRESETS:
+        print(name if args.names else f"{name:<{width}}  {describe_preset(name)}")
     return 0

@@ -15,11 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.conformance.guard import SINUSOIDAL_CALL, CallingConvention
 from pespec.conformance.host import to_host
 from pespec.properties.base import Level, parse_level
 from pespec.reference.validation import check_base, check_d_model
@@ -47,6 +48,8 @@ class Capabilities:
     max_position: float | None = None
     level: str | None = None
     convention: str | dict[str, Any] | None = None
+    calling_convention: ClassVar[CallingConvention] = SINUSOIDAL_CALL
+    """How the family calls its backends (a family's subclass names its own)."""
 
     def __post_init__(self) -> None:
         for flag in ("integer_positions_only", "non_negative_positions"):

@@ -9,6 +9,7 @@ called as ``backend(positions, d_model, base) -> array``.
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -16,8 +17,10 @@ import numpy as np
 __all__ = [
     "ADAPTER_POINTER",
     "BACKEND_ERRORS",
+    "SINUSOIDAL_CALL",
     "BackendLoadError",
     "CallProtocolError",
+    "CallingConvention",
     "protocol_error",
     "raised_text",
     "signature_misfit",
@@ -42,18 +45,40 @@ ADAPTER_POINTER = (
 """Where a :class:`CallProtocolError` sends the user."""
 
 
-def protocol_error(name: str, why: str) -> CallProtocolError:
+@dataclass(frozen=True)
+class CallingConvention:
+    """How a family calls its backends: ``call`` written out (``backend(positions, d_model,
+    base) -> array``), ``sample`` arguments to bind a signature against, and ``pointer``,
+    where a misfit is sent. Each family's capabilities type names its own."""
+
+    call: str
+    sample: tuple[Any, ...]
+    pointer: str
+
+
+SINUSOIDAL_CALL = CallingConvention(
+    "backend(positions, d_model, base) -> array",
+    (np.zeros(1, dtype=np.int64), 2, 10000.0),
+    ADAPTER_POINTER,
+)
+"""The absolute (sinusoidal) family's calling convention (SPEC §6.1)."""
+
+
+def protocol_error(
+    name: str, why: str, convention: CallingConvention = SINUSOIDAL_CALL
+) -> CallProtocolError:
     """The error for an object that does not fit the calling convention, saying why."""
     return CallProtocolError(
-        f"backend {name!r} does not fit the calling convention backend(positions, d_model, "
-        f"base) -> array: {why}; {ADAPTER_POINTER}"
+        f"backend {name!r} does not fit the calling convention {convention.call}: {why}; "
+        f"{convention.pointer}"
     )
 
 
-def signature_misfit(obj: Any) -> str | None:
-    """Why ``obj(positions, d_model, base)`` cannot bind by its signature, or None (fits, or
-    no signature to read). For a callable whose call is ``(*args, **kwargs)`` and which has
-    a ``forward`` (a torch.nn.Module), ``forward``'s signature decides."""
+def signature_misfit(obj: Any, convention: CallingConvention = SINUSOIDAL_CALL) -> str | None:
+    """Why ``obj`` cannot be called with ``convention``'s arguments (``(positions, d_model,
+    base)`` by default) by its signature, or None (fits, or no signature to read). For a
+    callable whose call is ``(*args, **kwargs)`` and which has a ``forward`` (a
+    torch.nn.Module), ``forward``'s signature decides."""
     try:
         signature = inspect.signature(obj)
     except (TypeError, ValueError):  # builtins, some C extensions: no signature to read
@@ -71,7 +96,7 @@ def signature_misfit(obj: Any) -> str | None:
         except (TypeError, ValueError):
             return None
     try:
-        signature.bind(np.zeros(1, dtype=np.int64), 2, 10000.0)
+        signature.bind(*convention.sample)
     except TypeError:
         kind = "class" if isinstance(obj, type) else type(obj).__name__
         return f"{target} takes {signature} ({kind})"

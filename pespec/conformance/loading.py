@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pespec._suggest import did_you_mean
 from pespec.conformance.backends import Backend, Capabilities
 from pespec.conformance.builtin_backends import BUILTIN_BACKENDS, builtin_backend
 from pespec.conformance.guard import (
@@ -44,14 +45,15 @@ def _wrap(
     (read as ``capabilities_type``: :class:`Capabilities` or a family's subclass)."""
     if isinstance(obj, Backend):
         return obj
+    convention = capabilities_type.calling_convention
     if not callable(obj):
         raise BackendLoadError(
-            f"backend {name!r} must be a callable (positions, d_model, base) -> array or a "
+            f"backend {name!r} must be a callable {convention.call} or a "
             f"pespec.conformance.Backend; got {type(obj).__name__}"
         )
-    misfit = signature_misfit(obj)
+    misfit = signature_misfit(obj, convention)
     if misfit is not None:
-        raise protocol_error(name, misfit)
+        raise protocol_error(name, misfit, convention)
     declared = getattr(obj, "pespec_capabilities", None)
     try:
         if declared is None:
@@ -172,7 +174,7 @@ def load_backend(
     raise BackendLoadError(
         f"backend must be a built-in name ({', '.join(BUILTIN_BACKENDS)}), "
         f"package.module:attr, or a name in the entry-point group {ENTRY_POINT_GROUP!r}; "
-        f"got {spec!r}"
+        f"got {spec!r}{did_you_mean(text, BUILTIN_BACKENDS)}"
     )
 
 

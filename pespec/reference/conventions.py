@@ -47,6 +47,8 @@ __all__ = [
     "Layout",
     "diffusers_convention",
     "preset",
+    "preset_names",
+    "preset_source",
 ]
 
 Layout = Literal["interleaved", "sin_cos_halves", "cos_sin_halves"]
@@ -261,9 +263,7 @@ PRESET_SOURCES: dict[str, str] = {
 
 
 TIMESTEP_PRESETS: dict[str, Convention] = {
-    "diffusers-unet": Convention(
-        layout="cos_sin_halves", frequency_shift=0, name="diffusers-unet"
-    ),
+    "diffusers-unet": Convention(layout="cos_sin_halves", frequency_shift=0, name="diffusers-unet"),
     "sd3": Convention(layout="cos_sin_halves", frequency_shift=0, name="sd3"),
     "pixart": Convention(layout="cos_sin_halves", frequency_shift=0, name="pixart"),
     "dit": Convention(layout="cos_sin_halves", name="dit"),
@@ -305,11 +305,26 @@ TIMESTEP_SOURCES: dict[str, str] = {
 """Where each timestep preset's facts come from."""
 
 
+def preset_names() -> tuple[str, ...]:
+    """Every named convention: the presets of SPEC §3.2, then the timestep presets of §3.3."""
+    return (*PRESETS, *TIMESTEP_PRESETS)
+
+
+def preset_source(name: str) -> str:
+    """Where the named convention's facts come from (its public source)."""
+    return PRESET_SOURCES.get(name) or TIMESTEP_SOURCES[name]
+
+
 def preset(name: str) -> Convention:
-    """The preset called ``name`` (SPEC §3.2 or §3.3); ValueError naming the known names."""
+    """The preset called ``name`` (SPEC §3.2 or §3.3); ValueError naming the known names and
+    the close ones."""
     if name in PRESETS:
         return PRESETS[name]
     if name in TIMESTEP_PRESETS:
         return TIMESTEP_PRESETS[name]
-    known = [*PRESETS, *TIMESTEP_PRESETS]
-    raise ValueError(f"convention must be one of {known} or a JSON file; got {name!r}")
+    from pespec._suggest import did_you_mean
+
+    raise ValueError(
+        f"convention must be one of {list(preset_names())} or a JSON file; got "
+        f"{name!r}{did_you_mean(name, preset_names())}"
+    )

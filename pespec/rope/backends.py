@@ -18,20 +18,22 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec._suggest import did_you_mean
 from pespec.conformance.backends import Backend, Capabilities
-from pespec.conformance.guard import BackendLoadError
+from pespec.conformance.guard import BackendLoadError, CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.properties.base import DTYPES
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import parse_rope_level
+from pespec.rope.hf import ConfigReading
 
-__all__ = ["ROPE_BUILTINS", "ROPE_ENTRY_POINT_GROUP", "RopeCapabilities", "load_rope_backend",
-           "resolve_config"]
+__all__ = ["ROPE_BUILTINS", "ROPE_CALL", "ROPE_ENTRY_POINT_GROUP", "RopeCapabilities",
+           "load_rope_backend", "resolve_config", "resolve_reading"]
 
 ROPE_ENTRY_POINT_GROUP = "pespec.rope_backends"
 """Entry-point group through which third-party packages register rotary backends."""
@@ -42,24 +44,35 @@ ROPE_BUILTINS = ("numpy", "numpy-float32", "torch", "torch-float64", "torch-floa
 
 _CHUNK_ROWS = 1 << 13
 
+ROPE_CALL = CallingConvention(
+    "backend(x, positions, rope) -> array",
+    (np.zeros((1, 2)), np.zeros(1, dtype=np.int64), RopeConfig(head_dim=2)),
+    "wrap it in a function (x, positions, rope) -> array that returns x (n, head_dim) rotated "
+    "at each row's position (rope is a pespec.rope.RopeConfig): see 'Rotary position "
+    "embeddings (RoPE)' in docs/guide.md")
+"""The rotary family's calling convention (SPEC §8.8)."""
+
 
 def resolve_config(value: Any) -> RopeConfig:
     """A RopeConfig from a RopeConfig, a preset name, a RopeConfig dict or a transformers
     config.json dict (recognised by having no ``head_dim``-only RopeConfig shape)."""
-    from pespec.rope.presets import PRESETS
+    return resolve_reading(value).config
+
+
+def resolve_reading(value: Any) -> ConfigReading:
+    """:func:`resolve_config` with the reader's notes (a config.json's defaulted θ)."""
+    from pespec.rope.hf import read_hf
+    from pespec.rope.presets import preset_config
 
     if isinstance(value, RopeConfig):
-        return value
+        return ConfigReading(value)
     if isinstance(value, str):
-        if value in PRESETS:
-            return PRESETS[value]
-        raise ValueError(f"config must be a preset name ({', '.join(PRESETS)}), a RopeConfig "
-                         f"or a dict; got {value!r}")
+        return ConfigReading(preset_config(value))
     if isinstance(value, Mapping):
         try:
-            return RopeConfig.from_dict(value)
+            return ConfigReading(RopeConfig.from_dict(value))
         except (ValueError, TypeError):
-            return RopeConfig.from_hf(value)
+            return read_hf(value)
     raise TypeError(f"config must be a RopeConfig, a preset name or a dict; got "
                     f"{type(value).__name__}")
 
@@ -75,6 +88,7 @@ class RopeCapabilities(Capabilities):
 
     configs: tuple[Any, ...] | None = None
     fractional_positions: bool = False
+    calling_convention: ClassVar[CallingConvention] = ROPE_CALL
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -213,7 +227,14 @@ def load_rope_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
         found = _builtin(spec.strip())
         if found is not None:
             return found
-    backend = load_backend(spec, capabilities_type=RopeCapabilities, group=ROPE_ENTRY_POINT_GROUP)
+    try:
+        backend = load_backend(spec, capabilities_type=RopeCapabilities,
+                               group=ROPE_ENTRY_POINT_GROUP)
+    except BackendLoadError as exc:
+        hint = did_you_mean(spec, ROPE_BUILTINS) if isinstance(spec, str) else ""
+        if not hint:
+            raise
+        raise BackendLoadError(f"{exc} (built-ins: {', '.join(ROPE_BUILTINS)}){hint}") from None
     if not isinstance(backend.capabilities, RopeCapabilities):
         raise BackendLoadError(f"backend {backend.name!r} declares absolute-encoding "
                                f"capabilities; a rotary backend declares RopeCapabilities")

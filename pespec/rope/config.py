@@ -69,7 +69,11 @@ def _real(name: str, value: Any, allowed: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be {allowed}; got {_show(value)} "
                         f"(type {type(value).__name__})")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float64's range (a 400-digit JSON number)
+        raise ValueError(f"{name} must be {allowed}; got an int of {len(str(value))} digits, "
+                         "beyond float64's range") from None
     if not math.isfinite(number):
         raise ValueError(f"{name} must be {allowed}; got {number!r}")
     return number

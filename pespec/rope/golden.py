@@ -24,7 +24,7 @@ from pespec._version import SPEC_VERSION
 from pespec.reference.golden import verified_directory
 from pespec.rope import oracle
 from pespec.rope.config import RopeConfig
-from pespec.rope.presets import PRESETS
+from pespec.rope.presets import PRESET_ALIASES, PRESETS
 
 __all__ = [
     "CONTEXT_LENGTHS",
@@ -38,6 +38,7 @@ __all__ = [
     "file_name",
     "fixture_config_dict",
     "fixture_for",
+    "fixture_label",
     "fixture_positions",
     "load_rope_fixtures",
     "parse_rope_fixture",
@@ -96,9 +97,20 @@ class RopeFixture:
     y: NDArray[np.float64]
 
 
+_FIXTURE_LABELS = {new: old for old, new in PRESET_ALIASES.items()}
+"""A renamed preset's fixture keeps the name it was written under (file name and ``preset``
+field): the shipped bytes are checksummed and must not change with a rename."""
+
+
+def fixture_label(preset: str) -> str:
+    """The name a preset's fixture carries: its former name if it was renamed, else its own."""
+    return _FIXTURE_LABELS.get(preset, preset)
+
+
 def file_name(preset: str) -> str:
-    """``rope-<slug>.json``: the preset name in lower case, runs of other characters → '-'."""
-    slug = re.sub(r"[^a-z0-9]+", "-", preset.lower().replace("ℓ", "l")).strip("-")
+    """``rope-<slug>.json``: the fixture label in lower case, runs of other characters → '-'."""
+    label = fixture_label(PRESET_ALIASES.get(preset, preset))
+    slug = re.sub(r"[^a-z0-9]+", "-", label.lower().replace("ℓ", "l")).strip("-")
     return f"{PREFIX}{slug}.json"
 
 
@@ -132,7 +144,7 @@ def compute_rope_fixture(preset: str) -> RopeFixture:
     cos, sin = oracle.cos_sin(positions.tolist(), config)
     x = x_vectors(positions.shape[0], config.head_dim)
     y = oracle.rotate(x, positions.tolist(), config)
-    return RopeFixture(file_name(preset)[:-5], preset, config, omega, omega_lo,
+    return RopeFixture(file_name(preset)[:-5], fixture_label(preset), config, omega, omega_lo,
                        oracle.attention_factor(config), positions, cos, sin, x, y)
 
 

@@ -43,7 +43,7 @@ from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.runner import DEFAULT_TIMEOUT, Suite
 from pespec.properties.base import DTYPES, dtype_name
 from pespec.rope import properties as props
-from pespec.rope.backends import RopeCapabilities, load_rope_backend, resolve_config
+from pespec.rope.backends import RopeCapabilities, load_rope_backend, resolve_reading
 from pespec.rope.config import RopeConfig
 from pespec.rope.domain import PositionDomain, position_domain
 from pespec.rope.errormodel import (
@@ -120,6 +120,9 @@ class RopeReport(Report):
     rope_level: dict[str, str] | None = None
     domain: dict[str, Any] | None = None
     domain_advice: str | None = None
+    config_notes: list[str] | None = None
+    """What the configuration reader filled in (``θ defaulted to 10000: no rope_theta in the
+    config``): shown with the verdict, JSON ``config_notes`` (schema 1.3)."""
 
     @property
     def level_output_dtype(self) -> str | None:
@@ -131,8 +134,9 @@ class RopeReport(Report):
         to its level and its configuration (the absolute family's conventions do not apply)."""
         config = self.rope_config or {}
         where = f" on {self.domain['description']}" if self.domain else ""
+        notes = "".join(f" ({note})" for note in self.config_notes or ())
         return (f"level {self.level or 'unknown'}, rope {config.get('rope_type', 'unknown')} "
-                f"θ = {config.get('theta', 'unknown')!s}{where}")
+                f"θ = {config.get('theta', 'unknown')!s}{notes}{where}")
 
     def summary(self) -> str:
         text = super().summary()
@@ -160,6 +164,7 @@ class RopeReport(Report):
         data = super().to_dict()
         data["family"] = "rope"
         data["config"] = self.rope_config
+        data["config_notes"] = list(self.config_notes or ())
         data["level"] = {"name": self.level, "stages": self.rope_level,
                          "output_dtype": self.output_dtype}
         data["domain"] = None if self.domain is None else {**self.domain,
@@ -176,6 +181,8 @@ class RopeSuite(Suite):
     ``profile``: ``ci``/``dev`` (sampled positions) or ``thorough`` (every position).
     ``max_position`` / ``fractional_positions``: claim positions [0, max_position] /
     fractional ones (None: the backend's capabilities, else the configuration's context).
+    ``config_notes``: what the caller's config reader filled in (shown with the verdict), added
+    to the notes of reading a config.json dict given here.
     """
 
     guard: RopeGuard
@@ -184,11 +191,14 @@ class RopeSuite(Suite):
                  level: str | RopeLevel | None = None, profile: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT, stages: Sequence[str] = ROPE_STAGES,
                  max_position: int | None = None,
-                 fractional_positions: bool | None = None) -> None:
+                 fractional_positions: bool | None = None,
+                 config_notes: Sequence[str] = ()) -> None:
         from pespec.properties.profiles import resolve_profile
 
         self.backend = load_rope_backend(backend)
-        self.config = resolve_config(config)
+        reading = resolve_reading(config)
+        self.config = reading.config
+        self.config_notes = list(dict.fromkeys([*reading.notes, *config_notes]))
         self.profile = resolve_profile(profile)
         unknown = [s for s in stages if s not in ROPE_STAGES]
         if unknown:
@@ -380,7 +390,7 @@ class RopeSuite(Suite):
             libraries=dict(self.backend.libraries),
             not_run={f"{s}:*": "stage not selected" for s in ROPE_STAGES if s not in self.stages},
             backend_calls={"suite_calls": self.guard.calls, "suite_rows": self.guard.rows},
-            rope_config=self.config.to_dict(),
+            rope_config=self.config.to_dict(), config_notes=list(self.config_notes),
             rope_level=None if level is None else level.stages(),
             domain=self.domain.to_dict())
 
@@ -530,7 +540,7 @@ def check(backend: str | Backend | Callable[..., Any], config: Any, *,
           timeout: float = DEFAULT_TIMEOUT, stages: Sequence[str] = ROPE_STAGES,
           max_position: int | None = None, fractional_positions: bool | None = None,
           progress: Callable[[PlannedCheck, CheckResult | None], None] | None = None,
-          diagnose: bool = True) -> Report:
+          diagnose: bool = True, config_notes: Sequence[str] = ()) -> Report:
     """Run the rotary suite on ``backend`` for ``config``; the report has ``.conformant`` and
     ``.summary()``. ``max_position`` / ``fractional_positions`` claim positions [0,
     max_position] / fractional ones (default: the backend's capabilities, else integer
@@ -538,5 +548,6 @@ def check(backend: str | Backend | Callable[..., Any], config: Any, *,
     arguments or a backend that cannot be loaded."""
     suite = RopeSuite(backend, config, level=level, profile=profile, timeout=timeout,
                       stages=stages, max_position=max_position,
-                      fractional_positions=fractional_positions)
+                      fractional_positions=fractional_positions,
+                      config_notes=config_notes)
     return suite.run(progress, diagnose=diagnose)

@@ -1,4 +1,4 @@
-"""Fuzz the command line with invocations that are wrong by construction (issue #12).
+"""Fuzz the command line with invocations that are wrong by construction (issues #12, #24).
 
 Every case is a usage mistake: a bad flag or value, a missing or unwritable path, or a
 .npy/.npz/.csv file whose contents are malformed. Each must exit 2 with a message of at most
@@ -9,18 +9,27 @@ subprocess to check the process exit status too.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
+import os
 import subprocess
 import sys
+import tempfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from paths import HF_CONFIGS
 
 from pespec.cli import main
 from pespec.reference.encoding import encode
+from pespec.rope.presets import MAX_HEAD_DIM, load_config
 
 D = 8
 ROWS = 12
@@ -438,3 +447,200 @@ def test_process_exit_status_is_2(argv: list[str], tmp_path: Path) -> None:
     )
     assert run.returncode == 2, run.stdout + run.stderr
     assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) <= MAX_LINES
+
+
+# --- the rotary command line and the config reader (issue 24) ----------------------------------
+#
+# Hypothesis (derandomized under the ci profile that tests/conftest.py loads) writes random and
+# truncated config.json files, built from the published copies in tests/data/hf_configs:
+# every key set to a JSON value of a wrong type, removed, or given NaN, ±inf, a negative or a
+# huge number; unknown rope_types; truncation at a random byte. The reader must answer with a
+# RopeConfig or a ValueError/TypeError (one line); the CLI with exit 2 and a one-line message,
+# or a verdict (exit 0/1) or the inputs it wrote: never a traceback, never a silent exit 0.
+
+
+_HF_COPIES = sorted(HF_CONFIGS.glob("*.json"))
+_SPECIAL = st.sampled_from(
+    [float("nan"), float("inf"), -float("inf"), -1, 0, 1, 2, 3, 0.5, -1e300, 1e300, 10**400]
+)
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=8)
+    | _SPECIAL
+)
+_KEYS = st.sampled_from(
+    [
+        "head_dim", "hidden_size", "num_attention_heads", "n_embd", "n_head",
+        "qk_rope_head_dim", "rotary_dim", "partial_rotary_factor", "rotary_pct", "rope_theta",
+        "rotary_emb_base", "rope_local_base_freq", "rope_scaling", "rope_parameters",
+        "rope_interleave", "max_position_embeddings", "original_max_position_embeddings",
+        "n_positions", "factor", "beta_fast", "beta_slow", "truncate", "attention_factor",
+        "mscale", "mscale_all_dim", "low_freq_factor", "high_freq_factor", "short_factor",
+        "long_factor", "layer_types", "text_config", "model_type",
+    ]
+)  # fmt: skip
+_JSON = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+_ROPE_TYPES = st.sampled_from(
+    ["default", "linear", "dynamic", "yarn", "llama3", "longrope", "ntk", "su", "mrope", "", "YARN"]
+)
+_FUZZ = settings(
+    max_examples=int(os.environ.get("PESPEC_FUZZ_EXAMPLES", "60")),  # more: a longer hunt
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+def _blocks(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """The dicts a mutation may touch: the top level, text_config, the scaling blocks."""
+    found = [config]
+    for key in ("text_config", "rope_scaling", "rope_parameters"):
+        if isinstance(config.get(key), dict):
+            found.append(config[key])
+    return found
+
+
+@st.composite
+def _mutated_config(draw: st.DrawFn) -> bytes:
+    """A published config.json with 1-4 keys changed, removed or given odd values."""
+    path = draw(st.sampled_from(_HF_COPIES))
+    config: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    for _ in range(draw(st.integers(1, 4))):
+        block = draw(st.sampled_from(_blocks(config)))
+        if not block:
+            continue
+        key = draw(_KEYS | st.sampled_from(sorted(block)))
+        action = draw(st.sampled_from(["value", "delete", "rope_type", "type"]))
+        if action == "delete":
+            block.pop(key, None)
+        elif action in ("rope_type", "type"):
+            block[action] = draw(_ROPE_TYPES | _JSON)
+        else:
+            block[key] = draw(_SPECIAL | _JSON)
+    return json.dumps(config).encode()
+
+
+@st.composite
+def _truncated_config(draw: st.DrawFn) -> bytes:
+    data = draw(st.sampled_from(_HF_COPIES)).read_bytes()
+    return data[: draw(st.integers(0, len(data)))]
+
+
+_CONFIG_BYTES = _mutated_config() | _truncated_config() | st.binary(max_size=64)
+
+
+def _main_captured(argv: list[str]) -> tuple[int, str, str]:
+    """``pespec ARGV`` in this process: exit code, stdout, stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = _exit_code(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _assert_usage_error(argv: list[str], code: int, out: str, err: str) -> None:
+    text = (out + err).strip()
+    assert code == 2, f"{argv}: exit {code}\n{text[-1500:]}"
+    assert "Traceback" not in text, text
+    lines = err.strip().splitlines()
+    assert lines and "error" in lines[-1], text
+    if lines[0].startswith("usage:"):  # argparse's own: the usage, then one error line
+        assert len(lines) <= MAX_LINES and "error" not in "".join(lines[:-1]), text
+    else:  # pespec's: one line
+        assert len(lines) == 1, text
+
+
+@given(data=_CONFIG_BYTES)
+@_FUZZ
+def test_config_reader_accepts_or_names_the_problem(data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "config.json"
+        path.write_bytes(data)
+        for seq_len in (None, 4096):
+            try:
+                reading = load_config(str(path), seq_len=seq_len)
+            except (ValueError, TypeError) as exc:
+                message = str(exc)
+                assert message and "\n" not in message, repr(message)
+            else:
+                assert 2 <= reading.config.head_dim <= MAX_HEAD_DIM
+
+
+@given(data=_CONFIG_BYTES, seq_len=st.sampled_from([None, "4096", "0", "-3", "x", "1e9"]))
+@_FUZZ
+def test_rope_inputs_on_fuzzed_configs(data: bytes, seq_len: str | None) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "config.json"
+        path.write_bytes(data)
+        target = Path(folder) / "inputs.npz"
+        argv = ["rope", "inputs", "--config", str(path), "-o", str(target)]
+        argv += [] if seq_len is None else ["--seq-len", seq_len]
+        code, out, err = _main_captured(argv)
+        event(f"exit {code}")
+        if code == 0:
+            assert out.startswith(f"wrote {target}: ") and target.is_file(), out + err
+        else:
+            _assert_usage_error(argv, code, out, err)
+
+
+@pytest.mark.slow
+@given(data=_CONFIG_BYTES)
+@settings(_FUZZ, max_examples=25)
+def test_rope_check_on_fuzzed_configs(data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "config.json"
+        path.write_bytes(data)
+        try:
+            head_dim = load_config(str(path), seq_len=None).config.head_dim
+        except (ValueError, TypeError):
+            head_dim = 0
+        if head_dim > 256:
+            return  # valid, too large to run the suite on here (the reader test has it)
+        argv = ["rope", "check", "numpy", "--config", str(path), "--quiet"]
+        code, out, err = _main_captured(argv)
+        event(f"exit {code}")
+        if code in (0, 1):
+            assert "CONFORMANT" in out.splitlines()[0], out + err
+        else:
+            _assert_usage_error(argv, code, out, err)
+
+
+_ROPE_WORDS = st.sampled_from(
+    [
+        "--config", "--layer-type", "--seq-len", "--level", "--profile", "--timeout", "--key",
+        "--from-file", "--json", "--markdown", "--quiet", "--verbose", "--names", "-o",
+        "Llama-2-7B", "Qwen2.5-7B", "Gemma-3-4B global layers", "full_attention", "numpy",
+        "nump", "torch-float7", "4096", "0", "-1", "nan", "x", "float32", "float32/float32",
+        "float7/float32/float32", "ci", "dev", "missing.json", "missing.npy", "dir/", "",
+        "inputs.npz", "out.json", "report.md",
+    ]
+)  # fmt: skip
+
+
+@given(
+    command=st.sampled_from(["check", "inputs", "presets"]),
+    words=st.lists(_ROPE_WORDS, max_size=6),
+)
+@_FUZZ
+def test_random_rotary_flags(command: str, words: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder):
+        argv = ["rope", command, *words]
+        code, out, err = _main_captured(argv)
+        event(f"exit {code}")
+        text = out + err
+        assert "Traceback" not in text, text
+        if code == 2:
+            _assert_usage_error(argv, code, out, err)
+        elif command == "check":
+            assert code in (0, 1) and "CONFORMANT" in out, f"{argv}: exit {code}\n{text}"
+        elif command == "inputs":
+            assert code == 0 and "wrote " in text, f"{argv}: exit {code}\n{text}"
+        else:
+            assert code == 0 and "Llama-2-7B" in out, f"{argv}: exit {code}\n{text}"

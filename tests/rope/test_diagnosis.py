@@ -68,7 +68,7 @@ def test_numpy_float64_is_correct(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["Llama-3.1-8B", "Qwen2.5-7B-Instruct",
-                                  "Phi-3.5-mini-instruct, ℓ = 131072"])
+                                  "Phi-3.5-mini-instruct-seq-len-131072"])
 def test_numpy_float32_is_correct(name: str) -> None:
     result = diagnose(numpy_backend(np.float32), PRESETS[name])
     _correct(result)

@@ -259,7 +259,7 @@ def test_yarn_low_equals_high_guard() -> None:
 def test_longrope_factors_and_attention(length: int, which: str) -> None:
     # longrope: ω'_j = 1/(f_j·θ^(2j/d_r)) with f = long_factor when ℓ > L0 else short_factor;
     # A = √(1 + ln s / ln L0), s = L/L0 = 32 for Phi-3.5-mini: √(1 + 5/12) = √(17/12).
-    base = PRESETS["Phi-3.5-mini-instruct, ℓ = 4096"].to_dict()
+    base = PRESETS["Phi-3.5-mini-instruct-seq-len-4096"].to_dict()
     config = RopeConfig.from_dict({**base, "seq_len": length})
     factors = config.long_factor if which == "long" else config.short_factor
     assert factors is not None

@@ -51,8 +51,8 @@ def test_context_lengths_are_those_of_the_config_copies() -> None:
     copies = {"Llama-2-7B": "llama-2-7b-hf.json", "Llama-3.1-8B": "llama-3.1-8b.json",
               "Qwen2.5-7B-Instruct": "qwen2.5-7b-instruct.json", "GPT-J-6B": "gpt-j-6b.json",
               "gpt-oss-20b": "gpt-oss-20b.json", "DeepSeek-V3": "deepseek-v3.json",
-              "Phi-3.5-mini-instruct, ℓ = 4096": "phi-3.5-mini-instruct.json",
-              "Phi-3.5-mini-instruct, ℓ = 131072": "phi-3.5-mini-instruct.json"}
+              "Phi-3.5-mini-instruct-seq-len-4096": "phi-3.5-mini-instruct.json",
+              "Phi-3.5-mini-instruct-seq-len-131072": "phi-3.5-mini-instruct.json"}
     for preset, copy in copies.items():
         config = json.loads((DATA / copy).read_text(encoding="utf-8"))
         length = config.get("max_position_embeddings") or config.get("n_positions")

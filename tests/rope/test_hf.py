@@ -55,7 +55,7 @@ def test_published_figures() -> None:
     glob, local = PRESETS["Gemma-3-4B global layers"], PRESETS["Gemma-3-4B local layers"]
     assert (glob.rope_type, glob.factor, glob.theta) == ("linear", 8.0, 1e6)
     assert (local.rope_type, local.theta) == ("default", 1e4)
-    phi = PRESETS["Phi-3.5-mini-instruct, ℓ = 4096"]
+    phi = PRESETS["Phi-3.5-mini-instruct-seq-len-4096"]
     assert phi.max_position_embeddings == 32 * phi.original_max_position_embeddings  # type: ignore[operator]
     assert PRESETS["Qwen2.5-7B-Instruct"].theta == 1e6
 
@@ -86,8 +86,11 @@ def test_per_layer_type_rope_parameters() -> None:
 
 def test_layer_type_is_required_where_it_matters_and_checked_elsewhere() -> None:
     gemma = _load("gemma-3-4b-it.json")
-    with pytest.raises(ValueError, match=r"layer_type must be one of \['full_attention', "
-                                         r"'sliding_attention'\].*got 'global'"):
+    with pytest.raises(
+        ValueError,
+        match=r"layer_type must be one of \['full_attention', "
+        r"'sliding_attention'\].*got 'global'",
+    ):
         from_hf(gemma, layer_type="global")
     oss = _load("gpt-oss-20b.json")
     assert from_hf(oss, layer_type="sliding_attention") == PRESETS["gpt-oss-20b"]
@@ -99,12 +102,23 @@ def test_layer_type_is_required_where_it_matters_and_checked_elsewhere() -> None
 
 def test_type_key_and_rotary_emb_base_and_rotary_pct() -> None:
     # GPT-NeoX-20B's published layout: hidden 6144, 64 heads, rotary_pct 0.25 -> d_r 24 of 96.
-    neox = {"model_type": "gpt_neox", "hidden_size": 6144, "num_attention_heads": 64,
-            "rotary_pct": 0.25, "rotary_emb_base": 10000, "max_position_embeddings": 2048}
+    neox = {
+        "model_type": "gpt_neox",
+        "hidden_size": 6144,
+        "num_attention_heads": 64,
+        "rotary_pct": 0.25,
+        "rotary_emb_base": 10000,
+        "max_position_embeddings": 2048,
+    }
     config = from_hf(neox)
     assert (config.head_dim, config.d_r, config.theta, config.pairing) == (96, 24, 1e4, "halves")
-    old = {"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 1e4,
-           "max_position_embeddings": 4096, "rope_scaling": {"type": "linear", "factor": 4.0}}
+    old = {
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "rope_theta": 1e4,
+        "max_position_embeddings": 4096,
+        "rope_scaling": {"type": "linear", "factor": 4.0},
+    }
     assert from_hf(old) == RopeConfig(head_dim=128, rope_type="linear", factor=4.0)
 
 
@@ -123,7 +137,7 @@ def test_max_position_fields_inside_the_scaling_block() -> None:
     block = hf["rope_scaling"]
     block["original_max_position_embeddings"] = hf.pop("original_max_position_embeddings")
     block["max_position_embeddings"] = hf.pop("max_position_embeddings")
-    assert from_hf(hf, seq_len=4096) == PRESETS["Phi-3.5-mini-instruct, ℓ = 4096"]
+    assert from_hf(hf, seq_len=4096) == PRESETS["Phi-3.5-mini-instruct-seq-len-4096"]
 
 
 def test_pairing_from_rope_interleave_and_model_type() -> None:
@@ -139,7 +153,7 @@ def test_unknown_rope_type_is_an_error() -> None:
     hf["rope_scaling"]["rope_type"] = "ntk-by-parts"
     with pytest.raises(ValueError, match=r"rope_type 'ntk-by-parts' is not a schedule.*llama3"):
         from_hf(hf)
-    with pytest.raises(ValueError, match="rope_scaling / rope_parameters must be an object"):
+    with pytest.raises(ValueError, match=r"rope_scaling must be an object or null; got 2\.0"):
         from_hf({"head_dim": 64, "rope_scaling": 2.0})
     with pytest.raises(TypeError, match="config must be a dict"):
         from_hf("config.json")  # type: ignore[arg-type]
@@ -151,8 +165,11 @@ def test_sequence_length_rule() -> None:
         from_hf(phi)
     with pytest.raises(ValueError, match="seq_len is used only by"):
         from_hf(_load("llama-2-7b-hf.json"), seq_len=100)
-    dynamic = {"head_dim": 64, "max_position_embeddings": 2048,
-               "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}
+    dynamic = {
+        "head_dim": 64,
+        "max_position_embeddings": 2048,
+        "rope_scaling": {"rope_type": "dynamic", "factor": 2.0},
+    }
     config = from_hf(dynamic, seq_len=5000)
     assert (config.seq_len, config.max_position_embeddings, config.factor) == (5000, 2048, 2.0)
 
@@ -165,3 +182,40 @@ def test_yarn_without_original_length_uses_max_position_embeddings() -> None:
     del hf["rope_scaling"]["factor"]
     hf["rope_scaling"]["original_max_position_embeddings"] = 4096
     assert from_hf(hf).factor == 32.0  # s = L / L0 when the block gives no factor
+
+
+@pytest.mark.parametrize(
+    ("config", "named"),
+    [
+        ({"hidden_size": 768, "num_attention_heads": 0}, "num_attention_heads"),
+        ({"head_dim": float("inf")}, "head_dim"),
+        ({"head_dim": float("nan")}, "head_dim"),
+        ({"head_dim": 64.5}, "head_dim"),
+        ({"head_dim": "64"}, "head_dim"),
+        ({"head_dim": [64]}, "head_dim"),
+        ({"hidden_size": "768", "num_attention_heads": 12}, "hidden_size"),
+        ({"head_dim": 64, "rope_theta": 10**400}, "theta"),
+        ({"head_dim": 64, "partial_rotary_factor": 10**400}, "partial_rotary_factor"),
+        ({"head_dim": 64, "rotary_pct": "half"}, "rotary_pct"),
+        ({"head_dim": 64, "rotary_dim": float("inf")}, "rotary_dim"),
+        ({"head_dim": 64, "rope_interleave": "yes"}, "rope_interleave"),
+        ({"head_dim": 64, "rope_scaling": {"rope_type": ["yarn"]}}, "rope_type"),
+        (
+            {
+                "head_dim": 64,
+                "max_position_embeddings": float("inf"),
+                "original_max_position_embeddings": 4096,
+                "rope_scaling": {"rope_type": "yarn"},
+            },
+            "max_position_embeddings",
+        ),
+        ({"head_dim": 64, "layer_types": 3, "rope_theta": 1e4}, "layer_type"),
+    ],
+)
+def test_malformed_values_name_the_key(config: dict[str, Any], named: str) -> None:
+    # Found by tests/cli/test_fuzz.py: each raised ZeroDivisionError, OverflowError, an
+    # unhashable-type TypeError or was read silently (64.5 as 64) before.
+    layer_type = "full_attention" if "layer_types" in config else None
+    with pytest.raises((ValueError, TypeError)) as raised:
+        from_hf(config, layer_type=layer_type)
+    assert named in str(raised.value)

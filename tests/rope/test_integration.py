@@ -41,8 +41,8 @@ def test_transformers_rotary_module(name: str, dtype: str) -> None:
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
-@pytest.mark.parametrize("name", ["Phi-3.5-mini-instruct, ℓ = 4096",
-                                  "Phi-3.5-mini-instruct, ℓ = 131072"])
+@pytest.mark.parametrize("name", ["Phi-3.5-mini-instruct-seq-len-4096",
+                                  "Phi-3.5-mini-instruct-seq-len-131072"])
 def test_transformers_longrope_with_seq_len_forced(name: str, dtype: str) -> None:
     report = _conformant(impl.transformers_longrope(name, dtype), PRESETS[name])
     assert report.output_dtype == dtype

@@ -79,7 +79,7 @@ def test_rotate_agrees_with_mpmath(name: str) -> None:
 
 
 def test_rotate_batched_shape_and_zero_position() -> None:
-    config = PRESETS["Phi-3.5-mini-instruct, ℓ = 131072"]
+    config = PRESETS["Phi-3.5-mini-instruct-seq-len-131072"]
     x = np.stack([_dyadic_vector(96, s) for s in range(6)]).reshape(2, 3, 96)
     got = oracle.rotate(x, [0, 3, 9], config)
     assert got.shape == (2, 3, 96)

@@ -1,0 +1,67 @@
+"""Named things can be listed and near misses are answered (issue 24, items 13 and 16).
+
+``pespec conventions`` lists the sinusoidal family's named conventions as ``pespec rope
+presets`` lists the rotary presets; ``pespec encode --convention`` offers every convention of
+the registry (it offered 7 of 13); a near-miss convention, built-in backend or rotary
+built-in gets "did you mean".
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pespec.cli import main
+from pespec.reference.conventions import PRESETS, TIMESTEP_PRESETS
+
+ALL_CONVENTIONS = [*PRESETS, *TIMESTEP_PRESETS]  # SPEC §3.2 and §3.3: 7 + 6 = 13
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        code = main(argv)
+    except SystemExit as exited:
+        code = int(exited.code) if isinstance(exited.code, int) else 2
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_conventions_lists_every_named_convention(capsys: pytest.CaptureFixture[str]) -> None:
+    assert len(ALL_CONVENTIONS) == 13
+    code, out, _ = _run(["conventions", "--names"], capsys)
+    assert code == 0 and out.splitlines() == ALL_CONVENTIONS
+    code, out, _ = _run(["conventions"], capsys)
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 13
+    whisper = lines[ALL_CONVENTIONS.index("whisper")]
+    assert whisper.startswith("whisper ") and "sin_cos_halves" in whisper
+    assert "c=1000" in lines[ALL_CONVENTIONS.index("flux")]
+
+
+@pytest.mark.parametrize("name", ALL_CONVENTIONS)
+def test_encode_offers_every_convention(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(
+        ["encode", "--d-model", "4", "--seq-len", "2", "--convention", name, "--json"], capsys
+    )
+    assert code == 0, err
+    assert len(json.loads(out)["values"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "suggestion"),
+    [
+        (["encode", "--d-model", "4", "--seq-len", "2", "--convention", "wisper"], "whisper"),
+        (["check", "numpy", "--convention", "wisper"], "whisper"),
+        (["check", "nump"], "numpy"),
+        (["check", "numpy-float23"], "numpy-float32"),
+        (["rope", "check", "nump", "--config", "Llama-2-7B"], "numpy"),
+    ],
+)
+def test_a_near_miss_gets_did_you_mean(
+    argv: list[str], suggestion: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(argv, capsys)
+    assert code == 2
+    assert f"did you mean {suggestion}" in err
+    assert "Traceback" not in err
