@@ -99,11 +99,15 @@ def markdown(report: Report, error_plot: str | None = None) -> str:
 
 
 def rich_table(report: Report) -> Any:
-    """A ``rich.table.Table`` of the checks (imported lazily: rich is only for terminals)."""
-    from rich.markup import escape
-    from rich.table import Table
+    """A ``rich.table.Table`` of the checks (imported lazily: rich is only for terminals).
 
-    table = Table(title=f"pespec check {report.backend} ({report.judged_against})")
+    The title and the check ids hold what users named (a backend ``pe_x.py:x``): they are
+    ``rich.text.Text``, never read as markup or emoji codes, whatever console prints them."""
+    from rich.table import Table
+    from rich.text import Text
+
+    title = Text(f"{report.command} {report.backend} ({report.judged_against})")
+    table = Table(title=title)
     table.add_column("check", no_wrap=True)
     table.add_column("status", no_wrap=True)
     for header in ("|error|", "bound", "ratio", "position", "col"):
@@ -111,8 +115,8 @@ def rich_table(report: Report) -> Any:
     styles = {"passed": "green", "failed": "bold red", "skipped": "yellow"}
     for c in report.checks:
         table.add_row(
-            escape(c.id),
-            f"[{styles[c.status]}]{c.status}[/]",
+            Text(c.id),
+            Text(c.status, style=styles[c.status]),
             _fmt(c.max_error),
             _fmt(c.bound),
             _fmt(c.ratio),

@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -110,6 +110,7 @@ class RopeGuard(GuardedBackend):
 class RopeReport(Report):
     """A :class:`Report` with the rotary configuration and the level as a stage tuple."""
 
+    command: ClassVar[str] = "pespec rope check"
     rope_config: dict[str, Any] | None = None
     rope_level: dict[str, str] | None = None
 
