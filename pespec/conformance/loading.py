@@ -18,10 +18,11 @@ import importlib.metadata
 import importlib.util
 import sys
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pespec.conformance.backends import Backend, Capabilities
+from pespec.conformance.backends import Backend, Capabilities, callable_name
 from pespec.conformance.builtin_backends import BUILTIN_BACKENDS, builtin_backend
 from pespec.conformance.guard import (
     BACKEND_ERRORS,
@@ -41,9 +42,11 @@ def _wrap(
     obj: Any, name: str, spec: str | None, capabilities_type: type[Capabilities] = Capabilities
 ) -> Backend:
     """A Backend from a loaded object: a Backend, or a callable with optional capabilities
-    (read as ``capabilities_type``: :class:`Capabilities` or a family's subclass)."""
-    if isinstance(obj, Backend):
-        return obj
+    (read as ``capabilities_type``: :class:`Capabilities` or a family's subclass). Loaded
+    from a ``spec``, it carries that spec and is called ``name`` (the spec the user typed):
+    reports and reproductions name what rebuilds it."""
+    if isinstance(obj, Backend):  # e.g. from table_backend: named by the spec that loaded it
+        return obj if spec is None else replace(obj, name=name, spec=spec)
     if not callable(obj):
         raise BackendLoadError(
             f"backend {name!r} must be a callable (positions, d_model, base) -> array or a "
@@ -154,8 +157,7 @@ def load_backend(
     if isinstance(spec, Backend):
         return spec
     if not isinstance(spec, str):
-        name = getattr(spec, "__name__", type(spec).__name__)
-        return _wrap(spec, name, _import_spec(spec), capabilities_type)
+        return _wrap(spec, callable_name(spec), _import_spec(spec), capabilities_type)
     text = spec.strip()
     if group is not None:
         return _load_other_family(text, group, capabilities_type)

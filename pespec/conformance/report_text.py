@@ -32,8 +32,13 @@ def _origin_lines(report: Report) -> list[str]:
     """Where the output came from: the backend spec and device, or the checked file."""
     source = report.source_file
     if source is None:
+        given = (
+            "passed as a Python object (no spec rebuilds it)"
+            if report.backend_spec is None
+            else f"spec `{report.backend_spec}`"
+        )
         return [
-            f"- backend spec `{report.backend_spec}`, device `{report.device}`",
+            f"- backend {given}, device `{report.device}`",
             f"- capabilities: {_capabilities_text(report.capabilities)}",
         ]
     positions = source.get("positions", {})
