@@ -116,7 +116,7 @@ def _print_everything(console: Any, report: Any) -> None:
         console.print(f"[bold red]{escape(failed.id)}[/]: {escape(failed.message)}")
         if failed.reproduction:
             console.print(f"  reproduce: {escape(failed.reproduction)}", soft_wrap=True)
-    if report.diagnosis_sentence:
+    if report.diagnosis_sentence and report.diagnosis_sentence not in report.summary():
         console.print(f"[bold]Diagnosis:[/] {escape(report.diagnosis_sentence)}")
 
 

@@ -257,9 +257,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             terminalreporter.write_line(config.stash[_NO_VERDICT], red=True)
         return
     terminalreporter.section("pespec conformance")
-    if report.diagnosis_sentence:
+    summary = report.summary()
+    if report.diagnosis_sentence and report.diagnosis_sentence not in summary:  # rotary: in it
         terminalreporter.write_line(f"Diagnosis: {report.diagnosis_sentence}")
-    terminalreporter.write_line(report.summary())
+    terminalreporter.write_line(summary)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
