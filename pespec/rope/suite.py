@@ -101,8 +101,9 @@ class RopeGuard(GuardedBackend):
                                           f"({where})")
         bad = first_non_finite(output) if output.ndim == 2 else None
         if bad is not None:
+            where = f"position {positions[bad[0]].item()!r}, column {bad[1]}"
             raise BackendFailure("finite", f"output must be finite; got {float(output[bad])!r} "
-                                           f"at position {positions[bad[0]].item()!r}, column {bad[1]}")
+                                           f"at {where}")
         return output
 
 
