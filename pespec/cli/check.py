@@ -117,9 +117,9 @@ def _error_plot(args: argparse.Namespace, report: Any, markdown: str) -> str | N
 
 
 def _suite(args: argparse.Namespace) -> Any:
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from pespec.cli.terminal import console as make_console
     from pespec.conformance.runner import STAGES, Suite
 
     if args.from_file is None and (args.d_model is not None or args.positions is not None):
@@ -138,9 +138,9 @@ def _suite(args: argparse.Namespace) -> Any:
         convention=args.convention,
     )
     planned = suite.plan()
-    console = Console(stderr=True)
-    columns = (
-        TextColumn("[bold]{task.description}"),
+    console = make_console(stderr=True)
+    columns = (  # the description holds the backend's name: plain text, no markup
+        TextColumn("{task.description}", style="bold", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),

@@ -13,10 +13,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from pespec._atomic import check_writable
+from pespec.cli.terminal import console as make_console
 from pespec.reference.golden import (
     FixtureError,
     fixture_directory,
@@ -71,12 +71,12 @@ def register(subparsers: Any) -> None:
 
 @contextmanager
 def _progress(description: str, total: int) -> Iterator[Callable[[FixtureSpec], None]]:
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     with Progress(
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[current]}"),
+        TextColumn("{task.fields[current]}", markup=False),
         TimeElapsedColumn(),
         console=console,
         transient=not console.is_terminal,

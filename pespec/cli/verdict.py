@@ -8,7 +8,6 @@ backend, 130 interrupted (the partial report written, marked incomplete).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -72,11 +71,9 @@ def _print_report(report: Any, *, quiet: bool, verbose: bool = False) -> None:
     """The verdict on the terminal. A failing run leads with the verdict, the diagnosis and
     the first failure of each stage; ``verbose`` (or a passing run) adds the table of every
     check; ``quiet`` prints the verdict line only. JSON and Markdown keep everything."""
-    from rich.console import Console
+    from pespec.cli.terminal import console as make_console
 
-    console = Console()
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(width=160)  # piped to a file or a CI log: do not squash the table
+    console = make_console(wide_when_piped=True)  # emoji codes off: `pe_x.py:x` prints as typed
     style = "bold green" if report.conformant else "bold red"
     if quiet:
         console.print(f"[{style}]{escape(report.summary())}[/]", soft_wrap=True)
@@ -119,12 +116,12 @@ def _print_everything(console: Any, report: Any) -> None:
         console.print(f"[bold red]{escape(failed.id)}[/]: {escape(failed.message)}")
         if failed.reproduction:
             console.print(f"  reproduce: {escape(failed.reproduction)}", soft_wrap=True)
-    if report.diagnosis_sentence:
+    if report.diagnosis_sentence and report.diagnosis_sentence not in report.summary():
         console.print(f"[bold]Diagnosis:[/] {escape(report.diagnosis_sentence)}")
 
 
 def escape(text: str) -> str:
-    """``text`` with rich markup escaped."""
-    from rich.markup import escape as rich_escape
+    """``text`` with rich markup escaped (:func:`pespec.cli.terminal.escape`)."""
+    from pespec.cli.terminal import escape as escape_markup
 
-    return str(rich_escape(text))
+    return escape_markup(text)

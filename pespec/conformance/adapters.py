@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import Backend, Capabilities
+from pespec.conformance.backends import Backend, Capabilities, callable_name
 from pespec.conformance.host import to_host
 from pespec.reference.validation import check_non_negative_int
 
@@ -101,7 +101,9 @@ def module_backend(
     the module is a ``torch.nn.Module``, else as the NumPy array; the result is the encoding,
     shape (n, d_model) (a leading batch axis of 1 is dropped). ``capabilities``: what the
     module supports (a dict or :class:`Capabilities`). The last ``cache_size`` modules are
-    kept. Example: ``module_backend(lambda d, b: MyEncoding(d, base=b), method="encode")``.
+    kept. ``name``: the report's name (default: the factory's qualified name; loaded from a
+    spec such as ``pe.py:backend``, the backend is named by that spec). Example:
+    ``module_backend(lambda d, b: MyEncoding(d, base=b), method="encode")``.
     """
     _check_positive(cache_size, "cache_size")
     if not callable(factory):
@@ -121,7 +123,7 @@ def module_backend(
                 return _drop_batch_axis(to_host(call(tensor)), d_model)
         return _drop_batch_axis(to_host(call(positions)), d_model)
 
-    label = name or f"module_backend({getattr(factory, '__name__', type(factory).__name__)})"
+    label = name or callable_name(factory)
     backend = Backend(label, encode, capabilities=_capabilities(capabilities))
     return backend
 
@@ -142,7 +144,7 @@ def table_backend(
     ``(1, max_len, d_model)`` buffer, is dropped; extra rows are ignored). The backend
     declares integer, non-negative positions up to ``rows`` − 1 and ``bases`` (None: any
     base; default 10000, for a module that fixes it), and ``level`` if given. The last
-    ``cache_size`` tables are kept, in host memory.
+    ``cache_size`` tables are kept, in host memory. ``name`` as for :func:`module_backend`.
     """
     _check_positive(rows, "rows")
     _check_positive(cache_size, "cache_size")
@@ -171,6 +173,6 @@ def table_backend(
         bases=None if bases is None else tuple(bases),
         level=level,
     )
-    label = name or f"table_backend({getattr(build, '__name__', type(build).__name__)})"
+    label = name or callable_name(build)
     backend = Backend(label, look_up, capabilities=capabilities)
     return backend

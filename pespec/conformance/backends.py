@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -25,7 +26,7 @@ from pespec.conformance.host import to_host
 from pespec.properties.base import Level, parse_level
 from pespec.reference.validation import check_base, check_d_model
 
-__all__ = ["Backend", "Capabilities"]
+__all__ = ["Backend", "Capabilities", "callable_name"]
 
 
 @dataclass(frozen=True)
@@ -173,3 +174,19 @@ class Backend:
 
     def __call__(self, positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
         return to_host(self.fn(positions, d_model, base))
+
+
+def callable_name(obj: Any) -> str:
+    """What a report calls a user's callable: its qualified name (``Encoding``,
+    ``Model.table``; a nested function without its ``<locals>`` path), ``lambda at
+    pe.py:12`` for a lambda (a name, not ``<lambda>``), else its type's name."""
+    qualname = getattr(obj, "__qualname__", None)
+    if not isinstance(qualname, str):
+        return type(obj).__name__
+    name = qualname.rpartition("<locals>.")[2]
+    if name != "<lambda>":
+        return name
+    code = getattr(obj, "__code__", None)
+    if code is None:
+        return "lambda"
+    return f"lambda at {Path(code.co_filename).name}:{code.co_firstlineno}"

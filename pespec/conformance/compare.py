@@ -94,6 +94,11 @@ class Worst:
     """Running statistics of |y − x| against a per-element bound, block by block."""
 
     max_abs_error: float = 0.0
+    max_abs_bound: float | None = None
+    max_abs_position: int | float | None = None
+    max_abs_column: int | None = None
+    """Where the largest |error| is (its bound, position, column): often not the worst
+    element, whose |error| is the largest fraction of its bound."""
     ratio: float = -1.0
     error: float | None = None
     bound: float | None = None
@@ -117,7 +122,7 @@ class Worst:
         self.compared += error.size
         if error.size == 0:
             return
-        self.max_abs_error = max(self.max_abs_error, float(error.max()))
+        self._update_largest(error, bound, positions, columns)
         ratio = error_ratio(error, bound)
         row, col = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
         if float(ratio[row, col]) > self.ratio:
@@ -126,6 +131,38 @@ class Worst:
             self.bound = float(bound[row, col])
             self.position = positions[row].item()
             self.column = int(columns[col])
+
+
+    def _update_largest(
+        self,
+        error: NDArray[np.float64],
+        bound: NDArray[np.float64],
+        positions: NDArray[Any],
+        columns: NDArray[np.intp],
+    ) -> None:
+        """Fold one block's largest |error| (and where it is) into the statistics."""
+        row, col = np.unravel_index(int(np.argmax(error)), error.shape)
+        if self.max_abs_position is None or float(error[row, col]) > self.max_abs_error:
+            self.max_abs_error = max(self.max_abs_error, float(error[row, col]))
+            self.max_abs_bound = float(bound[row, col])
+            self.max_abs_position = positions[row].item()
+            self.max_abs_column = int(columns[col])
+
+    def largest_elsewhere(self) -> str:
+        """`` (the largest fraction of its bound); the largest |error| is 1.2 (bound 3e-07) at
+        position 7, column 1`` when the largest |error| is not at the worst element (else
+        empty): a message naming only the worst element would hide a larger error."""
+        where = (self.max_abs_position, self.max_abs_column)
+        if where == (self.position, self.column) or self.error is None:
+            return ""
+        if not self.max_abs_error > self.error:
+            return ""
+        return (
+            f" (the largest fraction of its bound); the largest |error| is "
+            f"{_fmt(self.max_abs_error)} (bound "
+            f"{_fmt(self.max_abs_bound)}) at position {self.max_abs_position!r}, column "
+            f"{self.max_abs_column}"
+        )
 
 
 def comparison_bound(
@@ -208,7 +245,7 @@ def comparison_message(worst: Worst, level: Level) -> tuple[bool, str]:
     return False, (
         f"{worst.violations} of {worst.compared} values exceed the {level.name} bound; "
         f"worst |error| {_fmt(worst.error)} > bound {_fmt(worst.bound)} at position "
-        f"{worst.position!r}, column {worst.column}"
+        f"{worst.position!r}, column {worst.column}{worst.largest_elsewhere()}"
     )
 
 

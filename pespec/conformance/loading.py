@@ -17,12 +17,14 @@ import importlib
 import importlib.metadata
 import importlib.util
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pespec._suggest import did_you_mean
-from pespec.conformance.backends import Backend, Capabilities
+from pespec.conformance.backends import Backend, Capabilities, callable_name
 from pespec.conformance.builtin_backends import BUILTIN_BACKENDS, builtin_backend
 from pespec.conformance.guard import (
     BACKEND_ERRORS,
@@ -42,9 +44,11 @@ def _wrap(
     obj: Any, name: str, spec: str | None, capabilities_type: type[Capabilities] = Capabilities
 ) -> Backend:
     """A Backend from a loaded object: a Backend, or a callable with optional capabilities
-    (read as ``capabilities_type``: :class:`Capabilities` or a family's subclass)."""
-    if isinstance(obj, Backend):
-        return obj
+    (read as ``capabilities_type``: :class:`Capabilities` or a family's subclass). Loaded
+    from a ``spec``, it carries that spec and is called ``name`` (the spec the user typed):
+    reports and reproductions name what rebuilds it."""
+    if isinstance(obj, Backend):  # e.g. from table_backend: named by the spec that loaded it
+        return obj if spec is None else replace(obj, name=name, spec=spec)
     convention = capabilities_type.calling_convention
     if not callable(obj):
         raise BackendLoadError(
@@ -71,25 +75,53 @@ def _wrap(
     return Backend(name, obj, capabilities=capabilities, spec=spec)
 
 
+@contextmanager
+def _importable_from(folder: Path) -> Iterator[None]:
+    """``folder`` first on ``sys.path`` while a backend module is imported, as Python puts a
+    script's folder there (``python file.py``; the working folder for ``python -m``): a
+    backend file's ``import helpers`` finds the ``helpers.py`` beside it. Removed after."""
+    entry = str(folder)
+    sys.path.insert(0, entry)
+    try:
+        yield
+    finally:
+        if entry in sys.path:
+            sys.path.remove(entry)
+
+
+def _import_file(spec: str, module_name: str) -> Any:
+    """Run ``path/to/file.py`` as a module (registered in ``sys.modules``, as an import is,
+    so that dataclasses and pickling inside it work), with its folder importable."""
+    path = Path(module_name)
+    if not path.is_file():
+        raise BackendLoadError(f"backend {spec!r}: no such file {module_name!r}")
+    name = f"pespec_backend_{path.stem}"
+    file_spec = importlib.util.spec_from_file_location(name, path.resolve())
+    if file_spec is None or file_spec.loader is None:
+        raise BackendLoadError(f"backend {spec!r}: cannot import {module_name!r}")
+    module = importlib.util.module_from_spec(file_spec)
+    sys.modules[name] = module
+    try:
+        with _importable_from(path.resolve().parent):
+            file_spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
 def _load_attribute(spec: str, capabilities_type: type[Capabilities] = Capabilities) -> Backend:
-    """``package.module:attr`` or ``path/to/file.py:attr`` (attr may be dotted)."""
+    """``package.module:attr`` or ``path/to/file.py:attr`` (attr may be dotted); the file's
+    folder, or the working folder for a module, is importable while it loads."""
     module_name, _, attribute = spec.rpartition(":")
     if not module_name or not attribute:
         raise BackendLoadError(f"backend spec {spec!r} must look like package.module:attr")
     try:
         if module_name.endswith(".py"):
-            path = Path(module_name)
-            if not path.is_file():
-                raise BackendLoadError(f"backend {spec!r}: no such file {module_name!r}")
-            file_spec = importlib.util.spec_from_file_location(
-                f"pespec_backend_{path.stem}", path.resolve()
-            )
-            if file_spec is None or file_spec.loader is None:
-                raise BackendLoadError(f"backend {spec!r}: cannot import {module_name!r}")
-            module = importlib.util.module_from_spec(file_spec)
-            file_spec.loader.exec_module(module)
+            module = _import_file(spec, module_name)
         else:
-            module = importlib.import_module(module_name)
+            with _importable_from(Path.cwd()):
+                module = importlib.import_module(module_name)
     except BackendLoadError:
         raise
     except BACKEND_ERRORS as exc:  # importing user code may raise anything, even SystemExit
@@ -156,8 +188,7 @@ def load_backend(
     if isinstance(spec, Backend):
         return spec
     if not isinstance(spec, str):
-        name = getattr(spec, "__name__", type(spec).__name__)
-        return _wrap(spec, name, _import_spec(spec), capabilities_type)
+        return _wrap(spec, callable_name(spec), _import_spec(spec), capabilities_type)
     text = spec.strip()
     if group is not None:
         return _load_other_family(text, group, capabilities_type)

@@ -102,6 +102,19 @@ def _suite(config: pytest.Config) -> Any:
     return suite
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Load the backend before collection: a backend that cannot be loaded is a usage error
+    told in one line (``ERROR: --pe-rope-backend 'x:y': ...``), not a collection error with a
+    traceback followed by a note that no test was collected."""
+    if _spec(session.config):
+        _suite(session.config)
+
+
+def _option(config: pytest.Config) -> str:
+    """The option that named the backend: ``--pe-rope-backend`` or ``--pe-backend``."""
+    return "--pe-rope-backend" if config.getoption("--pe-rope-backend") else "--pe-backend"
+
+
 def _spec(config: pytest.Config) -> str | None:
     """The backend spec of this session: ``--pe-backend`` or ``--pe-rope-backend``."""
     spec = config.getoption("--pe-backend") or config.getoption("--pe-rope-backend")
@@ -122,8 +135,12 @@ def _rope_suite(config: pytest.Config, spec: str) -> Any:
         raise pytest.UsageError("--pe-rope-backend needs --pe-rope-config PRESET_OR_JSON")
     stages = config.getoption("--pe-stages")
     try:
+        rope_config = read_config(str(text))
+    except (OSError, ValueError, TypeError) as exc:
+        raise pytest.UsageError(f"--pe-rope-config {str(text)!r}: {exc}") from None
+    try:
         return RopeSuite(
-            spec, read_config(str(text)), level=config.getoption("--pe-level"),
+            spec, rope_config, level=config.getoption("--pe-level"),
             profile=config.getoption("--pe-profile"),
             timeout=config.getoption("--pe-timeout") or DEFAULT_TIMEOUT,
             stages=ROPE_STAGES if stages is None else [s.strip() for s in stages.split(",")])
@@ -181,8 +198,16 @@ def _matches(pattern: str, item: pytest.Item) -> bool:
     return any(fnmatch.fnmatchcase(n, pattern) for n in names) or item.nodeid.endswith(pattern)
 
 
-def _how_to_run(spec: str) -> str:
-    return f"run the suite with: pytest --pyargs pespec.conformance --pe-backend {spec}"
+def _how_to_run(config: pytest.Config, spec: str) -> str:
+    """How to run the suite on ``spec``, with the option that named it (and the rotary
+    configuration); for a session that ran the suite, what left its tests out instead."""
+    if "pespec.conformance" in config.invocation_params.args:  # the suite's own command
+        return "check -k, -m, --deselect and --pe-skip-file"
+    command = f"pytest --pyargs pespec.conformance {_option(config)} {spec}"
+    rope_config = config.getoption("--pe-rope-config")
+    if config.getoption("--pe-rope-backend") and rope_config:
+        command += f" --pe-rope-config {rope_config}"
+    return f"run the suite with: {command}"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -195,9 +220,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         raise pytest.UsageError("--pe-rope-backend needs --pe-rope-config PRESET_OR_JSON")
     if not any("pe_check" in getattr(item, "fixturenames", ()) for item in items):
         raise pytest.UsageError(
-            f"--pe-backend {spec!r} was given but no conformance test was collected (or all "
-            "were deselected), so nothing would check the backend and the session would pass "
-            f"without a verdict; {_how_to_run(spec)}"
+            f"{_option(config)} {spec!r} was given but no conformance test was collected (or "
+            "all were deselected), so nothing would check the backend and the session would "
+            f"pass without a verdict; {_how_to_run(config, spec)}"
         )
     for option in ("--pe-skip-file", "--pe-xfail-file"):
         path = config.getoption(option)
@@ -236,9 +261,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             terminalreporter.write_line(config.stash[_NO_VERDICT], red=True)
         return
     terminalreporter.section("pespec conformance")
-    if report.diagnosis_sentence:
+    summary = report.summary()
+    if report.diagnosis_sentence and report.diagnosis_sentence not in summary:  # rotary: in it
         terminalreporter.write_line(f"Diagnosis: {report.diagnosis_sentence}")
-    terminalreporter.write_line(report.summary())
+    terminalreporter.write_line(summary)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -248,8 +274,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if report is None:
         if spec and not session.config.option.collectonly and exitstatus in (0, 5):
             session.config.stash[_NO_VERDICT] = (
-                f"--pe-backend {spec!r}: no conformance check ran (all skipped or "
-                f"deselected), so there is no verdict; {_how_to_run(spec)}"
+                f"{_option(session.config)} {spec!r}: no conformance check ran (all skipped or "
+                f"deselected), so there is no verdict; {_how_to_run(session.config, spec)}"
             )
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         return

@@ -12,7 +12,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pespec._atomic import write_atomic
 from pespec._version import SPEC_VERSION, __version__
@@ -102,6 +102,9 @@ class CheckResult:
 @dataclass
 class Report:
     """The outcome of one suite run against one backend."""
+
+    command: ClassVar[str] = "pespec check"
+    """The command that checks this family (the terminal table's title names it)."""
 
     backend: str
     backend_spec: str | None

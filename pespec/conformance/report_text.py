@@ -32,8 +32,13 @@ def _origin_lines(report: Report) -> list[str]:
     """Where the output came from: the backend spec and device, or the checked file."""
     source = report.source_file
     if source is None:
+        given = (
+            "passed as a Python object (no spec rebuilds it)"
+            if report.backend_spec is None
+            else f"spec `{report.backend_spec}`"
+        )
         return [
-            f"- backend spec `{report.backend_spec}`, device `{report.device}`",
+            f"- backend {given}, device `{report.device}`",
             f"- capabilities: {_capabilities_text(report.capabilities)}",
         ]
     positions = source.get("positions", {})
@@ -99,11 +104,15 @@ def markdown(report: Report, error_plot: str | None = None) -> str:
 
 
 def rich_table(report: Report) -> Any:
-    """A ``rich.table.Table`` of the checks (imported lazily: rich is only for terminals)."""
-    from rich.markup import escape
-    from rich.table import Table
+    """A ``rich.table.Table`` of the checks (imported lazily: rich is only for terminals).
 
-    table = Table(title=f"pespec check {report.backend} ({report.judged_against})")
+    The title and the check ids hold what users named (a backend ``pe_x.py:x``): they are
+    ``rich.text.Text``, never read as markup or emoji codes, whatever console prints them."""
+    from rich.table import Table
+    from rich.text import Text
+
+    title = Text(f"{report.command} {report.backend} ({report.judged_against})")
+    table = Table(title=title)
     table.add_column("check", no_wrap=True)
     table.add_column("status", no_wrap=True)
     for header in ("|error|", "bound", "ratio", "position", "col"):
@@ -111,8 +120,8 @@ def rich_table(report: Report) -> Any:
     styles = {"passed": "green", "failed": "bold red", "skipped": "yellow"}
     for c in report.checks:
         table.add_row(
-            escape(c.id),
-            f"[{styles[c.status]}]{c.status}[/]",
+            Text(c.id),
+            Text(c.status, style=styles[c.status]),
             _fmt(c.max_error),
             _fmt(c.bound),
             _fmt(c.ratio),

@@ -77,13 +77,21 @@ def _fold(outcome: Outcome | None, error: F64, bound: F64, positions: NDArray[An
     return current
 
 
+def _plain(position: float | None) -> int | float | None:
+    """A position as a plain Python number for a message (``5``, not ``np.float64(5.0)``)."""
+    if position is None:
+        return None
+    number = float(position)
+    return int(number) if number.is_integer() else number
+
+
 def _finish(outcome: Outcome, what: str) -> Outcome:
     if outcome.passed:
         outcome.message = (f"{what}: {outcome.compared} values within the bound (worst at "
                            f"{outcome.ratio:.3g} of its bound)")
     else:
         outcome.message = (f"{what}: |error| {outcome.error:.3g} > bound {outcome.bound:.3g} "
-                           f"(ratio {outcome.ratio:.3g}) at position {outcome.position!r}, "
+                           f"(ratio {outcome.ratio:.3g}) at position {_plain(outcome.position)!r}, "
                            f"column {outcome.column}")
     return outcome
 
@@ -118,7 +126,7 @@ def norm(call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLev
         return Outcome(np.inf, float(abs(y[rows[0], d_r + cols[0]] - x[rows[0], d_r + cols[0]])),
                        0.0, float(positions[rows[0]]), int(d_r + cols[0]), y.size,
                        f"norm: pass-through column {d_r + cols[0]} changed at position "
-                       f"{positions[rows[0]]!r} (must be bit for bit)")
+                       f"{positions[rows[0]].item()!r} (must be bit for bit)")
     big_a = attention_factor(config)
     bound = np.sqrt(np.sum(element_bound(x, positions, config, level, output_dtype)[:, :d_r] ** 2,
                            axis=1))

@@ -25,7 +25,7 @@ import dataclasses
 import importlib.util
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -88,7 +88,7 @@ class RopeGuard(GuardedBackend):
     def describe_call(self, *args: Any) -> str:
         x, positions, rope = args
         p = np.asarray(positions)
-        shown = p.tolist() if p.size <= 6 else f"{p.size} positions {p[0]!r}..{p[-1]!r}"
+        shown = p.tolist() if p.size <= 6 else f"{p.size} positions {p[0].item()}..{p[-1].item()}"
         return f"x {tuple(np.shape(x))}, positions {shown}, head_dim={rope.head_dim}"
 
     def rope_call(self, x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> NDArray[Any]:
@@ -107,8 +107,9 @@ class RopeGuard(GuardedBackend):
                                           f"({where})")
         bad = first_non_finite(output) if output.ndim == 2 else None
         if bad is not None:
+            where = f"position {positions[bad[0]].item()!r}, column {bad[1]}"
             raise BackendFailure("finite", f"output must be finite; got {float(output[bad])!r} "
-                                           f"at position {positions[bad[0]]!r}, column {bad[1]}")
+                                           f"at {where}")
         return output
 
 
@@ -116,6 +117,7 @@ class RopeGuard(GuardedBackend):
 class RopeReport(Report):
     """A :class:`Report` with the rotary configuration and the level as a stage tuple."""
 
+    command: ClassVar[str] = "pespec rope check"
     rope_config: dict[str, Any] | None = None
     rope_level: dict[str, str] | None = None
     domain: dict[str, Any] | None = None
@@ -267,8 +269,10 @@ class RopeSuite(Suite):
             return self._result(planned, "passed" if passed else "failed", message)
         level = self.rope_level
         if level is None or self.output_dtype is None:
-            return self._result(planned, "failed", "no level to test against: the contract "
-                                                   "probes gave no output of a dtype pespec knows")
+            why = (f"the backend did not return within {self.guard.timeout:g} s (it hung)"
+                   if self.guard.hung else
+                   "the contract probes gave no output of a dtype pespec knows")
+            return self._result(planned, "failed", f"no level to test against: {why}")
         call = self._bound_call()
         try:
             if planned.stage == "golden":
@@ -473,8 +477,8 @@ def _record_output_problems(out: NDArray[Any], shape: tuple[int, ...], probes: N
     dtypes.add(name)
     bad = first_non_finite(out) if out.ndim == 2 else None
     if bad is not None:
-        problems["finite"].append(f"output must be finite; got {out[bad]!r} at "
-                                  f"position {probes[bad[0]]!r}, column {bad[1]}")
+        problems["finite"].append(f"output must be finite; got {float(out[bad])!r} at "
+                                  f"position {probes[bad[0]].item()!r}, column {bad[1]}")
 
 
 def _contract_results(problems: dict[str, list[str]], *,

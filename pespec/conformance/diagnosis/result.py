@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pespec.conformance.diagnosis.probes import FIT_DIMS, PRIMARY_BASE
 from pespec.properties.base import SIGNIFICAND_BITS
-from pespec.reference.conventions import Convention, diffusers_convention
+from pespec.reference.conventions import PRESETS, Convention, diffusers_convention
 
 __all__ = ["Diagnosis"]
 
@@ -201,10 +202,10 @@ class Diagnosis:
             )
             return "; ".join([text, *clauses]) + "."
         text = (
-            f"Output matches {_convention_name(self.convention)} ({_details(self.convention)}): "
-            "it is a valid variant, not the canonical encoding"
+            f"Output matches {_convention_name(self.convention)} ({_details(self.convention)}), "
+            f"not the canonical encoding that was expected{_shared_with_presets(self.convention)}"
         )
-        return "; ".join([text, *clauses]) + "."
+        return "; ".join([text, *clauses, *_how_to_declare(self.convention)]) + "."
 
     def _unexplained_sentence(self) -> str:
         """The sentence when no member of the family explains the output."""
@@ -292,6 +293,61 @@ def _convention_name(data: dict[str, Any]) -> str:
         ).name
         return f"the {name} convention"
     return "a convention of the family"
+
+
+_PARAMETER_WORDS = {
+    "layout": "layout",
+    "frequency_shift": "frequency law",
+    "position_offset": "position offset",
+    "argument_scale": "angle scale",
+}
+
+
+def _shared_with_presets(data: dict[str, Any]) -> str:
+    """``: its position offset is fairseq-style`` for a fit that matches no preset: each
+    departure from the canonical encoding that a preset convention shares, named by the
+    presets (a non-zero offset is "-style": fairseq's is +2), so that an off-by-one position
+    or a d/2 − 1 denominator is recognised as the convention it comes from."""
+    if data.get("matching_presets"):
+        return ""
+    fitted = _convention_of(data)
+    parts = []
+    for key, word in _PARAMETER_WORDS.items():
+        value = getattr(fitted, key)
+        if value == getattr(Convention(), key):
+            continue
+        if key == "position_offset":
+            names = [n for n, p in PRESETS.items() if p.position_offset != 0]
+            shown = ", ".join(f"{n}'s is {PRESETS[n].position_offset:+d}" for n in names)
+            if names and value not in [PRESETS[n].position_offset for n in names]:
+                parts.append(f"its {word} is {'/'.join(names)}-style ({shown})")
+                continue
+        names = [n for n, p in PRESETS.items() if getattr(p, key) == value]
+        if names:
+            parts.append(f"its {word} is that of the {'/'.join(names)} convention")
+    return f": {'; '.join(parts)}" if parts else ""
+
+
+def _how_to_declare(data: dict[str, Any]) -> list[str]:
+    """How to declare the fitted convention when it is the one intended (none when the fit
+    has an output scale or a fixed base, which no convention declares)."""
+    if not (
+        data["output_scale_rule"] == "constant"
+        and data["output_scale"] == 1.0
+        and data["base_follows_argument"]
+    ):
+        return []
+    names = data.get("matching_presets") or []
+    if names:
+        return [
+            f"if the {names[0]} convention is intended, declare it: --convention {names[0]} "
+            f"(or the capability convention={names[0]!r})"
+        ]
+    fitted = {k: v for k, v in _convention_of(data).to_dict().items() if k != "name"}
+    return [
+        "if that convention is intended, declare it: --convention FILE.json holding "
+        f"{json.dumps(fitted)} (or that dict as the capability convention)"
+    ]
 
 
 _LAYOUT_WORDS = {
