@@ -26,7 +26,7 @@ from pespec.conformance.host import to_host
 from pespec.properties.base import Level, parse_level
 from pespec.reference.validation import check_base, check_d_model
 
-__all__ = ["Backend", "Capabilities", "callable_name"]
+__all__ = ["Backend", "Capabilities", "callable_name", "magnitude_within"]
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class Capabilities:
         if self.non_negative_positions:
             keep &= values >= 0
         if self.max_position is not None:
-            keep &= np.abs(values) <= self.max_position
+            keep &= magnitude_within(values, self.max_position)
         return keep
 
     def adapt_positions(self, positions: NDArray[Any]) -> NDArray[Any]:
@@ -149,10 +149,22 @@ class Capabilities:
         if (
             self.max_position is not None
             and positions.size
-            and float(np.max(np.abs(positions))) > self.max_position
+            and not bool(np.all(magnitude_within(positions, self.max_position)))
         ):
             return f"the backend declares max_position={self.max_position}"
         return None
+
+
+def magnitude_within(positions: NDArray[Any], limit: float) -> NDArray[np.bool_]:
+    """Mask of |p| ≤ ``limit``, compared exactly: integer positions against ⌊limit⌋ in
+    integer arithmetic (as float64, 2^53 + 1 would round to 2^53 and pass a 2^53 limit)."""
+    values = np.asarray(positions)
+    if values.dtype.kind not in "iu":
+        return np.asarray(np.abs(values) <= limit, dtype=bool)
+    if limit >= 2.0**63:
+        return np.ones(values.shape, dtype=bool)
+    bound = np.int64(math.floor(limit))
+    return np.asarray((values <= bound) & (values >= -bound), dtype=bool)
 
 
 @dataclass

@@ -46,3 +46,16 @@ def test_a_claimed_max_position_beyond_2_53_is_checked(claim: float) -> None:
     # encode refuses |p| > 2^53: a claim beyond its domain is judged there and fails
     assert not report.conformant
     assert any("2**53" in c.message for c in report.failed)
+
+
+def test_a_declared_max_position_is_compared_exactly_for_integer_positions() -> None:
+    # 2^53 + 1 as float64 rounds to 2^53 (ties to even), so a float comparison admits it under
+    # a 2^53 limit; the capability must compare integers exactly (found merging issue 24:
+    # the rotation property shifted 2^53 by +1 and called encode outside its domain).
+    from pespec.conformance.backends import Capabilities
+
+    caps = Capabilities(max_position=2.0**53)
+    positions = np.array([2**53 - 1, 2**53, 2**53 + 1, -(2**53) - 1], dtype=np.int64)
+    assert caps.admits(positions).tolist() == [True, True, False, False]
+    assert caps.accepts(positions[:2], 8, 10000.0) is None
+    assert caps.accepts(positions[2:3], 8, 10000.0) is not None
