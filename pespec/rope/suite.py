@@ -24,8 +24,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar, Final
+from typing import Any, Final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -34,7 +33,6 @@ from pespec.conformance.backends import Backend
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import (
     BackendFailure,
-    GuardedBackend,
     _bit_identical,
     first_non_finite,
 )
@@ -52,8 +50,10 @@ from pespec.rope.errormodel import (
     parse_rope_level,
     rope_level_for_dtype,
 )
+from pespec.rope.guard import RopeGuard
+from pespec.rope.report import RopeReport
 
-__all__ = ["ROPE_STAGES", "RopeReport", "RopeSuite", "check", "reference_positions"]
+__all__ = ["ROPE_STAGES", "RopeGuard", "RopeReport", "RopeSuite", "check", "reference_positions"]
 
 ROPE_STAGES: Final = ("contract", "golden", "reference", "property")
 """The rotary suite's stages, in the order they run."""
@@ -80,98 +80,6 @@ def reference_positions(profile: str, max_position: int = MAX_POSITION) -> NDArr
     head = np.arange(4096, dtype=np.int64)
     all_ = np.unique(np.concatenate([head, near]))
     return all_[all_ <= max_position]
-
-
-class RopeGuard(GuardedBackend):
-    """A guarded rotary backend: ``guard(x, positions, rope)`` -> validated host array."""
-
-    def describe_call(self, *args: Any) -> str:
-        x, positions, rope = args
-        p = np.asarray(positions)
-        shown = p.tolist() if p.size <= 6 else f"{p.size} positions {p[0].item()}..{p[-1].item()}"
-        return f"x {tuple(np.shape(x))}, positions {shown}, head_dim={rope.head_dim}"
-
-    def rope_call(self, x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> NDArray[Any]:
-        given_x, given_p = np.array(x, copy=True), np.array(positions, copy=True)
-        output = self.raw_call(given_x, given_p, rope)
-        if not (np.array_equal(given_x, x) and np.array_equal(given_p, positions)):
-            raise BackendFailure("mutated", "the backend modified its x or positions argument")
-        where = self.describe_call(x, positions, rope)
-        if output.shape != x.shape:
-            raise BackendFailure("shape", f"output shape must be {x.shape}; got {output.shape} "
-                                          f"({where})")
-        name = dtype_name(output.dtype)
-        if name is None or (self.expected_dtype is not None and name != self.expected_dtype):
-            want = self.expected_dtype or f"one of {sorted(DTYPES)}"
-            raise BackendFailure("dtype", f"output dtype must be {want}; got {output.dtype} "
-                                          f"({where})")
-        bad = first_non_finite(output) if output.ndim == 2 else None
-        if bad is not None:
-            where = f"position {positions[bad[0]].item()!r}, column {bad[1]}"
-            raise BackendFailure("finite", f"output must be finite; got {float(output[bad])!r} "
-                                           f"at {where}")
-        return output
-
-
-@dataclass
-class RopeReport(Report):
-    """A :class:`Report` with the rotary configuration and the level as a stage tuple."""
-
-    command: ClassVar[str] = "pespec rope check"
-    rope_config: dict[str, Any] | None = None
-    rope_level: dict[str, str] | None = None
-    domain: dict[str, Any] | None = None
-    domain_advice: str | None = None
-    config_notes: list[str] | None = None
-    """What the configuration reader filled in (``θ defaulted to 10000: no rope_theta in the
-    config``): shown with the verdict, JSON ``config_notes`` (schema 1.3)."""
-
-    @property
-    def level_output_dtype(self) -> str | None:
-        return self.output_dtype
-
-    @property
-    def judged_against(self) -> str:
-        """``level float32/float32/float32, rope yarn θ = 150000``: a rotary verdict is relative
-        to its level and its configuration (the absolute family's conventions do not apply)."""
-        config = self.rope_config or {}
-        where = f" on {self.domain['description']}" if self.domain else ""
-        notes = "".join(f" ({note})" for note in self.config_notes or ())
-        return (f"level {self.level or 'unknown'}, rope {config.get('rope_type', 'unknown')} "
-                f"θ = {config.get('theta', 'unknown')!s}{notes}{where}")
-
-    def summary(self) -> str:
-        text = super().summary()
-        if self.domain_advice and not self.conformant:
-            text += f"; {self.domain_advice}"
-        if self.diagnosis_sentence and not self.conformant:
-            text += f"; diagnosis: {self.diagnosis_sentence}"
-        return text
-
-    def to_markdown(self, error_plot: str | None = None) -> str:
-        """§6.4's Markdown report with the rotary configuration and the stage tuple."""
-        import json
-
-        lines = super().to_markdown(error_plot).split("\n")
-        stages = ", ".join(f"{k} {v}" for k, v in (self.rope_level or {}).items())
-        extra = [f"- rotary configuration: `{json.dumps(self.rope_config)}`",
-                 f"- level stages: {stages or 'unknown'}",
-                 f"- positions checked: {(self.domain or {}).get('description', 'unknown')}"]
-        if self.domain_advice:
-            extra.append(f"- {self.domain_advice}")
-        at = next((i for i, line in enumerate(lines) if line.startswith("- ")), len(lines))
-        return "\n".join(lines[:at] + extra + lines[at:])
-
-    def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        data["family"] = "rope"
-        data["config"] = self.rope_config
-        data["config_notes"] = list(self.config_notes or ())
-        data["level"] = {"name": self.level, "stages": self.rope_level,
-                         "output_dtype": self.output_dtype}
-        data["domain"] = None if self.domain is None else {**self.domain,
-                                                            "advice": self.domain_advice}
-        return data
 
 
 class RopeSuite(Suite):

@@ -42,6 +42,7 @@ PACKAGE = Path(pespec.__file__).parent
 RANKS: tuple[tuple[str, int], ...] = (
     ("pespec._version", 0),
     ("pespec._atomic", 0),
+    ("pespec._suggest", 0),
     ("pespec.reference", 1),
     ("pespec.tables", 1),
     ("pespec.teaching", 2),
