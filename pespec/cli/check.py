@@ -66,6 +66,9 @@ def register(subparsers: Any) -> None:
         "--no-shrink", action="store_true", help="do not shrink failing property examples"
     )
     parser.add_argument("--quiet", action="store_true", help="print only the verdict line")
+    from pespec.cli.supervised import IN_PROCESS_HELP
+
+    parser.add_argument("--in-process", action="store_true", help=IN_PROCESS_HELP)
     parser.add_argument(
         "--verbose",
         action="store_true",
@@ -108,9 +111,13 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _error_plot(args: argparse.Namespace, report: Any, markdown: str) -> str | None:
-    """The error picture beside the Markdown report (none without matplotlib)."""
+    """The error picture beside the Markdown report (none without matplotlib); a supervised
+    run's child drew it already (``report.error_plot``)."""
+    from pespec.cli.supervised import supervising
     from pespec.plot import report_error_plot
 
+    if supervising(args):
+        return getattr(report, "error_plot", None)
     return report_error_plot(args.backend, report.level, markdown, timeout=_timeout(args))
 
 
@@ -125,6 +132,13 @@ def _suite(args: argparse.Namespace) -> Any:
     stages = STAGES if args.stages is None else tuple(s.strip() for s in args.stages.split(","))
     timeout = _timeout(args)
     _hypothesis_storage_outside_cwd()
+    from pespec.cli.supervised import run_checked, supervising
+
+    if supervising(args):  # the backend runs in a watched child process (SPEC §6.5)
+        options = {"level": args.level, "profile": args.profile, "timeout": timeout,
+                   "stages": list(stages), "examples": args.examples,
+                   "shrink": not args.no_shrink, "convention": args.convention}
+        return run_checked("sinusoidal", args, options, bar=True, picture_timeout=timeout)
     suite = Suite(
         args.backend,
         level=args.level,
