@@ -134,7 +134,7 @@ def _suite(args: argparse.Namespace) -> Any:
     _hypothesis_storage_outside_cwd()
     from pespec.cli.supervised import run_checked, supervising
 
-    if supervising(args):  # the backend runs in a watched child process (SPEC §6.5)
+    if supervising(args):  # the backend runs in a watched child process (SPEC §6.6)
         options = {"level": args.level, "profile": args.profile, "timeout": timeout,
                    "stages": list(stages), "examples": args.examples,
                    "shrink": not args.no_shrink, "convention": args.convention}

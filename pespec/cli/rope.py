@@ -106,7 +106,7 @@ def _run(args: argparse.Namespace) -> int:
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
     from pespec.cli.supervised import run_checked, supervising
 
-    if supervising(args):  # the backend runs in a watched child process (SPEC §6.5)
+    if supervising(args):  # the backend runs in a watched child process (SPEC §6.6)
         options = {"config": config.to_dict(), "level": args.level, "profile": args.profile,
                    "timeout": timeout}
         return run_and_report("pespec rope check", args, lambda: run_checked(

@@ -1,4 +1,4 @@
-"""The checking commands' side of the supervisor (SPEC §6.5): the request, the progress bar.
+"""The checking commands' side of the supervisor (SPEC §6.6): the request, the progress bar.
 
 ``pespec check BACKEND`` and ``pespec rope check BACKEND`` run the suite in a child process
 (:mod:`pespec.conformance.supervisor`), so a backend that ends, crashes or is killed gives

@@ -136,7 +136,7 @@ def _rope_suite(config: pytest.Config, spec: str) -> Any:
 
 
 def _supervised(config: pytest.Config, family: str, spec: str, options: dict[str, Any]) -> Any:
-    """The suite run in a supervised child process (SPEC §6.5), ended with the session; None
+    """The suite run in a supervised child process (SPEC §6.6), ended with the session; None
     with ``--pe-in-process`` or where pespec cannot supervise."""
     from pespec.conformance.supervisor import SupervisedSuite, available
 

@@ -1,4 +1,4 @@
-"""The supervisor: the suite runs in a child process that pespec watches (SPEC §6.5).
+"""The supervisor: the suite runs in a child process that pespec watches (SPEC §6.6).
 
 A backend can end the process it runs in: ``os._exit(0)``, a segfault or an abort in native
 code, the out-of-memory killer. In pespec's own process that ended pespec with no report
@@ -7,7 +7,7 @@ therefore run the backend in a child (:mod:`pespec.conformance.worker`, started 
 ``subprocess`` as ``python -P -m pespec.conformance.worker``: a fresh interpreter, which
 CUDA, JAX and torch's threads need, unlike ``fork``) and read its events, JSON lines on a
 pipe of their own (the backend keeps stdout and stderr; nothing is pickled). The parent
-rebuilds the child's report from its JSON (:func:`report_from_dict`).
+rebuilds the child's report from its JSON (:mod:`pespec.conformance.report_load`).
 
 When the child ends without its report, the parent writes it: the checks that finished are
 kept, the check that was running fails with the cause named (:func:`ended_cause`: "the backend
@@ -37,6 +37,7 @@ from typing import Any
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.guard import BackendLoadError, CallProtocolError
 from pespec.conformance.report import CheckResult, Report
+from pespec.conformance.report_load import apply_state, check_from_dict, report_from_dict
 
 __all__ = [
     "INTERRUPT_GRACE_S",
@@ -44,9 +45,7 @@ __all__ = [
     "SupervisedSuite",
     "SupervisorError",
     "available",
-    "check_from_dict",
     "ended_cause",
-    "report_from_dict",
     "run_supervised",
 ]
 
@@ -88,76 +87,6 @@ def ended_cause(returncode: int) -> str:
         return "the backend aborted the process (SIGABRT: abort() or a failed native assertion)"
     what = _SIGNALS.get(name)
     return f"the process running the backend was killed by {name}" + (f" ({what})" if what else "")
-
-
-def check_from_dict(data: dict[str, Any]) -> CheckResult:
-    """The :class:`CheckResult` of ``CheckResult.to_dict()`` (``ratio`` is derived again)."""
-    fields = {k: v for k, v in data.items() if k != "ratio"}
-    return CheckResult(**fields)
-
-
-class _Rebuilt:
-    """A report rebuilt in the parent: its JSON keeps the child's ``execution`` block (the
-    libraries the backend imported live there, not in the parent)."""
-
-    execution: dict[str, Any] | None = None
-    error_plot: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = super().to_dict()  # type: ignore[misc]
-        if self.execution is not None:
-            data["execution"] = self.execution
-        return data
-
-
-class _RebuiltReport(_Rebuilt, Report):
-    pass
-
-
-def report_from_dict(data: dict[str, Any]) -> Report:
-    """The :class:`Report` (a RopeReport for ``family`` rope) of a ``to_dict()`` document."""
-    backend, level, execution = data["backend"], data["level"], data["execution"]
-    fields: dict[str, Any] = {
-        "backend": backend["name"],
-        "backend_spec": backend["spec"],
-        "device": execution["device"],
-        "capabilities": backend["capabilities"],
-        "output_dtype": backend["output_dtype"],
-        "level": level["name"],
-        "working_dtype": level.get("working_dtype"),
-        "profile": data["profile"],
-        "checks": [check_from_dict(c) for c in data["checks"]],
-        "timestamp": data["timestamp"],
-        "duration_s": data["duration_s"],
-        "libraries": dict(execution["libraries"]),
-        "diagnosis": data["diagnosis"],
-        "diagnosis_sentence": data["diagnosis_sentence"],
-        "source_file": backend["file"],
-        "convention": data["convention"],
-        "backend_calls": data["backend_calls"],
-        "not_run": dict(data["not_run"]),
-    }
-    report: Report
-    if data.get("family") == "rope":
-        from pespec.rope.suite import RopeReport
-
-        class _RebuiltRope(_Rebuilt, RopeReport):
-            pass
-
-        stages = level.get("stages")
-        fields["working_dtype"] = None if stages is None else stages["phase"]
-        report = _RebuiltRope(**fields, rope_config=data["config"], rope_level=stages)
-    else:
-        report = _RebuiltReport(**fields)
-    report.execution = execution  # type: ignore[attr-defined]
-    return report
-
-
-def _apply_state(report: Report, state: dict[str, Any] | None) -> None:
-    """Set the level/dtype/calls a child reported last (see ``worker.state``)."""
-    for key, value in (state or {}).items():
-        if key != "rope_level" or hasattr(report, "rope_level"):
-            setattr(report, key, value)
 
 
 class _Child:
@@ -252,7 +181,7 @@ def _hypothesis_home() -> str | None:
         directory: Any = storage_directory(intent_to_write=False)
     except TypeError:  # Hypothesis before 6.131: no intent_to_write, a Path
         directory = storage_directory()
-    return os.fspath(getattr(directory, "home_directory", directory))
+    return str(os.fspath(getattr(directory, "home_directory", directory)))
 
 
 def _load_error(event: dict[str, Any]) -> Exception:
@@ -311,25 +240,39 @@ class _Watch:
         elif kind == "interrupted":
             raise KeyboardInterrupt
 
-    def partial(self, reason: Callable[[str], str], failed: str | None = None,
-                details: dict[str, Any] | None = None) -> Report:
+    def partial(
+        self,
+        reason: Callable[[str], str],
+        failed: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> Report:
         """The report of the checks that finished; the running check failed with ``failed``
         (when given), the others ``not_run`` with ``reason(check id)``."""
         assert self.header is not None
         report = report_from_dict(self.header)
-        _apply_state(report, self.state)
+        apply_state(report, self.state)
         report.checks = [check_from_dict(c) for c in self.results]
         done = {c["id"] for c in self.results}
         left = [p for p in self.plan if p["id"] not in done]
         if failed is not None:
             running = next((p for p in left if p["id"] == self.current), None)
             if running is None:  # between checks, or after the last: the next one, or the end
-                running = left[0] if left else {"id": "process:ended", "stage": "process",
-                                                "title": "the backend's process ran to the end",
-                                                "section": "§6.5"}
+                running = (
+                    left[0]
+                    if left
+                    else {
+                        "id": "process:ended",
+                        "stage": "process",
+                        "title": "the backend's process ran to the end",
+                        "section": "§6.6",
+                    }
+                )
             where = running["id"]
-            report.checks.append(PlannedCheck(**running).result(
-                "failed", f"{failed} during check {where}", details=dict(details or {})))
+            report.checks.append(
+                PlannedCheck(**running).result(
+                    "failed", f"{failed} during check {where}", details=dict(details or {})
+                )
+            )
             left = [p for p in left if p["id"] != where]
         for planned in left:
             report.not_run[planned["id"]] = reason(planned["id"])
@@ -346,8 +289,10 @@ class _Watch:
         cause = ended_cause(returncode)
         details = {"process_ended": {"exit_status": returncode}}
         done = {c["id"] for c in self.results}
-        if self.current is None and all(p["id"] in done for p in self.plan) and any(
-            c["status"] == "failed" for c in self.results
+        if (
+            self.current is None
+            and all(p["id"] in done for p in self.plan)
+            and any(c["status"] == "failed" for c in self.results)
         ):  # every check ran, one failed: the child ended in the diagnosis
             report = self.partial(lambda _: "")
             report.diagnosis_sentence = f"diagnosis unavailable: {cause} during the diagnosis"
@@ -355,7 +300,9 @@ class _Watch:
         running = self.current
         return self.partial(
             lambda _: f"not run: {cause} during check {running or 'after the last one'}",
-            failed=cause, details=details)
+            failed=cause,
+            details=details,
+        )
 
 
 def run_supervised(request: dict[str, Any], progress: Progress | None = None) -> Report:
@@ -399,9 +346,10 @@ def _interrupted(child: _Child, watch: _Watch) -> None:
         child.interrupt()
         deadline = time.monotonic() + INTERRUPT_GRACE_S
         try:
-            while watch.final is None and (
-                event := child.next(max(0.0, deadline - time.monotonic()))
-            ) is not None:
+            while (
+                watch.final is None
+                and (event := child.next(max(0.0, deadline - time.monotonic()))) is not None
+            ):
                 watch.take(event, None)
         except (TimeoutError, KeyboardInterrupt):
             child.process.kill()
@@ -457,14 +405,15 @@ class SupervisedSuite:
                 return check_from_dict(event["check"])
         returncode = self.child.wait()
         self.ended = f"{ended_cause(returncode)} during check {planned.id}"
-        return planned.result("failed", self.ended,
-                              details={"process_ended": {"exit_status": returncode}})
+        return planned.result(
+            "failed", self.ended, details={"process_ended": {"exit_status": returncode}}
+        )
 
     def report(self, results: list[CheckResult], started: str, duration: float) -> Report:
         """A report of ``results`` with the header and level the child sent."""
         assert self.watch.header is not None
         report = report_from_dict(self.watch.header)
-        _apply_state(report, self.watch.state)
+        apply_state(report, self.watch.state)
         report.checks, report.timestamp, report.duration_s = list(results), started, duration
         return report
 
@@ -475,7 +424,9 @@ class SupervisedSuite:
             while (event := self.child.next()) is not None:
                 if event["event"] == "diagnosis":
                     report.diagnosis, report.diagnosis_sentence = (
-                        event["diagnosis"], event["sentence"])
+                        event["diagnosis"],
+                        event["sentence"],
+                    )
                     report.backend_calls = event["backend_calls"]
                     return
             self.ended = f"{ended_cause(self.child.wait())} during the diagnosis"

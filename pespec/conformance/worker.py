@@ -1,4 +1,4 @@
-"""The check process of the supervisor (SPEC §6.5): ``python -m pespec.conformance.worker``.
+"""The check process of the supervisor (SPEC §6.6): ``python -m pespec.conformance.worker``.
 
 :mod:`pespec.conformance.supervisor` starts this module in a child process, writes one JSON
 request line on its stdin, and reads its events: one JSON object per line on the file
@@ -74,8 +74,7 @@ def _load(request: dict[str, Any], events: Events) -> Any:
         return None
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     plan = [
-        {"id": p.id, "stage": p.stage, "title": p.title, "section": p.section}
-        for p in suite.plan()
+        {"id": p.id, "stage": p.stage, "title": p.title, "section": p.section} for p in suite.plan()
     ]
     events.send("loaded", plan=plan, header=suite.report([], started, 0.0).to_dict())
     return suite
@@ -192,7 +191,7 @@ def main() -> None:
     except KeyboardInterrupt:  # Ctrl-C outside the suite's loop (loading): no report
         events.send("interrupted")
         code = 130
-    except BaseException:  # noqa: BLE001 - pespec's own failure, told as such
+    except BaseException:  # pespec's own failure, told as such
         events.send("internal_error", traceback=traceback.format_exc())
     for stream in (sys.stdout, sys.stderr):
         try:

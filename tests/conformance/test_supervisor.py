@@ -108,8 +108,16 @@ def test_check_of_a_backend_that_ends_the_process_is_non_conformant(
 ) -> None:
     """Before: exit 0 (os._exit(0)), 3, -11, -6 or -9, with nothing printed."""
     folder = _write(tmp_path)
-    run = _run(folder, "pespec", "check", f"crashers.py:{function}", "--json", "r.json",
-               "--markdown", "r.md")
+    run = _run(
+        folder,
+        "pespec",
+        "check",
+        f"crashers.py:{function}",
+        "--json",
+        "r.json",
+        "--markdown",
+        "r.md",
+    )
     assert run.returncode == 1, run.stdout + run.stderr
     cause = f"{CAUSES[function]}"
     assert cause in run.stdout and "NON-CONFORMANT" in run.stdout
@@ -124,8 +132,16 @@ def test_check_of_a_backend_that_ends_the_process_is_non_conformant(
 
 def test_the_checks_done_before_the_backend_ended_the_process_are_kept(tmp_path: Path) -> None:
     folder = _write(tmp_path)
-    run = _run(folder, "pespec", "check", "crashers.py:tiny_ends", "--stages", "contract,golden",
-               "--json", "r.json")
+    run = _run(
+        folder,
+        "pespec",
+        "check",
+        "crashers.py:tiny_ends",
+        "--stages",
+        "contract,golden",
+        "--json",
+        "r.json",
+    )
     assert run.returncode == 1, run.stdout + run.stderr
     data = _report(folder)
     failed = [c for c in data["checks"] if c["status"] == "failed"]
@@ -138,14 +154,24 @@ def test_the_checks_done_before_the_backend_ended_the_process_are_kept(tmp_path:
     assert {c["id"] for c in before} >= {"contract:shape", "contract:deterministic"}
 
 
-@pytest.mark.parametrize(("function", "cause"), [("rope_exit0", "os._exit(0)"),
-                                                  ("rope_segv", "killed by SIGSEGV")])
+@pytest.mark.parametrize(
+    ("function", "cause"), [("rope_exit0", "os._exit(0)"), ("rope_segv", "killed by SIGSEGV")]
+)
 def test_rope_check_of_a_backend_that_ends_the_process_is_non_conformant(
     tmp_path: Path, function: str, cause: str
 ) -> None:
     folder = _write(tmp_path)
-    run = _run(folder, "pespec", "rope", "check", f"crashers.py:{function}", "--config",
-               "Llama-2-7B", "--json", "r.json")
+    run = _run(
+        folder,
+        "pespec",
+        "rope",
+        "check",
+        f"crashers.py:{function}",
+        "--config",
+        "Llama-2-7B",
+        "--json",
+        "r.json",
+    )
     assert run.returncode == 1, run.stdout + run.stderr
     assert cause in run.stdout and "NON-CONFORMANT" in run.stdout
     data = _report(folder)
@@ -174,8 +200,9 @@ def test_in_process_keeps_the_old_unsupervised_run(tmp_path: Path) -> None:
 
 
 def _plugin(folder: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    return _run(folder, "pytest", "--pyargs", "pespec.conformance", "-q", "-p",
-                "no:cacheprovider", *options)
+    return _run(
+        folder, "pytest", "--pyargs", "pespec.conformance", "-q", "-p", "no:cacheprovider", *options
+    )
 
 
 @pytest.mark.parametrize("function", ["exit0", "segv"])
@@ -196,8 +223,9 @@ def test_plugin_session_of_a_backend_that_ends_the_process_fails(
 
 def test_plugin_rope_session_of_a_backend_that_ends_the_process_fails(tmp_path: Path) -> None:
     folder = _write(tmp_path)
-    run = _plugin(folder, "--pe-rope-backend", "crashers.py:rope_exit0", "--pe-rope-config",
-                  "Llama-2-7B")
+    run = _plugin(
+        folder, "--pe-rope-backend", "crashers.py:rope_exit0", "--pe-rope-config", "Llama-2-7B"
+    )
     output = run.stdout + run.stderr
     assert run.returncode == 1, output
     assert "the backend ended the process with os._exit(0)" in output
@@ -205,8 +233,15 @@ def test_plugin_rope_session_of_a_backend_that_ends_the_process_fails(tmp_path: 
 
 def test_plugin_keeps_the_checks_before_the_crash(tmp_path: Path) -> None:
     folder = _write(tmp_path)
-    run = _plugin(folder, "--pe-backend", "crashers.py:tiny_ends", "--pe-stages",
-                  "contract,golden", "--pe-json", "r.json")
+    run = _plugin(
+        folder,
+        "--pe-backend",
+        "crashers.py:tiny_ends",
+        "--pe-stages",
+        "contract,golden",
+        "--pe-json",
+        "r.json",
+    )
     assert run.returncode == 1, run.stdout + run.stderr
     data = _report(folder)
     assert [c["id"] for c in data["checks"] if c["status"] == "failed"] == ["golden:tiny-d4-L3"]
@@ -239,8 +274,18 @@ def test_supervised_report_is_the_in_process_report(
     monkeypatch.chdir(tmp_path)
     runs = {}
     for name, extra in (("supervised", []), ("in_process", ["--in-process"])):
-        runs[name] = main(["check", spec, "--stages", "contract,golden", "--json",
-                           f"{name}.json", "--quiet", *extra])
+        runs[name] = main(
+            [
+                "check",
+                spec,
+                "--stages",
+                "contract,golden",
+                "--json",
+                f"{name}.json",
+                "--quiet",
+                *extra,
+            ]
+        )
     assert runs["supervised"] == runs["in_process"] == (0 if spec.startswith("numpy") else 1)
     supervised = _comparable(tmp_path / "supervised.json")
     assert supervised == _comparable(tmp_path / "in_process.json")
