@@ -4,7 +4,8 @@ A backend can end the process it runs in: ``os._exit(0)``, a segfault or an abor
 code, the out-of-memory killer. In pespec's own process that ended pespec with no report
 (exit 0 after ``os._exit(0)``). ``pespec check``, ``pespec rope check`` and the pytest plugin
 therefore run the backend in a child (:mod:`pespec.conformance.worker`, started with
-``subprocess`` as ``python -P -m pespec.conformance.worker``: a fresh interpreter, which
+``subprocess`` as ``python -P -c "...; pespec.conformance.worker.main()"``: a fresh
+interpreter (the parent's ``sys.path``, the current folder not first), which
 CUDA, JAX and torch's threads need, unlike ``fork``) and read its events, JSON lines on a
 pipe of their own (the backend keeps stdout and stderr; nothing is pickled). The parent
 rebuilds the child's report from its JSON (:mod:`pespec.conformance.report_load`).
@@ -48,6 +49,9 @@ __all__ = [
     "ended_cause",
     "run_supervised",
 ]
+
+WORKER = "pespec.conformance.worker"
+"""The child's module (:func:`pespec.conformance.worker.main` runs it)."""
 
 INTERRUPT_GRACE_S = 30.0
 """Seconds the child gets, after Ctrl-C, to send its partial report before it is killed."""
@@ -100,14 +104,13 @@ class _Child:
         group: dict[str, Any] = (
             {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
         )
-        root = str(Path(__file__).resolve().parents[2])  # pespec importable as the parent has it
-        path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+        root = str(Path(__file__).resolve().parents[2])  # where this pespec is, as a fallback
+        boot = f"import sys; sys.path.append({root!r}); import {WORKER}; {WORKER}.main()"
         try:
             self.process = subprocess.Popen(
-                [sys.executable, *flags, "-m", "pespec.conformance.worker"],
+                [sys.executable, *flags, "-c", boot],
                 stdin=subprocess.PIPE,
                 pass_fds=(write,),
-                env={**os.environ, "PYTHONPATH": path},
                 **group,
             )
         finally:
@@ -179,7 +182,7 @@ def _hypothesis_home() -> str | None:
 
     try:
         directory: Any = storage_directory(intent_to_write=False)
-    except TypeError:  # Hypothesis before 6.131: no intent_to_write, a Path
+    except TypeError:  # an older Hypothesis: no intent_to_write, a Path
         directory = storage_directory()
     return str(os.fspath(getattr(directory, "home_directory", directory)))
 

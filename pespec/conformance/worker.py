@@ -1,4 +1,4 @@
-"""The check process of the supervisor (SPEC §6.6): ``python -m pespec.conformance.worker``.
+"""The check process of the supervisor (SPEC §6.6): :func:`main`, in a fresh interpreter.
 
 :mod:`pespec.conformance.supervisor` starts this module in a child process, writes one JSON
 request line on its stdin, and reads its events: one JSON object per line on the file
