@@ -100,7 +100,8 @@ class _Child:
         read, write = os.pipe()
         full = {**request, "events_fd": write, "sys_path": list(sys.path)}
         full["hypothesis_home"] = _hypothesis_home()
-        flags = ["-P"] if sys.version_info >= (3, 11) else []
+        # -u: what the backend printed survives its crash; -P: the current folder not first
+        flags = ["-u", "-P"] if sys.version_info >= (3, 11) else ["-u"]
         group: dict[str, Any] = (
             {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
         )

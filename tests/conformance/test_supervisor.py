@@ -192,6 +192,18 @@ def test_a_backend_that_ends_the_process_while_loading_is_not_loadable(tmp_path:
     )
 
 
+def test_what_the_backend_printed_before_ending_the_process_is_kept(tmp_path: Path) -> None:
+    """The child is unbuffered: a backend's last words before os._exit reach the user."""
+    (tmp_path / "printer.py").write_text(
+        "import os\ndef pe(p, d, b):\n    print('about to end')\n    os._exit(5)\n",
+        encoding="utf-8",
+    )
+    run = _run(tmp_path, "pespec", "check", "printer.py:pe", "--quiet")
+    assert run.returncode == 1
+    assert run.stdout.startswith("about to end printer.py:pe: NON-CONFORMANT")
+    assert "os._exit(5) or exit(5) during check contract:shape" in run.stdout
+
+
 def test_in_process_keeps_the_old_unsupervised_run(tmp_path: Path) -> None:
     """``--in-process``: pespec's own process (a debugger's); the documented escape hatch."""
     folder = _write(tmp_path)
@@ -231,6 +243,17 @@ def test_plugin_rope_session_of_a_backend_that_ends_the_process_fails(tmp_path: 
     assert "the backend ended the process with os._exit(0)" in output
 
 
+def test_plugin_with_a_backend_that_ends_the_process_while_loading_fails(
+    tmp_path: Path,
+) -> None:
+    """Ending the process at import is no verdict under pytest either: a usage error."""
+    (tmp_path / "at_import.py").write_text("import os\nos._exit(0)\n", encoding="utf-8")
+    run = _plugin(tmp_path, "--pe-backend", "at_import.py:pe")
+    output = run.stdout + run.stderr
+    assert run.returncode == 4, output  # pytest's USAGE_ERROR; was 0
+    assert "could not be loaded: the backend ended the process with os._exit(0)" in output
+
+
 def test_plugin_keeps_the_checks_before_the_crash(tmp_path: Path) -> None:
     folder = _write(tmp_path)
     run = _plugin(
@@ -249,8 +272,11 @@ def test_plugin_keeps_the_checks_before_the_crash(tmp_path: Path) -> None:
 
 
 def _comparable(path: Path) -> dict[str, Any]:
-    """The JSON report without the run's clock (timestamp, durations)."""
+    """The JSON report without the run's clock (timestamp, durations) and the libraries the
+    process had imported besides the backend's (torch, jax: this test process may have)."""
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    for name in ("torch", "jax"):
+        data["execution"]["pespec_libraries"].pop(name, None)
     for key in ("timestamp", "duration_s"):
         data.pop(key)
     for check in data["checks"]:
