@@ -244,68 +244,63 @@ class _Watch:
         elif kind == "interrupted":
             raise KeyboardInterrupt
 
+    def running(self) -> dict[str, Any]:
+        """The check the child was in: the one started, else the next one (it ended between
+        checks), else a ``process:ended`` check (it ended after the last one)."""
+        done = {c["id"] for c in self.results}
+        left = [p for p in self.plan if p["id"] not in done]
+        started = [p for p in left if p["id"] == self.current]
+        if started or left:
+            return (started or left)[0]
+        return {
+            "id": "process:ended",
+            "stage": "process",
+            "title": "the backend's process ran to its end",
+            "section": "§6.6",
+        }
+
     def partial(
-        self,
-        reason: Callable[[str], str],
-        failed: str | None = None,
-        details: dict[str, Any] | None = None,
+        self, reason: str, failed: str | None = None, details: dict[str, Any] | None = None
     ) -> Report:
         """The report of the checks that finished; the running check failed with ``failed``
-        (when given), the others ``not_run`` with ``reason(check id)``."""
+        (when given), the others ``not_run`` with ``reason``."""
         assert self.header is not None
         report = report_from_dict(self.header)
         apply_state(report, self.state)
         report.checks = [check_from_dict(c) for c in self.results]
-        done = {c["id"] for c in self.results}
-        left = [p for p in self.plan if p["id"] not in done]
         if failed is not None:
-            running = next((p for p in left if p["id"] == self.current), None)
-            if running is None:  # between checks, or after the last: the next one, or the end
-                running = (
-                    left[0]
-                    if left
-                    else {
-                        "id": "process:ended",
-                        "stage": "process",
-                        "title": "the backend's process ran to the end",
-                        "section": "§6.6",
-                    }
-                )
-            where = running["id"]
+            running = self.running()
+            message = f"{failed} during check {running['id']}"
             report.checks.append(
-                PlannedCheck(**running).result(
-                    "failed", f"{failed} during check {where}", details=dict(details or {})
-                )
+                PlannedCheck(**running).result("failed", message, details=dict(details or {}))
             )
-            left = [p for p in left if p["id"] != where]
-        for planned in left:
-            report.not_run[planned["id"]] = reason(planned["id"])
+        done = {c.id for c in report.checks}
+        for planned in self.plan:
+            if planned["id"] not in done:
+                report.not_run[planned["id"]] = reason
         report.duration_s = sum(c.duration_s for c in report.checks)
         return report
 
     def ended(self, returncode: int) -> Report:
         """The report of a child that ended without its own: NON-CONFORMANT, cause named."""
+        cause = ended_cause(returncode)
         if self.header is None:
             raise BackendLoadError(
-                f"backend {self.backend!r} could not be loaded: "
-                f"{ended_cause(returncode)} while it was being loaded"
+                f"backend {self.backend!r} could not be loaded: {cause} while it was being loaded"
             )
-        cause = ended_cause(returncode)
-        details = {"process_ended": {"exit_status": returncode}}
         done = {c["id"] for c in self.results}
         if (
             self.current is None
             and all(p["id"] in done for p in self.plan)
             and any(c["status"] == "failed" for c in self.results)
         ):  # every check ran, one failed: the child ended in the diagnosis
-            report = self.partial(lambda _: "")
+            report = self.partial("")
             report.diagnosis_sentence = f"diagnosis unavailable: {cause} during the diagnosis"
             return report
-        running = self.current
         return self.partial(
-            lambda _: f"not run: {cause} during check {running or 'after the last one'}",
+            f"not run: {cause} during check {self.running()['id']}",
             failed=cause,
-            details=details,
+            details={"process_ended": {"exit_status": returncode}},
         )
 
 
@@ -363,7 +358,7 @@ def _interrupted(child: _Child, watch: _Watch) -> None:
         raise Interrupted(report_from_dict(watch.final["report"]))
     if watch.header is None:
         raise KeyboardInterrupt
-    raise Interrupted(watch.partial(lambda _: INTERRUPTED))
+    raise Interrupted(watch.partial(INTERRUPTED))
 
 
 class SupervisedSuite:

@@ -204,6 +204,49 @@ def test_what_the_backend_printed_before_ending_the_process_is_kept(tmp_path: Pa
     assert "os._exit(5) or exit(5) during check contract:shape" in run.stdout
 
 
+ENDS_IN_DIAGNOSIS = """\
+import os
+
+from pespec.conformance import load_backend
+
+_reference = load_backend("numpy")
+_calls = [0]
+
+
+def pe(positions, d_model, base):
+    \"\"\"Off by one position; ends the process on the first call after the suite's.\"\"\"
+    _calls[0] += 1
+    if _calls[0] > {calls}:
+        os._exit(0)
+    return _reference(positions + 1, d_model, base)
+"""
+
+
+def test_a_backend_that_ends_the_process_in_the_diagnosis_keeps_every_check(
+    tmp_path: Path,
+) -> None:
+    """Every check ran (the verdict is complete); the diagnosis says why it is missing."""
+    from pespec.conformance import check
+
+    source = ENDS_IN_DIAGNOSIS.format(calls=10**9)
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "ends.py", "exec"), namespace)  # the suite's own call count
+    calls = check(namespace["pe"], stages=("contract", "golden"), diagnose=False)
+    suite_calls = calls.backend_calls["suite_calls"] if calls.backend_calls else 0
+    assert suite_calls > 0
+    (tmp_path / "ends.py").write_text(ENDS_IN_DIAGNOSIS.format(calls=suite_calls), encoding="utf-8")
+    run = _run(
+        tmp_path, "pespec", "check", "ends.py:pe", "--stages", "contract,golden", "--json", "r.json"
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    data = _report(tmp_path)
+    assert [c["id"] for c in data["checks"]] == [c.id for c in calls.checks]
+    assert data["diagnosis_sentence"] == (
+        "diagnosis unavailable: the backend ended the process with os._exit(0) or exit(0) "
+        "during the diagnosis"
+    )
+
+
 def test_in_process_keeps_the_old_unsupervised_run(tmp_path: Path) -> None:
     """``--in-process``: pespec's own process (a debugger's); the documented escape hatch."""
     folder = _write(tmp_path)
