@@ -66,6 +66,9 @@ def register(subparsers: Any) -> None:
         "--no-shrink", action="store_true", help="do not shrink failing property examples"
     )
     parser.add_argument("--quiet", action="store_true", help="print only the verdict line")
+    from pespec.cli.supervised import IN_PROCESS_HELP
+
+    parser.add_argument("--in-process", action="store_true", help=IN_PROCESS_HELP)
     parser.add_argument(
         "--verbose",
         action="store_true",
@@ -110,16 +113,18 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _error_plot(args: argparse.Namespace, report: Any, markdown: str) -> str | None:
-    """The error picture beside the Markdown report (none without matplotlib)."""
+    """The error picture beside the Markdown report (none without matplotlib); a supervised
+    run's child drew it already (``report.error_plot``)."""
+    from pespec.cli.supervised import supervising
     from pespec.plot import report_error_plot
 
+    if supervising(args):
+        return getattr(report, "error_plot", None)
     return report_error_plot(args.backend, report.level, markdown, timeout=_timeout(args))
 
 
 def _suite(args: argparse.Namespace) -> Any:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from pespec.cli.terminal import console as make_console
+    from pespec.cli.terminal import progress_bar
     from pespec.conformance.runner import STAGES, Suite
 
     if args.from_file is None and (args.d_model is not None or args.positions is not None):
@@ -127,6 +132,13 @@ def _suite(args: argparse.Namespace) -> Any:
     stages = STAGES if args.stages is None else tuple(s.strip() for s in args.stages.split(","))
     timeout = _timeout(args)
     hypothesis_storage_outside_cwd()
+    from pespec.cli.supervised import run_checked, supervising
+
+    if supervising(args):  # the backend runs in a watched child process (SPEC §6.6)
+        options = {"level": args.level, "profile": args.profile, "timeout": timeout,
+                   "stages": list(stages), "examples": args.examples,
+                   "shrink": not args.no_shrink, "convention": args.convention}
+        return run_checked("sinusoidal", args, options, bar=True, picture_timeout=timeout)
     suite = Suite(
         args.backend,
         level=args.level,
@@ -138,14 +150,7 @@ def _suite(args: argparse.Namespace) -> Any:
         convention=args.convention,
     )
     planned = suite.plan()
-    console = make_console(stderr=True)
-    columns = (  # the description holds the backend's name: plain text, no markup
-        TextColumn("{task.description}", style="bold", markup=False),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=console, transient=True, disable=args.quiet) as progress:
+    with progress_bar(quiet=args.quiet) as progress:
         task = progress.add_task(f"pespec check {suite.backend.name}", total=len(planned))
 
         def step(check: Any, result: Any) -> None:

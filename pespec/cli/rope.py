@@ -74,6 +74,9 @@ def _register_check(sub: Any) -> None:
                         help="seconds one backend call may take")
     parser.add_argument("--quiet", action="store_true", help="print only the verdict line")
     parser.add_argument("--verbose", action="store_true", help="print every check")
+    from pespec.cli.supervised import IN_PROCESS_HELP
+
+    parser.add_argument("--in-process", action="store_true", help=IN_PROCESS_HELP)
     parser.set_defaults(func=_run)
     inputs: argparse.ArgumentParser = sub.add_parser(
         "inputs", help="write the inputs a --from-file output must be computed for",
@@ -133,6 +136,14 @@ def _run(args: argparse.Namespace) -> int:
 
         return run_and_report("pespec rope check", args, from_file)
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
+    from pespec.cli.supervised import run_checked, supervising
+
+    if supervising(args):  # the backend runs in a watched child process (SPEC §6.6)
+        options = {"config": config.to_dict(), "level": args.level, "profile": args.profile,
+                   "timeout": timeout, "max_position": args.max_position,
+                   "fractional_positions": args.fractional_positions, "config_notes": notes}
+        return run_and_report("pespec rope check", args, lambda: run_checked(
+            "rope", args, options))
     return run_and_report(
         "pespec rope check",
         args,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-__all__ = ["console", "escape"]
+__all__ = ["console", "escape", "progress_bar"]
 
 
 def console(*, stderr: bool = False, wide_when_piped: bool = False) -> Any:
@@ -31,3 +31,17 @@ def escape(text: object) -> str:
     from rich.markup import escape as rich_escape
 
     return str(rich_escape(str(text)))
+
+
+def progress_bar(*, quiet: bool) -> Any:
+    """The transient progress bar of a checking command, on standard error (``quiet``: none).
+    Its description holds the backend's name: plain text (no markup, no emoji codes)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (
+        TextColumn("{task.description}", style="bold", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    return Progress(*columns, console=console(stderr=True), transient=True, disable=quiet)

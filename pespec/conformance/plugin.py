@@ -64,6 +64,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--pe-no-shrink", action="store_true", help="do not shrink failing property examples"
     )
+    group.addoption(
+        "--pe-in-process", action="store_true",
+        help="run the backend in pytest's own process (default: a supervised child process, "
+        "so a backend that ends or crashes the process still fails the session)",
+    )
 
 
 def _suite(config: pytest.Config) -> Any:
@@ -84,17 +89,17 @@ def _suite(config: pytest.Config) -> Any:
 
         timeout = config.getoption("--pe-timeout") or DEFAULT_TIMEOUT
         stages = config.getoption("--pe-stages")
+        options = {
+            "level": config.getoption("--pe-level"),
+            "profile": config.getoption("--pe-profile"),
+            "timeout": timeout,
+            "stages": list(STAGES) if stages is None else [s.strip() for s in stages.split(",")],
+            "examples": config.getoption("--pe-examples"),
+            "shrink": not config.getoption("--pe-no-shrink"),
+            "convention": config.getoption("--pe-convention"),
+        }
         try:
-            suite = Suite(
-                spec,
-                level=config.getoption("--pe-level"),
-                profile=config.getoption("--pe-profile"),
-                timeout=timeout,
-                stages=STAGES if stages is None else [s.strip() for s in stages.split(",")],
-                examples=config.getoption("--pe-examples"),
-                shrink=not config.getoption("--pe-no-shrink"),
-                convention=config.getoption("--pe-convention"),
-            )
+            suite = _supervised(config, "sinusoidal", spec, options) or Suite(spec, **options)
         except (BackendLoadError, ValueError, TypeError) as exc:
             raise pytest.UsageError(f"--pe-backend {spec!r}: {exc}") from None
     config.stash[_SUITE] = suite
@@ -125,7 +130,7 @@ def _rope_suite(config: pytest.Config, spec: str) -> Any:
     """The rotary Suite for ``--pe-rope-backend`` and ``--pe-rope-config``."""
     from pespec.conformance.guard import BackendLoadError
     from pespec.conformance.runner import DEFAULT_TIMEOUT
-    from pespec.rope.presets import read_config
+    from pespec.rope.presets import load_config
     from pespec.rope.suite import ROPE_STAGES, RopeSuite
 
     if config.getoption("--pe-backend"):
@@ -135,17 +140,32 @@ def _rope_suite(config: pytest.Config, spec: str) -> Any:
         raise pytest.UsageError("--pe-rope-backend needs --pe-rope-config PRESET_OR_JSON")
     stages = config.getoption("--pe-stages")
     try:
-        rope_config = read_config(str(text))
+        reading = load_config(str(text))
     except (OSError, ValueError, TypeError) as exc:
         raise pytest.UsageError(f"--pe-rope-config {str(text)!r}: {exc}") from None
+    options = {
+        "level": config.getoption("--pe-level"), "profile": config.getoption("--pe-profile"),
+        "timeout": config.getoption("--pe-timeout") or DEFAULT_TIMEOUT,
+        "stages": list(ROPE_STAGES) if stages is None else [
+            s.strip() for s in stages.split(",")],
+        "config_notes": list(reading.notes)}
     try:
-        return RopeSuite(
-            spec, rope_config, level=config.getoption("--pe-level"),
-            profile=config.getoption("--pe-profile"),
-            timeout=config.getoption("--pe-timeout") or DEFAULT_TIMEOUT,
-            stages=ROPE_STAGES if stages is None else [s.strip() for s in stages.split(",")])
+        return _supervised(config, "rope", spec, {"config": reading.config.to_dict(), **options}) \
+            or RopeSuite(spec, reading.config, **options)
     except (BackendLoadError, ValueError, TypeError) as exc:
         raise pytest.UsageError(f"--pe-rope-backend {spec!r}: {exc}") from None
+
+
+def _supervised(config: pytest.Config, family: str, spec: str, options: dict[str, Any]) -> Any:
+    """The suite run in a supervised child process (SPEC §6.6), ended with the session; None
+    with ``--pe-in-process`` or where pespec cannot supervise."""
+    from pespec.conformance.supervisor import SupervisedSuite, available
+
+    if config.getoption("--pe-in-process") or not available():
+        return None
+    suite = SupervisedSuite({"family": family, "backend": spec, "options": options})
+    config.add_cleanup(suite.close)
+    return suite
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -311,9 +331,9 @@ def _session_report(config: pytest.Config) -> Any:
         skipped = config.stash.get(_SKIPPED, {})
         for planned in suite.plan():  # a check that did not run must not vanish silently
             if planned.id not in results:
-                report.not_run[planned.id] = skipped.get(
-                    planned.id, "not run in this pytest session (deselected or interrupted)"
-                )
+                report.not_run[planned.id] = skipped.get(planned.id) or getattr(
+                    suite, "stopped", None
+                ) or "not run in this pytest session (deselected or interrupted)"
         if report.failed:  # a diagnosis explains failures; none, nothing to explain
             suite._diagnose(report)
     config.stash[_REPORT] = report

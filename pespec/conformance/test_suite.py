@@ -14,11 +14,14 @@ import pytest
 def test_conformance(pe_check: Any, pe_suite: Any, pe_record: Any) -> None:
     """Run one check of the suite on the ``--pe-backend`` backend."""
     from pespec.conformance.guard import CallProtocolError
+    from pespec.conformance.supervisor import NotRun
 
     try:
         result = pe_suite.run_check(pe_check)
     except CallProtocolError as exc:  # no backend at all: a usage error, not a verdict
         pytest.exit(f"--pe-backend: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
+    except NotRun as exc:  # the backend ended the supervised process in an earlier check
+        pytest.skip(str(exc))
     pe_record(result)
     if result.status == "skipped":
         pytest.skip(result.message)

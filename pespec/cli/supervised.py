@@ -1,0 +1,62 @@
+"""The checking commands' side of the supervisor (SPEC §6.6): the request, the progress bar.
+
+``pespec check BACKEND`` and ``pespec rope check BACKEND`` run the suite in a child process
+(:mod:`pespec.conformance.supervisor`), so a backend that ends, crashes or is killed gives
+NON-CONFORMANT with the cause named, never exit 0 without a report. ``--in-process`` runs it
+in pespec's own process instead (a debugger's breakpoint in the backend; no supervision).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+IN_PROCESS_HELP = (
+    "run the backend in pespec's own process (for a debugger); by default it runs in a "
+    "supervised child process, so a backend that ends or crashes the process still gets a "
+    "verdict"
+)
+
+
+def supervising(args: argparse.Namespace) -> bool:
+    """True when this run supervises: a backend spec, no ``--in-process``, POSIX."""
+    from pespec.conformance.supervisor import available
+
+    return args.backend is not None and not getattr(args, "in_process", False) and available()
+
+
+def run_checked(
+    family: str,
+    args: argparse.Namespace,
+    options: dict[str, Any],
+    *,
+    bar: bool = False,
+    picture_timeout: float | None = None,
+) -> Any:
+    """The report of ``args.backend`` run in a supervised child with the suite ``options``;
+    ``bar``: show the progress bar; ``picture_timeout``: with
+    ``--markdown``, the child draws the error plot (seconds per backend call)."""
+    from pespec.conformance.supervisor import run_supervised
+
+    picture = None
+    if args.markdown and picture_timeout is not None:
+        picture = {"markdown": str(args.markdown), "timeout": picture_timeout}
+    request = {"family": family, "backend": args.backend, "options": options, "picture": picture}
+    if not bar:
+        return run_supervised(request)
+    from pespec.cli.terminal import progress_bar
+
+    with progress_bar(quiet=args.quiet) as progress:
+        task = progress.add_task(f"pespec check {args.backend}", total=None)
+        name = [args.backend]
+
+        def step(kind: str, data: Any) -> None:  # driven by the child's events
+            if kind == "loaded":
+                name[0] = str(data[0])
+                progress.update(task, description=f"pespec check {name[0]}", total=data[1])
+            elif kind == "start":
+                progress.update(task, description=f"{name[0]}: {data}")
+            else:
+                progress.advance(task)
+
+        return run_supervised(request, step)
