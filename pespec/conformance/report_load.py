@@ -64,14 +64,18 @@ def report_from_dict(data: dict[str, Any]) -> Report:
     }
     report: Report
     if data.get("family") == "rope":
-        from pespec.rope.suite import RopeReport
+        from pespec.rope.report import RopeReport
 
         class _RebuiltRope(_Rebuilt, RopeReport):
             pass
 
         stages = level.get("stages")
         fields["working_dtype"] = None if stages is None else stages["phase"]
-        report = _RebuiltRope(**fields, rope_config=data["config"], rope_level=stages)
+        domain = None if data.get("domain") is None else dict(data["domain"])
+        advice = None if domain is None else domain.pop("advice", None)
+        report = _RebuiltRope(**fields, rope_config=data["config"], rope_level=stages,
+                              domain=domain, domain_advice=advice,
+                              config_notes=list(data.get("config_notes") or ()))
     else:
         report = _RebuiltReport(**fields)
     report.execution = execution  # type: ignore[attr-defined]

@@ -67,15 +67,14 @@ def _load(request: dict[str, Any], events: Events) -> Any:
     """Load the backend and send ``loaded`` (or ``load_error`` and None)."""
     from pespec.conformance.guard import BackendLoadError
 
-    try:
+    try:  # the plan reads the fixtures: a changed one is a usage error too (R7.3)
         suite = _build_suite(request)
+        planned = suite.plan()
     except (BackendLoadError, OSError, ValueError, TypeError) as exc:
         events.send("load_error", kind=_kind(exc), message=str(exc))
         return None
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    plan = [
-        {"id": p.id, "stage": p.stage, "title": p.title, "section": p.section} for p in suite.plan()
-    ]
+    plan = [{"id": p.id, "stage": p.stage, "title": p.title, "section": p.section} for p in planned]
     events.send("loaded", plan=plan, header=suite.report([], started, 0.0).to_dict())
     return suite
 

@@ -386,3 +386,29 @@ def test_supervised_child_imports_as_the_parent_does(
 )
 def test_ended_cause_names_the_exit_status_or_the_signal(status: int, words: str) -> None:
     assert words in ended_cause(status)
+
+
+def test_supervised_rope_report_is_the_in_process_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The rotary report's own fields (domain, its advice, the config reader's notes) survive
+    the child's JSON: the same document and the same verdict line as in process (a config.json
+    without rope_theta, so the note "θ defaulted" must reach the line)."""
+    from pespec.cli import main
+
+    config = {"model_type": "llama", "hidden_size": 256, "num_attention_heads": 4,
+              "max_position_embeddings": 512}
+    (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    lines = {}
+    for name, extra in (("supervised", []), ("in_process", ["--in-process"])):
+        code = main(["rope", "check", "numpy-float32", "--config", "config.json",
+                     "--json", f"{name}.json", "--quiet", *extra])
+        assert code == 0
+        lines[name] = capsys.readouterr().out
+    assert lines["supervised"] == lines["in_process"]
+    assert "θ defaulted to 10000" in lines["supervised"]
+    assert "integer positions 0..511" in lines["supervised"]
+    supervised = _comparable(tmp_path / "supervised.json")
+    assert supervised == _comparable(tmp_path / "in_process.json")
+    assert supervised["domain"]["max_position"] == 511

@@ -83,7 +83,8 @@ def test_the_rotary_suite_exits_2_on_a_tampered_fixture(
     # before: the y edit gave NON-CONFORMANT (exit 1) for pespec's own numpy backend, the
     # theta edit CONFORMANT (exit 0) with no golden stage
     TAMPER[edit](copy)
-    assert main(["rope", "check", "numpy", "--config", "Llama-2-7B", "--quiet"]) == 2
+    args = ["rope", "check", "numpy", "--config", "Llama-2-7B", "--quiet", "--in-process"]
+    assert main(args) == 2  # the supervised child: test_the_supervised_child_refuses_...
     err = capsys.readouterr().err
     assert "fixture checksum verification failed" in err and NAME in err
     assert "Traceback" not in err
@@ -108,8 +109,30 @@ def test_the_absolute_suite_exits_2_on_a_tampered_rotary_fixture(
 ) -> None:
     # one MANIFEST for both families: a changed rotary file also stops the absolute suite
     _tamper_y(copy)
-    assert main(["check", "numpy", "--quiet"]) == 2
+    assert main(["check", "numpy", "--quiet", "--in-process"]) == 2
     assert NAME in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("family", ["rope", "sinusoidal"])
+def test_the_supervised_child_refuses_a_tampered_fixture_as_a_usage_error(
+    copy: Path, family: str
+) -> None:
+    """Under the supervisor the child reads the fixtures while planning: a changed file is a
+    ``load_error`` (the parent exits 2), not a crash of the child (exit 1)."""
+    from pespec.conformance import worker
+
+    _tamper_y(copy)
+    sent: list[tuple[str, dict[str, object]]] = []
+
+    class Events:
+        def send(self, event: str, **fields: object) -> None:
+            sent.append((event, fields))
+
+    options = {"config": PRESETS["Llama-2-7B"].to_dict()} if family == "rope" else {}
+    request = {"family": family, "backend": "numpy", "options": options}
+    assert worker._load(request, Events()) is None  # type: ignore[arg-type]
+    assert [event for event, _ in sent] == ["load_error"]
+    assert NAME in str(sent[0][1]["message"])
 
 
 def test_the_untouched_copy_passes(copy: Path) -> None:
