@@ -194,7 +194,11 @@ class Report:
         if source.get("small_sample"):  # a file: what it covered is part of the verdict
             text += f"; {source['small_sample']}"
         if self.not_run:
-            text += f"; PARTIAL RUN, not run: {', '.join(self.not_run)}"
+            names = list(self.not_run)
+            shown = ", ".join(names) if len(names) <= 6 else (
+                f"{', '.join(names[:3])} and {len(names) - 3} more (every one is in the JSON "
+                "and Markdown reports, with why)")
+            text += f"; PARTIAL RUN, not run: {shown}"
         return text
 
     def summary(self) -> str:

@@ -94,3 +94,17 @@ def test_a_raising_backend_shows_no_error_numbers_in_property_rows(tmp_path: Pat
     for row in rows:
         assert f"| `{row.id}` | failed |  |  |" in text
     assert "| inf |" not in text
+
+
+def test_a_long_not_run_list_is_condensed_on_the_verdict_line() -> None:
+    """A backend that ended the process leaves ~30 checks not run: the verdict line names the
+    first three and the count (the JSON keeps every one with why), not a 1,000-character list."""
+    report = check("numpy", stages=("contract",), diagnose=False)
+    many = {f"golden:set-{i}": "the backend ended the process" for i in range(30)}
+    report.not_run = many
+    line = report.headline()
+    assert "golden:set-0, golden:set-1, golden:set-2 and 27 more" in line
+    assert "golden:set-3" not in line
+    assert report.to_dict()["not_run"] == many
+    report.not_run = dict(list(many.items())[:6])  # six or fewer are all named
+    assert "golden:set-5" in report.headline()
