@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from clirun import exit_code
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from paths import HF_CONFIGS
 
-from pespec.cli import main
 from pespec.reference.encoding import encode
 from pespec.rope.presets import MAX_HEAD_DIM, load_config
 
@@ -402,11 +402,6 @@ def test_the_fuzz_covers_at_least_200_invocations() -> None:
     assert len({name for name, _ in CASES}) == len(CASES)  # one id per case
 
 
-def _exit_code(argv: list[str]) -> int:
-    try:
-        return main(argv)
-    except SystemExit as exited:  # argparse's own usage errors
-        return int(exited.code) if isinstance(exited.code, int) else 2
 
 
 @pytest.mark.parametrize("build", [b for _, b in CASES], ids=[n for n, _ in CASES])
@@ -418,7 +413,7 @@ def test_malformed_invocation_exits_2_with_a_short_message(
 ) -> None:
     monkeypatch.chdir(tmp_path)  # relative outputs (x.png) land in the test's folder
     argv = build(tmp_path)
-    code = _exit_code(argv)
+    code = exit_code(argv)
     captured = capsys.readouterr()
     text = (captured.out + captured.err).strip()
     assert code == 2, f"{argv}: exit {code}\n{text[-1500:]}"
@@ -541,7 +536,7 @@ def _main_captured(argv: list[str]) -> tuple[int, str, str]:
     """``pespec ARGV`` in this process: exit code, stdout, stderr."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = _exit_code(argv)
+        code = exit_code(argv)
     return code, out.getvalue(), err.getvalue()
 
 

@@ -11,27 +11,20 @@ from __future__ import annotations
 import json
 
 import pytest
+from clirun import run_cli
 
-from pespec.cli import main
 from pespec.reference.conventions import PRESETS, TIMESTEP_PRESETS
 
 ALL_CONVENTIONS = [*PRESETS, *TIMESTEP_PRESETS]  # SPEC §3.2 and §3.3: 7 + 6 = 13
 
 
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        code = main(argv)
-    except SystemExit as exited:
-        code = int(exited.code) if isinstance(exited.code, int) else 2
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_conventions_lists_every_named_convention(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(ALL_CONVENTIONS) == 13
-    code, out, _ = _run(["conventions", "--names"], capsys)
+    code, out, _ = run_cli(["conventions", "--names"], capsys)
     assert code == 0 and out.splitlines() == ALL_CONVENTIONS
-    code, out, _ = _run(["conventions"], capsys)
+    code, out, _ = run_cli(["conventions"], capsys)
     lines = out.splitlines()
     assert code == 0 and len(lines) == 13
     whisper = lines[ALL_CONVENTIONS.index("whisper")]
@@ -41,7 +34,7 @@ def test_conventions_lists_every_named_convention(capsys: pytest.CaptureFixture[
 
 @pytest.mark.parametrize("name", ALL_CONVENTIONS)
 def test_encode_offers_every_convention(name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _run(
+    code, out, err = run_cli(
         ["encode", "--d-model", "4", "--seq-len", "2", "--convention", name, "--json"], capsys
     )
     assert code == 0, err
@@ -61,7 +54,7 @@ def test_encode_offers_every_convention(name: str, capsys: pytest.CaptureFixture
 def test_a_near_miss_gets_did_you_mean(
     argv: list[str], suggestion: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _, err = _run(argv, capsys)
+    code, _, err = run_cli(argv, capsys)
     assert code == 2
     assert f"did you mean {suggestion}" in err
     assert "Traceback" not in err

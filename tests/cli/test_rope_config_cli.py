@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from clirun import run_cli
 
-from pespec.cli import main
 from pespec.rope import PRESETS, from_hf
 
 BERT = {"model_type": "bert", "hidden_size": 768, "num_attention_heads": 12}
@@ -23,13 +23,6 @@ BERT = {"model_type": "bert", "hidden_size": 768, "num_attention_heads": 12}
 LLAMA_NO_THETA = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32}
 
 
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        code = main(argv)
-    except SystemExit as exited:
-        code = int(exited.code) if isinstance(exited.code, int) else 2
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def _write(path: Path, data: object) -> str:
@@ -45,7 +38,7 @@ def test_a_model_type_without_rotary_embedding_is_a_usage_error(
     model_type: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = _write(tmp_path / "config.json", {**BERT, "model_type": model_type})
-    code, out, err = _run(["rope", "check", "numpy", "--config", config, "--quiet"], capsys)
+    code, out, err = run_cli(["rope", "check", "numpy", "--config", config, "--quiet"], capsys)
     assert code == 2, out + err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert f"model_type {model_type!r} has no rotary position embedding" in err
@@ -64,7 +57,7 @@ def test_a_defaulted_theta_is_said_on_the_verdict_line_and_in_the_json(
 ) -> None:
     config = _write(tmp_path / "config.json", LLAMA_NO_THETA)
     report = tmp_path / "report.json"
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         ["rope", "check", "numpy", "--config", config, "--quiet", "--json", str(report)], capsys
     )
     assert code == 0
@@ -77,7 +70,7 @@ def test_a_defaulted_theta_is_said_on_the_verdict_line_and_in_the_json(
 
 def test_a_stated_theta_gives_no_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = _write(tmp_path / "config.json", {**LLAMA_NO_THETA, "rope_theta": 10000.0})
-    code, out, _ = _run(["rope", "check", "numpy", "--config", config, "--quiet"], capsys)
+    code, out, _ = run_cli(["rope", "check", "numpy", "--config", config, "--quiet"], capsys)
     assert code == 0 and "defaulted" not in out
 
 
@@ -93,11 +86,11 @@ def test_the_python_api_carries_the_note_of_a_config_dict() -> None:
 
 
 def test_rope_presets_lists_one_name_per_line(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(["rope", "presets", "--names"], capsys)
+    code, out, _ = run_cli(["rope", "presets", "--names"], capsys)
     assert code == 0
     assert out.splitlines() == list(PRESETS)
     assert all("," not in name for name in PRESETS)
-    code, out, _ = _run(["rope", "presets"], capsys)
+    code, out, _ = run_cli(["rope", "presets"], capsys)
     lines = out.splitlines()
     assert code == 0 and len(lines) == len(PRESETS)
     for name, line in zip(PRESETS, lines, strict=True):
@@ -114,12 +107,12 @@ def test_former_preset_names_with_commas_still_work(
         assert "," in old and "," not in new
         assert PRESETS[old] == PRESETS[new] and old not in list(PRESETS)
     old = "Phi-3.5-mini-instruct, ℓ = 4096"
-    code, _, err = _run(["rope", "inputs", "--config", old, "-o", "-"], capsys)
+    code, _, err = run_cli(["rope", "inputs", "--config", old, "-o", "-"], capsys)
     assert code == 0, err
 
 
 def test_a_near_miss_preset_gets_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = _run(["rope", "check", "numpy", "--config", "Qwen2.5-7B"], capsys)
+    code, _, err = run_cli(["rope", "check", "numpy", "--config", "Qwen2.5-7B"], capsys)
     assert code == 2
     assert "no preset 'Qwen2.5-7B'; did you mean Qwen2.5-7B-Instruct?" in err
     from pespec.rope import check
@@ -136,7 +129,7 @@ def test_a_missing_config_file_says_no_such_file(
     value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    code, _, err = _run(["rope", "check", "numpy", "--config", value], capsys)
+    code, _, err = run_cli(["rope", "check", "numpy", "--config", value], capsys)
     assert code == 2
     assert f"no such file: {value}" in err and "preset name" not in err
 
@@ -151,7 +144,7 @@ def test_a_dynamic_schedule_without_seq_len_names_the_flag(
         "rope_scaling": {"rope_type": "dynamic", "factor": 2.0},
     }
     config = _write(tmp_path / "config.json", dynamic)
-    code, _, err = _run(["rope", "check", "numpy", "--config", config], capsys)
+    code, _, err = run_cli(["rope", "check", "numpy", "--config", config], capsys)
     assert code == 2 and "--seq-len is required for rope_type 'dynamic'" in err
     with pytest.raises(ValueError, match="seq_len is required for rope_type 'dynamic'"):
         from_hf(dynamic)  # the Python API names its keyword
@@ -159,9 +152,9 @@ def test_a_dynamic_schedule_without_seq_len_names_the_flag(
         tmp_path / "rope.json",
         {"head_dim": 64, "rope_type": "dynamic", "factor": 2.0, "max_position_embeddings": 4096},
     )
-    code, _, err = _run(["rope", "check", "numpy", "--config", ropeconfig], capsys)
+    code, _, err = run_cli(["rope", "check", "numpy", "--config", ropeconfig], capsys)
     assert code == 2 and "--seq-len is required" in err
-    code, _, err = _run(
+    code, _, err = run_cli(
         [
             "rope",
             "inputs",
@@ -179,13 +172,13 @@ def test_a_dynamic_schedule_without_seq_len_names_the_flag(
 
 def test_rope_inputs_says_what_it_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "inputs.npz"
-    code, out, _ = _run(["rope", "inputs", "--config", "Llama-2-7B", "-o", str(target)], capsys)
+    code, out, _ = run_cli(["rope", "inputs", "--config", "Llama-2-7B", "-o", str(target)], capsys)
     assert code == 0
     with np.load(target) as data:
         rows, head_dim = data["x"].shape
         last = data["positions"][-1]
     assert f"wrote {target}: {rows} rows" in out and f"head_dim {head_dim}" in out
     assert f"{last}" in out
-    code, out, err = _run(["rope", "inputs", "--config", "Llama-2-7B"], capsys)
+    code, out, err = run_cli(["rope", "inputs", "--config", "Llama-2-7B"], capsys)
     assert code == 0 and out.startswith("position,x0,")  # stdout stays pure CSV
     assert f"wrote standard output: {rows} rows" in err
