@@ -1,32 +1,50 @@
-"""Snapshot of the suite's verdicts: the safety net of refactorings that must change no verdict.
+"""Snapshots of the suite's verdicts: the safety net of refactorings that must change no verdict.
 
-For every NumPy backend of tests/catalog/ and every built-in NumPy backend, the conformance
-suite runs under a small fixed profile (:data:`PROFILE`) and the JSON report is reduced to what
-a refactoring must keep: the verdict, the failed checks' ids, the diagnosis (convention, working
-precision, candidates, evidence) and its sentence. Timestamps, durations, paths, versions and
-§ numbers are normalised away (:func:`normalise`), so that renumbering SPEC sections or moving
-the checkout changes nothing. torch/JAX/transformers backends are left out: the README's test
-command runs without them.
+One file per family, each a record of the suite's behaviour (not a claim of correctness):
 
-Regenerate (deliberately, saying in the commit why a verdict changed)::
+``tests/snapshots/verdicts.json`` (``--family sinusoidal``)
+    Every NumPy backend of tests/catalog/ and every built-in NumPy backend, run by
+    :func:`pespec.conformance.check` under a small fixed profile (:data:`PROFILE`).
+``tests/snapshots/rope-verdicts.json`` (``--family rope``)
+    The rotary built-ins ``numpy`` and ``numpy-float32`` on :data:`ROPE_PRESETS`, the rotary
+    bugs pespec knows (:func:`pespec.rope.diagnosis.examples.bugs`, the one-stage bugs and
+    independent correct stacks of tests/rope_implementations.py, the contract breakers of
+    tests/rope_misbehaving.py), run by :func:`pespec.rope.check` under :data:`ROPE_PROFILE`.
 
-    python tools/snapshot_verdicts.py            # writes tests/snapshots/verdicts.json
+Each JSON report is reduced to what a refactoring must keep: the verdict, the level, the failed
+checks' ids, the diagnosis (sinusoidal: convention, working precision, candidates, evidence;
+rotary: pairing, schedule, parameters, stage precisions, causes) and its sentence, and for the
+rotary family the description of the position domain checked. Timestamps, durations, paths,
+versions and § numbers are normalised away (:func:`normalise`, :func:`normalise_rope`), so that
+renumbering SPEC sections or moving the checkout changes nothing. torch/JAX/transformers
+backends are left out: the README's test command runs without them.
 
-tests/conformance/test_verdict_snapshot.py compares a fresh run with the committed file.
+Regenerate (deliberately, saying in the commit and CHANGELOG.md why a verdict changed)::
+
+    python tools/snapshot_verdicts.py                    # both files
+    python tools/snapshot_verdicts.py --family rope      # tests/snapshots/rope-verdicts.json only
+    python tools/snapshot_verdicts.py --check            # compare, print the differences, exit 1
+
+tests/conformance/test_verdict_snapshot.py (sinusoidal) and
+tests/rope/test_rope_verdict_snapshot.py (rotary) compare a fresh run with the committed files.
 """
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
+import difflib
 import importlib
 import json
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOT = ROOT / "tests" / "snapshots" / "verdicts.json"
+ROPE_SNAPSHOT = ROOT / "tests" / "snapshots" / "rope-verdicts.json"
 
 PROFILE: dict[str, Any] = {
     "examples": 2,
@@ -39,6 +57,29 @@ PROFILE: dict[str, Any] = {
 
 BUILTINS: tuple[str, ...] = ("numpy", "numpy-float32", "numpy-float16", "numpy-bfloat16")
 """The built-in backends that need neither torch nor JAX."""
+
+ROPE_PROFILE: dict[str, Any] = {
+    "profile": "ci",  # sampled positions, whatever PESPEC_PROFILE says
+    "stages": ("contract", "golden", "reference", "property"),
+    "diagnose": True,
+    "timeout": 60.0,
+}
+"""pespec.rope.check's arguments for every rotary backend (about 15 s for the whole family)."""
+
+ROPE_BUILTINS: tuple[str, ...] = ("numpy", "numpy-float32")
+"""The rotary built-ins that need no torch."""
+
+ROPE_PRESETS: tuple[str, ...] = (
+    "Llama-2-7B",
+    "Llama-3.1-8B",
+    "gpt-oss-20b",
+    "DeepSeek-V3",
+    "Phi-3.5-mini-instruct-seq-len-4096",
+)
+"""The presets of the rotary built-ins: one per schedule (default, llama3, yarn with and without
+DeepSeek's mscale, longrope)."""
+
+Family = Callable[[Callable[[str], None] | None], dict[str, Any]]
 
 _SECTION = re.compile(r"§\s?\d+(?:\.\d+)*|\bAnnex [A-Z](?:\.\d+)*")
 _VERSION = re.compile(r"\b\d+\.\d+\.\d+(?:[.\w+-]*)?\b")
@@ -128,16 +169,202 @@ def snapshot(progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     return result
 
 
-def main() -> int:
-    """Write :data:`SNAPSHOT` from a fresh run."""
-    data = snapshot(progress=lambda name: print(name, file=sys.stderr, flush=True))
-    SNAPSHOT.parent.mkdir(parents=True, exist_ok=True)
+def _tests_module(name: str) -> Any:
+    """A helper module of tests/ (not a package mypy sees from tools/), imported by name."""
+    tests = str(ROOT / "tests")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    return importlib.import_module(name)
+
+
+def _rope_ports() -> Iterator[tuple[str, Any, str, dict[str, Any]]]:
+    """(name, backend, preset, extra arguments) of tests/: one-stage bugs, correct stacks,
+    contract breakers."""
+    from pespec.rope import PRESETS
+
+    impl, broken = _tests_module("rope_implementations"), _tests_module("rope_misbehaving")
+    phi = PRESETS["Phi-3.5-mini-instruct-seq-len-4096"]
+    cases: tuple[tuple[str, Any, str, dict[str, Any]], ...] = (
+        ("bf16_positions", impl.bug_bf16_positions(PRESETS["Llama-2-7B"]), "Llama-2-7B", {}),
+        (
+            "halves_as_interleaved",
+            impl.bug_pairing(PRESETS["Llama-2-7B"], "interleaved"),
+            "Llama-2-7B",
+            {},
+        ),
+        ("interleaved_as_halves", impl.bug_pairing(PRESETS["GPT-J-6B"], "halves"), "GPT-J-6B", {}),
+        (
+            "partial_over_head_dim",
+            impl.bug_partial_over_head_dim(PRESETS["GPT-J-6B"]),
+            "GPT-J-6B",
+            {},
+        ),
+        (
+            "long_factors_at_short_length",
+            impl.bug_schedule(dataclasses.replace(phi, seq_len=phi.max_position_embeddings)),
+            "Phi-3.5-mini-instruct-seq-len-4096",
+            {},
+        ),
+        (
+            "fp16_cache",
+            impl.bug_fp16_cache(PRESETS["Qwen2.5-7B-Instruct"]),
+            "Qwen2.5-7B-Instruct",
+            {"max_position": 60000},
+        ),
+        ("halves_float64", impl.halves_float64, "Llama-3.1-8B", {}),
+        ("gptj_numpy", impl.gptj_numpy, "GPT-J-6B", {}),
+    )
+    for name, backend, preset, extra in cases:
+        yield f"rope_implementations:{name} @ {preset}", backend, preset, extra
+    for name in ("raises", "wrong_shape", "nan_at_zero", "mutates_input"):
+        yield f"rope_misbehaving:{name} @ Llama-2-7B", getattr(broken, name), "Llama-2-7B", {}
+
+
+def rope_backends() -> Iterator[tuple[str, Any, Any, dict[str, Any]]]:
+    """(name, backend, configuration, extra arguments of check) of the rotary snapshot:
+    built-ins on every preset, the guide's bugs, then tests/' ports, in a fixed order."""
+    from pespec.rope import PRESETS
+    from pespec.rope.diagnosis.examples import bugs
+
+    for preset in ROPE_PRESETS:
+        for builtin in ROPE_BUILTINS:
+            yield f"{builtin} @ {preset}", builtin, PRESETS[preset], {}
+    for bug, configuration, config, backend in bugs():
+        yield f"examples:{bug} @ {configuration}", backend, config, {}
+    for name, backend, preset, extra in _rope_ports():
+        yield name, backend, PRESETS[preset], extra
+
+
+def normalise_rope(report: dict[str, Any]) -> dict[str, Any]:
+    """What the rotary snapshot keeps of a JSON report (SPEC R8.15): the level name (the stage
+    tuple), the position domain's description, the rest as :func:`normalise`."""
+    domain = report.get("domain") or {}
+    return {
+        "verdict": report["verdict"],
+        "level": report["level"]["name"],
+        "domain": _text(domain.get("description")),
+        "failed": [c["id"] for c in report["checks"] if c["status"] == "failed"],
+        "diagnosis": _scrub(
+            {k: v for k, v in (report.get("diagnosis") or {}).items() if k != "sentence"}
+        ),
+        "diagnosis_sentence": _text(report.get("diagnosis_sentence")),
+    }
+
+
+def rope_snapshot(progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """A fresh run of every rotary backend, normalised, keyed by backend name."""
+    import warnings
+
+    from pespec.rope import check
+
+    result: dict[str, Any] = {}
+    for name, backend, config, extra in rope_backends():
+        if progress is not None:
+            progress(name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # the bugs overflow on purpose
+            report = check(backend, config, **ROPE_PROFILE, **extra)
+        result[name] = normalise_rope(json.loads(report.to_json()))
+    return result
+
+
+FAMILIES: dict[str, tuple[Path, Family]] = {
+    "sinusoidal": (SNAPSHOT, snapshot),
+    "rope": (ROPE_SNAPSHOT, rope_snapshot),
+}
+"""Each family's snapshot file and the function that runs it afresh."""
+
+
+def regenerate_hint(family: str) -> str:
+    """How to regenerate ``family``'s file, and what a deliberate change owes its reader."""
+    return (
+        f"if the change is deliberate, regenerate with `python tools/snapshot_verdicts.py "
+        f"--family {family}` and explain in the commit message and CHANGELOG.md which "
+        "verdicts change and why; otherwise the refactoring changed a verdict (a bug)"
+    )
+
+
+def _lines(entry: Any) -> list[str]:
+    return json.dumps(entry, indent=2, ensure_ascii=False).splitlines()
+
+
+def difference(family: str, name: str, expected: Any, fresh: Any) -> str | None:
+    """None when ``fresh`` equals ``expected``; else a message naming the backend, a unified
+    diff of its snapshot entry (- committed, + fresh run) and how to regenerate."""
+    if fresh == expected:
+        return None
+    diff = difflib.unified_diff(
+        _lines(expected), _lines(fresh), "committed", "fresh run", lineterm="", n=2
+    )
+    return (
+        f"{family} verdict snapshot: {name!r} changed:\n"
+        + "\n".join(diff)
+        + f"\n{regenerate_hint(family)}"
+    )
+
+
+def differences(family: str, expected: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
+    """One message per backend that differs, is new or is gone (:func:`difference`)."""
+    messages = [
+        f"{family} verdict snapshot: {name!r} is not in the committed file; "
+        f"{regenerate_hint(family)}"
+        for name in fresh
+        if name not in expected
+    ]
+    messages += [
+        f"{family} verdict snapshot: {name!r} no longer runs; {regenerate_hint(family)}"
+        for name in expected
+        if name not in fresh
+    ]
+    for name in expected:
+        if name in fresh:
+            message = difference(family, name, expected[name], fresh[name])
+            if message is not None:
+                messages.append(message)
+    return messages
+
+
+def committed(family: str) -> dict[str, Any]:
+    """The committed snapshot of ``family``."""
+    data: dict[str, Any] = json.loads(FAMILIES[family][0].read_text(encoding="utf-8"))
+    return data
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
-    tmp = SNAPSHOT.with_suffix(".tmp")
+    tmp = path.with_suffix(".tmp")
     tmp.write_text(text, encoding="utf-8")
-    tmp.replace(SNAPSHOT)
-    print(f"wrote {SNAPSHOT.relative_to(ROOT)} ({len(data)} backends)", file=sys.stderr)
-    return 0
+    tmp.replace(path)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write each chosen family's snapshot from a fresh run (``--check``: compare instead)."""
+    parser = argparse.ArgumentParser(description="Regenerate or check the verdict snapshots.")
+    parser.add_argument(
+        "--family",
+        action="append",
+        choices=sorted(FAMILIES),
+        help="the family to run (repeatable; default: every family)",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="compare with the committed files; print differences, exit 1",
+    )
+    args = parser.parse_args(argv)
+    failed = False
+    for family in args.family or list(FAMILIES):
+        path, run = FAMILIES[family]
+        data = run(lambda name: print(name, file=sys.stderr, flush=True))
+        if args.check:
+            for message in differences(family, committed(family), data):
+                failed = True
+                print(message, file=sys.stderr)
+            continue
+        _write(path, data)
+        print(f"wrote {path.relative_to(ROOT)} ({len(data)} backends)", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

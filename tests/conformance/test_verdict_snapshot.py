@@ -7,12 +7,12 @@ sentence (timestamps, durations, paths, versions and § numbers normalised away)
 file is a record of the suite's behaviour, not a claim of correctness: the catalog's own tests
 (tests/conformance/test_catalog.py, tests/conformance/diagnosis/test_diagnosis.py) say why
 each verdict is right. A change that is meant to change a verdict regenerates it
-(``python tools/snapshot_verdicts.py``) and says why in its commit and in CHANGELOG.md.
+(``python tools/snapshot_verdicts.py --family sinusoidal``) and says why in its commit and in
+CHANGELOG.md.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -31,8 +31,7 @@ def fresh() -> dict[str, Any]:
 
 
 def _committed() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(snapshot_verdicts.SNAPSHOT.read_text(encoding="utf-8"))
-    return data
+    return snapshot_verdicts.committed("sinusoidal")
 
 
 def test_snapshot_names_the_same_backends(fresh: dict[str, Any]) -> None:
@@ -41,10 +40,8 @@ def test_snapshot_names_the_same_backends(fresh: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("name", list(_committed()))
 def test_verdict_failures_and_diagnosis_unchanged(fresh: dict[str, Any], name: str) -> None:
-    assert fresh[name] == _committed()[name], (
-        f"{name}: the verdict, failed checks or diagnosis changed; if deliberate, run "
-        "`python tools/snapshot_verdicts.py` and say why in the commit and CHANGELOG.md"
-    )
+    message = snapshot_verdicts.difference("sinusoidal", name, _committed()[name], fresh[name])
+    assert message is None, message
 
 
 def test_normalise_removes_what_a_refactoring_may_change() -> None:
