@@ -19,9 +19,13 @@ first:
    layer below (reference, properties, conformance, rope); only the front ends (``pespec
    tables``) and ``tools/`` may import it;
 8. the front ends: ``pespec.cli`` (one module per sub-command), ``python -m pespec`` and
-   the pytest plugin ``pespec.conformance.plugin``, which serves both families (its module
+   the pytest plugin ``pespec.conformance.plugin`` with its test module ``test_suite``, which
+   serve both families (the plugin's module
    path is the registered ``pytest11`` entry point, so it keeps its folder and takes the
-   front-end rank).
+   front-end rank), and the supervisor that both run the backend under
+   (``pespec.conformance.supervisor``, its child ``worker`` and ``report_load``, which
+   rebuild any family's suite and report and draw the error picture: front-end machinery,
+   in the engine's folder until issue 25 moves the front ends out).
 
 The lazy facades ``pespec/__init__.py`` and ``pespec/rope/__init__.py`` (PEP 562 exports) are
 exempt as importers; importing the root facade by a name that is not a submodule is refused,
@@ -48,6 +52,10 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec.teaching", 2),
     ("pespec.properties", 3),
     ("pespec.conformance.plugin", 8),
+    ("pespec.conformance.test_suite", 8),
+    ("pespec.conformance.supervisor", 8),
+    ("pespec.conformance.worker", 8),
+    ("pespec.conformance.report_load", 8),
     ("pespec.conformance", 4),
     ("pespec.rope", 5),
     ("pespec.plot", 6),
