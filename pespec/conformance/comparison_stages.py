@@ -8,7 +8,7 @@ configurations, each compared value by value against certified values (SPEC §6.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,12 +29,34 @@ from pespec.properties.base import EncodingConfig, Level
 from pespec.reference.golden import FixtureSet
 
 if TYPE_CHECKING:
-    from pespec.conformance.runner import Suite
+    from pespec.conformance.backends import Backend
+    from pespec.conformance.contract import GuardedBackend
+    from pespec.conformance.reproductions import Reproductions
+    from pespec.reference.conventions import Convention
 
-__all__ = ["golden_check", "large_check"]
+__all__ = ["StageSuite", "golden_check", "large_check"]
 
 
-def golden_check(suite: Suite, planned: PlannedCheck, level: Level) -> CheckResult:
+class StageSuite(Protocol):
+    """What a comparison stage reads of the suite that runs it (:class:`runner.Suite`).
+
+    A protocol, so that this module need not import the runner that imports it.
+    """
+
+    @property
+    def backend(self) -> Backend: ...
+
+    @property
+    def convention(self) -> Convention: ...
+
+    @property
+    def guard(self) -> GuardedBackend: ...
+
+    @property
+    def reproductions(self) -> Reproductions: ...
+
+
+def golden_check(suite: StageSuite, planned: PlannedCheck, level: Level) -> CheckResult:
     """``golden:NAME``: the fixture's certified values (for the convention judged against)."""
     from pespec.conformance.declared import certified_fixture
 
@@ -69,7 +91,7 @@ def _narrow(
     return positions, rows, why_not
 
 
-def large_check(suite: Suite, planned: PlannedCheck, level: Level) -> CheckResult:
+def large_check(suite: StageSuite, planned: PlannedCheck, level: Level) -> CheckResult:
     """``large:LxD``: positions 0 .. L−1, base 10000, against the exact float64 reference."""
     length, d_model = planned.payload
     positions = np.arange(length, dtype=np.int64)
@@ -85,7 +107,7 @@ def large_check(suite: Suite, planned: PlannedCheck, level: Level) -> CheckResul
     return _comparison_result(suite, planned, worst, d_model, 10000.0, level)
 
 
-def _timesteps_check(suite: Suite, planned: PlannedCheck, level: Level) -> CheckResult:
+def _timesteps_check(suite: StageSuite, planned: PlannedCheck, level: Level) -> CheckResult:
     """``golden:timesteps``: fractional timesteps (SPEC §6.2) against the oracle."""
     from pespec.conformance.declared import TIMESTEPS_D_MODEL, timestep_positions
     from pespec.reference import oracle
@@ -109,7 +131,7 @@ def _timesteps_check(suite: Suite, planned: PlannedCheck, level: Level) -> Check
 
 
 def _comparison_result(
-    suite: Suite, planned: PlannedCheck, worst: Worst, d_model: int, base: float, level: Level
+    suite: StageSuite, planned: PlannedCheck, worst: Worst, d_model: int, base: float, level: Level
 ) -> CheckResult:
     def reproduction() -> str:
         assert worst.position is not None

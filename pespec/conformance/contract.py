@@ -28,6 +28,7 @@ __all__ = [
     "ContractProbe",
     "GuardedBackend",
     "OutputProblem",
+    "bit_identical",
     "contract_probes",
     "first_non_finite",
     "output_problems",
@@ -253,7 +254,7 @@ def _run_probe(
     outputs = _call_twice(guard, probe, problems, failures)
     for output in outputs:
         _record_output_problems(output, probe, problems, dtypes)
-    if len(outputs) == 2 and not _bit_identical(outputs[0], outputs[1]):
+    if len(outputs) == 2 and not bit_identical(outputs[0], outputs[1]):
         problems["deterministic"].append(
             f"two calls with d_model={probe.d_model}, base={probe.base!r} gave different outputs"
         )
@@ -330,7 +331,8 @@ def _record_output_problems(
         dtypes.add(name)
 
 
-def _bit_identical(first: NDArray[Any], second: NDArray[Any]) -> bool:
+def bit_identical(first: NDArray[Any], second: NDArray[Any]) -> bool:
+    """Whether two outputs have the same shape, dtype and bytes (the determinism check)."""
     if first.shape != second.shape or first.dtype != second.dtype:
         return False
     return bool(np.ascontiguousarray(first).tobytes() == np.ascontiguousarray(second).tobytes())

@@ -8,7 +8,7 @@ reassociated or fused into an FMA, and the results are the NumPy path's bit for 
 
 Install with ``pip install pespec[fast]``; ``PESPEC_PURE_NUMPY=1`` (read at import) or
 :func:`set_enabled` selects the NumPy path. Shapes: x (n,), pieces (K, 5), factors (6, m, K)
-stacked as h_re, h_im, t_re, t_im, f_re, f_im (see ``exact._Factors``).
+stacked as h_re, h_im, t_re, t_im, f_re, f_im (see ``exact.Factors``).
 """
 
 from __future__ import annotations
@@ -21,11 +21,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.reference.circle import circle_table
+
 __all__ = ["available", "enabled", "factors", "fill_exact", "rotate_gather", "set_enabled"]
 
 F64 = NDArray[np.float64]
 
-_SPLITTER = 134217729.0  # 2^27 + 1, as exact._SPLITTER
+_SPLITTER = 134217729.0  # 2^27 + 1, as in circle.veltkamp_split
 _TWO_PI_HI = float.fromhex("0x1.921fb54442d18p+2")
 _TWO_PI_LO = float.fromhex("0x1.1a62633145c07p-52")
 _N = 256
@@ -49,7 +51,7 @@ def _frac(x: float) -> float:
 
 
 def _split(x: float) -> tuple[float, float]:
-    """Veltkamp's split x = hi + lo, each of at most 26 significant bits (exact._split)."""
+    """Veltkamp's split x = hi + lo, each of at most 26 bits (as circle.veltkamp_split)."""
     gamma = _SPLITTER * x
     hi = gamma - (gamma - x)
     return hi, x - hi
@@ -204,7 +206,7 @@ def _fill_exact(
 
 
 def _factors(x: F64, pieces_t: F64, table: F64, anchor: bool, out: F64) -> None:
-    """out (6, n, K) ← the split factors of exact._Factors at the angles x·W (no offset)."""
+    """out (6, n, K) ← the split factors of exact.Factors at the angles x·W (no offset)."""
     half = pieces_t.shape[1]
     work, result = np.empty((11, half)), np.empty((4, half))
     index = np.empty(half, dtype=np.int64)
@@ -341,8 +343,6 @@ def fill_exact(
     x: F64, pieces: F64, extra: tuple[F64, F64] | None, sign: float, out: F64, layout: int
 ) -> None:
     """out (n, d) ← the exact path at x (n,) ≥ 0 plus ``extra`` turns, in the layout code."""
-    from pespec.reference.exact import _circle_table
-
     assert _KERNELS is not None
     zero = np.zeros(pieces.shape[0])
     ex_hi, ex_lo = (zero, zero) if extra is None else extra
@@ -354,7 +354,7 @@ def fill_exact(
         ex_hi,
         ex_lo,
         extra is not None,
-        _circle_table(),
+        circle_table(),
         float(sign),
         out,
         layout,
@@ -363,14 +363,12 @@ def fill_exact(
 
 def factors(x: F64, pieces: F64, *, anchor: bool) -> F64:
     """The stacked split factors (6, n, K) at the angles x·W, x (n,) ≥ 0."""
-    from pespec.reference.exact import _circle_table
-
     assert _KERNELS is not None
     out = np.empty((6, x.shape[0], pieces.shape[0]))
     _KERNELS["factors"](
         np.ascontiguousarray(x, dtype=np.float64),
         np.ascontiguousarray(pieces.T),
-        _circle_table(),
+        circle_table(),
         bool(anchor),
         out,
     )

@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.reference import _kernels
+from pespec.reference.circle import TABLE_SIZE, circle_table, veltkamp_split
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.oracle import frequencies_dd
 from pespec.reference.validation import (
@@ -39,15 +40,24 @@ from pespec.reference.validation import (
 
 __all__ = [
     "GRID",
+    "INV_2PI_BITS",
     "MAX_POSITION",
     "MAX_SCALED_POSITION",
+    "PIECES",
+    "PIECE_BITS",
     "TABLE_SIZE",
+    "TILE_ELEMENTS",
     "TWO_PI_HI",
     "TWO_PI_LO",
+    "Factors",
+    "Rotator",
+    "dyadic",
     "error_budget",
     "exact_encode",
     "exact_frequencies",
     "exact_sinusoidal_positional_encoding",
+    "fill_positions",
+    "inv_two_pi_fixed",
     "iter_encoding_chunks",
     "turn_pieces",
 ]
@@ -59,25 +69,25 @@ MAX_POSITION: Final = 2.0**53
 """|p + o| must not exceed this (float64 integers are exact up to 2^53); beyond it use the
 oracle. The 2^-52 bound is proved for |c·(p + o)| ≤ 2^40 (SPEC Annex C)."""
 
-TABLE_SIZE: Final = 256
-"""N: the table holds e^{2πi·m/N}, m = 0 .. N−1, so the residual angle is |ρ| ≤ π/N."""
-
 TWO_PI_HI: Final = float.fromhex("0x1.921fb54442d18p+2")
 """2π rounded to float64 (checked against mpmath in the tests)."""
 
 TWO_PI_LO: Final = float.fromhex("0x1.1a62633145c07p-52")
 """2π − TWO_PI_HI rounded to float64; hi + lo equals 2π to about 2^-105 relative."""
 
-_SPLITTER: Final = 134217729.0  # 2^27 + 1: Veltkamp split into two halves of <= 26 bits
-_PIECE_BITS: Final = 26
-_PIECES: Final = 5
-_INV_2PI_BITS: Final = 256
+PIECE_BITS: Final = 26
+"""Bits of each turn piece W_k (so a position of up to 26 bits times a piece is exact)."""
+PIECES: Final = 5
+"""K: the frequency in turns is carried as K pieces of PIECE_BITS bits each."""
+INV_2PI_BITS: Final = 256
+"""Fixed-point bits of 1/(2π) (see :func:`inv_two_pi_fixed`)."""
 _CHUNK_ELEMENTS: Final = 1 << 13  # elements per temporary in the exact path (64 KiB)
 GRID: Final = 64
 """B: integer positions are rotated from anchors at multiples of GRID (SPEC Annex C)."""
 
-_TILE_ELEMENTS: Final = 1 << 15  # elements per rotation tile (256 KiB per float64 array)
-_FACTOR_BYTES: Final = 64  # per (angle, column) of a _Factors: 1 complex + 6 float64
+TILE_ELEMENTS: Final = 1 << 15
+"""Elements per rotation tile (256 KiB per float64 array)."""
+_FACTOR_BYTES: Final = 64  # per (angle, column) of a Factors: 1 complex + 6 float64
 _FINE_CACHE_BYTES: Final = 1 << 24  # fine factors up to 16 MiB are cached per configuration
 _KERNEL_ANCHOR_ELEMENTS: Final = 1 << 15  # kernels: anchor factors per gather block (2 MiB)
 
@@ -88,13 +98,6 @@ _C2, _C4, _C6, _C8 = -1 / 2, 1 / 24, -1 / 720, 1 / 40320
 
 # ---------------------------------------------------------------------------
 # error-free transformations (Dekker 1971, Knuth TAOCP vol. 2 §4.2.2)
-
-
-def _split(x: F64) -> tuple[F64, F64]:
-    """Veltkamp split x = hi + lo with hi, lo of at most 26 significant bits (|x| < 2^995)."""
-    gamma = _SPLITTER * x
-    hi = gamma - (gamma - x)
-    return hi, x - hi
 
 
 def _two_sum(a: F64, b: F64) -> tuple[F64, F64]:
@@ -126,35 +129,14 @@ def _f32_split(hi: F64, lo: F64) -> tuple[F64, F64]:
 
 
 @lru_cache(maxsize=1)
-def _inv_two_pi_fixed() -> int:
+def inv_two_pi_fixed() -> int:
     """floor(2^256 / (2π)) from MPFR at 512 bits."""
     with gmpy2.context(precision=512):
-        value = gmpy2.mul_2exp(gmpy2.mpfr(1), _INV_2PI_BITS) / (2 * gmpy2.const_pi())
+        value = gmpy2.mul_2exp(gmpy2.mpfr(1), INV_2PI_BITS) / (2 * gmpy2.const_pi())
         return int(gmpy2.floor(value))
 
 
-@lru_cache(maxsize=1)
-def _circle_table() -> F64:
-    """e^{2πi·m/N} for m = 0 .. N−1 as double-doubles, with 26-bit splits of the heads.
-
-    Shape (N, 8); columns cos_hi, cos_lo, sin_hi, sin_lo, cos_a, cos_b, sin_a, sin_b (one
-    row per m, so one ``np.take`` gathers all eight). hi + lo is the value to about
-    2^-106 (MPFR at 160 bits, rounded twice to nearest); a + b = hi exactly.
-    """
-    table = np.empty((TABLE_SIZE, 8), dtype=np.float64)
-    with gmpy2.context(precision=160):
-        two_pi = 2 * gmpy2.const_pi()
-        for m in range(TABLE_SIZE):
-            s, c = gmpy2.sin_cos(two_pi * m / TABLE_SIZE)
-            cos_hi, sin_hi = float(c), float(s)
-            table[m, :4] = cos_hi, float(c - cos_hi), sin_hi, float(s - sin_hi)
-    table[:, 4], table[:, 5] = _split(table[:, 0])
-    table[:, 6], table[:, 7] = _split(table[:, 2])
-    table.setflags(write=False)
-    return table
-
-
-def _dyadic(value: float) -> tuple[int, int]:
+def dyadic(value: float) -> tuple[int, int]:
     """(m, e) with value = m·2^e exactly."""
     numerator, denominator = value.as_integer_ratio()
     return numerator, -(denominator.bit_length() - 1)
@@ -163,24 +145,24 @@ def _dyadic(value: float) -> tuple[int, int]:
 @lru_cache(maxsize=32)
 def _turn_pieces_cached(d_model: int, base: float, convention: Convention) -> F64:
     hi, lo = frequencies_dd(d_model, base, convention=convention)
-    scale_m, scale_e = _dyadic(float(convention.argument_scale))
-    inverse = _inv_two_pi_fixed()
-    mask = (1 << _PIECE_BITS) - 1
-    pieces = np.zeros((d_model // 2, _PIECES), dtype=np.float64)
+    scale_m, scale_e = dyadic(float(convention.argument_scale))
+    inverse = inv_two_pi_fixed()
+    mask = (1 << PIECE_BITS) - 1
+    pieces = np.zeros((d_model // 2, PIECES), dtype=np.float64)
     for k, (h, l_) in enumerate(zip(hi.tolist(), lo.tolist(), strict=True)):
         if h == 0.0:
             continue  # ω_k underflowed: θ = 0 to float64 precision
-        mh, eh = _dyadic(h)
-        ml, el = _dyadic(l_)
+        mh, eh = dyadic(h)
+        ml, el = dyadic(l_)
         e0 = min(eh, el) if ml else eh
         mantissa = (mh << (eh - e0)) + ((ml << (el - e0)) if ml else 0)
         value = mantissa * scale_m * inverse  # W_k·2^-(e0 + scale_e − 256)
-        exponent = e0 + scale_e - _INV_2PI_BITS
+        exponent = e0 + scale_e - INV_2PI_BITS
         sign = -1.0 if value < 0 else 1.0
         value = abs(value)
         top = value.bit_length()
-        for i in range(_PIECES):
-            shift = top - _PIECE_BITS * (i + 1)
+        for i in range(PIECES):
+            shift = top - PIECE_BITS * (i + 1)
             chunk = (value >> shift) & mask if shift >= 0 else (value << -shift) & mask
             pieces[k, i] = sign * math.ldexp(float(chunk), shift + exponent)
     pieces.setflags(write=False)
@@ -221,9 +203,9 @@ def _turns(x: F64, pieces: F64, extra: tuple[F64, F64] | None = None) -> tuple[F
     loses < 2^-100; the two smallest pieces are added in plain float64 (< 2^-87 for
     |x·W| ≤ 2^40).
     """
-    x_hi, x_lo = _split(x)
+    x_hi, x_lo = veltkamp_split(x)
     x_hi, x_lo = x_hi[:, None], x_lo[:, None]
-    w = [pieces[:, i] for i in range(_PIECES)]
+    w = [pieces[:, i] for i in range(PIECES)]
     total = _frac(x_hi * w[0])
     low = np.zeros_like(total)
     # x_lo = 0 (|x| < 2^26, e.g. every anchor and offset of a short table) makes its terms
@@ -259,16 +241,16 @@ def _sincos_turns(t_hi: F64, t_lo: F64) -> tuple[F64, F64, F64, F64]:
     m = np.rint(scaled)
     tau = (scaled - m) * (1.0 / TABLE_SIZE)  # exact
     index = m.astype(np.intp) & (TABLE_SIZE - 1)
-    two_pi_a, two_pi_b = _split(np.array(TWO_PI_HI))
-    tau_a, tau_b = _split(tau)
+    two_pi_a, two_pi_b = veltkamp_split(np.array(TWO_PI_HI))
+    tau_a, tau_b = veltkamp_split(tau)
     r_hi = TWO_PI_HI * tau
     r_lo = ((two_pi_a * tau_a - r_hi) + two_pi_a * tau_b + two_pi_b * tau_a) + two_pi_b * tau_b
     r_lo += TWO_PI_HI * t_lo + TWO_PI_LO * tau
     r2 = r_hi * r_hi
     sin_tail = r_lo + r_hi * r2 * (_S3 + r2 * (_S5 + r2 * _S7))  # sin ρ − r_hi
     cos_m1 = r2 * (_C2 + r2 * (_C4 + r2 * (_C6 + r2 * _C8))) - r_hi * r_lo  # cos ρ − 1
-    r_a, r_b = _split(r_hi)
-    rows = np.take(_circle_table(), index, axis=0)
+    r_a, r_b = veltkamp_split(r_hi)
+    rows = np.take(circle_table(), index, axis=0)
     ch, cl, sh, sl, ca, cb, sa, sb = (rows[..., i] for i in range(8))
     # sin(T + ρ) = S + S·(cos ρ − 1) + C·sin ρ
     p = ch * r_hi
@@ -309,7 +291,7 @@ def _sincos_dd(
 # block rotation: integer positions x = A + q, A = GRID·floor(x/GRID), 0 <= q < GRID
 
 
-class _Factors:
+class Factors:
     """Split sin/cos double-doubles of a set of angles, ready for the rotation; shapes (m, K).
 
     ``head`` is complex: for anchors w(A) = sin A + i·cos A, for fine offsets
@@ -341,9 +323,9 @@ class _Factors:
             self.h_re, self.h_im, self.t_re, self.t_im = c_head, s_head, c_tail, s_tail
             self.f_re, self.f_im = c_hi, s_hi
 
-    def take(self, index: NDArray[np.intp]) -> _Factors:
+    def take(self, index: NDArray[np.intp]) -> Factors:
         """The factors of rows ``index`` (a gather), same class."""
-        result = object.__new__(_Factors)
+        result = object.__new__(Factors)
         for name in self.NAMES:
             setattr(result, name, getattr(self, name)[index])
         return result
@@ -364,9 +346,9 @@ def _complex(real: F64, imag: F64) -> C128:
 
 
 def _rotate(
-    anchor: _Factors,
+    anchor: Factors,
     a_index: Any,
-    fine: _Factors,
+    fine: Factors,
     f_index: Any,
     sin_out: F64,
     cos_out: F64,
@@ -424,11 +406,11 @@ def _scratch(shape: tuple[int, ...]) -> tuple[C128, F64, F64]:
 
 
 @lru_cache(maxsize=8)
-def _cached_fine(d_model: int, base: float, convention: Convention) -> _Factors:
+def _cached_fine(d_model: int, base: float, convention: Convention) -> Factors:
     """The fine-offset factors of a configuration, like the frequencies computed once."""
     pieces = _abs_pieces(d_model, base, convention)
-    fine = _Factors(np.arange(GRID, dtype=np.float64), pieces, anchor=False)
-    for name in _Factors.NAMES:
+    fine = Factors(np.arange(GRID, dtype=np.float64), pieces, anchor=False)
+    for name in Factors.NAMES:
         getattr(fine, name).setflags(write=False)
     return fine
 
@@ -451,7 +433,7 @@ def _negate_sine(out: F64, convention: Convention, rows: NDArray[np.bool_] | Non
     out[index] = -out[index]
 
 
-class _Rotator:
+class Rotator:
     """Encodes integer positions x (|x| ≤ 2^53) by the block rotation; value depends on x only.
 
     The rotation runs on |x| with the absolute pieces |W_k| (non-negative angles, so no
@@ -464,23 +446,23 @@ class _Rotator:
         self.flip = convention.argument_scale < 0
         self.convention = convention
         self.half = self.pieces.shape[0]
-        self._fine: _Factors | None = None
-        # work in tiles of about _TILE_ELEMENTS elements: g anchors × GRID offsets × kt columns
-        self.kt = max(1, min(self.half, _TILE_ELEMENTS // GRID))
-        self.group = max(1, _TILE_ELEMENTS // (GRID * self.kt))
+        self._fine: Factors | None = None
+        # work in tiles of about TILE_ELEMENTS elements: g anchors × GRID offsets × kt columns
+        self.kt = max(1, min(self.half, TILE_ELEMENTS // GRID))
+        self.group = max(1, TILE_ELEMENTS // (GRID * self.kt))
 
     @property
-    def fine(self) -> _Factors:
+    def fine(self) -> Factors:
         """Factors of the fine offsets q = 0 .. GRID−1 (cached per configuration if small)."""
         if self._fine is None:
             if GRID * self.half * _FACTOR_BYTES <= _FINE_CACHE_BYTES:
                 self._fine = _cached_fine(*self.key)
             else:
-                self._fine = _Factors(np.arange(GRID, dtype=np.float64), self.pieces, anchor=False)
+                self._fine = Factors(np.arange(GRID, dtype=np.float64), self.pieces, anchor=False)
         return self._fine
 
-    def _anchors(self, first: float, count: int) -> _Factors:
-        return _Factors(first + GRID * np.arange(count, dtype=np.float64), self.pieces, anchor=True)
+    def _anchors(self, first: float, count: int) -> Factors:
+        return Factors(first + GRID * np.arange(count, dtype=np.float64), self.pieces, anchor=True)
 
     def fill_range(self, out: F64, x0: int) -> None:
         """out (n, d) ← rows for the positions x0, x0 + 1, …, x0 + n − 1."""
@@ -545,7 +527,7 @@ class _Rotator:
                 self._group(rows, anchors, b - b0)
                 b += full
 
-    def _block(self, rows: F64, anchors: _Factors, j: int, q0: int) -> None:
+    def _block(self, rows: F64, anchors: Factors, j: int, q0: int) -> None:
         """One partial block: rows (m, d) with offsets q0 .. q0 + m − 1 from anchor j."""
         m = rows.shape[0]
         sin_out, cos_out = _sin_cos_views(rows, self.convention)
@@ -563,7 +545,7 @@ class _Rotator:
                 tuple(s[:, :width] for s in scratch),  # type: ignore[arg-type]
             )
 
-    def _group(self, rows: F64, anchors: _Factors, j: int) -> None:
+    def _group(self, rows: F64, anchors: Factors, j: int) -> None:
         """Full blocks: rows (g, GRID, d) for anchors j .. j + g − 1."""
         g = rows.shape[0]
         sin_out, cos_out = _sin_cos_views(rows, self.convention)
@@ -598,7 +580,7 @@ class _Rotator:
                 block = x[start : start + rows]
                 q = block % GRID
                 anchors, a_index = np.unique(block - q, return_inverse=True)
-                anchor = _Factors(anchors.astype(np.float64), self.pieces, anchor=True)
+                anchor = Factors(anchors.astype(np.float64), self.pieces, anchor=True)
                 _kernels.rotate_gather(
                     a_index.reshape(-1),
                     q,
@@ -613,9 +595,9 @@ class _Rotator:
             q = block % GRID
             anchors, a_index = np.unique(block - q, return_inverse=True)
             offsets, q_index = np.unique(q, return_inverse=True)
-            anchor = _Factors(anchors.astype(np.float64), self.pieces, anchor=True)
+            anchor = Factors(anchors.astype(np.float64), self.pieces, anchor=True)
             if self._fine is None and offsets.shape[0] < GRID:
-                fine = _Factors(offsets.astype(np.float64), self.pieces, anchor=False)
+                fine = Factors(offsets.astype(np.float64), self.pieces, anchor=False)
             else:
                 fine = self.fine.take(offsets.astype(np.intp))
             sin_out, cos_out = _sin_cos_views(out[start:stop], self.convention)
@@ -670,7 +652,7 @@ def _check_domain(p: NDArray[Any], offset: int) -> None:
         _check_range(math.ceil(float(np.max(np.abs(fractional)))) + abs(offset), 0)
 
 
-def _fill(out: F64, p: NDArray[Any], rotator: _Rotator) -> None:
+def fill_positions(out: F64, p: NDArray[Any], rotator: Rotator) -> None:
     """out (n, d) ← encoding of the flat positions p (n,), int64 or float64.
 
     Integer values (ints, and floats with integral values) go through the block rotation,
@@ -717,7 +699,7 @@ def _fill_exact(
     x: F64,
     extra: tuple[F64, F64] | None,
     sign: float,
-    rotator: _Rotator,
+    rotator: Rotator,
 ) -> None:
     """out[rows] ← rows by the exact path at x + o > 0 (turns of o in ``extra``), sine × sign."""
     pieces, convention = rotator.pieces, rotator.convention
@@ -739,7 +721,7 @@ def _fill_exact_kernels(
     x: F64,
     extra: tuple[F64, F64] | None,
     sign: float,
-    rotator: _Rotator,
+    rotator: Rotator,
 ) -> None:
     """:func:`_fill_exact` by the compiled kernels, in blocks of rows (written in place when
     the block's rows are consecutive, else through one block-sized buffer)."""
@@ -770,9 +752,9 @@ def exact_encode(
     """
     p = check_positions(positions)
     d = check_d_model(d_model)
-    rotator = _Rotator(d, base, convention)
+    rotator = Rotator(d, base, convention)
     out = np.empty((p.size, d), dtype=np.float64)
-    _fill(out, p.reshape(-1), rotator)
+    fill_positions(out, p.reshape(-1), rotator)
     return out.reshape((*p.shape, d))
 
 
@@ -791,7 +773,7 @@ def exact_sinusoidal_positional_encoding(
     n = check_non_negative_int(seq_len, "seq_len")
     start = check_non_negative_int(offset, "offset")
     d = check_d_model(d_model)
-    rotator = _Rotator(d, base, convention)
+    rotator = Rotator(d, base, convention)
     out = np.empty((n, d), dtype=np.float64)
     if n:
         x0 = start + int(convention.position_offset)
@@ -820,7 +802,7 @@ def iter_encoding_chunks(
     rows = check_non_negative_int(chunk_rows, "chunk_rows")
     if rows == 0:
         raise ValueError("chunk_rows must be a positive int; got 0")
-    rotator = _Rotator(d, base, convention)
+    rotator = Rotator(d, base, convention)
     offset = int(convention.position_offset)
     if isinstance(positions, range):
         if len(positions):
@@ -834,23 +816,23 @@ def iter_encoding_chunks(
 
 
 def _stream_range(
-    positions: range, d: int, rows: int, rotator: _Rotator
+    positions: range, d: int, rows: int, rotator: Rotator
 ) -> Iterator[tuple[int, F64]]:
     """The generator behind :func:`iter_encoding_chunks` for a validated range."""
     for first in range(0, len(positions), rows):
         chunk = positions[first : first + rows]
         block = np.empty((len(chunk), d), dtype=np.float64)
-        _fill(block, np.arange(chunk.start, chunk.stop, chunk.step), rotator)
+        fill_positions(block, np.arange(chunk.start, chunk.stop, chunk.step), rotator)
         yield first, block
 
 
 def _stream_array(
-    p: NDArray[Any], d: int, rows: int, rotator: _Rotator
+    p: NDArray[Any], d: int, rows: int, rotator: Rotator
 ) -> Iterator[tuple[int, F64]]:
     """The generator behind :func:`iter_encoding_chunks` for a validated 1-D array."""
     for first in range(0, p.shape[0], rows):
         block = np.empty((min(rows, p.shape[0] - first), d), dtype=np.float64)
-        _fill(block, p[first : first + rows], rotator)
+        fill_positions(block, p[first : first + rows], rotator)
         yield first, block
 
 

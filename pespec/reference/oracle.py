@@ -38,12 +38,18 @@ from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.validation import check_base, check_d_model
 
 __all__ = [
+    "GUARD_BITS",
     "PARALLEL_THRESHOLD",
+    "dyadic_to_mpfr",
     "encode",
     "encode_decimal",
     "exact_positions",
     "frequencies_dd",
     "frequencies_mpf",
+    "rational_omega",
+    "round_certified",
+    "round_interval",
+    "row_precision",
 ]
 
 _R = TypeVar("_R")
@@ -51,9 +57,9 @@ _R = TypeVar("_R")
 PARALLEL_THRESHOLD = 1 << 17
 """Requests with at least this many values are split over worker processes."""
 
-_GUARD_BITS = 24
+GUARD_BITS = 24
 """Extra bits above the need of float64 at the first try; a retry happens with
-probability about 2^-(_GUARD_BITS - 2) per value."""
+probability about 2^-(GUARD_BITS - 2) per value."""
 
 _MAX_PRECISION = 1 << 22
 """Give up (RuntimeError) past this many bits: never reached in practice (the exact value
@@ -180,7 +186,7 @@ def exact_positions(positions: Any) -> tuple[tuple[int, ...], list[Fraction]]:
     return array.shape, [_as_exact_position(v) for v in array.ravel().tolist()]
 
 
-def _dyadic_to_mpfr(value: Fraction) -> Any:
+def dyadic_to_mpfr(value: Fraction) -> Any:
     """An exact mpfr of a dyadic rational (denominator a power of two)."""
     numerator, denominator = value.numerator, value.denominator
     exponent = denominator.bit_length() - 1
@@ -202,7 +208,7 @@ def _omega_at(base: Fraction, den: Fraction, ks: range, precision: int) -> list[
     """ω̃_k = exp(−(ln(base)·(k·M))/N) at ``precision`` bits for k in ``ks`` (den = N/M);
     four correctly rounded operations each (module docstring)."""
     with gmpy2.context(precision=precision):
-        log_base = gmpy2.log(_dyadic_to_mpfr(base))
+        log_base = gmpy2.log(dyadic_to_mpfr(base))
         return [gmpy2.exp(-(log_base * (k * den.denominator)) / den.numerator) for k in ks]
 
 
@@ -219,10 +225,10 @@ def _omega_mpfr(
 
 
 _MAX_RATIONAL_BITS = 1 << 16
-"""Largest exact rational ω (bits of numerator or denominator) formed by _rational_omega."""
+"""Largest exact rational ω (bits of numerator or denominator) formed by rational_omega."""
 
 
-def _rational_omega(base: Fraction, exponent: Fraction) -> Fraction | None:
+def rational_omega(base: Fraction, exponent: Fraction) -> Fraction | None:
     """base^(−exponent) when it is rational (base a perfect m-th power) and of at most
     _MAX_RATIONAL_BITS bits, else None.
 
@@ -240,7 +246,7 @@ def _rational_omega(base: Fraction, exponent: Fraction) -> Fraction | None:
     return Fraction(int(root_den), int(root_num)) ** n
 
 
-def _round_interval(
+def round_interval(
     value: Any,
     err: Any,
     rounder: Callable[[Any], _R] = float,  # type: ignore[assignment]
@@ -271,7 +277,7 @@ def _certified_omega(base: Fraction, den: Fraction, k: int) -> tuple[float, floa
         # ω = e^-t < e^-749.9 < 2^-1081: ω and ω − 0 both round to +0 (ln(base) is good to a
         # few ulps). Decided before the rational path, whose exact power would be enormous.
         return 0.0, 0.0
-    rational = _rational_omega(base, exponent)
+    rational = rational_omega(base, exponent)
     if rational is not None:
         nearest = float(rational)  # int / int: correctly rounded by CPython
         return nearest, float(rational - Fraction(nearest))
@@ -282,11 +288,11 @@ def _certified_omega(base: Fraction, den: Fraction, k: int) -> tuple[float, floa
         # |ω̃ − ω| ≤ |ω̃|·(4·t + 2)·2^-P (module docstring, without the θ product)
         with gmpy2.context(precision=64, round=gmpy2.RoundUp):
             err = abs(omega) * _bound(4.0 * t_upper + 2.0) * gmpy2.mul_2exp(1, -precision)
-        hi = _round_interval(omega, err)
+        hi = round_interval(omega, err)
         if hi is not None:
             with gmpy2.context(precision=precision + 64):
                 residual = omega - gmpy2.mpfr(hi)  # exact
-            lo = _round_interval(residual, err)
+            lo = round_interval(residual, err)
             if lo is not None:
                 return hi, lo
         precision *= 2
@@ -350,10 +356,10 @@ def _magnitude_bits(x: Fraction) -> int:
     return max(0, abs(x.numerator).bit_length() - x.denominator.bit_length() + 1)
 
 
-def _row_precision(x_bits: int, t_max: float) -> int:
+def row_precision(x_bits: int, t_max: float) -> int:
     """Working precision for a row whose |x| < 2^x_bits; a multiple of 32 (cache sharing)."""
     t_bits = math.ceil(math.log2(4.0 * t_max + 3.0))
-    need = 53 + max(0, x_bits) + t_bits + _GUARD_BITS
+    need = 53 + max(0, x_bits) + t_bits + GUARD_BITS
     # the bound's first-order expansion needs (4·t + 3)·2^-P ≤ 2^-20 (module docstring)
     return 32 * math.ceil(max(need, t_bits + 32) / 32)
 
@@ -378,7 +384,7 @@ def _scalar_value(
         with gmpy2.context(precision=64, round=gmpy2.RoundUp):
             scaled = abs(theta) * _bound(4.0 * t_upper + 3.0) + 2 * abs(value)
             err = scaled * gmpy2.mul_2exp(1, -precision)
-        result = _round_interval(value, err, rounder)
+        result = round_interval(value, err, rounder)
         if result is not None:
             return result
         precision *= 2
@@ -393,7 +399,7 @@ def _gaps(hi: NDArray[np.float64]) -> NDArray[np.float64]:
     return gaps
 
 
-def _round_certified(
+def round_certified(
     values: list[Any],
     angle_term: NDArray[np.float64],
     value_factor: float,
@@ -447,8 +453,8 @@ def _direct_rows(
             sin_out[row] = 0.0
             cos_out[row] = 1.0
             continue
-        x = _dyadic_to_mpfr(x_exact)
-        precision = _row_precision(_magnitude_bits(x_exact), t_max)
+        x = dyadic_to_mpfr(x_exact)
+        precision = row_precision(_magnitude_bits(x_exact), t_max)
         omegas, omega_f, t_upper = _omega_mpfr(d_model, base, den, precision)
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             theta = abs(float(x)) * np.maximum(omega_f * _SLACK, _F64_MIN_NORMAL)
@@ -459,8 +465,8 @@ def _direct_rows(
             sines = [p[0] for p in pairs]
             cosines = [p[1] for p in pairs]
             results = [
-                (True, sin_out, *_round_certified(sines, angle_term, 2, 0, precision)),
-                (False, cos_out, *_round_certified(cosines, angle_term, 2, 0, precision)),
+                (True, sin_out, *round_certified(sines, angle_term, 2, 0, precision)),
+                (False, cos_out, *round_certified(cosines, angle_term, 2, 0, precision)),
             ]
         for want_sin, out, hi, failed in results:
             out[row] = hi
@@ -493,7 +499,7 @@ def _table_rows(
     """
     half = d_model // 2
     t_max = _ln(base) * (half - 1) / float(den)
-    precision = _row_precision(max(_magnitude_bits(Fraction(x)) for x in xs), t_max)
+    precision = row_precision(max(_magnitude_bits(Fraction(x)) for x in xs), t_max)
     omegas, omega_f, t_upper = _omega_mpfr(d_model, base, den, precision)
     omega_bound = np.maximum(omega_f * _SLACK, _F64_MIN_NORMAL)  # ≥ ω̃_k even if subnormal
     highs = sorted({x // _TABLE_BLOCK for x in xs})
@@ -501,8 +507,8 @@ def _table_rows(
     high_index = {q: i for i, q in enumerate(highs)}
     low_index = {r: i for i, r in enumerate(lows)}
     index = [(high_index[x // _TABLE_BLOCK], low_index[x % _TABLE_BLOCK]) for x in xs]
-    a_exact = [_dyadic_to_mpfr(Fraction(q * _TABLE_BLOCK)) for q in highs]
-    b_exact = [_dyadic_to_mpfr(Fraction(r)) for r in lows]
+    a_exact = [dyadic_to_mpfr(Fraction(q * _TABLE_BLOCK)) for q in highs]
+    b_exact = [dyadic_to_mpfr(Fraction(r)) for r in lows]
     magnitude = np.array(
         [abs(float(x // _TABLE_BLOCK * _TABLE_BLOCK)) + x % _TABLE_BLOCK for x in xs]
     )
@@ -519,13 +525,13 @@ def _table_rows(
             sines = [sa[i] * cb[j] + ca[i] * sb[j] for i, j in index]
             cosines = [ca[i] * cb[j] - sa[i] * sb[j] for i, j in index]
             results = [
-                (True, sin_out, *_round_certified(sines, angle_term, 0, 7, precision)),
-                (False, cos_out, *_round_certified(cosines, angle_term, 0, 7, precision)),
+                (True, sin_out, *round_certified(sines, angle_term, 0, 7, precision)),
+                (False, cos_out, *round_certified(cosines, angle_term, 0, 7, precision)),
             ]
         for want_sin, out, hi, failed in results:
             out[:, k] = hi
             for row in failed:
-                x = _dyadic_to_mpfr(Fraction(xs[row]))
+                x = dyadic_to_mpfr(Fraction(xs[row]))
                 out[row, k] = _scalar_value(x, base, den, k, want_sin, 2 * precision)
 
 
@@ -722,9 +728,9 @@ def encode_decimal(
         if x_exact == 0:
             rows.append([zero if s else one for s in is_sin.tolist()])
             continue
-        x = _dyadic_to_mpfr(x_exact)
+        x = dyadic_to_mpfr(x_exact)
         x_bits = _magnitude_bits(x_exact)
-        precision = _row_precision(x_bits + math.ceil(digits * math.log2(10)) - 53, t_max)
+        precision = row_precision(x_bits + math.ceil(digits * math.log2(10)) - 53, t_max)
         rows.append(
             [
                 _scalar_value(x, exact_base, den, k, s, precision, to_decimal)

@@ -23,7 +23,7 @@ from typing import Any
 import gmpy2
 import mpmath
 
-from pespec.reference.oracle import _rational_omega
+from pespec.reference.oracle import rational_omega
 from pespec.rope.config import RopeConfig
 
 __all__ = [
@@ -145,7 +145,7 @@ class RationalArith:
     def power(self, base: Fraction, exponent: Fraction) -> Value:
         if exponent == 0 or base == 1:
             return Fraction(1)
-        result = _rational_omega(base, -exponent)
+        result = rational_omega(base, -exponent)
         return NOT_RATIONAL if result is None else result
 
     def log(self, value: Value) -> Value:

@@ -139,9 +139,9 @@ def _omega32(config: RopeConfig) -> tuple[NDArray[np.float64], float]:
 
 
 def _pair_views(array: Any, config: RopeConfig, output: bool) -> tuple[Any, Any]:
-    from pespec.rope.reference import _views
+    from pespec.rope.reference import pair_views
 
-    return _views(array, config, output)
+    return pair_views(array, config, output)
 
 
 def _numpy_float64(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:

@@ -197,7 +197,7 @@ def element_bound(x: Any, positions: Any, config: RopeConfig, level: RopeLevel,
     x (n, head_dim) float64, positions (n,). Pass-through columns get 0 (bit for bit).
     """
     from pespec.rope.oracle import attention_factor, frequencies
-    from pespec.rope.reference import _views
+    from pespec.rope.reference import pair_views as _views
 
     values = np.asarray(x, dtype=np.float64)
     p = np.asarray(positions, dtype=np.float64)

@@ -254,7 +254,7 @@ def _golden_rows(output: NDArray[Any], positions: NDArray[np.float64], rope: Rop
     p, x, exact = fixture.positions[rows], fixture.x[rows], fixture.y[rows]
     y = np.asarray(output[rows], dtype=np.float64)
     bound = element_bound(x, p, rope, level, out_dtype) + 2.0**-53 * np.abs(exact)
-    outcome = props._finish(props._fold(None, np.abs(y - exact), bound, p), "golden")
+    outcome = props.finish_outcome(props.fold_outcome(None, np.abs(y - exact), bound, p), "golden")
     return [_result(f"golden:{fixture.name}", "golden",
                     f"the rotary fixture of {fixture.preset} ({rows.size} rows)", outcome)]
 
@@ -271,7 +271,8 @@ def _reference(output: NDArray[Any], positions: NDArray[np.float64], rope: RopeC
         x = x_vectors(p.shape[0], rope.head_dim, start=r0)
         y = np.asarray(output[r0:r0 + CHUNK_ROWS], dtype=np.float64)
         bound = element_bound(x, p, rope, level, out_dtype) + rotation_bound(x, rope) + slack
-        outcome = props._fold(outcome, np.abs(y - rotate(x, p, rope)), bound, p)
-    final = props._finish(outcome or props.Outcome(-1.0, 0.0, 0.0, None, None, 0), "reference")
+        outcome = props.fold_outcome(outcome, np.abs(y - rotate(x, p, rope)), bound, p)
+    outcome = outcome or props.Outcome(-1.0, 0.0, 0.0, None, None, 0)
+    final = props.finish_outcome(outcome, "reference")
     return _result("reference:file", "reference",
                    f"all {positions.shape[0]} rows against the exact float64 reference", final)

@@ -27,7 +27,7 @@ from typing import Final
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.reference.exact import _split
+from pespec.reference.circle import veltkamp_split
 from pespec.rope.config import RopeConfig
 from pespec.rope.oracle import frequencies_dd
 
@@ -91,7 +91,7 @@ def _errors(p: NDArray[np.int64], j: NDArray[np.intp], config: RopeConfig, metho
     phase = (_positions(p, method)[:, None] * omega).astype(np.float32).astype(np.float64)
     p_high = (p & ~np.int64(0xFFFF)).astype(np.float64)[:, None]
     p_low = (p & np.int64(0xFFFF)).astype(np.float64)[:, None]
-    hi_a, hi_b = _split(hi[j])
+    hi_a, hi_b = veltkamp_split(hi[j])
     error = phase - p_high * hi_a
     error -= p_high * hi_b
     error -= p_low * hi_a

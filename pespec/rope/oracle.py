@@ -37,10 +37,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.reference.oracle import (
-    _dyadic_to_mpfr,
-    _round_certified,
-    _round_interval,
+    dyadic_to_mpfr,
     exact_positions,
+    round_certified,
+    round_interval,
 )
 from pespec.rope._exact_schedule import (
     NOT_RATIONAL,
@@ -185,7 +185,7 @@ class _Enclosure(NamedTuple):
 def _midpoint(value: Any) -> tuple[Any, float]:
     low, high = ends(value)
     mid = (low + high) / 2
-    return _dyadic_to_mpfr(mid), float((high - low) / 2) * _SLACK
+    return dyadic_to_mpfr(mid), float((high - low) / 2) * _SLACK
 
 
 def _enclosure(config: RopeConfig, precision: int) -> _Enclosure:
@@ -222,7 +222,7 @@ def _sin_cos_mpfr(x: Fraction, config: RopeConfig, precision: int) -> tuple[
     """(sin φ̃_j, cos φ̃_j at ``precision`` bits, error bounds in units of 2^-precision
     without the |ỹ| term)."""
     enclosure = _enclosure(config, precision + 32)
-    position = _dyadic_to_mpfr(x)
+    position = dyadic_to_mpfr(x)
     magnitude = abs(float(x))
     angle_term = [magnitude * (math.ldexp(r, precision) + abs(float(w)) * _SLACK) * _SLACK
                   for w, r in zip(enclosure.omega, enclosure.omega_radius, strict=True)]
@@ -238,7 +238,7 @@ def _scalar(x: Fraction, config: RopeConfig, j: int, want_sin: bool, precision: 
         value = sines[j] if want_sin else cosines[j]
         with gmpy2.context(precision=64, round=gmpy2.RoundUp):
             err = (gmpy2.mpfr(angle[j]) + 2 * abs(value)) * gmpy2.mul_2exp(1, -precision)
-        result = _round_interval(value, err)
+        result = round_interval(value, err)
         if result is not None:
             return result
         precision *= 2
@@ -264,7 +264,7 @@ def cos_sin(positions: Any, config: RopeConfig) -> tuple[F64, F64]:
         term = np.array(angle)
         with gmpy2.context(precision=precision):
             for out, values, want_sin in ((sin_out, sines, True), (cos_out, cosines, False)):
-                hi, failed = _round_certified(values, term, 2, 0, precision)
+                hi, failed = round_certified(values, term, 2, 0, precision)
                 out[row] = hi
                 for j in failed:
                     out[row, j] = _scalar(x, config, j, want_sin, 2 * precision)
@@ -306,7 +306,7 @@ def _pair_values(a: float, b: float, s: Any, c: Any, e_s: float, e_c: float,
         err = (abs(float(enclosure.attention)) * t_err
                + enclosure.attention_radius * (abs(float(t)) + t_err)
                + abs(float(y)) * unit) * _SLACK**2
-        results.append(_round_interval(y, gmpy2.mpfr(err)))
+        results.append(round_interval(y, gmpy2.mpfr(err)))
     return results[0], results[1]
 
 
@@ -407,7 +407,7 @@ def _rotate_row(a: F64, b: F64, position: Fraction, config: RopeConfig,
             with np.errstate(over="ignore", invalid="ignore"):
                 term = np.ldexp(err * _SLACK**2, precision)
             term[~np.isfinite(term)] = np.inf
-            results.append(_round_certified(y, term, 1, 0, precision))
+            results.append(round_certified(y, term, 1, 0, precision))
     outputs = [hi for hi, _ in results]
     for index, (_, failed) in enumerate(results):
         for j in failed:

@@ -20,8 +20,8 @@ from pespec.properties.ratio import error_ratio, finite_error
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import RopeLevel, element_bound
 
-__all__ = ["PROPERTIES", "Outcome", "accuracy", "inputs", "linearity", "norm", "r_zero",
-           "relative_position", "row_independence"]
+__all__ = ["PROPERTIES", "Outcome", "accuracy", "finish_outcome", "fold_outcome", "inputs",
+           "linearity", "norm", "r_zero", "relative_position", "row_independence"]
 
 F64 = NDArray[np.float64]
 Call = Callable[[F64, NDArray[Any]], NDArray[Any]]
@@ -58,7 +58,9 @@ def inputs(n: int, head_dim: int, seed: int = 0, bits: int = 7) -> F64:
     return out
 
 
-def _fold(outcome: Outcome | None, error: F64, bound: F64, positions: NDArray[Any]) -> Outcome:
+def fold_outcome(
+    outcome: Outcome | None, error: F64, bound: F64, positions: NDArray[Any]
+) -> Outcome:
     """Merge one block's |error| against ``bound`` (same shape, rows = positions)."""
     error = finite_error(error)
     ratio = error_ratio(error, bound)
@@ -85,7 +87,8 @@ def _plain(position: float | None) -> int | float | None:
     return int(number) if number.is_integer() else number
 
 
-def _finish(outcome: Outcome, what: str) -> Outcome:
+def finish_outcome(outcome: Outcome, what: str) -> Outcome:
+    """Write ``outcome``'s message (within the bound, or the worst element) for ``what``."""
     if outcome.passed:
         outcome.message = (f"{what}: {outcome.compared} values within the bound (worst at "
                            f"{outcome.ratio:.3g} of its bound)")
@@ -108,8 +111,8 @@ def accuracy(call: Call, positions: NDArray[Any], config: RopeConfig, level: Rop
         x = inputs(p.shape[0], config.head_dim, seed=r0 // CHUNK_ROWS)
         y = np.asarray(call(x, p), dtype=np.float64)
         bound = element_bound(x, p, config, level, output_dtype) + rotation_bound(x, config)
-        outcome = _fold(outcome, np.abs(y - rotate(x, p, config)), bound, p)
-    return _finish(outcome or Outcome(-1.0, 0.0, 0.0, None, None, 0), "accuracy")
+        outcome = fold_outcome(outcome, np.abs(y - rotate(x, p, config)), bound, p)
+    return finish_outcome(outcome or Outcome(-1.0, 0.0, 0.0, None, None, 0), "accuracy")
 
 
 def norm(call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLevel,
@@ -133,7 +136,8 @@ def norm(call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLev
     exact = big_a * np.sqrt(np.sum(x[:, :d_r] ** 2, axis=1))
     got = np.sqrt(np.sum(y[:, :d_r] ** 2, axis=1))
     bound = bound + 4 * d_r * _U64 * (exact + bound)  # our float64 sums and roots
-    return _finish(_fold(None, np.abs(got - exact)[:, None], bound[:, None], positions), "norm")
+    outcome = fold_outcome(None, np.abs(got - exact)[:, None], bound[:, None], positions)
+    return finish_outcome(outcome, "norm")
 
 
 def r_zero(call: Call, config: RopeConfig, level: RopeLevel, output_dtype: str) -> Outcome:
@@ -144,15 +148,15 @@ def r_zero(call: Call, config: RopeConfig, level: RopeLevel, output_dtype: str) 
     x = inputs(16, config.head_dim, seed=3)
     p = np.zeros(16, dtype=np.int64)
     y = np.asarray(call(x, p), dtype=np.float64)
-    from pespec.rope.reference import _views
+    from pespec.rope.reference import pair_views
 
     big_a = attention_factor(config)
     exact = x.copy()  # R(0) = A·identity on the pairs, laid out in the output layout
-    a, b = _views(x, config, output=False)
-    ya, yb = _views(exact, config, output=True)
+    a, b = pair_views(x, config, output=False)
+    ya, yb = pair_views(exact, config, output=True)
     ya[...], yb[...] = big_a * a, big_a * b
     bound = element_bound(x, p, config, level, output_dtype) + 2 * _U64 * np.abs(exact)
-    return _finish(_fold(None, np.abs(y - exact), bound, p), "R(0) = A·I")
+    return finish_outcome(fold_outcome(None, np.abs(y - exact), bound, p), "R(0) = A·I")
 
 
 def linearity(call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLevel,
@@ -164,7 +168,8 @@ def linearity(call: Call, positions: NDArray[Any], config: RopeConfig, level: Ro
     ys = [np.asarray(call(v, positions), dtype=np.float64) for v in (x, z, s)]
     bound = sum(element_bound(v, positions, config, level, output_dtype) for v in (x, z, s))
     bound = np.asarray(bound) + 2 * _U64 * (np.abs(ys[0]) + np.abs(ys[1]))
-    return _finish(_fold(None, np.abs(ys[2] - ys[0] - ys[1]), bound, positions), "linearity")
+    outcome = fold_outcome(None, np.abs(ys[2] - ys[0] - ys[1]), bound, positions)
+    return finish_outcome(outcome, "linearity")
 
 
 def row_independence(call: Call, positions: NDArray[Any], config: RopeConfig,
@@ -178,8 +183,8 @@ def row_independence(call: Call, positions: NDArray[Any], config: RopeConfig,
     for i in picks.tolist():
         alone = np.asarray(call(x[i:i + 1], positions[i:i + 1]), dtype=np.float64)
         bound = 2 * element_bound(x[i:i + 1], positions[i:i + 1], config, level, output_dtype)
-        outcome = _fold(outcome, np.abs(alone - batch[i:i + 1]), bound, positions[i:i + 1])
-    return _finish(outcome or Outcome(-1.0, 0.0, 0.0, None, None, 0), "row independence")
+        outcome = fold_outcome(outcome, np.abs(alone - batch[i:i + 1]), bound, positions[i:i + 1])
+    return finish_outcome(outcome or Outcome(-1.0, 0.0, 0.0, None, None, 0), "row independence")
 
 
 def relative_position(call: Call, pairs: NDArray[Any], config: RopeConfig, level: RopeLevel,
@@ -187,7 +192,7 @@ def relative_position(call: Call, pairs: NDArray[Any], config: RopeConfig, level
     """⟨R(m)q, R(n)k⟩ = A²·g(m − n) for (m, n) rows of ``pairs`` (shape (k, 2)), g from the
     exact reference's cos/sin of (m − n)·ω' (SPEC §8.8); bound from the element bounds."""
     from pespec.rope.oracle import attention_factor
-    from pespec.rope.reference import _views, cos_sin
+    from pespec.rope.reference import cos_sin, pair_views
 
     m, n_ = pairs[:, 0], pairs[:, 1]
     q = inputs(m.shape[0], config.head_dim, seed=8)
@@ -196,8 +201,8 @@ def relative_position(call: Call, pairs: NDArray[Any], config: RopeConfig, level
     yk = np.asarray(call(k, n_), dtype=np.float64)
     got = np.sum(yq * yk, axis=1)
     cos, sin = cos_sin(m - n_, config)
-    qa, qb = _views(q, config, output=False)
-    ka, kb = _views(k, config, output=False)
+    qa, qb = pair_views(q, config, output=False)
+    ka, kb = pair_views(k, config, output=False)
     big_a = attention_factor(config)
     d_r = config.d_r
     exact = big_a**2 * np.sum((qa * ka + qb * kb) * cos + (qa * kb - qb * ka) * sin, axis=1)
@@ -209,18 +214,18 @@ def relative_position(call: Call, pairs: NDArray[Any], config: RopeConfig, level
     bound = np.sum(bq * mk + mq * bk + bq * bk, axis=1)
     scale = np.sum(mq * mk, axis=1)
     bound += 4 * (config.head_dim + 4) * _U64 * (scale + bound) + 2.0**-52 * big_a**2 * scale
-    return _finish(_fold(None, np.abs(got - exact)[:, None], bound[:, None], m),
+    return finish_outcome(fold_outcome(None, np.abs(got - exact)[:, None], bound[:, None], m),
                    "relative position")
 
 
 def _exact_magnitude(x: F64, config: RopeConfig, big_a: float) -> F64:
     """Per element, a bound on |exact output|: A·‖(a_j, b_j)‖ in the rotary part, |x| beyond."""
-    from pespec.rope.reference import _views
+    from pespec.rope.reference import pair_views
 
     out = np.abs(x).copy()
-    a, b = _views(x, config, output=False)
+    a, b = pair_views(x, config, output=False)
     pair = big_a * np.hypot(a, b) * (1 + 4 * _U64)
-    ya, yb = _views(out, config, output=True)
+    ya, yb = pair_views(out, config, output=True)
     ya[...] = pair
     yb[...] = pair
     result: F64 = out

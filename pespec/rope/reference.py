@@ -27,22 +27,22 @@ from numpy.typing import NDArray
 
 from pespec.reference.conventions import Convention
 from pespec.reference.exact import (
-    _INV_2PI_BITS,
-    _PIECE_BITS,
-    _PIECES,
-    _TILE_ELEMENTS,
     GRID,
-    _dyadic,
-    _Factors,
-    _fill,
-    _inv_two_pi_fixed,
-    _Rotator,
+    INV_2PI_BITS,
+    PIECE_BITS,
+    PIECES,
+    TILE_ELEMENTS,
+    Factors,
+    Rotator,
+    dyadic,
+    fill_positions,
+    inv_two_pi_fixed,
 )
 from pespec.reference.validation import check_positions
 from pespec.rope.config import RopeConfig
 from pespec.rope.oracle import attention_factor, frequencies_dd
 
-__all__ = ["COS_SIN_BOUND", "MAX_PHASE", "cos_sin", "rotate", "rotation_bound"]
+__all__ = ["COS_SIN_BOUND", "MAX_PHASE", "cos_sin", "pair_views", "rotate", "rotation_bound"]
 
 F64 = NDArray[np.float64]
 
@@ -69,25 +69,25 @@ def _check_config(config: Any) -> RopeConfig:
 def _turn_pieces(config: RopeConfig) -> F64:
     """|ω'_j|/(2π) as 5 truncated 26-bit pieces, shape (d_r/2, 5), like SPEC Annex C.3 step 1."""
     hi, lo = frequencies_dd(config)
-    inverse = _inv_two_pi_fixed()
-    mask = (1 << _PIECE_BITS) - 1
-    pieces = np.zeros((hi.shape[0], _PIECES), dtype=np.float64)
+    inverse = inv_two_pi_fixed()
+    mask = (1 << PIECE_BITS) - 1
+    pieces = np.zeros((hi.shape[0], PIECES), dtype=np.float64)
     for j, (h, l_) in enumerate(zip(hi.tolist(), lo.tolist(), strict=True)):
-        mh, eh = _dyadic(h)
-        ml, el = _dyadic(l_)
+        mh, eh = dyadic(h)
+        ml, el = dyadic(l_)
         e0 = min(eh, el) if ml else eh
         value = ((mh << (eh - e0)) + ((ml << (el - e0)) if ml else 0)) * inverse
-        exponent = e0 - _INV_2PI_BITS
+        exponent = e0 - INV_2PI_BITS
         top = value.bit_length()
-        for i in range(_PIECES):
-            shift = top - _PIECE_BITS * (i + 1)
+        for i in range(PIECES):
+            shift = top - PIECE_BITS * (i + 1)
             chunk = (value >> shift) & mask if shift >= 0 else (value << -shift) & mask
             pieces[j, i] = math.ldexp(float(chunk), shift + exponent)
     pieces.setflags(write=False)
     return pieces
 
 
-class _RopeRotator(_Rotator):
+class _RopeRotator(Rotator):
     """SPEC Annex C's block rotation on the pieces of ω'_j, sines then cosines of the pairs."""
 
     def __init__(self, config: RopeConfig) -> None:  # not super().__init__: other pieces
@@ -96,12 +96,12 @@ class _RopeRotator(_Rotator):
         self.convention = _HALVES
         self.half = self.pieces.shape[0]
         self.key = (2 * self.half, 2.0, _HALVES)  # unused: the fine factors are set here
-        fine = _Factors(np.arange(GRID, dtype=np.float64), self.pieces, anchor=False)
-        for name in _Factors.NAMES:
+        fine = Factors(np.arange(GRID, dtype=np.float64), self.pieces, anchor=False)
+        for name in Factors.NAMES:
             getattr(fine, name).setflags(write=False)
         self._fine = fine
-        self.kt = max(1, min(self.half, _TILE_ELEMENTS // GRID))
-        self.group = max(1, _TILE_ELEMENTS // (GRID * self.kt))
+        self.kt = max(1, min(self.half, TILE_ELEMENTS // GRID))
+        self.group = max(1, TILE_ELEMENTS // (GRID * self.kt))
 
 
 @lru_cache(maxsize=16)
@@ -131,7 +131,7 @@ def cos_sin(positions: Any, config: RopeConfig) -> tuple[F64, F64]:
     _check_phase(p, config)
     half = config.d_r // 2
     table = np.empty((p.size, 2 * half), dtype=np.float64)
-    _fill(table, p.reshape(-1), _rotator(config))
+    fill_positions(table, p.reshape(-1), _rotator(config))
     return (table[:, half:].reshape((*p.shape, half)),
             table[:, :half].reshape((*p.shape, half)))
 
@@ -148,7 +148,7 @@ def _check_x(x: Any, config: RopeConfig) -> F64:
     return result
 
 
-def _views(array: F64, config: RopeConfig, output: bool) -> tuple[F64, F64]:
+def pair_views(array: F64, config: RopeConfig, output: bool) -> tuple[F64, F64]:
     """The (a_j, b_j) columns of ``array`` for the input (output=False) or output layout."""
     d_r, half = config.d_r, config.d_r // 2
     interleaved = config.pairing == "interleaved" or (
@@ -175,8 +175,8 @@ def rotate(x: Any, positions: Any, config: RopeConfig) -> F64:
     rotator, half = _rotator(config), config.d_r // 2
     out = np.empty(values.shape, dtype=np.float64)
     out[..., config.d_r:] = values[..., config.d_r:]
-    a_all, b_all = _views(values, config, output=False)
-    ya_all, yb_all = _views(out, config, output=True)
+    a_all, b_all = pair_views(values, config, output=False)
+    ya_all, yb_all = pair_views(out, config, output=True)
     n = values.shape[-2]
     rows = max(1, _ROTATE_ELEMENTS // (half * max(1, values[..., 0, 0].size)))
     rows = max(GRID, rows // GRID * GRID)
@@ -185,7 +185,7 @@ def rotate(x: Any, positions: Any, config: RopeConfig) -> F64:
     for r0 in range(0, n, rows):  # chunks of rows: the temporaries stay in cache
         r1 = min(n, r0 + rows)
         part = table[: r1 - r0]
-        _fill(part, p[r0:r1], rotator)
+        fill_positions(part, p[r0:r1], rotator)
         sin, cos = part[:, :half], part[:, half:]
         a, b = a_all[..., r0:r1, :], b_all[..., r0:r1, :]
         y_a, y_b, t = ya_all[..., r0:r1, :], yb_all[..., r0:r1, :], tmp[..., : r1 - r0, :]
@@ -209,11 +209,11 @@ def rotation_bound(x: Any, config: RopeConfig) -> F64:
     """
     config = _check_config(config)
     values = _check_x(x, config)
-    a, b = _views(values, config, output=False)
+    a, b = pair_views(values, config, output=False)
     attention = attention_factor(config) * (1 + 2 * _U)
     pair = 8 * _U * attention * np.hypot(a, b) * (1 + 2 * _U) + 2.0**-1071 * max(1.0, attention)
     bound = np.zeros(values.shape, dtype=np.float64)
-    y_a, y_b = _views(bound, config, output=True)
+    y_a, y_b = pair_views(bound, config, output=True)
     y_a[...] = pair
     y_b[...] = pair
     return bound

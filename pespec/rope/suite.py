@@ -33,7 +33,7 @@ from pespec.conformance.backends import Backend
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import (
     BackendFailure,
-    _bit_identical,
+    bit_identical,
     first_non_finite,
 )
 from pespec.conformance.guard import BACKEND_ERRORS
@@ -283,7 +283,7 @@ class RopeSuite(Suite):
                 problems["input-unchanged"].append("the backend modified x or positions")
             _record_output_problems(out, x.shape, probes, problems, dtypes)
             outputs.append(out)
-        if len(outputs) == 2 and not _bit_identical(outputs[0], outputs[1]):
+        if len(outputs) == 2 and not bit_identical(outputs[0], outputs[1]):
             problems["deterministic"].append("two calls with the same input gave different "
                                              "outputs")
         if len(dtypes) > 1:
@@ -443,8 +443,8 @@ def _golden(call: props.Call, fixture: Any, config: RopeConfig, level: RopeLevel
         x, exact = fixture.x[mask], fixture.y[mask]
         y = np.asarray(call(x, p), dtype=np.float64)
         bound = element_bound(x, p, config, level, output_dtype) + 2.0**-53 * np.abs(exact)
-        outcome = props._fold(outcome, np.abs(y - exact), bound, p)
-    return props._finish(outcome or props.Outcome(-1.0, 0.0, 0.0, None, None, 0), "golden")
+        outcome = props.fold_outcome(outcome, np.abs(y - exact), bound, p)
+    return props.finish_outcome(outcome or props.Outcome(-1.0, 0.0, 0.0, None, None, 0), "golden")
 
 
 def check(backend: str | Backend | Callable[..., Any], config: Any, *,

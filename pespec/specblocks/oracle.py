@@ -6,7 +6,7 @@ import decimal
 import math
 
 from pespec.reference.golden import fixture_directory, parse_fixture
-from pespec.reference.oracle import _GUARD_BITS, _row_precision, encode_decimal
+from pespec.reference.oracle import GUARD_BITS, encode_decimal, row_precision
 
 __all__ = ["decimal_rounding_text", "oracle_precision_table"]
 
@@ -16,10 +16,10 @@ def oracle_precision_table(d_model: int = 512, base: float = 10000.0) -> str:
     t_max = math.log(base) * (d_model // 2 - 1) / (d_model // 2)
     lines = ["| \\|c·(p + o)\\| below | first working precision P (bits) |", "|---|---|"]
     for bits in (1, 11, 13, 20, 31, 40, 53, 64):
-        lines.append(f"| 2^{bits} | {_row_precision(bits, t_max)} |")
+        lines.append(f"| 2^{bits} | {row_precision(bits, t_max)} |")
     return (
         f"For d = {d_model}, base = {base:g} (t_max = {t_max:.4g}, guard bits = "
-        f"{_GUARD_BITS}):\n\n" + "\n".join(lines) + "\n"
+        f"{GUARD_BITS}):\n\n" + "\n".join(lines) + "\n"
     )
 
 

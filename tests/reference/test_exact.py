@@ -18,7 +18,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from pespec.reference import encoding, exact, oracle
+from pespec.reference import circle, encoding, exact, oracle
 from pespec.reference.conventions import LAYOUTS, PRESETS, Convention, diffusers_convention
 from pespec.reference.golden import load_fixture_sets
 from pespec.reference.naive import naive_encode
@@ -47,11 +47,11 @@ def test_two_pi_words_match_mpmath() -> None:
 def test_inverse_two_pi_fixed_point_matches_mpmath() -> None:
     with mpmath.workdps(120):
         expected = int(mpmath.floor(mpmath.mpf(2) ** 256 / (2 * mpmath.pi)))
-    assert exact._inv_two_pi_fixed() == expected
+    assert exact.inv_two_pi_fixed() == expected
 
 
 def test_circle_table_matches_mpmath() -> None:
-    cos_hi, cos_lo, sin_hi, sin_lo, cos_a, cos_b, sin_a, sin_b = exact._circle_table().T
+    cos_hi, cos_lo, sin_hi, sin_lo, cos_a, cos_b, sin_a, sin_b = circle.circle_table().T
     with mpmath.workdps(60):
         for m in range(exact.TABLE_SIZE):
             angle = 2 * mpmath.pi * m / exact.TABLE_SIZE

@@ -200,7 +200,7 @@ def test_table_path_matches_independent_method(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_table_path_fallback_stays_correct(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(oracle, "_GUARD_BITS", -45)
+    monkeypatch.setattr(oracle, "GUARD_BITS", -45)
     calls = _spy(monkeypatch, "_scalar_value")
     got = encode(TABLE_POSITIONS, 6, base=50.0, workers=1)
     assert len(calls) >= 100
@@ -239,7 +239,7 @@ def test_fast_check_error_bound_survives_precisions_beyond_1074_bits(
     bound must not become 0 there. With 22 guard bits removed (P = 1088, θ̃ good to about
     2^-60) an unscaled bound certified a wrong float64 in column 248 (found by a scan);
     the check must reject it so that the Ziv loop recomputes it."""
-    monkeypatch.setattr(oracle, "_GUARD_BITS", -22)
+    monkeypatch.setattr(oracle, "GUARD_BITS", -22)
     position = float((2**53 - 1) * 2**970)  # the largest float64 below 2^1023
     got = encode([position], 2048, base=1e7, workers=1)
     assert got[0].tolist() == mpmath_row(position, 2048, 1e7, CANONICAL, 2400)
@@ -347,7 +347,7 @@ def test_low_precision_fast_path_falls_back_and_stays_correct(
 ) -> None:
     """With 45 guard bits removed the vectorised check must reject most elements; the
     scalar Ziv loop then recomputes them, and the result is still correctly rounded."""
-    monkeypatch.setattr(oracle, "_GUARD_BITS", -45)
+    monkeypatch.setattr(oracle, "GUARD_BITS", -45)
     calls = _spy(monkeypatch, "_scalar_value")
     positions = [1, 7, 1000, 2**30 + 5, 0.1]
     got = encode(positions, 16, base=777.0)
@@ -358,7 +358,7 @@ def test_low_precision_fast_path_falls_back_and_stays_correct(
 
 def test_callers_gmpy2_context_does_not_matter(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every conversion happens in a fresh round-to-nearest context."""
-    monkeypatch.setattr(oracle, "_GUARD_BITS", -45)  # exercise the scalar path too
+    monkeypatch.setattr(oracle, "GUARD_BITS", -45)  # exercise the scalar path too
     previous = gmpy2.get_context().copy()
     gmpy2.set_context(gmpy2.context(round=gmpy2.RoundUp, precision=20, subnormalize=True))
     try:
