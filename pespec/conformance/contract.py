@@ -46,6 +46,7 @@ CONTRACT_ITEMS: dict[str, str] = {
 }
 """The contract items, in order, with the one-line rule each checks."""
 
+
 class BackendFailure(Exception):
     """The backend misbehaved; ``kind`` says how (raised, timeout, hung, type, shape, ...)."""
 
@@ -83,6 +84,7 @@ class GuardedBackend:
         self.expected_dtype = expected_dtype
         self.check_finite = check_finite
         self.hung = False
+        self.hung_message: str | None = None  # the call that timed out, in words
         self.calls = 0  # backend calls made, and rows (positions) requested, for the report
         self.rows = 0
 
@@ -117,9 +119,8 @@ class GuardedBackend:
         where = self.describe_call(*args)
         if worker.is_alive():
             self.hung = True
-            raise BackendFailure(
-                "timeout", f"the backend did not return within {self.timeout:g} s ({where})"
-            )
+            self.hung_message = f"the backend did not return within {self.timeout:g} s ({where})"
+            raise BackendFailure("timeout", self.hung_message)
         if "convert" in box:
             exc = box["convert"]
             if isinstance(exc, TypeError) and "must return an array" in str(exc):

@@ -229,15 +229,21 @@ class Suite:
             raise Interrupted(partial) from None
         report = self.report(results, started, time.perf_counter() - clock)
         if diagnose and report.failed:  # nothing failed (e.g. no golden ran): nothing to explain
-            calls, rows = self.guard.calls, self.guard.rows
+            calls, rows, hung = self.guard.calls, self.guard.rows, self.guard.hung
             try:
                 self._diagnose(report)
             except KeyboardInterrupt:  # every check ran: the report is complete, unexplained
                 report.diagnosis_sentence = "diagnosis interrupted (Ctrl-C)"
                 raise Interrupted(report) from None
+            if self.guard.hung and not hung:  # a diagnosis probe hung: say what is missing
+                report.diagnosis_sentence = _unfinished_sentence(
+                    report.diagnosis_sentence, self.guard.hung_message
+                )
             counts = report.backend_calls if report.backend_calls is not None else {}
-            for key, made in (("diagnosis_calls", self.guard.calls - calls),
-                              ("diagnosis_rows", self.guard.rows - rows)):
+            for key, made in (
+                ("diagnosis_calls", self.guard.calls - calls),
+                ("diagnosis_rows", self.guard.rows - rows),
+            ):
                 counts[key] = counts.get(key, 0) + made  # plus calls made outside the guard
             report.backend_calls = counts
         return report
@@ -372,6 +378,15 @@ class Suite:
             report.diagnosis_sentence = diagnosis.sentence()
         except BACKEND_ERRORS as exc:  # diagnosis is advice; it must never hide the verdict
             report.diagnosis_sentence = f"diagnosis unavailable ({type(exc).__name__}: {exc})"
+
+
+def _unfinished_sentence(sentence: str | None, why: str | None) -> str:
+    """``sentence`` (what the diagnosis found) followed by why it could not finish: a probe
+    call timed out, so the guard made no later call and the finding rests on fewer probes."""
+    found = (sentence or "").strip().rstrip(".")
+    reason = why or "a diagnosis probe did not return in time"
+    tail = f"the diagnosis could not finish: {reason}, so its later probes were not made."
+    return f"{found}; {tail}" if found else tail[0].upper() + tail[1:]
 
 
 def _returned_misfit(fn: Any, failure: BackendFailure) -> str | None:

@@ -5,8 +5,9 @@ A rotary implementation is a pipeline: inverse frequencies ω'_j and the phase p
 rotation (a·c − b·s, a·s + b·c) in the *rotation* dtype, the result stored in the output
 dtype. A :class:`RopeLevel` names the three stage dtypes; :func:`element_bound` bounds
 |y − exact| per output element from them and |x|, with the assumptions of SPEC §8.7:
-library sin, cos, pow and exp within 2 ulp, one rounding per stored stage (round to nearest),
-no fast-math intrinsics outside their documented range, no flush-to-zero.
+library sin, cos, pow and exp within LIBRARY_ULPS = 4 ulp (the one value of both families,
+:data:`pespec.properties.formats.LIBRARY_ULPS`, SPEC §4.1 A2), one rounding per stored stage
+(round to nearest), no fast-math intrinsics outside their documented range, no flush-to-zero.
 
 Shapes: x (n, head_dim), positions (n,); bounds (n, head_dim), float64.
 """
@@ -21,15 +22,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.properties.base import DTYPES, SIGNIFICAND_BITS
+from pespec.properties.formats import LIBRARY_ULPS
 from pespec.rope.config import RopeConfig
 
 __all__ = ["DEFAULT_LEVELS", "LIBRARY_ULPS", "RopeLevel", "check_rope_claim", "element_bound",
            "parse_rope_level", "rope_level_for_dtype", "schedule_constant"]
 
 F64 = NDArray[np.float64]
-
-LIBRARY_ULPS: Final = 2.0
-"""Assumed accuracy of the library's sin, cos, pow and exp: within this many ulp (SPEC §8.7)."""
 
 _MIN_HALF_SUBNORMAL: Final = {"float64": 2.0**-1075, "float32": 2.0**-150,
                               "float16": 2.0**-25, "bfloat16": 2.0**-134}
@@ -210,7 +209,7 @@ def element_bound(x: Any, positions: Any, config: RopeConfig, level: RopeLevel,
     p_hat = np.abs(p)[:, None] + p_err
     # The phase: ω̂'·p̂ rounded; |Δφ| ≤ ω'(|p − p̂| + |p̂|((K+1)u + K u²)(1 + u)).
     dphi = omega[None, :] * (p_err + p_hat * ((k + 1) * u_p + k * u_p * u_p) * (1 + u_p))
-    # cos/sin of the rounded angle: |Δφ| plus the library's 2 ulp (≤ 2·LIBRARY_ULPS·u).
+    # cos/sin of the rounded angle: |Δφ| plus the library's error (≤ 2·LIBRARY_ULPS·u).
     e_cs = np.minimum(dphi, 2.0) + 2 * LIBRARY_ULPS * u_p
     folded = 0.0 if big_a == 1.0 else 2 * u_p  # Â rounded, the product Â·c
     eta = 8 * max(_MIN_HALF_SUBNORMAL[d] for d in (level.phase, level.cache, level.rotation,

@@ -338,17 +338,17 @@ class RopeSuite(Suite):
                 f"{domain.default_max}), or drop the claim of {domain.declared}")
 
     def _diagnose_numbers(self, report: Report) -> None:
-        """The rotary diagnosis proper, probing no position beyond the domain."""
+        """The rotary diagnosis proper, probing no position beyond the domain, through the
+        suite's guard (the run's timeout per call, host conversion; its calls and rows are
+        counted there, as ``diagnosis_calls`` / ``diagnosis_rows``)."""
         if importlib.util.find_spec("pespec.rope.diagnosis") is None or self.guard.hung:
             return
         try:
             module = importlib.import_module("pespec.rope.diagnosis")
-            diagnosis = module.diagnose(self.backend, self.config, timeout=self.guard.timeout,
+            # timeout=None: the guard times out each call (then every later call fails at once)
+            diagnosis = module.diagnose(self.guard.raw_call, self.config, timeout=None,
                                         max_position=self.domain.max_position)
             report.diagnosis = diagnosis.to_dict()
-            if report.backend_calls is not None:  # the diagnosis calls the backend directly
-                made = report.diagnosis.get("backend_calls", 0)
-                report.backend_calls["diagnosis_calls"] = int(made)
             sentence = diagnosis.sentence
             report.diagnosis_sentence = sentence() if callable(sentence) else str(sentence)
         except BACKEND_ERRORS as exc:  # advice only: it must never hide the verdict

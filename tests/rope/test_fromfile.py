@@ -206,7 +206,9 @@ def test_stored_positions_other_than_the_inputs_are_checked_against_the_referenc
     assert report.conformant, report.summary()
     golden = next(c for c in report.checks if c.stage == "golden")
     assert "(1 rows)" in golden.title  # only row 0 (position 0) holds a fixture's input
-    exact[10, 0] += 1e-3  # position 70: the float32 bound there is about 1e-5
+    # position 70, column 0: the float32 bound there is 1.1e-4 (R8.12: (|a| + |b|)·Δφ with
+    # |a| + |b| = 2.55, Δφ ≈ 70·(K_0 + 1)·u_P, K_0 = 2·c_f + 1 = 9 at c_f = 4 ulp, SPEC §4.1 A2)
+    exact[10, 0] += 2e-3
     np.savez(path, out=exact, positions=positions)
     assert _ratio(check_file(path, rope), "reference:file") >= 10
 

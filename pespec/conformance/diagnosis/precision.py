@@ -18,6 +18,7 @@ from pespec.conformance.diagnosis.fit import Candidate, line_fits
 from pespec.conformance.diagnosis.probes import Probe
 from pespec.conformance.diagnosis.verify import angles, model
 from pespec.properties.base import DTYPES, SIGNIFICAND_BITS
+from pespec.properties.formats import LIBRARY_ULPS
 
 __all__ = [
     "AMPLITUDE_ULPS",
@@ -41,9 +42,9 @@ SPREAD_BITS = 2.5
 REPRESENTABILITY_FORMATS = ("bfloat16", "float16", "float32")
 """Formats whose integer range (2^p) the large-position probe straddles."""
 
-AMPLITUDE_ULPS = 16.0
+AMPLITUDE_ULPS = 2 * 2 * LIBRARY_ULPS
 """|sqrt(sin² + cos²)/A − 1| allowed, in units u of the format the values lie in: each of
-sin, cos within 4 ulps = 8u (FUNCTION_ULPS, SPEC §4.2), and the radius within 2 × that."""
+sin, cos within LIBRARY_ULPS = 4 ulps = 8u (SPEC §4.1 A2), and the radius within 2 × that."""
 
 
 def classify_error_bits(bits: float, floor_bits: float) -> str:
