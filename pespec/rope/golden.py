@@ -21,6 +21,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec._version import SPEC_VERSION
+from pespec.reference.fixture_formats import (
+    FixtureCheck,
+    FixtureError,
+    FixtureFormat,
+    FixtureProgress,
+    files_of_format,
+    register_fixture_format,
+)
 from pespec.reference.golden import verified_directory
 from pespec.rope import oracle
 from pespec.rope.config import RopeConfig
@@ -28,6 +36,7 @@ from pespec.rope.presets import PRESET_ALIASES, PRESETS
 
 __all__ = [
     "CONTEXT_LENGTHS",
+    "FIXTURE_FORMAT",
     "FORMAT",
     "PREFIX",
     "X_FORMULA",
@@ -53,7 +62,7 @@ FORMAT = "pespec-rope-golden/1"
 """Identifier of the rotary fixture format (SPEC §8.6)."""
 
 PREFIX = "rope-"
-"""File names of rotary sets start with this; the absolute sets' reader skips them."""
+"""File names of rotary sets start with this (readers select files by their ``format``)."""
 
 X_FORMULA = ("x[r][k] = ((37*(k+1) + 101*r) mod 257 - 128) / 64 for row r = 0..n-1, "
              "k = 0..head_dim-1")
@@ -199,12 +208,17 @@ def render_rope_fixture(fixture: RopeFixture) -> bytes:
     return ("{\n" + body + "\n}\n").encode("ascii")
 
 
-def render_rope_files() -> dict[str, bytes]:
-    """Every rotary set, in memory: {file name: bytes}."""
-    return {file_name(p): render_rope_fixture(compute_rope_fixture(p)) for p in PRESETS}
+def render_rope_files(on_progress: FixtureProgress | None = None) -> dict[str, bytes]:
+    """Every rotary set, in memory: {file name: bytes}; ``on_progress(name)`` after each."""
+    files = {}
+    for preset in PRESETS:
+        files[file_name(preset)] = render_rope_fixture(compute_rope_fixture(preset))
+        if on_progress is not None:
+            on_progress(file_name(preset)[:-5])
+    return files
 
 
-class RopeFixtureError(ValueError):
+class RopeFixtureError(FixtureError):
     """A rotary fixture file is malformed (the message names the file)."""
 
 
@@ -257,8 +271,8 @@ def load_rope_fixtures(directory: Path | None = None) -> list[RopeFixture]:
     :class:`~pespec.reference.golden.FixtureError` naming it, never a silent skip.
     """
     target = verified_directory(directory)
-    return [parse_rope_fixture(path.name, path.read_bytes())
-            for path in sorted(target.glob(f"{PREFIX}*.json"))]
+    paths = files_of_format(target, FORMAT)
+    return [parse_rope_fixture(path.name, path.read_bytes()) for path in paths]
 
 
 def fixture_for(config: RopeConfig, directory: Path | None = None) -> RopeFixture | None:
@@ -322,3 +336,24 @@ def export_rope_fixtures(fixtures: list[RopeFixture], directory: Any,
     from pespec.reference.golden_write import export_with
 
     return export_with(fixtures, directory, file_format, {"npz": _npz_bytes, "csv": _csv_bytes})
+
+
+def _verify(fixture: RopeFixture, file: str, limit: int) -> FixtureCheck:
+    """Every stored value against the rotary oracle; ``limit`` problems itemised."""
+    problems = verify_rope_fixture(fixture)
+    checked = 2 * fixture.omega.size + 1 + fixture.cos.size + fixture.sin.size + fixture.y.size
+    return FixtureCheck(checked, len(problems), tuple(problems[:limit]))
+
+
+FIXTURE_FORMAT = register_fixture_format(
+    FixtureFormat(
+        format=FORMAT,
+        description="rotary sets (SPEC §8.6)",
+        parse=parse_rope_fixture,
+        verify=_verify,
+        writers={"npz": _npz_bytes, "csv": _csv_bytes},
+        render=render_rope_files,
+        planned=lambda: len(PRESETS),
+    )
+)
+"""The handler of ``pespec-rope-golden/1`` files (:mod:`pespec.reference.fixture_formats`)."""
