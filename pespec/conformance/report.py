@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from pespec._atomic import write_atomic
-from pespec._version import SPEC_VERSION, __version__
+from pespec._version import SPEC_VERSION, SUITE_VERSION, __version__
 from pespec.conformance.report_json import environment, json_float, json_number, jsonable
 from pespec.properties.ratio import reported_ratio
 
@@ -27,9 +27,6 @@ __all__ = [
     "CheckResult",
     "Report",
 ]
-
-SUITE_VERSION = "1.0"
-"""Version of the suite (its checks and their order); bumped when a verdict can change."""
 
 REPORT_SCHEMA = "pespec-conformance-report"
 REPORT_SCHEMA_VERSION = "1.3"
