@@ -2,7 +2,7 @@
 
 The public names live in :mod:`pespec.reference` (what the SPEC defines) and
 :mod:`pespec.teaching` (the non-normative teaching API) and are re-exported here, lazily
-(PEP 562): pytest loads the plugin :mod:`pespec.conformance.plugin` in every run of an
+(PEP 562): pytest loads the plugin :mod:`pespec.pytest_plugin` in every run of an
 environment where pespec is installed, and importing this package must not pull NumPy,
 mpmath or gmpy2 in for projects that never use it. ``import pespec; pespec.encode(...)``
 and ``from pespec import encode`` import :mod:`pespec.reference` on first use.

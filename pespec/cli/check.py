@@ -1,11 +1,14 @@
-"""``pespec check``: run the conformance suite from the command line (SPEC §6).
+"""``pespec check``: run the conformance suite of a family from the command line (SPEC §6).
 
     pespec check BACKEND [--level L] [--convention NAME|FILE.json] [--profile ci|dev|thorough]
         [--json PATH] [--markdown PATH]
     pespec check --from-file out.npy [--d-model D] [--positions 0:4096] [--base B]
+    pespec check --family rope BACKEND --config C ...   (the same as pespec rope check ...)
 
-Exit codes: 0 conformant, 1 non-conformant, 2 usage error or backend not loadable, 130
-interrupted (Ctrl-C; the partial report is written, marked incomplete).
+``--family`` names a family of :mod:`pespec.families` (default sinusoidal); each family's own
+options are listed under it in ``--help``. Exit codes: 0 conformant, 1 non-conformant, 2 usage
+error or backend not loadable, 130 interrupted (Ctrl-C; the partial report is written, marked
+incomplete).
 """
 
 from __future__ import annotations
@@ -18,35 +21,55 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``check`` sub-command."""
+    """Add the ``check`` sub-command: the shared options, ``--family``, and each built-in
+    family's own options (from the registry)."""
+    from pespec.families import DEFAULT_FAMILY, FAMILIES
+
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "check",
         help="run the conformance suite on a backend (exit 0 conformant, 1 not, 2 error)",
-        description="Run the conformance suite on BACKEND: a built-in name (numpy, "
-        "numpy-float32, numpy-float16, numpy-bfloat16, torch[-DTYPE][:DEVICE], jax[-DTYPE]), "
-        "package.module:attr, file.py:attr, or a name in the entry-point group "
-        "pespec.backends. Exit 0 conformant, 1 non-conformant, 2 usage error.",
+        usage="pespec check [--family NAME] (BACKEND | --from-file PATH) [options]",
+        description="Run the conformance suite of a family (--family: "
+        f"{', '.join(FAMILIES)}; default {DEFAULT_FAMILY}) on BACKEND: a built-in name "
+        "(numpy, numpy-float32, numpy-float16, numpy-bfloat16, torch[-DTYPE][:DEVICE], "
+        "jax[-DTYPE]), package.module:attr, file.py:attr, or a name in the entry-point group "
+        "pespec.backends (pespec.rope_backends for rope). `pespec check --family rope ...` is "
+        "`pespec rope check ...`. Exit 0 conformant, 1 non-conformant, 2 usage error.",
     )
-    parser.add_argument("backend", nargs="?", help="backend spec (omit with --from-file)")
     parser.add_argument(
-        "--level", help="level to test, e.g. float16 or float16@float64 (default: from output)"
-    )
-    parser.add_argument(
-        "--convention",
-        metavar="NAME|FILE.json",
+        "--family",
         default=None,
-        help="judge against this convention: a preset name (canonical, whisper, marian, "
-        "fairseq, flux, ...) or a JSON file of Convention.to_dict() (default: the backend's "
-        "declared convention, else canonical)",
+        metavar="NAME",
+        help=f"the family to check: {', '.join(FAMILIES)} (default {DEFAULT_FAMILY}), or one "
+        "a package adds (entry-point group pespec.families)",
+    )
+    add_common_options(parser)
+    for family in FAMILIES.values():
+        group = parser.add_argument_group(f"--family {family.name}: {family.summary}")
+        for option in family.options:
+            option.add_to(group)
+    parser.set_defaults(func=_run)
+
+
+def add_common_options(parser: argparse.ArgumentParser, *, rope: bool = False) -> None:
+    """The options every family's check takes (``pespec check`` and ``pespec rope check``);
+    ``rope``: the rotary wording of the help."""
+    from pespec.cli.supervised import IN_PROCESS_HELP
+    from pespec.conformance.report import REPORT_SCHEMA_VERSION
+
+    what = "rotary backend spec" if rope else "backend spec"
+    parser.add_argument("backend", nargs="?", help=f"{what} (omit with --from-file)")
+    parser.add_argument(
+        "--level",
+        help="level to test: sinusoidal float16 or float16@float64, rope PHASE/CACHE/ROTATION "
+        "such as float32/bfloat16/bfloat16 (default: from the output dtype)",
     )
     parser.add_argument(
         "--profile",
         choices=("ci", "dev", "thorough"),
         default=None,
-        help="ci (default, derandomized), dev, or thorough (full 131072x4096)",
+        help="ci (default, derandomized), dev, or thorough (the largest sizes)",
     )
-    from pespec.conformance.report import REPORT_SCHEMA_VERSION
-
     parser.add_argument(
         "--json", metavar="PATH", help=f"write the JSON report (schema {REPORT_SCHEMA_VERSION})"
     )
@@ -54,20 +77,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--timeout", type=float, default=None, help="seconds one backend call may take"
     )
-    parser.add_argument(
-        "--stages",
-        default=None,
-        help="comma-separated subset of contract,golden,property,large (default: all)",
-    )
-    parser.add_argument(
-        "--examples", type=int, default=None, help="Hypothesis examples per property (override)"
-    )
-    parser.add_argument(
-        "--no-shrink", action="store_true", help="do not shrink failing property examples"
-    )
     parser.add_argument("--quiet", action="store_true", help="print only the verdict line")
-    from pespec.cli.supervised import IN_PROCESS_HELP
-
     parser.add_argument("--in-process", action="store_true", help=IN_PROCESS_HELP)
     parser.add_argument(
         "--verbose",
@@ -76,35 +86,59 @@ def register(subparsers: Any) -> None:
         "prints the verdict, the diagnosis and the first failure of each stage)",
     )
     group = parser.add_argument_group("checking a saved output (non-Python implementations)")
-    group.add_argument("--from-file", metavar="PATH", help="output array: .npy, .npz or .csv")
     group.add_argument(
-        "--d-model", type=int, help="d_model of the saved output (default: its column count)"
+        "--from-file",
+        metavar="PATH",
+        help="output array: .npy, .npz or .csv (rope: of the inputs `pespec rope inputs` "
+        "writes, SPEC R8.16)",
     )
-    group.add_argument(
-        "--positions", help="START:STOP, a,b,c or a .npy/.csv file (default: 0..n-1)"
-    )
-    group.add_argument("--base", type=float, default=10000.0, help="frequency base (> 1)")
-    group.add_argument("--key", help="array name inside an .npz file")
-    parser.set_defaults(func=_run)
+    group.add_argument("--key", help="array name inside an .npz file (with --from-file)")
 
 
 def _run(args: argparse.Namespace) -> int:
+    """``pespec check``: the family's command on these arguments, after refusing another
+    family's options (exit 2)."""
+    from pespec.families import FAMILIES, get_family
+
+    try:
+        family = get_family(args.family)
+    except ValueError as exc:
+        print(f"pespec check: error: {exc}", file=sys.stderr)
+        return 2
+    for other in FAMILIES.values():
+        for option in other.options:
+            if option.dest in family.option_dests or getattr(args, option.dest, None) in (
+                None,
+                False,
+            ):
+                continue
+            print(
+                f"pespec check: error: {option.flags[0]} does not apply to --family "
+                f"{family.name} (it is an option of --family {other.name})",
+                file=sys.stderr,
+            )
+            return 2
+    return int(family.load("command")(args, "pespec check"))
+
+
+def run_sinusoidal(args: argparse.Namespace, prog: str = "pespec check") -> int:
+    """The sinusoidal family's check on parsed arguments (its command in the registry)."""
     from pespec._atomic import check_writable
 
     if (args.backend is None) == (args.from_file is None):
-        print("pespec check: error: give exactly one of BACKEND or --from-file", file=sys.stderr)
+        print(f"{prog}: error: give exactly one of BACKEND or --from-file", file=sys.stderr)
         return 2
     try:  # a report path that cannot be written is a usage error, found before the run
         for option, path in (("--json", args.json), ("--markdown", args.markdown)):
             if path:
                 check_writable(path, option)
     except ValueError as exc:
-        print(f"pespec check: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     from pespec.cli.verdict import run_and_report
 
     return run_and_report(
-        "pespec check",
+        prog,
         args,
         lambda: _from_file(args) if args.from_file is not None else _suite(args),
         picture=None if args.backend is None else lambda report, markdown: _error_plot(
@@ -173,7 +207,7 @@ def _from_file(args: argparse.Namespace) -> Any:
         args.from_file,
         args.d_model,
         positions=args.positions,
-        base=args.base,
+        base=10000.0 if args.base is None else args.base,
         level=args.level,
         key=args.key,
     )

@@ -44,40 +44,23 @@ def _register_presets(sub: Any) -> None:
 
 
 def _register_check(sub: Any) -> None:
+    from pespec.cli.check import add_common_options
+    from pespec.families import FAMILIES
+
     parser: argparse.ArgumentParser = sub.add_parser(
         "check", help="run the rotary suite on a backend (exit 0 conformant, 1 not, 2 error)",
         description="Run the rotary conformance suite on BACKEND (numpy, numpy-float32, "
         "torch[-DTYPE][:DEVICE], package.module:attr, file.py:attr, or a name in the "
         "entry-point group pespec.rope_backends) for one configuration, or check a saved "
-        "output with --from-file.")
-    parser.add_argument("backend", nargs="?", help="rotary backend spec (omit with --from-file)")
-    parser.add_argument("--from-file", metavar="PATH",
-                        help="saved output of the inputs `pespec rope inputs` writes: .npy, "
-                             ".npz or .csv (SPEC R8.16)")
-    parser.add_argument("--key", help="array name inside an .npz file (with --from-file)")
-    parser.add_argument("--config", required=True,
-                        help="preset name (pespec rope presets lists them), or a JSON file: a "
-                             "RopeConfig dict or a transformers config.json")
-    parser.add_argument("--layer-type", default=None, help="layer type of a config.json")
-    parser.add_argument("--seq-len", type=int, default=None, help="ℓ for dynamic/longrope")
-    parser.add_argument("--level", help="PHASE/CACHE/ROTATION, e.g. float32/bfloat16/bfloat16 "
-                                        "(default: from the output dtype)")
-    parser.add_argument("--profile", choices=("ci", "dev", "thorough"), default=None)
-    parser.add_argument("--max-position", type=int, default=None, metavar="N",
-                        help="claim positions 0..N (default: the backend's max_position, else "
-                             "the config's context, integer positions 0..N-1)")
-    parser.add_argument("--fractional-positions", action="store_true", default=None,
-                        help="claim fractional positions too (sent as float64)")
-    parser.add_argument("--json", metavar="PATH", help="write the JSON report")
-    parser.add_argument("--markdown", metavar="PATH", help="write the Markdown report")
-    parser.add_argument("--timeout", type=float, default=None,
-                        help="seconds one backend call may take")
-    parser.add_argument("--quiet", action="store_true", help="print only the verdict line")
-    parser.add_argument("--verbose", action="store_true", help="print every check")
-    from pespec.cli.supervised import IN_PROCESS_HELP
-
-    parser.add_argument("--in-process", action="store_true", help=IN_PROCESS_HELP)
-    parser.set_defaults(func=_run)
+        "output with --from-file. The same as `pespec check --family rope ...`.")
+    add_common_options(parser, rope=True)
+    group = parser.add_argument_group("the rotary family's options")
+    for option in FAMILIES["rope"].options:
+        if option.flags == ("--config",):  # required here; `pespec check` checks it itself
+            group.add_argument(*option.flags, **{**dict(option.kwargs), "required": True})
+        else:
+            option.add_to(group)
+    parser.set_defaults(func=run_check)
     inputs: argparse.ArgumentParser = sub.add_parser(
         "inputs", help="write the inputs a --from-file output must be computed for",
         description="Write the positions and x vectors (SPEC R8.16) whose rotated output "
@@ -97,7 +80,9 @@ def _no_subcommand(args: argparse.Namespace) -> int:
     return 2
 
 
-def _run(args: argparse.Namespace) -> int:
+def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
+    """The rotary family's check on parsed arguments (``pespec rope check``, and ``pespec
+    check --family rope``: its command in :mod:`pespec.families`)."""
     from pespec._atomic import check_writable
     from pespec.cli.verdict import run_and_report
     from pespec.conformance.runner import DEFAULT_TIMEOUT
@@ -105,6 +90,8 @@ def _run(args: argparse.Namespace) -> int:
     from pespec.rope.suite import check
 
     try:
+        if args.config is None:
+            raise ValueError("give --config (a preset name or a JSON file) with --family rope")
         if (args.backend is None) == (args.from_file is None):
             raise ValueError("give exactly one of BACKEND or --from-file")
         if args.from_file is not None and (args.profile is not None or args.timeout is not None):
@@ -123,7 +110,7 @@ def _run(args: argparse.Namespace) -> int:
                 check_writable(path, option)
         reading = load_config(args.config, args.layer_type, args.seq_len)
     except (OSError, ValueError, TypeError) as exc:
-        print(f"pespec rope check: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     config, notes = reading.config, list(reading.notes)
     if args.from_file is not None:
@@ -134,7 +121,7 @@ def _run(args: argparse.Namespace) -> int:
             report.config_notes = notes
             return report
 
-        return run_and_report("pespec rope check", args, from_file)
+        return run_and_report(prog, args, from_file)
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
     from pespec.cli.supervised import run_checked, supervising
 
@@ -142,10 +129,10 @@ def _run(args: argparse.Namespace) -> int:
         options = {"config": config.to_dict(), "level": args.level, "profile": args.profile,
                    "timeout": timeout, "max_position": args.max_position,
                    "fractional_positions": args.fractional_positions, "config_notes": notes}
-        return run_and_report("pespec rope check", args, lambda: run_checked(
+        return run_and_report(prog, args, lambda: run_checked(
             "rope", args, options))
     return run_and_report(
-        "pespec rope check",
+        prog,
         args,
         lambda: check(args.backend, config, level=args.level, profile=args.profile,
                       timeout=timeout, max_position=args.max_position,

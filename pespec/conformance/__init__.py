@@ -1,7 +1,7 @@
 """pespec.conformance: the conformance suite that backends plug into (SPEC §6).
 
-Public names (imported lazily, so that the pytest plugin, which lives in this package and
-is loaded in every pytest run, stays cheap to import):
+Public names (imported lazily, so that the pytest plugin, :mod:`pespec.pytest_plugin`, which
+is loaded in every pytest run and collects this package's ``test_suite``, stays cheap to import):
 
 * :func:`check` -> :class:`Report`: run the suite on a backend;
 * :class:`Suite`: the planned checks, run one at a time (used by the CLI and the plugin);

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from pespec._atomic import write_atomic
-from pespec._version import SPEC_VERSION, __version__
+from pespec._version import SPEC_VERSION, SUITE_VERSION, __version__
 from pespec.conformance.report_json import environment, json_float, json_number, jsonable
 from pespec.properties.ratio import reported_ratio
 
@@ -27,9 +27,6 @@ __all__ = [
     "CheckResult",
     "Report",
 ]
-
-SUITE_VERSION = "1.0"
-"""Version of the suite (its checks and their order); bumped when a verdict can change."""
 
 REPORT_SCHEMA = "pespec-conformance-report"
 REPORT_SCHEMA_VERSION = "1.3"
@@ -105,6 +102,8 @@ class Report:
 
     command: ClassVar[str] = "pespec check"
     """The command that checks this family (the terminal table's title names it)."""
+    family: ClassVar[str] = "sinusoidal"
+    """The family checked (:mod:`pespec.families`): the JSON report's ``family``."""
 
     backend: str
     backend_spec: str | None
@@ -230,6 +229,7 @@ class Report:
             "pespec_version": __version__,
             "verdict": self.verdict,
             "conformant": self.conformant,
+            "family": self.family,
             "backend": {
                 "name": self.backend,
                 "spec": self.backend_spec,
@@ -237,11 +237,7 @@ class Report:
                 "output_dtype": self.output_dtype,
                 "capabilities": jsonable(self.capabilities),
             },
-            "level": {
-                "name": self.level,
-                "output_dtype": self.level_output_dtype,
-                "working_dtype": self.working_dtype,
-            },
+            "level": self.level_fields(),
             "convention": jsonable(
                 self.convention
                 or {
@@ -269,6 +265,15 @@ class Report:
             "diagnosis": jsonable(self.diagnosis),
             "diagnosis_sentence": self.diagnosis_sentence,
         }
+
+    def level_fields(self) -> dict[str, Any]:
+        """The JSON ``level``, one shape in every family (schema 1.3): ``name``, ``stages``
+        (the dtype of each stage, in the order computed: here ``working`` then ``output``),
+        ``output_dtype``, ``working_dtype``."""
+        output = self.level_output_dtype
+        stages = None if self.level is None else {"working": self.working_dtype, "output": output}
+        return {"name": self.level, "stages": stages, "output_dtype": output,
+                "working_dtype": self.working_dtype}
 
     def to_json(self) -> str:
         """The JSON document as text (sorted by the schema's field order, 2-space indent)."""

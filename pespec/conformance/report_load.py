@@ -49,7 +49,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         "capabilities": backend["capabilities"],
         "output_dtype": backend["output_dtype"],
         "level": level["name"],
-        "working_dtype": level.get("working_dtype"),
+        "working_dtype": level["working_dtype"],
         "profile": data["profile"],
         "checks": [check_from_dict(c) for c in data["checks"]],
         "timestamp": data["timestamp"],
@@ -70,7 +70,6 @@ def report_from_dict(data: dict[str, Any]) -> Report:
             pass
 
         stages = level.get("stages")
-        fields["working_dtype"] = None if stages is None else stages["phase"]
         domain = None if data.get("domain") is None else dict(data["domain"])
         advice = None if domain is None else domain.pop("advice", None)
         report = _RebuiltRope(**fields, rope_config=data["config"], rope_level=stages,

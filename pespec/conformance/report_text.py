@@ -7,19 +7,92 @@ element's |error|, bound, ratio, position and column.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
-from pespec._version import SPEC_VERSION, __version__
-from pespec.conformance.report import SUITE_VERSION
+from pespec._version import SPEC_VERSION, SUITE_VERSION, __version__
 from pespec.conformance.report_json import json_number
 
-if TYPE_CHECKING:
-    from pespec.conformance.report import Report
-
-__all__ = ["markdown", "rich_table"]
+__all__ = ["CheckView", "ReportView", "markdown", "rich_table"]
 
 
-def _working_text(report: Report) -> str:
+class CheckView(Protocol):
+    """What the renderer reads of one check (:class:`pespec.conformance.report.CheckResult`
+    has it); a protocol, so this module renders a report without importing its module."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def max_error(self) -> float | None: ...
+    @property
+    def max_abs_error(self) -> float | None: ...
+    @property
+    def bound(self) -> float | None: ...
+    @property
+    def ratio(self) -> float | None: ...
+    @property
+    def worst_position(self) -> int | float | None: ...
+    @property
+    def worst_column(self) -> int | None: ...
+    @property
+    def reproduction(self) -> str | None: ...
+
+
+class ReportView(Protocol):
+    """What the renderer reads of a report (:class:`pespec.conformance.report.Report` and the
+    families' subclasses have it): the report imports this module, never the other way."""
+
+    @property
+    def command(self) -> str: ...
+    @property
+    def backend(self) -> str: ...
+    @property
+    def backend_spec(self) -> str | None: ...
+    @property
+    def device(self) -> str: ...
+    @property
+    def capabilities(self) -> dict[str, Any]: ...
+    @property
+    def output_dtype(self) -> str | None: ...
+    @property
+    def level(self) -> str | None: ...
+    @property
+    def working_dtype(self) -> str | None: ...
+    @property
+    def profile(self) -> str: ...
+    @property
+    def timestamp(self) -> str: ...
+    @property
+    def duration_s(self) -> float: ...
+    @property
+    def diagnosis(self) -> Mapping[str, Any] | None: ...
+    @property
+    def diagnosis_sentence(self) -> str | None: ...
+    @property
+    def source_file(self) -> Mapping[str, Any] | None: ...
+    @property
+    def convention(self) -> Mapping[str, Any] | None: ...
+    @property
+    def not_run(self) -> Mapping[str, str]: ...
+    @property
+    def checks(self) -> Sequence[CheckView]: ...
+    @property
+    def failed(self) -> Sequence[CheckView]: ...
+    @property
+    def verdict(self) -> str: ...
+    @property
+    def convention_name(self) -> str: ...
+    @property
+    def judged_against(self) -> str: ...
+    @property
+    def level_output_dtype(self) -> str | None: ...
+
+
+def _working_text(report: ReportView) -> str:
     """The level's working precision, and the diagnosis's estimate when it differs."""
     text = f"the level assumes working precision {report.working_dtype or 'unknown'}"
     found = (report.diagnosis or {}).get("working_precision")
@@ -28,7 +101,7 @@ def _working_text(report: Report) -> str:
     return text
 
 
-def _origin_lines(report: Report) -> list[str]:
+def _origin_lines(report: ReportView) -> list[str]:
     """Where the output came from: the backend spec and device, or the checked file."""
     source = report.source_file
     if source is None:
@@ -50,7 +123,7 @@ def _origin_lines(report: Report) -> list[str]:
     ]
 
 
-def markdown(report: Report, error_plot: str | None = None) -> str:
+def markdown(report: ReportView, error_plot: str | None = None) -> str:
     """The report as Markdown (SPEC §6.4); ``error_plot``: a PNG (relative path) to embed."""
     lines = [
         f"# pespec conformance report: {report.backend}",
@@ -103,7 +176,7 @@ def markdown(report: Report, error_plot: str | None = None) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def rich_table(report: Report) -> Any:
+def rich_table(report: ReportView) -> Any:
     """A ``rich.table.Table`` of the checks (imported lazily: rich is only for terminals).
 
     The title and the check ids hold what users named (a backend ``pe_x.py:x``): they are
@@ -146,7 +219,7 @@ def _fmt_position(value: int | float | None) -> str:
     return f"{value:.7g}"
 
 
-def _capabilities_text(capabilities: dict[str, Any]) -> str:
+def _capabilities_text(capabilities: Mapping[str, Any]) -> str:
     declared = {k: v for k, v in capabilities.items() if v not in (None, False)}
     if not declared:
         return "none declared"

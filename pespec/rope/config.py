@@ -11,79 +11,15 @@ the value received and what is allowed. Fields that the schedule does not use mu
 from __future__ import annotations
 
 import dataclasses
-import math
-import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pespec.rope.schedules.base import SCHEDULE_FIELDS
+from pespec.rope.schedules.fields import check_int, check_positive, check_real, factor_list, show
+from pespec.rope.schedules.registry import PAIRINGS, ROPE_TYPES, SCHEDULES
+
 __all__ = ["PAIRINGS", "ROPE_TYPES", "RopeConfig"]
-
-ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
-"""The frequency schedules of SPEC §8.3, named as transformers names them."""
-
-PAIRINGS = ("halves", "interleaved", "interleaved_in_halves_out")
-"""How the rotary dimensions form pairs (SPEC §8.1)."""
-
-# Schedule fields each rope_type requires and may use (SPEC §8.3); anything else must be None.
-_REQUIRED: dict[str, tuple[str, ...]] = {
-    "default": (),
-    "linear": ("factor",),
-    "dynamic": ("factor", "max_position_embeddings", "seq_len"),
-    "yarn": ("factor", "original_max_position_embeddings"),
-    "llama3": ("factor", "low_freq_factor", "high_freq_factor",
-               "original_max_position_embeddings"),
-    "longrope": ("original_max_position_embeddings", "seq_len", "short_factor", "long_factor"),
-}
-_OPTIONAL: dict[str, tuple[str, ...]] = {
-    "default": (),
-    "linear": (),
-    "dynamic": (),
-    "yarn": ("beta_fast", "beta_slow", "truncate", "attention_factor", "mscale",
-             "mscale_all_dim", "max_position_embeddings"),
-    "llama3": ("max_position_embeddings",),
-    "longrope": ("factor", "attention_factor", "max_position_embeddings"),
-}
-_SCHEDULE_FIELDS = ("factor", "max_position_embeddings", "original_max_position_embeddings",
-                    "seq_len", "beta_fast", "beta_slow", "truncate", "attention_factor",
-                    "mscale", "mscale_all_dim", "low_freq_factor", "high_freq_factor",
-                    "short_factor", "long_factor")
-
-
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _int(name: str, value: Any, low: int) -> int:
-    allowed = f"an int >= {low}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be {allowed}; got {_show(value)} "
-                        f"(type {type(value).__name__})")
-    if int(value) < low:
-        raise ValueError(f"{name} must be {allowed}; got {int(value)}")
-    return int(value)
-
-
-def _real(name: str, value: Any, allowed: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be {allowed}; got {_show(value)} "
-                        f"(type {type(value).__name__})")
-    try:
-        number = float(value)
-    except OverflowError:  # an int beyond float64's range (a 400-digit JSON number)
-        raise ValueError(f"{name} must be {allowed}; got an int of {len(str(value))} digits, "
-                         "beyond float64's range") from None
-    if not math.isfinite(number):
-        raise ValueError(f"{name} must be {allowed}; got {number!r}")
-    return number
-
-
-def _positive(name: str, value: Any) -> float:
-    number = _real(name, value, "a finite real number > 0")
-    if number <= 0:
-        raise ValueError(f"{name} must be a finite real number > 0; got {number!r}")
-    return number
 
 
 @dataclass(frozen=True)
@@ -146,7 +82,7 @@ class RopeConfig:
     def from_dict(cls, data: Mapping[str, Any]) -> RopeConfig:
         """Rebuild a configuration written by :meth:`to_dict`; unknown keys are an error."""
         if not isinstance(data, Mapping):
-            raise TypeError(f"data must be a mapping; got {_show(data)}")
+            raise TypeError(f"data must be a mapping; got {show(data)}")
         known = {field.name for field in dataclasses.fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
@@ -158,97 +94,70 @@ class RopeConfig:
     @classmethod
     def from_hf(cls, config: Mapping[str, Any], layer_type: str | None = None,
                 seq_len: int | None = None) -> RopeConfig:
-        """Read a transformers ``config.json`` (as a dict); see :func:`pespec.rope.hf.from_hf`."""
-        from pespec.rope.hf import from_hf
+        """Read a transformers ``config.json`` (as a dict); see :func:`pespec.rope.hf.from_hf`.
 
-        return from_hf(config, layer_type=layer_type, seq_len=seq_len)
+        The reading itself (:mod:`pespec.rope.hf_fields`) sits below this module and returns
+        the fields; :mod:`pespec.rope.hf` builds on both.
+        """
+        from pespec.rope.hf_fields import read_fields
+
+        fields, _ = read_fields(config, layer_type=layer_type, seq_len=seq_len)
+        return cls(**fields)
 
 
 def _validated(config: RopeConfig) -> dict[str, Any]:
     """Every field normalised (ints, floats, tuples, defaults resolved), or raise."""
     out: dict[str, Any] = {}
-    head_dim = out["head_dim"] = _int("head_dim", config.head_dim, 2)
-    rotary = head_dim if config.rotary_dim is None else _int("rotary_dim", config.rotary_dim, 2)
+    head_dim = out["head_dim"] = check_int("head_dim", config.head_dim, 2)
+    rotary = head_dim if config.rotary_dim is None else check_int(
+        "rotary_dim", config.rotary_dim, 2)
     if rotary % 2 or rotary > head_dim:
         raise ValueError(f"rotary_dim must be an even int with 2 <= rotary_dim <= head_dim "
                          f"= {head_dim}; got {rotary}")
     out["rotary_dim"] = rotary
-    theta = out["theta"] = _real("theta", config.theta, "a finite real number > 1")
+    theta = out["theta"] = check_real("theta", config.theta, "a finite real number > 1")
     if theta <= 1:
         raise ValueError(f"theta must be a finite real number > 1; got {theta!r}")
     if config.rope_type not in ROPE_TYPES:
         raise ValueError(f"rope_type must be one of {list(ROPE_TYPES)}; "
-                         f"got {_show(config.rope_type)}")
+                         f"got {show(config.rope_type)}")
     if config.pairing not in PAIRINGS:
-        raise ValueError(f"pairing must be one of {list(PAIRINGS)}; got {_show(config.pairing)}")
-    kind = config.rope_type
-    allowed = set(_REQUIRED[kind]) | set(_OPTIONAL[kind])
-    for name in _SCHEDULE_FIELDS:
+        raise ValueError(f"pairing must be one of {list(PAIRINGS)}; got {show(config.pairing)}")
+    schedule = SCHEDULES[config.rope_type]
+    allowed = set(schedule.required) | set(schedule.optional)
+    for name in SCHEDULE_FIELDS:
         value = getattr(config, name)
         if value is None:
-            if name in _REQUIRED[kind]:
-                raise ValueError(f"{name} is required for rope_type {kind!r}; got None")
+            if name in schedule.required:
+                raise ValueError(f"{name} is required for rope_type {schedule.name!r}; got None")
         elif name not in allowed:
-            raise ValueError(f"{name} is not a parameter of rope_type {kind!r} (it uses "
-                             f"{sorted(allowed) or 'none'}); got {_show(value)}, expected None")
+            raise ValueError(f"{name} is not a parameter of rope_type {schedule.name!r} (it "
+                             f"uses {sorted(allowed) or 'none'}); got {show(value)}, "
+                             "expected None")
     out.update(_schedule_fields(config, rotary))
     if config.context_length is not None:
-        out["context_length"] = _int("context_length", config.context_length, 1)
+        out["context_length"] = check_int("context_length", config.context_length, 1)
     return out
 
 
 def _schedule_fields(config: RopeConfig, rotary: int) -> dict[str, Any]:
-    """Normalise and check the schedule's fields (SPEC §8.5)."""
+    """Normalise and check the schedule's fields (SPEC §8.5): the common rules, then the
+    schedule's own (:attr:`~pespec.rope.schedules.base.Schedule.check`)."""
     out: dict[str, Any] = {}
     if config.factor is not None:
-        factor = _real("factor", config.factor, "a finite real number >= 1")
+        factor = check_real("factor", config.factor, "a finite real number >= 1")
         if factor < 1:
             raise ValueError(f"factor must be a finite real number >= 1; got {factor!r}")
         out["factor"] = factor
     for name in ("max_position_embeddings", "original_max_position_embeddings", "seq_len"):
         if getattr(config, name) is not None:
-            out[name] = _int(name, getattr(config, name), 1)
+            out[name] = check_int(name, getattr(config, name), 1)
     for name in ("attention_factor", "mscale", "mscale_all_dim", "low_freq_factor",
                  "high_freq_factor"):
         if getattr(config, name) is not None:
-            out[name] = _positive(name, getattr(config, name))
-    if config.rope_type == "dynamic" and rotary < 4:
-        raise ValueError(f"rotary_dim must be >= 4 for rope_type 'dynamic' (the exponent "
-                         f"d_r/(d_r - 2)); got {rotary}")
-    if config.rope_type == "yarn":
-        out.update(_yarn_fields(config))
-    if config.rope_type == "llama3" and out["high_freq_factor"] <= out["low_freq_factor"]:
-        raise ValueError(f"high_freq_factor must be > low_freq_factor = "
-                         f"{out['low_freq_factor']!r}; got {out['high_freq_factor']!r}")
+            out[name] = check_positive(name, getattr(config, name))
+    out.update(SCHEDULES[config.rope_type].check(config, rotary, out))
     for name in ("short_factor", "long_factor"):
         if getattr(config, name) is not None:
-            out[name] = _factor_list(name, getattr(config, name), rotary // 2)
+            out[name] = factor_list(name, getattr(config, name), rotary // 2)
     return out
-
-
-def _yarn_fields(config: RopeConfig) -> dict[str, Any]:
-    """β_fast, β_slow (defaults 32 and 1, as transformers) and truncate (default True)."""
-    fast = 32.0 if config.beta_fast is None else _positive("beta_fast", config.beta_fast)
-    slow = 1.0 if config.beta_slow is None else _positive("beta_slow", config.beta_slow)
-    if fast <= slow:
-        raise ValueError(f"beta_fast must be > beta_slow = {slow!r}; got {fast!r}")
-    truncate = True if config.truncate is None else config.truncate
-    if not isinstance(truncate, bool):
-        raise TypeError(f"truncate must be a bool; got {_show(truncate)}")
-    return {"beta_fast": fast, "beta_slow": slow, "truncate": truncate}
-
-
-def _factor_list(name: str, values: Any, pairs: int) -> tuple[float, ...]:
-    allowed = f"a sequence of {pairs} finite real numbers > 0 (one per pair, d_r/2)"
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise TypeError(f"{name} must be {allowed}; got {_show(values)}")
-    if len(values) != pairs:
-        raise ValueError(f"{name} must be {allowed}; got {len(values)} entries")
-    out = []
-    for index, value in enumerate(values):
-        number = _real(f"{name}[{index}]", value, "a finite real number > 0")
-        if number <= 0:
-            raise ValueError(f"{name}[{index}] must be a finite real number > 0; "
-                             f"got {number!r}")
-        out.append(number)
-    return tuple(out)

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.rope.config import RopeConfig
+from pespec.rope.schedules.registry import SCHEDULES
 
 __all__ = ["DEFAULT_CONTEXT", "PositionDomain", "context_length", "position_domain"]
 
@@ -31,20 +32,15 @@ def context_length(config: RopeConfig) -> tuple[int, str]:
     (``context_length``, config.json's ``max_position_embeddings``); else the schedule's L
     (``max_position_embeddings``); else, for yarn and llama3, s·L0; for longrope, L0; else
     :data:`DEFAULT_CONTEXT`. For dynamic and longrope N is at least ℓ (``seq_len``): a
-    sequence of length ℓ has positions up to ℓ − 1."""
+    sequence of length ℓ has positions up to ℓ − 1. The schedule's own default is its
+    :attr:`~pespec.rope.schedules.base.Schedule.context`."""
+    implied = SCHEDULES[config.rope_type].context(config)
     if config.context_length is not None:
         n, why = config.context_length, "the configuration's context length"
     elif config.max_position_embeddings is not None:
         n, why = config.max_position_embeddings, "the schedule's max_position_embeddings"
-    elif (
-        config.rope_type in ("yarn", "llama3")
-        and config.factor is not None
-        and config.original_max_position_embeddings is not None
-    ):
-        n = math.ceil(config.factor * config.original_max_position_embeddings)
-        why = "factor × original_max_position_embeddings"
-    elif config.rope_type == "longrope" and config.original_max_position_embeddings is not None:
-        n, why = config.original_max_position_embeddings, "original_max_position_embeddings"
+    elif implied is not None:
+        n, why = implied
     else:
         n, why = DEFAULT_CONTEXT, "no context length in the configuration: the default 2^20"
     if config.seq_len is not None and config.seq_len > n:

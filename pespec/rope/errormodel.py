@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from pespec.properties.base import DTYPES, SIGNIFICAND_BITS
 from pespec.properties.formats import LIBRARY_ULPS
 from pespec.rope.config import RopeConfig
+from pespec.rope.schedules.registry import SCHEDULES
 
 __all__ = ["DEFAULT_LEVELS", "LIBRARY_ULPS", "RopeLevel", "check_rope_claim", "element_bound",
            "parse_rope_level", "rope_level_for_dtype", "schedule_constant"]
@@ -33,10 +34,6 @@ F64 = NDArray[np.float64]
 _MIN_HALF_SUBNORMAL: Final = {"float64": 2.0**-1075, "float32": 2.0**-150,
                               "float16": 2.0**-25, "bfloat16": 2.0**-134}
 """Half the smallest subnormal: the absolute error of one rounding near zero."""
-
-_THRESHOLD_SLACK: Final = 1e-3
-"""Relative slack around the llama3 wavelength band and the YaRN ramp: a pair this close to a
-branch may take either branch after rounding, so it gets the in-band term (SPEC §8.7)."""
 
 
 def _u(name: str) -> float:
@@ -124,60 +121,19 @@ def schedule_constant(config: RopeConfig, dtype: str) -> F64:
     schedule adds its own operations: linear +2 (s rounded, the division); dynamic uses the
     rescaled base, +1 for its rounding; longrope +2 (factor rounded, product); llama3 +2, and
     in the wavelength band the smooth factor's error times (s − 1); yarn +5 (interpolated
-    frequency and the blend), and in the ramp the ramp's error times (s − 1).
+    frequency and the blend), and in the ramp the ramp's error times (s − 1). Each schedule
+    states its part in its module (:class:`pespec.rope.schedules.base.Schedule`: ``float64_base``,
+    ``constant``, ``band_term``).
     """
     half = config.d_r // 2
     e = 2.0 * np.arange(half, dtype=np.float64) / config.d_r
-    base = config.theta
-    kind = config.rope_type
-    if kind == "dynamic":
-        assert config.factor is not None and config.seq_len is not None
-        assert config.max_position_embeddings is not None
-        length, limit, s = config.seq_len, config.max_position_embeddings, config.factor
-        if length > limit:
-            base = base * (s * length / limit - (s - 1)) ** (config.d_r / (config.d_r - 2))
+    schedule = SCHEDULES[config.rope_type]
+    base = schedule.float64_base(config)
     k = e * (math.log(base) + 1.0) + 2.0 * LIBRARY_ULPS + 1.0
-    extra = {"default": 0.0, "linear": 2.0, "dynamic": 1.0, "longrope": 2.0,
-             "llama3": 2.0, "yarn": 5.0}[kind]
-    k = k + extra
-    if kind in ("llama3", "yarn"):
-        k = k + _band_term(config, e, k, dtype)
+    k = k + schedule.constant
+    if schedule.band_term is not None:
+        k = k + schedule.band_term(config, e, k, _u(dtype))
     return np.asarray(k, dtype=np.float64)
-
-
-def _band_term(config: RopeConfig, e: F64, k: F64, dtype: str) -> F64:
-    """The blend factor's error (in units of u) times (s − 1), for pairs near or in the band."""
-    assert config.factor is not None
-    s = config.factor
-    half = e.shape[0]
-    out = np.zeros(half, dtype=np.float64)
-    if config.rope_type == "llama3":
-        assert config.low_freq_factor is not None and config.high_freq_factor is not None
-        assert config.original_max_position_embeddings is not None
-        low, high = config.low_freq_factor, config.high_freq_factor
-        length = config.original_max_position_embeddings
-        wavelength = 2 * math.pi * config.theta ** e
-        band = ((wavelength >= length / high * (1 - _THRESHOLD_SLACK))
-                & (wavelength <= length / low * (1 + _THRESHOLD_SLACK)))
-        # smooth = (L0/λ − low)/(high − low): L0/λ ≤ high·(1+slack) carries λ's relative
-        # error (k + 2: 2π rounded, the division) plus 3 roundings; / (high − low).
-        smooth = (high * (1 + _THRESHOLD_SLACK) * (k + 5) + 3) / (high - low) + 3
-        out[band] = (s - 1) * smooth[band]
-        return out
-    from pespec.rope.schedules import yarn_correction_dims
-
-    low_dim, high_dim = yarn_correction_dims(config)
-    if high_dim == low_dim:
-        high_dim += 0.001
-    ramp = (np.arange(half, dtype=np.float64) - low_dim) / (high_dim - low_dim)
-    band = (ramp > -_THRESHOLD_SLACK) & (ramp < 1 + _THRESHOLD_SLACK)
-    # ramp = (j − low)/(high − low): low rounded (|low|·u), the subtraction, high − low rounded,
-    # the division; low/high themselves carry float64 log errors (4 ulp of each, in u64).
-    span = high_dim - low_dim
-    error = (abs(low_dim) + 2 * abs(high_dim)) / span + 4.0
-    error += 4 * 2.0**-53 / _u(dtype) * (abs(low_dim) + abs(high_dim)) / span
-    out[band] = (s - 1) * error
-    return out
 
 
 def _rounding_error(values: NDArray[Any], dtype: str) -> F64:

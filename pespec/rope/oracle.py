@@ -52,6 +52,7 @@ from pespec.rope._exact_schedule import (
     schedule,
 )
 from pespec.rope.config import RopeConfig
+from pespec.rope.schedules.registry import SCHEDULES
 
 __all__ = ["attention_factor", "cos_sin", "frequencies", "frequencies_dd", "rotate"]
 
@@ -163,13 +164,7 @@ def _exact_attention(config: RopeConfig) -> Fraction | None:
     """A as an exact rational where it is one by construction (else None)."""
     if config.attention_factor is not None:
         return Fraction(config.attention_factor)
-    if config.rope_type in ("default", "linear", "dynamic", "llama3"):
-        return Fraction(1)
-    if config.rope_type == "yarn" and (
-        config.factor == 1.0 or (config.mscale and config.mscale == config.mscale_all_dim)
-    ):
-        return Fraction(1)
-    return None
+    return SCHEDULES[config.rope_type].exact_attention(config)
 
 
 class _Enclosure(NamedTuple):

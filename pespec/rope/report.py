@@ -17,6 +17,7 @@ class RopeReport(Report):
     """A :class:`Report` with the rotary configuration and the level as a stage tuple."""
 
     command: ClassVar[str] = "pespec rope check"
+    family: ClassVar[str] = "rope"
     rope_config: dict[str, Any] | None = None
     rope_level: dict[str, str] | None = None
     domain: dict[str, Any] | None = None
@@ -61,13 +62,16 @@ class RopeReport(Report):
         at = next((i for i, line in enumerate(lines) if line.startswith("- ")), len(lines))
         return "\n".join(lines[:at] + extra + lines[at:])
 
+    def level_fields(self) -> dict[str, Any]:
+        """The JSON ``level`` (schema 1.3): the stage tuple (phase, cache, rotation) under
+        ``stages``; ``working_dtype`` is the phase's."""
+        return {"name": self.level, "stages": self.rope_level, "output_dtype": self.output_dtype,
+                "working_dtype": self.working_dtype}
+
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
-        data["family"] = "rope"
         data["config"] = self.rope_config
         data["config_notes"] = list(self.config_notes or ())
-        data["level"] = {"name": self.level, "stages": self.rope_level,
-                         "output_dtype": self.output_dtype}
         data["domain"] = None if self.domain is None else {**self.domain,
                                                             "advice": self.domain_advice}
         return data

@@ -87,7 +87,14 @@ REPORT_FIELDS: tuple[tuple[str, str], ...] = (
         "{given, count, first, last, min, max}, columns {name, count}, coverage, "
         "small_sample), output_dtype, declared capabilities",
     ),
-    ("level", "name (`float16` or `float16@float64`), output_dtype, working_dtype"),
+    ("family", '`"sinusoidal"` or `"rope"` (§8): the family checked (`pespec check --family`)'),
+    (
+        "level",
+        "one shape in both families: name (`float16`, `float16@float64`; rope "
+        "`PHASE/CACHE/ROTATION`), stages (each stage's dtype in the order computed: "
+        "{working, output}; rope {phase, cache, rotation}; null when unknown), output_dtype, "
+        "working_dtype (rope: the phase's)",
+    ),
     (
         "convention",
         "the convention judged against: name, layout, frequency_shift, position_offset, "

@@ -215,6 +215,51 @@ FLAG_CASES.append(
     )
 )
 
+# --family (issue 25): an unknown family, a family without its options, another family's
+# options, and the rotary family's bad flags spelled through `pespec check --family rope`
+FLAG_CASES += [
+    _argv_case("check", "--family"),
+    _argv_case("check", "--family", "rop", "numpy"),
+    _argv_case("check", "--family", "", "numpy"),
+    _argv_case("check", "--family", "ROPE", "numpy"),
+    _argv_case("check", "--family", "sinusoidal", "--family", "nope", "numpy"),
+    _argv_case("check", "--family", "rope"),
+    _argv_case("check", "--family", "rope", "numpy-float32"),
+    _argv_case("check", "--family", "rope", "--config", "Llama-3.1-8B"),
+    _argv_case("check", "--family", "rope", "--config"),
+    _argv_case("check", "numpy", "--config", "Llama-3.1-8B"),
+    _argv_case("check", "numpy", "--max-position", "7"),
+    _argv_case("check", "numpy", "--fractional-positions"),
+    _argv_case("check", "--family", "sinusoidal", "numpy", "--layer-type", "x"),
+]
+for extra in (
+    ["--convention", "whisper"],
+    ["--stages", "golden"],
+    ["--examples", "3"],
+    ["--no-shrink"],
+    ["--d-model", "8"],
+    ["--positions", "0:4"],
+    ["--base", "500"],
+    ["--config", "Qwen2.5-7B"],
+    ["--config", "no-such-preset"],
+    ["--config", "missing-config-pespec-fuzz.json"],
+    ["--level", "float7"],
+    ["--level", "float32/float7/float32"],
+    ["--max-position", "0"],
+    ["--max-position", "x"],
+    ["--seq-len", "x"],
+    ["--profile", "x"],
+    ["--timeout", "abc"],
+    ["--key", "x"],
+    ["--unknown-flag"],
+    ["extra-positional"],
+):
+    config = [] if "--config" in extra else ["--config", "Llama-3.1-8B"]
+    FLAG_CASES.append(
+        _argv_case("check", "--family", "rope", "numpy-float32", *config, *extra)
+    )
+
+
 # --- missing and unwritable paths --------------------------------------------------------------
 
 PATH_CASES: list[Case] = []

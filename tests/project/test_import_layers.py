@@ -19,13 +19,14 @@ first:
    layer below (reference, properties, conformance, rope); only the front ends (``pespec
    tables``) and ``tools/`` may import it;
 8. the front ends: ``pespec.cli`` (one module per sub-command), ``python -m pespec`` and
-   the pytest plugin ``pespec.conformance.plugin`` with its test module ``test_suite``, which
-   serve both families (the plugin's module
-   path is the registered ``pytest11`` entry point, so it keeps its folder and takes the
-   front-end rank), and the supervisor that both run the backend under
+   the pytest plugin ``pespec.pytest_plugin`` (the ``pytest11`` entry point), which serve
+   both families, and the supervisor that both run the backend under
    (``pespec.conformance.supervisor``, its child ``worker`` and ``report_load``, which
    rebuild any family's suite and report and draw the error picture: front-end machinery,
-   in the engine's folder until issue 25 moves the front ends out).
+   in the engine's folder until issue 25 moves the front ends out). The plugin's test module
+   ``pespec.conformance.test_suite`` stays in the engine's folder, since ``pytest --pyargs
+   pespec.conformance`` collects it there, and imports nothing of pespec: it ranks with the
+   engine, and any import it gained from a front end would show here.
 
 The lazy facades ``pespec/__init__.py`` and ``pespec/rope/__init__.py`` (PEP 562 exports) are
 exempt as importers; importing the root facade by a name that is not a submodule is refused,
@@ -51,8 +52,6 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec.tables", 1),
     ("pespec.teaching", 2),
     ("pespec.properties", 3),
-    ("pespec.conformance.plugin", 8),
-    ("pespec.conformance.test_suite", 8),
     ("pespec.conformance.supervisor", 8),
     ("pespec.conformance.worker", 8),
     ("pespec.conformance.report_load", 8),
@@ -62,6 +61,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec.specblocks", 7),
     ("pespec.cli", 8),
     ("pespec.__main__", 8),
+    ("pespec.pytest_plugin", 8),
 )
 """Module prefix -> rank, the most specific prefix first (see the module docstring)."""
 

@@ -1,6 +1,6 @@
 """Loading pespec costs next to nothing until it is used (issue 11).
 
-pytest imports ``pespec.conformance.plugin`` (entry point ``pytest11``) in every run of an
+pytest imports ``pespec.pytest_plugin`` (entry point ``pytest11``) in every run of an
 environment where pespec is installed, including projects that never use it; so the plugin,
 ``pespec`` and ``pespec.conformance`` import none of the heavy modules below until a ``--pe-*``
 option is used, and ``pespec``'s public names are imported on first access (PEP 562).
@@ -34,8 +34,8 @@ def _heavy(modules: set[str]) -> set[str]:
 
 
 def test_importing_the_plugin_imports_nothing_heavy() -> None:
-    modules = _imported("import pespec.conformance.plugin")
-    assert "pespec.conformance.plugin" in modules  # the report covers the plugin
+    modules = _imported("import pespec.pytest_plugin")
+    assert "pespec.pytest_plugin" in modules  # the report covers the plugin
     assert _heavy(modules) == set()
 
 
@@ -70,7 +70,7 @@ def test_a_pytest_run_without_pe_options_imports_nothing_heavy(tmp_path: Path) -
     # pytest imports plugins with importlib, out of -X importtime's view: read sys.modules.
     code = (
         "import sys, pytest\n"
-        f"status = pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'pespec.conformance.plugin',"
+        f"status = pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'pespec.pytest_plugin',"
         f" '--rootdir', {str(tmp_path)!r}, {str(tmp_path)!r}])\n"
         "assert status == 5, status\n"  # no tests collected
         "print(' '.join(sorted(sys.modules)))\n"
@@ -85,7 +85,7 @@ def test_a_pytest_run_without_pe_options_imports_nothing_heavy(tmp_path: Path) -
     )
     assert result.returncode == 0, result.stdout + result.stderr
     modules = set(result.stdout.splitlines()[-1].split())
-    assert "pespec.conformance.plugin" in modules
+    assert "pespec.pytest_plugin" in modules
     assert _heavy(modules) == set()
 
 

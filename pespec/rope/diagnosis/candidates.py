@@ -20,14 +20,12 @@ from numpy.typing import NDArray
 
 from pespec.rope.config import RopeConfig
 from pespec.rope.oracle import frequencies
+from pespec.rope.schedules.base import SCHEDULE_FIELDS
+from pespec.rope.schedules.registry import SCHEDULES
 
 __all__ = ["AttentionModel", "FrequencyModel", "attention_models", "frequency_models"]
 
 F64 = NDArray[np.float64]
-_SCHEDULE_FIELDS = ("factor", "max_position_embeddings", "original_max_position_embeddings",
-                    "seq_len", "beta_fast", "beta_slow", "truncate", "attention_factor",
-                    "mscale", "mscale_all_dim", "low_freq_factor", "high_freq_factor",
-                    "short_factor", "long_factor")
 
 
 @dataclass(frozen=True)
@@ -52,7 +50,7 @@ def _variant(config: RopeConfig, **changes: Any) -> RopeConfig | None:
     """The configuration with ``changes`` (other schedules' fields cleared), or None."""
     fields = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
     if "rope_type" in changes:
-        for name in _SCHEDULE_FIELDS:
+        for name in SCHEDULE_FIELDS:
             fields[name] = None
     fields.update(changes)
     try:
@@ -72,35 +70,9 @@ def _model(config: RopeConfig | None, slip: str, **shown: Any) -> FrequencyModel
 
 
 def _schedule_slips(c: RopeConfig) -> list[FrequencyModel | None]:
-    """Slips of the configured schedule's own parameters."""
-    out: list[FrequencyModel | None] = []
-    if c.rope_type == "yarn":
-        flipped = not c.truncate
-        out.append(_model(_variant(c, truncate=flipped),
-                          f"YaRN truncate taken as {flipped} (the config says {c.truncate})",
-                          truncate=flipped))
-    if c.rope_type in ("yarn", "llama3") and c.max_position_embeddings is not None:
-        big_l = c.max_position_embeddings
-        out.append(_model(_variant(c, original_max_position_embeddings=big_l),
-                          f"L = {big_l} used where the schedule needs "
-                          f"L0 = {c.original_max_position_embeddings}",
-                          original_max_position_embeddings=big_l))
-    if c.rope_type == "dynamic":
-        assert c.factor is not None and c.max_position_embeddings is not None
-        length = int(c.factor * c.max_position_embeddings)
-        if length != c.seq_len:
-            out.append(_model(_variant(c, seq_len=length),
-                              f"dynamic NTK collapsed to a constant: the cache is always "
-                              f"built at ℓ = s·L = {length} (the config says ℓ = {c.seq_len})",
-                              seq_len=length))
-    if c.rope_type == "longrope":
-        assert c.original_max_position_embeddings is not None and c.seq_len is not None
-        l0 = c.original_max_position_embeddings
-        other = l0 + 1 if c.seq_len <= l0 else l0
-        which = "long" if other > l0 else "short"
-        out.append(_model(_variant(c, seq_len=other),
-                          f"LongRoPE's {which}_factor used at ℓ = {c.seq_len}", seq_len=other))
-    return out
+    """Slips of the configured schedule's own parameters (its module's ``slips``)."""
+    return [_model(_variant(c, **slip.changes), slip.text, **slip.shown)
+            for slip in SCHEDULES[c.rope_type].slips(c)]
 
 
 def _cross_schedules(c: RopeConfig) -> list[FrequencyModel | None]:
@@ -136,11 +108,6 @@ def frequency_models(config: RopeConfig) -> list[FrequencyModel]:
     return [first, *[m for m in candidates if m is not None]]
 
 
-def _g(scale: float, m: float) -> float:
-    """YaRN's g(s, m) = 0.1·m·ln s + 1 (1 for s ≤ 1)."""
-    return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
-
-
 def attention_models(config: RopeConfig) -> list[AttentionModel]:
     """The configured A first, then its slips (missing, applied twice, the wrong form)."""
     _, exact = frequencies(config)
@@ -149,14 +116,7 @@ def attention_models(config: RopeConfig) -> list[AttentionModel]:
         out.append(AttentionModel(1.0, f"the attention factor A = {exact:.6g} is missing"))
         out.append(AttentionModel(exact * exact, f"the attention factor A = {exact:.6g} is "
                                                  f"applied twice ({exact * exact:.6g})"))
-    if config.rope_type == "yarn" and config.factor is not None:
-        plain = _g(config.factor, 1.0)
-        if config.mscale and config.mscale_all_dim and config.attention_factor is None:
-            out.append(AttentionModel(plain, f"the attention factor taken as 0.1·ln s + 1 = "
-                                             f"{plain:.6g} instead of the mscale ratio "
-                                             f"g(s, mscale)/g(s, mscale_all_dim) = {exact:.6g}"))
-            alone = _g(config.factor, config.mscale)
-            out.append(AttentionModel(alone, f"the attention factor taken as g(s, mscale) = "
-                                             f"{alone:.6g}, mscale_all_dim ignored"))
+    for value, slip in SCHEDULES[config.rope_type].attention_slips(config, exact):
+        out.append(AttentionModel(value, slip))
     return [m for i, m in enumerate(out)
             if i == 0 or not math.isclose(m.value, exact, rel_tol=1e-12)]

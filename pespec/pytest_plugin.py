@@ -1,5 +1,9 @@
 """The pytest plugin (entry point ``pytest11``): the conformance suite as pytest tests (SPEC §6).
 
+A front end of both families, outside the engine (issue 25): the engine's folder keeps only the
+test module that ``--pyargs pespec.conformance`` collects, :mod:`pespec.conformance.test_suite`,
+which imports nothing of pespec and runs each check through this plugin's ``pe_run`` fixture.
+
     pytest --pyargs pespec.conformance --pe-backend numpy-float16 [--pe-level L]
         [--pe-convention NAME|FILE.json]
         [--pe-profile ci|dev|thorough] [--pe-skip-file F] [--pe-xfail-file F] [--pe-json PATH]
@@ -28,6 +32,7 @@ from __future__ import annotations
 import fnmatch
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +47,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """Register the ``--pe-*`` options."""
     group = parser.getgroup("pespec", "pespec conformance suite")
     group.addoption("--pe-backend", default=None, help="backend spec to check (see pespec check)")
-    group.addoption("--pe-rope-backend", default=None,
-                    help="rotary backend spec to check (see pespec rope check)")
-    group.addoption("--pe-rope-config", default=None,
-                    help="rotary configuration: a preset name or a JSON file")
+    group.addoption(
+        "--pe-rope-backend",
+        default=None,
+        help="rotary backend spec to check (see pespec rope check)",
+    )
+    group.addoption(
+        "--pe-rope-config", default=None, help="rotary configuration: a preset name or a JSON file"
+    )
     group.addoption("--pe-level", default=None, help="level, e.g. float16 or float16@float64")
     group.addoption(
         "--pe-convention",
@@ -65,7 +74,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--pe-no-shrink", action="store_true", help="do not shrink failing property examples"
     )
     group.addoption(
-        "--pe-in-process", action="store_true",
+        "--pe-in-process",
+        action="store_true",
         help="run the backend in pytest's own process (default: a supervised child process, "
         "so a backend that ends or crashes the process still fails the session)",
     )
@@ -144,14 +154,16 @@ def _rope_suite(config: pytest.Config, spec: str) -> Any:
     except (OSError, ValueError, TypeError) as exc:
         raise pytest.UsageError(f"--pe-rope-config {str(text)!r}: {exc}") from None
     options = {
-        "level": config.getoption("--pe-level"), "profile": config.getoption("--pe-profile"),
+        "level": config.getoption("--pe-level"),
+        "profile": config.getoption("--pe-profile"),
         "timeout": config.getoption("--pe-timeout") or DEFAULT_TIMEOUT,
-        "stages": list(ROPE_STAGES) if stages is None else [
-            s.strip() for s in stages.split(",")],
-        "config_notes": list(reading.notes)}
+        "stages": list(ROPE_STAGES) if stages is None else [s.strip() for s in stages.split(",")],
+        "config_notes": list(reading.notes),
+    }
     try:
-        return _supervised(config, "rope", spec, {"config": reading.config.to_dict(), **options}) \
-            or RopeSuite(spec, reading.config, **options)
+        return _supervised(
+            config, "rope", spec, {"config": reading.config.to_dict(), **options}
+        ) or RopeSuite(spec, reading.config, **options)
     except (BackendLoadError, ValueError, TypeError) as exc:
         raise pytest.UsageError(f"--pe-rope-backend {spec!r}: {exc}") from None
 
@@ -199,6 +211,33 @@ def pe_record(request: pytest.FixtureRequest) -> Any:
         results[result.id] = result
 
     return record
+
+
+@pytest.fixture
+def pe_run(pe_suite: Any, pe_record: Any) -> Callable[[Any], tuple[str, str]]:
+    """Runs one planned check on the session's backend and records its result; returns the
+    outcome (``passed``, ``skipped`` or ``failed``) and the message the test reports with it.
+    A callable that is no backend ends the session as a usage error, not a verdict."""
+
+    def run(check: Any) -> tuple[str, str]:
+        from pespec.conformance.guard import CallProtocolError
+        from pespec.conformance.supervisor import NotRun
+
+        try:
+            result = pe_suite.run_check(check)
+        except CallProtocolError as exc:  # no backend at all: a usage error, not a verdict
+            pytest.exit(f"--pe-backend: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
+        except NotRun as exc:  # the backend ended the supervised process in an earlier check
+            return "skipped", str(exc)
+        pe_record(result)
+        if result.status != "failed":
+            return str(result.status), str(result.message)
+        lines = [f"{result.id} ({result.section}): {result.message}"]
+        if result.reproduction:
+            lines.append(f"reproduce: {result.reproduction}")
+        return "failed", "\n".join(lines)
+
+    return run
 
 
 def _read_ids(path: str) -> list[str]:
@@ -331,9 +370,11 @@ def _session_report(config: pytest.Config) -> Any:
         skipped = config.stash.get(_SKIPPED, {})
         for planned in suite.plan():  # a check that did not run must not vanish silently
             if planned.id not in results:
-                report.not_run[planned.id] = skipped.get(planned.id) or getattr(
-                    suite, "stopped", None
-                ) or "not run in this pytest session (deselected or interrupted)"
+                report.not_run[planned.id] = (
+                    skipped.get(planned.id)
+                    or getattr(suite, "stopped", None)
+                    or "not run in this pytest session (deselected or interrupted)"
+                )
         if report.failed:  # a diagnosis explains failures; none, nothing to explain
             suite._diagnose(report)
     config.stash[_REPORT] = report

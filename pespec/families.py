@@ -1,0 +1,205 @@
+"""The registry of families: each family named once, with what the front ends need.
+
+A family is a kind of position encoding pespec checks: ``sinusoidal`` (SPEC §1–§7) and
+``rope`` (rotary, §8). Its entry names, as ``module:attribute`` strings imported on first use
+(so ``pespec --help`` imports no family), the suite class, the check function, the backend
+loader, the from-file check and the command-line runner; and, as data, the ``pespec check``
+options only that family takes. ``pespec check --family NAME`` and the reports' ``family``
+field use these names.
+
+A third-party package adds a family with an entry point in the group ``pespec.families``
+whose object is a :class:`Family` (read only when ``--family`` names a family not built in;
+such a family takes the options every family shares). Usage::
+
+    [project.entry-points."pespec.families"]
+    mine = "my_package.pespec_family:FAMILY"
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from pespec._suggest import did_you_mean
+
+__all__ = [
+    "DEFAULT_FAMILY",
+    "ENTRY_POINT_GROUP",
+    "FAMILIES",
+    "Family",
+    "Option",
+    "families",
+    "get_family",
+]
+
+DEFAULT_FAMILY = "sinusoidal"
+ENTRY_POINT_GROUP = "pespec.families"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One command-line option of a family: argparse's flags and keyword arguments."""
+
+    flags: tuple[str, ...]
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def dest(self) -> str:
+        """The attribute argparse stores it under (``--d-model`` -> ``d_model``)."""
+        return self.flags[0].lstrip("-").replace("-", "_")
+
+    def add_to(self, parser: Any) -> None:
+        """Add this option to an argparse parser or argument group."""
+        parser.add_argument(*self.flags, **dict(self.kwargs))
+
+
+def option(*flags: str, **kwargs: Any) -> Option:
+    """An :class:`Option` (flags and argparse keyword arguments)."""
+    return Option(tuple(flags), tuple(kwargs.items()))
+
+
+@dataclass(frozen=True)
+class Family:
+    """What the front ends need of one family; every callable is a ``module:attr`` string."""
+
+    name: str
+    summary: str
+    suite: str
+    check: str
+    load_backend: str
+    check_file: str
+    command: str
+    """``run(args, prog) -> int``: the check command on parsed arguments (exit code)."""
+    options: tuple[Option, ...] = ()
+
+    def load(self, role: str) -> Any:
+        """The object of ``role`` (``suite``, ``check``, ``load_backend``, ``check_file``,
+        ``command``), imported now."""
+        if role not in ("suite", "check", "load_backend", "check_file", "command"):
+            raise ValueError(
+                f"role must be suite, check, load_backend, check_file or command; got {role!r}"
+            )
+        module, _, attr = str(getattr(self, role)).partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+    @property
+    def option_dests(self) -> frozenset[str]:
+        """The attribute names of this family's own options."""
+        return frozenset(o.dest for o in self.options)
+
+
+SINUSOIDAL = Family(
+    name="sinusoidal",
+    summary="sinusoidal positional encoding (SPEC §1-§7)",
+    suite="pespec.conformance.runner:Suite",
+    check="pespec.conformance.runner:check",
+    load_backend="pespec.conformance.loading:load_backend",
+    check_file="pespec.conformance.checkfile:check_file",
+    command="pespec.cli.check:run_sinusoidal",
+    options=(
+        option(
+            "--convention",
+            metavar="NAME|FILE.json",
+            default=None,
+            help="judge against this convention: a preset name (canonical, whisper, marian, "
+            "fairseq, flux, ...) or a JSON file of Convention.to_dict() (default: the "
+            "backend's declared convention, else canonical)",
+        ),
+        option(
+            "--stages",
+            default=None,
+            help="comma-separated subset of contract,golden,property,large (default: all)",
+        ),
+        option(
+            "--examples", type=int, default=None, help="Hypothesis examples per property (override)"
+        ),
+        option("--no-shrink", action="store_true", help="do not shrink failing property examples"),
+        option(
+            "--d-model",
+            type=int,
+            help="with --from-file: d_model of the saved output (default: its column count)",
+        ),
+        option(
+            "--positions",
+            help="with --from-file: START:STOP, a,b,c or a .npy/.csv file (default: 0..n-1)",
+        ),
+        option(
+            "--base",
+            type=float,
+            default=None,
+            help="with --from-file: frequency base (> 1; default 10000)",
+        ),
+    ),
+)
+
+ROPE = Family(
+    name="rope",
+    summary="rotary position embeddings (SPEC §8)",
+    suite="pespec.rope.suite:RopeSuite",
+    check="pespec.rope.suite:check",
+    load_backend="pespec.rope.backends:load_rope_backend",
+    check_file="pespec.rope.fromfile:check_file",
+    command="pespec.cli.rope:run_check",
+    options=(
+        option(
+            "--config",
+            default=None,
+            help="preset name (pespec rope presets lists them), or a JSON file: a "
+            "RopeConfig dict or a transformers config.json",
+        ),
+        option("--layer-type", default=None, help="layer type of a config.json"),
+        option("--seq-len", type=int, default=None, help="ℓ for dynamic/longrope"),
+        option(
+            "--max-position",
+            type=int,
+            default=None,
+            metavar="N",
+            help="claim positions 0..N (default: the backend's max_position, else the "
+            "config's context, integer positions 0..N-1)",
+        ),
+        option(
+            "--fractional-positions",
+            action="store_true",
+            default=None,
+            help="claim fractional positions too (sent as float64)",
+        ),
+    ),
+)
+
+FAMILIES: dict[str, Family] = {family.name: family for family in (SINUSOIDAL, ROPE)}
+"""The built-in families, by name (the default first)."""
+
+
+def families(*, entry_points: bool = True) -> dict[str, Family]:
+    """Every family by name: the built-in ones, then (``entry_points``) those of the group
+    ``pespec.families`` (one that does not load, is not a :class:`Family` or reuses a
+    built-in name is left out)."""
+    found = dict(FAMILIES)
+    if not entry_points:
+        return found
+    import importlib.metadata
+
+    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            family = entry.load()
+        except Exception:  # a broken third-party plug-in must not stop pespec
+            continue
+        if isinstance(family, Family) and family.name not in found:
+            found[family.name] = family
+    return found
+
+
+def get_family(name: str | None) -> Family:
+    """The family called ``name`` (None: the default, sinusoidal); ValueError names the known
+    ones and the closest."""
+    if name is None:
+        return FAMILIES[DEFAULT_FAMILY]
+    if name in FAMILIES:
+        return FAMILIES[name]
+    known = families()
+    if name in known:
+        return known[name]
+    raise ValueError(
+        f"--family must be one of {', '.join(known)}; got {name!r}{did_you_mean(name, known)}"
+    )
