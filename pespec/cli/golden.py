@@ -29,9 +29,14 @@ from pespec.reference.golden import fixture_directory, verified_directory, verif
 from pespec.reference.golden_verify import differing_files
 from pespec.reference.golden_write import export_with, replace_directory, with_manifest
 
-FIXTURE_MODULES = ("pespec.reference.golden_format", "pespec.rope.golden")
-"""The families' fixture modules; importing one registers the handler of its ``format``
-(:mod:`pespec.reference.fixture_formats`). Every file is dispatched on its ``format`` field."""
+
+def fixture_modules() -> tuple[str, ...]:
+    """The families' fixture modules (:data:`pespec.families.FAMILIES`); importing one
+    registers the handler of its ``format`` (:mod:`pespec.reference.fixture_formats`). Every
+    file is dispatched on its ``format`` field."""
+    from pespec.families import FAMILIES
+
+    return tuple(f.fixtures for f in FAMILIES.values() if f.fixtures is not None)
 
 MAX_REPORTED = 20
 """Wrong values listed per file by ``verify`` (the count is always given)."""
@@ -72,8 +77,8 @@ def register(subparsers: Any) -> None:
 
 
 def load_fixture_formats() -> tuple[FixtureFormat, ...]:
-    """Every family's fixture handler (importing :data:`FIXTURE_MODULES` registers them)."""
-    for module in FIXTURE_MODULES:
+    """Every family's fixture handler (importing :func:`fixture_modules` registers them)."""
+    for module in fixture_modules():
         importlib.import_module(module)
     return fixture_formats()
 
