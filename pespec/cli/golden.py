@@ -38,6 +38,7 @@ def fixture_modules() -> tuple[str, ...]:
 
     return tuple(f.fixtures for f in FAMILIES.values() if f.fixtures is not None)
 
+
 MAX_REPORTED = 20
 """Wrong values listed per file by ``verify`` (the count is always given)."""
 
