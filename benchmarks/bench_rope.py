@@ -39,8 +39,9 @@ def _rotate_half(x: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
 
 
-def naive_rotate(x: NDArray[np.float64], positions: NDArray[np.int64],
-                 inv_freq: NDArray[np.float64]) -> NDArray[np.float64]:
+def naive_rotate(
+    x: NDArray[np.float64], positions: NDArray[np.int64], inv_freq: NDArray[np.float64]
+) -> NDArray[np.float64]:
     """The formula as tutorials and transformers write it (halves pairing, float64)."""
     freqs = positions[:, None] * inv_freq
     emb = np.concatenate([freqs, freqs], axis=-1)
@@ -69,10 +70,15 @@ def test_rotate_speedup_vs_naive(benchmark: Any, heads: int, seq_len: int) -> No
     assert out.shape == x.shape
     reference_s = min(reference_s, benchmark.stats.stats.min)
     ratio = naive_s / reference_s
-    benchmark.extra_info.update({
-        "values": x.size, "naive_ms": round(naive_s * 1e3, 3),
-        "reference_ms": round(reference_s * 1e3, 3), "speedup_vs_naive": round(ratio, 2),
-        "numpy": np.__version__})
+    benchmark.extra_info.update(
+        {
+            "values": x.size,
+            "naive_ms": round(naive_s * 1e3, 3),
+            "reference_ms": round(reference_s * 1e3, 3),
+            "speedup_vs_naive": round(ratio, 2),
+            "numpy": np.__version__,
+        }
+    )
     print(f"heads={heads} n={seq_len}: reference {ratio:.2f}x faster than naive")
     if heads == 1:
         benchmark.extra_info["target_speedup"] = TARGET_RATIO
@@ -100,8 +106,9 @@ def test_oracle_throughput(benchmark: Any) -> None:
     def run() -> Any:
         return oracle.cos_sin(positions, CONFIG)
 
-    absolute_s = min(interleaved_best(
-        [lambda: absolute_oracle.encode(positions, CONFIG.d_r, workers=1)], 3))
+    absolute_s = min(
+        interleaved_best([lambda: absolute_oracle.encode(positions, CONFIG.d_r, workers=1)], 3)
+    )
     cos, _ = benchmark.pedantic(run, rounds=3, iterations=1)
     values = 2 * cos.size
     rate = values / benchmark.stats.stats.min
@@ -111,15 +118,21 @@ def test_oracle_throughput(benchmark: Any) -> None:
     start = time.perf_counter()
     oracle.rotate(x, positions[:20], CONFIG)
     rotated = x.size / (time.perf_counter() - start)
-    benchmark.extra_info.update({
-        "cos_sin_values_per_s": round(rate), "absolute_oracle_values_per_s": round(absolute_rate),
-        "ratio_vs_absolute_oracle": round(rate / absolute_rate, 2),
-        "baseline_mpmath_113bit_values_per_s": round(baseline),
-        "ratio_vs_mpmath": round(rate / baseline, 2),
-        "rotated_components_per_s": round(rotated)})
-    print(f"rotary oracle: {rate:,.0f} cos/sin values/s ({rate / absolute_rate:.2f}x the absolute "
-          f"oracle, {rate / baseline:.1f}x a 113-bit mpmath loop); {rotated:,.0f} rotated "
-          f"components/s")
+    benchmark.extra_info.update(
+        {
+            "cos_sin_values_per_s": round(rate),
+            "absolute_oracle_values_per_s": round(absolute_rate),
+            "ratio_vs_absolute_oracle": round(rate / absolute_rate, 2),
+            "baseline_mpmath_113bit_values_per_s": round(baseline),
+            "ratio_vs_mpmath": round(rate / baseline, 2),
+            "rotated_components_per_s": round(rotated),
+        }
+    )
+    print(
+        f"rotary oracle: {rate:,.0f} cos/sin values/s ({rate / absolute_rate:.2f}x the absolute "
+        f"oracle, {rate / baseline:.1f}x a 113-bit mpmath loop); {rotated:,.0f} rotated "
+        f"components/s"
+    )
 
 
 def test_rotary_fixture_verification_time(benchmark: Any) -> None:

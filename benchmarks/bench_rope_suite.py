@@ -47,14 +47,20 @@ def test_rope_check_default_profile(benchmark: Any) -> None:
     start = time.perf_counter()
     _baseline()
     baseline_s = time.perf_counter() - start
-    report = benchmark.pedantic(lambda: check("numpy-float32", PRESET, diagnose=False),
-                                rounds=3, iterations=1)
+    report = benchmark.pedantic(
+        lambda: check("numpy-float32", PRESET, diagnose=False), rounds=3, iterations=1
+    )
     assert report.conformant
     suite_s = benchmark.stats.stats.mean
     stages: dict[str, float] = {}
     for result in report.checks:
         stages[result.stage] = stages.get(result.stage, 0.0) + result.duration_s
-    benchmark.extra_info.update({
-        "target_s": TARGET_S, "suite_s": suite_s, "baseline_s": baseline_s,
-        "ratio_suite_over_baseline": suite_s / baseline_s, "stage_s": stages,
-    })
+    benchmark.extra_info.update(
+        {
+            "target_s": TARGET_S,
+            "suite_s": suite_s,
+            "baseline_s": baseline_s,
+            "ratio_suite_over_baseline": suite_s / baseline_s,
+            "stage_s": stages,
+        }
+    )

@@ -72,6 +72,9 @@ class Family:
     command: str
     """``run(args, prog) -> int``: the check command on parsed arguments (exit code)."""
     options: tuple[Option, ...] = ()
+    fixtures: str | None = None
+    """The module whose import registers the family's golden-fixture format handler
+    (:mod:`pespec.reference.fixture_formats`); None: the family ships no fixtures."""
 
     def load(self, role: str) -> Any:
         """The object of ``role`` (``suite``, ``check``, ``load_backend``, ``check_file``,
@@ -97,6 +100,7 @@ SINUSOIDAL = Family(
     load_backend="pespec.conformance.loading:load_backend",
     check_file="pespec.conformance.checkfile:check_file",
     command="pespec.cli.check:run_sinusoidal",
+    fixtures="pespec.reference.golden_format",
     options=(
         option(
             "--convention",
@@ -141,6 +145,7 @@ ROPE = Family(
     load_backend="pespec.rope.backends:load_rope_backend",
     check_file="pespec.rope.fromfile:check_file",
     command="pespec.cli.rope:run_check",
+    fixtures="pespec.rope.golden",
     options=(
         option(
             "--config",

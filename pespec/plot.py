@@ -306,7 +306,10 @@ def error_plot(
 
 
 def report_error_plot(
-    backend: Any, level: Level | str | None, markdown: str | os.PathLike[str], *,
+    backend: Any,
+    level: Level | str | None,
+    markdown: str | os.PathLike[str],
+    *,
     timeout: float | None = None,
 ) -> str | None:
     """Draw ``<name>.error.png`` beside the Markdown report ``markdown``; its file name (to

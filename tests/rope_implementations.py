@@ -29,15 +29,22 @@ Fn = Callable[[np.ndarray, np.ndarray, RopeConfig], Any]
 def _pairs(array: Any, rope: RopeConfig, output: bool) -> tuple[Any, Any]:
     d_r, half = rope.d_r, rope.d_r // 2
     interleaved = rope.pairing == "interleaved" or (
-        rope.pairing == "interleaved_in_halves_out" and not output)
+        rope.pairing == "interleaved_in_halves_out" and not output
+    )
     if interleaved:
         return array[..., 0:d_r:2], array[..., 1:d_r:2]
     return array[..., :half], array[..., half:d_r]
 
 
-def pipeline32(omega: np.ndarray, attention: float, *, pairing: str | None = None,
-               position_dtype: Any = np.float32, phase_dtype: Any = np.float32,
-               out_dtype: Any = np.float32) -> Fn:
+def pipeline32(
+    omega: np.ndarray,
+    attention: float,
+    *,
+    pairing: str | None = None,
+    position_dtype: Any = np.float32,
+    phase_dtype: Any = np.float32,
+    out_dtype: Any = np.float32,
+) -> Fn:
     """A NumPy pipeline: ω' given (rounded to the phase dtype), positions cast to
     ``position_dtype`` then the phase dtype, cos/sin × A in the phase dtype, the cache and the
     rotation in ``out_dtype``. ``pairing`` overrides the configuration's (a layout bug)."""
@@ -84,7 +91,7 @@ def meta_complex64(x: np.ndarray, positions: np.ndarray, rope: RopeConfig) -> An
 def gptj_numpy(x: np.ndarray, positions: np.ndarray, rope: RopeConfig) -> np.ndarray:
     """GPT-J style in float32 NumPy: a sin/cos table by einsum, rotate_every_two."""
     d = rope.d_r
-    inv = (1.0 / (rope.theta ** (np.arange(0, d, 2, dtype=np.float32) / np.float32(d))))
+    inv = 1.0 / (rope.theta ** (np.arange(0, d, 2, dtype=np.float32) / np.float32(d)))
     inv = inv.astype(np.float32)
     sinusoid = np.einsum("i,j->ij", positions.astype(np.float32), inv).astype(np.float32)
     sin = np.repeat(np.sin(sinusoid), 2, axis=1)
@@ -120,15 +127,19 @@ def hf_config(copy: str) -> Any:
     return config if text is None else text
 
 
-def transformers_backend(config: Any, dtype_name: str, layer_type: str | None = None,
-                         interleave: bool = False) -> Fn:
+def transformers_backend(
+    config: Any, dtype_name: str, layer_type: str | None = None, interleave: bool = False
+) -> Fn:
     """transformers' rotary module (built in float32, as the model builds it) and its
     ``apply_rotary_pos_emb`` (or ``apply_rotary_pos_emb_interleave``) on x in ``dtype_name``."""
     torch = importlib.import_module("torch")
     model_type = config.model_type.removesuffix("_text")
     module = importlib.import_module(f"transformers.models.{model_type}.modeling_{model_type}")
-    rotary_class = next(getattr(module, a) for a in dir(module) if a.endswith("RotaryEmbedding")
-                        and not a.startswith("_"))
+    rotary_class = next(
+        getattr(module, a)
+        for a in dir(module)
+        if a.endswith("RotaryEmbedding") and not a.startswith("_")
+    )
     rotary = rotary_class(config)
     apply = module.apply_rotary_pos_emb_interleave if interleave else module.apply_rotary_pos_emb
     dtype = getattr(torch, dtype_name)
@@ -137,7 +148,7 @@ def transformers_backend(config: Any, dtype_name: str, layer_type: str | None = 
         q = torch.from_numpy(x).to(dtype)[None, None]
         ids = torch.from_numpy(positions)[None]
         with torch.no_grad():
-            cos, sin = (rotary(q, ids, layer_type) if layer_type else rotary(q, ids))
+            cos, sin = rotary(q, ids, layer_type) if layer_type else rotary(q, ids)
             q_embed, _ = apply(q, q, cos, sin)
         return q_embed[0, 0]
 
@@ -164,7 +175,8 @@ def transformers_longrope(name: str, dtype_name: str) -> Fn:
     config = hf_config(source.copy)
     rotary = module.Phi3RotaryEmbedding(config)
     inv_freq, attention = rope_utils.ROPE_INIT_FUNCTIONS["longrope"](
-        config, None, seq_len=source.seq_len)
+        config, None, seq_len=source.seq_len
+    )
     rotary.inv_freq, rotary.attention_scaling = inv_freq, attention
     forward = inspect.unwrap(module.Phi3RotaryEmbedding.forward)
     dtype = getattr(torch, dtype_name)
@@ -221,8 +233,9 @@ def rotary_embedding_torch(dtype_name: str) -> Fn:
 
 def bug_bf16_inv_freq(rope: RopeConfig) -> Fn:
     omega, attention = frequencies(rope)
-    return pipeline32(omega.astype(np.float32).astype(ml_dtypes.bfloat16).astype(np.float32),
-                      attention)
+    return pipeline32(
+        omega.astype(np.float32).astype(ml_dtypes.bfloat16).astype(np.float32), attention
+    )
 
 
 def bug_fp16_cache(rope: RopeConfig) -> Fn:

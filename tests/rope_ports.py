@@ -15,8 +15,7 @@ from pespec.rope import RopeConfig, frequencies
 F64 = NDArray[np.float64]
 
 
-def torch_backend(model_dtype: Any, *, module_cast: bool = False,
-                  positions_dtype: Any = None):  # type: ignore[no-untyped-def]
+def torch_backend(model_dtype: Any, *, module_cast: bool = False, positions_dtype: Any = None):  # type: ignore[no-untyped-def]
     """A port of transformers' Llama rotary module and ``apply_rotary_pos_emb``.
 
     inv_freq is computed in float32 from the certified ω' (the module's buffer);
@@ -41,7 +40,7 @@ def torch_backend(model_dtype: Any, *, module_cast: bool = False,
         sin = (emb.sin() * attention).to(model_dtype)
         q = torch.from_numpy(x).to(model_dtype)
         rot, rest = q[:, :d_r], q[:, d_r:]
-        half = torch.cat((-rot[:, d_r // 2:], rot[:, : d_r // 2]), dim=-1)  # rotate_half
+        half = torch.cat((-rot[:, d_r // 2 :], rot[:, : d_r // 2]), dim=-1)  # rotate_half
         return torch.cat(((rot * cos) + (half * sin), rest), dim=-1)
 
     return backend

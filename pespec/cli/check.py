@@ -141,8 +141,9 @@ def run_sinusoidal(args: argparse.Namespace, prog: str = "pespec check") -> int:
         prog,
         args,
         lambda: _from_file(args) if args.from_file is not None else _suite(args),
-        picture=None if args.backend is None else lambda report, markdown: _error_plot(
-            args, report, markdown),
+        picture=None
+        if args.backend is None
+        else lambda report, markdown: _error_plot(args, report, markdown),
     )
 
 
@@ -169,9 +170,15 @@ def _suite(args: argparse.Namespace) -> Any:
     from pespec.cli.supervised import run_checked, supervising
 
     if supervising(args):  # the backend runs in a watched child process (SPEC §6.6)
-        options = {"level": args.level, "profile": args.profile, "timeout": timeout,
-                   "stages": list(stages), "examples": args.examples,
-                   "shrink": not args.no_shrink, "convention": args.convention}
+        options = {
+            "level": args.level,
+            "profile": args.profile,
+            "timeout": timeout,
+            "stages": list(stages),
+            "examples": args.examples,
+            "shrink": not args.no_shrink,
+            "convention": args.convention,
+        }
         return run_checked("sinusoidal", args, options, bar=True, picture_timeout=timeout)
     suite = Suite(
         args.backend,

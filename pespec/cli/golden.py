@@ -6,6 +6,7 @@ Exit codes: 0 success, 1 a difference, a checksum mismatch or a wrong value was 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -17,19 +18,26 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from pespec._atomic import check_writable
 from pespec.cli.terminal import console as make_console
-from pespec.reference.golden import (
+from pespec.reference.fixture_formats import (
     FixtureError,
-    fixture_directory,
-    load_fixture_sets,
-    parse_fixture,
-    verify_checksums,
+    FixtureFormat,
+    fixture_formats,
+    handler_for,
+    render_fixture_files,
 )
-from pespec.reference.golden_catalog import CATALOG, FixtureSpec
-from pespec.reference.golden_verify import verify_directory, verify_values
-from pespec.reference.golden_write import export_fixture_sets, regenerate
+from pespec.reference.golden import fixture_directory, verified_directory, verify_checksums
+from pespec.reference.golden_verify import differing_files
+from pespec.reference.golden_write import export_with, replace_directory, with_manifest
 
-ROPE_PREFIX = "rope-"
-"""Rotary sets (SPEC §8.6, :mod:`pespec.rope.golden`) share the directory and MANIFEST."""
+
+def fixture_modules() -> tuple[str, ...]:
+    """The families' fixture modules (:data:`pespec.families.FAMILIES`); importing one
+    registers the handler of its ``format`` (:mod:`pespec.reference.fixture_formats`). Every
+    file is dispatched on its ``format`` field."""
+    from pespec.families import FAMILIES
+
+    return tuple(f.fixtures for f in FAMILIES.values() if f.fixtures is not None)
+
 
 MAX_REPORTED = 20
 """Wrong values listed per file by ``verify`` (the count is always given)."""
@@ -69,8 +77,15 @@ def register(subparsers: Any) -> None:
     export.set_defaults(func=_export)
 
 
+def load_fixture_formats() -> tuple[FixtureFormat, ...]:
+    """Every family's fixture handler (importing :func:`fixture_modules` registers them)."""
+    for module in fixture_modules():
+        importlib.import_module(module)
+    return fixture_formats()
+
+
 @contextmanager
-def _progress(description: str, total: int) -> Iterator[Callable[[FixtureSpec], None]]:
+def _progress(description: str, total: int) -> Iterator[Callable[[str], None]]:
     console = make_console(stderr=True)
     with Progress(
         TextColumn("{task.description}", markup=False),
@@ -83,20 +98,19 @@ def _progress(description: str, total: int) -> Iterator[Callable[[FixtureSpec], 
     ) as progress:
         task = progress.add_task(description, total=total, current="")
 
-        def advance(spec: FixtureSpec) -> None:
-            progress.update(task, advance=1, current=spec.name)
+        def advance(name: str) -> None:
+            progress.update(task, advance=1, current=name)
 
         yield advance
 
 
 def _regenerate(args: argparse.Namespace) -> int:
-    from pespec.rope.golden import render_rope_files  # the rotary sets share the directory
-
     directory = args.fixtures or fixture_directory()
+    total = sum(handler.planned() for handler in load_fixture_formats())
     start = time.perf_counter()
     if args.check:
-        with _progress("regenerating in memory", len(CATALOG)) as advance:
-            differing = verify_directory(directory, CATALOG, advance, render_rope_files())
+        with _progress("regenerating in memory", total) as advance:
+            differing = differing_files(directory, with_manifest(render_fixture_files(advance)))
         seconds = time.perf_counter() - start
         if differing:
             for name in differing:
@@ -106,8 +120,8 @@ def _regenerate(args: argparse.Namespace) -> int:
         count = len(list(directory.glob("*.json")))
         print(f"all {count} fixture files and MANIFEST are byte-identical ({seconds:.1f} s)")
         return 0
-    with _progress("regenerating", len(CATALOG)) as advance:
-        files = regenerate(directory, CATALOG, advance, render_rope_files())
+    with _progress("regenerating", total) as advance:
+        files = replace_directory(directory, with_manifest(render_fixture_files(advance)))
     size = sum(len(data) for data in files.values())
     print(
         f"wrote {len(files)} files ({size / 1e6:.2f} MB) to {directory} "
@@ -118,6 +132,7 @@ def _regenerate(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     directory = args.fixtures or fixture_directory()
+    load_fixture_formats()
     start = time.perf_counter()
     try:
         problems = verify_checksums(directory)
@@ -129,23 +144,18 @@ def _verify(args: argparse.Namespace) -> int:
     paths = sorted(directory.glob("*.json"))
     wrong = checked = 0
     for path in paths:
-        if path.name.startswith(ROPE_PREFIX):
-            rope_checked, rope_wrong = _verify_rope(path, problems)
-            checked, wrong = checked + rope_checked, wrong + rope_wrong
-            continue
-        try:
-            fixture = parse_fixture(path.name, path.read_bytes())
+        data = path.read_bytes()
+        try:  # dispatch on the file's own "format" field, never on its name
+            handler = handler_for(path.name, data)
+            fixture = handler.parse(path.name, data)
         except FixtureError as exc:
             print(f"malformed: {exc}")
             problems.append(str(exc))
             continue
-        mismatches = verify_values(fixture, path.name)
-        checked += fixture.values.size
-        wrong += len(mismatches)
-        for mismatch in mismatches[:MAX_REPORTED]:
-            print(f"wrong value: {mismatch}")
-        if len(mismatches) > MAX_REPORTED:
-            print(f"wrong value: {path.name}: ... {len(mismatches)} in all")
+        result = handler.verify(fixture, path.name, MAX_REPORTED)
+        checked, wrong = checked + result.checked, wrong + result.wrong
+        for message in result.messages:
+            print(f"wrong value: {message}")
     seconds = time.perf_counter() - start
     if problems or wrong:
         print(
@@ -160,31 +170,23 @@ def _verify(args: argparse.Namespace) -> int:
     return 0
 
 
-def _verify_rope(path: Path, problems: list[str]) -> tuple[int, int]:
-    """Check one rotary set against the rotary oracle: (values checked, wrong values)."""
-    from pespec.rope.golden import RopeFixtureError, parse_rope_fixture, verify_rope_fixture
-
-    try:
-        fixture = parse_rope_fixture(path.name, path.read_bytes())
-    except RopeFixtureError as exc:
-        print(f"malformed: {exc}")
-        problems.append(str(exc))
-        return 0, 0
-    mismatches = verify_rope_fixture(fixture)
-    for mismatch in mismatches[:MAX_REPORTED]:
-        print(f"wrong value: {mismatch}")
-    checked = (2 * fixture.omega.size + 1 + fixture.cos.size + fixture.sin.size
-               + fixture.y.size)
-    return checked, len(mismatches)
+def load_fixtures(directory: Path | None = None) -> list[tuple[FixtureFormat, Any]]:
+    """(handler, fixture) of every file of ``directory`` (default: the shipped fixtures),
+    sorted by file name, each read by the handler of its ``format``; MANIFEST verified first."""
+    load_fixture_formats()
+    target = verified_directory(directory)
+    loaded = []
+    for path in sorted(target.glob("*.json")):
+        data = path.read_bytes()
+        handler = handler_for(path.name, data)
+        loaded.append((handler, handler.parse(path.name, data)))
+    return loaded
 
 
 def _export(args: argparse.Namespace) -> int:
-    from pespec.rope.golden import RopeFixtureError, export_rope_fixtures, load_rope_fixtures
-
-    try:  # both loaders verify the folder against MANIFEST first
-        fixtures = load_fixture_sets(args.fixtures)
-        rope = load_rope_fixtures(args.fixtures)
-    except (FixtureError, RopeFixtureError) as exc:
+    try:  # the folder is verified against MANIFEST before any file is read
+        loaded = load_fixtures(args.fixtures)
+    except FixtureError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     directory = Path(args.directory)
@@ -194,10 +196,12 @@ def _export(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    probe = loaded[0][1].name if loaded else "fixtures"
     try:
-        check_writable(directory / f"{CATALOG[0].name}.{args.file_format}", "DIR")
-        written = export_fixture_sets(fixtures, directory, args.file_format)
-        written += export_rope_fixtures(rope, directory, args.file_format)
+        check_writable(directory / f"{probe}.{args.file_format}", "DIR")
+        written = []
+        for handler, fixture in loaded:
+            written += export_with([fixture], directory, args.file_format, handler.writers)
     except (ValueError, OSError) as exc:
         reason = exc if isinstance(exc, ValueError) else (exc.strerror or exc)
         print(f"pespec golden export: error: {reason}", file=sys.stderr)

@@ -26,7 +26,8 @@ from typing import Any
 def register(subparsers: Any) -> None:
     """Add the ``rope`` command with its ``check`` sub-command."""
     rope: argparse.ArgumentParser = subparsers.add_parser(
-        "rope", help="rotary position embeddings: pespec rope check BACKEND --config C")
+        "rope", help="rotary position embeddings: pespec rope check BACKEND --config C"
+    )
     sub = rope.add_subparsers(dest="rope_command", metavar="SUBCOMMAND")
     _register_check(sub)
     _register_presets(sub)
@@ -35,10 +36,12 @@ def register(subparsers: Any) -> None:
 
 def _register_presets(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
-        "presets", help="list the rotary presets --config accepts, one per line",
+        "presets",
+        help="list the rotary presets --config accepts, one per line",
         description="List the rotary presets (SPEC Annex F.1) that --config accepts: one name "
         "per line with its schedule, θ, head size and Hub source (--names: the names only). "
-        "The sinusoidal family's named conventions are listed by `pespec conventions`.")
+        "The sinusoidal family's named conventions are listed by `pespec conventions`.",
+    )
     parser.add_argument("--names", action="store_true", help="print the names only")
     parser.set_defaults(func=_presets)
 
@@ -48,11 +51,13 @@ def _register_check(sub: Any) -> None:
     from pespec.families import FAMILIES
 
     parser: argparse.ArgumentParser = sub.add_parser(
-        "check", help="run the rotary suite on a backend (exit 0 conformant, 1 not, 2 error)",
+        "check",
+        help="run the rotary suite on a backend (exit 0 conformant, 1 not, 2 error)",
         description="Run the rotary conformance suite on BACKEND (numpy, numpy-float32, "
         "torch[-DTYPE][:DEVICE], package.module:attr, file.py:attr, or a name in the "
         "entry-point group pespec.rope_backends) for one configuration, or check a saved "
-        "output with --from-file. The same as `pespec check --family rope ...`.")
+        "output with --from-file. The same as `pespec check --family rope ...`.",
+    )
     add_common_options(parser, rope=True)
     group = parser.add_argument_group("the rotary family's options")
     for option in FAMILIES["rope"].options:
@@ -62,12 +67,15 @@ def _register_check(sub: Any) -> None:
             option.add_to(group)
     parser.set_defaults(func=run_check)
     inputs: argparse.ArgumentParser = sub.add_parser(
-        "inputs", help="write the inputs a --from-file output must be computed for",
+        "inputs",
+        help="write the inputs a --from-file output must be computed for",
         description="Write the positions and x vectors (SPEC R8.16) whose rotated output "
         "`pespec rope check --from-file` checks: CSV with a header `position,x0,...` and one "
-        "row per position (to stdout without -o), or .npz with arrays positions and x.")
-    inputs.add_argument("--config", required=True,
-                        help="preset name (pespec rope presets lists them) or JSON file")
+        "row per position (to stdout without -o), or .npz with arrays positions and x.",
+    )
+    inputs.add_argument(
+        "--config", required=True, help="preset name (pespec rope presets lists them) or JSON file"
+    )
     inputs.add_argument("--layer-type", default=None, help="layer type of a config.json")
     inputs.add_argument("--seq-len", type=int, default=None, help="ℓ for dynamic/longrope")
     inputs.add_argument("-o", "--output", metavar="PATH", help="inputs.csv or inputs.npz")
@@ -75,8 +83,11 @@ def _register_check(sub: Any) -> None:
 
 
 def _no_subcommand(args: argparse.Namespace) -> int:
-    print("pespec rope: error: give a sub-command (check, inputs, presets); pespec rope --help "
-          "says more", file=sys.stderr)
+    print(
+        "pespec rope: error: give a sub-command (check, inputs, presets); pespec rope --help "
+        "says more",
+        file=sys.stderr,
+    )
     return 2
 
 
@@ -98,13 +109,14 @@ def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
             raise ValueError("--profile and --timeout do not apply to --from-file")
         if args.from_file is None and args.key is not None:
             raise ValueError("--key only applies with --from-file")
-        if args.from_file is not None and (args.max_position is not None
-                                           or args.fractional_positions):
-            raise ValueError("--max-position and --fractional-positions do not apply to "
-                             "--from-file")
+        if args.from_file is not None and (
+            args.max_position is not None or args.fractional_positions
+        ):
+            raise ValueError(
+                "--max-position and --fractional-positions do not apply to --from-file"
+            )
         if args.max_position is not None and not 1 <= args.max_position <= 2**40:
-            raise ValueError(f"--max-position must be an int in 1..2**40; got "
-                             f"{args.max_position}")
+            raise ValueError(f"--max-position must be an int in 1..2**40; got {args.max_position}")
         for option, path in (("--json", args.json), ("--markdown", args.markdown)):
             if path:
                 check_writable(path, option)
@@ -126,18 +138,29 @@ def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
     from pespec.cli.supervised import run_checked, supervising
 
     if supervising(args):  # the backend runs in a watched child process (SPEC §6.6)
-        options = {"config": config.to_dict(), "level": args.level, "profile": args.profile,
-                   "timeout": timeout, "max_position": args.max_position,
-                   "fractional_positions": args.fractional_positions, "config_notes": notes}
-        return run_and_report(prog, args, lambda: run_checked(
-            "rope", args, options))
+        options = {
+            "config": config.to_dict(),
+            "level": args.level,
+            "profile": args.profile,
+            "timeout": timeout,
+            "max_position": args.max_position,
+            "fractional_positions": args.fractional_positions,
+            "config_notes": notes,
+        }
+        return run_and_report(prog, args, lambda: run_checked("rope", args, options))
     return run_and_report(
         prog,
         args,
-        lambda: check(args.backend, config, level=args.level, profile=args.profile,
-                      timeout=timeout, max_position=args.max_position,
-                      fractional_positions=args.fractional_positions,
-                      config_notes=notes),
+        lambda: check(
+            args.backend,
+            config,
+            level=args.level,
+            profile=args.profile,
+            timeout=timeout,
+            max_position=args.max_position,
+            fractional_positions=args.fractional_positions,
+            config_notes=notes,
+        ),
     )
 
 
@@ -157,8 +180,10 @@ def _inputs(args: argparse.Namespace) -> int:
     where = "standard output" if args.output is None else args.output
     shown = ", ".join(_number(p) for p in positions.tolist())
     notes = "".join(f"; {note}" for note in reading.notes)
-    print(f"wrote {where}: {x.shape[0]} rows, positions {shown}, head_dim {x.shape[1]}"
-          f"{notes}", file=sys.stderr if args.output is None else sys.stdout)
+    print(
+        f"wrote {where}: {x.shape[0]} rows, positions {shown}, head_dim {x.shape[1]}{notes}",
+        file=sys.stderr if args.output is None else sys.stdout,
+    )
     return 0
 
 

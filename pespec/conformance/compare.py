@@ -132,7 +132,6 @@ class Worst:
             self.position = positions[row].item()
             self.column = int(columns[col])
 
-
     def _update_largest(
         self,
         error: NDArray[np.float64],

@@ -94,5 +94,3 @@ def timestep_positions(max_position: float | None) -> NDArray[np.float64]:
     if max_position is not None and max_position < TIMESTEPS[-1]:
         values = values * (float(max_position) / TIMESTEPS[-1])
     return values
-
-

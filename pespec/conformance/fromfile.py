@@ -192,12 +192,22 @@ def compare_saved_output(
         checks += _golden_from_table(output, p, d, b, chosen)
     else:
         checks.append(
-            _result("reference:file", "reference", "comparison", "failed",
-                    "not evaluated: the output failed the contract or has no level")
+            _result(
+                "reference:file",
+                "reference",
+                "comparison",
+                "failed",
+                "not evaluated: the output failed the contract or has no level",
+            )
         )
     checks.append(
-        _result("property:*", "property", "properties", "skipped",
-                "properties need calls at positions the suite chooses; not from a file")
+        _result(
+            "property:*",
+            "property",
+            "properties",
+            "skipped",
+            "properties need calls at positions the suite chooses; not from a file",
+        )
     )
     return Report(
         backend=name,

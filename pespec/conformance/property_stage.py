@@ -122,9 +122,7 @@ class PropertyStage:
             return self._flaky_result(planned, flaky, seen.get("config"), level)
         worst = seen.get("worst")
         if worst is None:
-            return planned.result(
-                "passed", "holds on every example", details={"applicable": True}
-            )
+            return planned.result("passed", "holds on every example", details={"applicable": True})
         result = self._property_result(planned, worst, None, level)
         result.status = "passed"
         result.details.setdefault("applicable", True)  # every §5 property holds for every

@@ -146,9 +146,8 @@ class Report:
     def judged_against(self) -> str:
         """``level float32, convention whisper (declared)``: what the verdict is relative to."""
         declared = bool(self.convention and self.convention.get("declared"))
-        return (
-            f"level {self.level or 'unknown'}, convention {self.convention_name}"
-            + (" (declared)" if declared else "")
+        return f"level {self.level or 'unknown'}, convention {self.convention_name}" + (
+            " (declared)" if declared else ""
         )
 
     @property
@@ -194,9 +193,14 @@ class Report:
             text += f"; {source['small_sample']}"
         if self.not_run:
             names = list(self.not_run)
-            shown = ", ".join(names) if len(names) <= 6 else (
-                f"{', '.join(names[:3])} and {len(names) - 3} more (every one is in the JSON "
-                "and Markdown reports, with why)")
+            shown = (
+                ", ".join(names)
+                if len(names) <= 6
+                else (
+                    f"{', '.join(names[:3])} and {len(names) - 3} more (every one is in the JSON "
+                    "and Markdown reports, with why)"
+                )
+            )
             text += f"; PARTIAL RUN, not run: {shown}"
         return text
 
@@ -272,8 +276,12 @@ class Report:
         ``output_dtype``, ``working_dtype``."""
         output = self.level_output_dtype
         stages = None if self.level is None else {"working": self.working_dtype, "output": output}
-        return {"name": self.level, "stages": stages, "output_dtype": output,
-                "working_dtype": self.working_dtype}
+        return {
+            "name": self.level,
+            "stages": stages,
+            "output_dtype": output,
+            "working_dtype": self.working_dtype,
+        }
 
     def to_json(self) -> str:
         """The JSON document as text (sorted by the schema's field order, 2-space indent)."""

@@ -72,9 +72,14 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         stages = level.get("stages")
         domain = None if data.get("domain") is None else dict(data["domain"])
         advice = None if domain is None else domain.pop("advice", None)
-        report = _RebuiltRope(**fields, rope_config=data["config"], rope_level=stages,
-                              domain=domain, domain_advice=advice,
-                              config_notes=list(data.get("config_notes") or ()))
+        report = _RebuiltRope(
+            **fields,
+            rope_config=data["config"],
+            rope_level=stages,
+            domain=domain,
+            domain_advice=advice,
+            config_notes=list(data.get("config_notes") or ()),
+        )
     else:
         report = _RebuiltReport(**fields)
     report.execution = execution  # type: ignore[attr-defined]

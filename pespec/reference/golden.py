@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.reference.conventions import Convention
+from pespec.reference.fixture_formats import FixtureError, files_of_format
 
 __all__ = [
     "DEFINITION",
@@ -67,10 +68,6 @@ DEFINITION = (
 
 MANIFEST = "MANIFEST"
 PROVENANCE = "MANIFEST.provenance"
-
-
-class FixtureError(ValueError):
-    """A fixture file or directory is missing, malformed or fails its checksum."""
 
 
 @dataclass(frozen=True)
@@ -207,8 +204,9 @@ def parse_fixture(name: str, data: bytes) -> FixtureSet:
 
 
 def fixture_files(directory: Path) -> list[Path]:
-    """The absolute sets' files (the rotary ``rope-*.json`` sets have their own format)."""
-    return sorted(p for p in directory.glob("*.json") if not p.name.startswith("rope-"))
+    """The files of this format (:data:`FORMAT`) in ``directory``, sorted by name; files of
+    other formats share the folder and MANIFEST (:mod:`pespec.reference.fixture_formats`)."""
+    return files_of_format(directory, FORMAT)
 
 
 def load_fixture_sets(directory: Path | None = None) -> list[FixtureSet]:

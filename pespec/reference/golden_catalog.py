@@ -33,7 +33,6 @@ class FixtureSpec:
     columns: tuple[int, ...] | None = None
 
 
-
 def _sampled_pair_columns(d_model: int, edge: int, stride: int) -> tuple[int, ...]:
     """Both columns (interleaved) of the first and last ``edge`` pairs and every stride-th."""
     half = d_model // 2

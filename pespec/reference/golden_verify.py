@@ -15,7 +15,7 @@ from pespec.reference.golden import PROVENANCE, FixtureSet, fixture_directory
 from pespec.reference.golden_catalog import CATALOG, FixtureSpec
 from pespec.reference.golden_write import render_catalog
 
-__all__ = ["ValueMismatch", "verify_directory", "verify_values"]
+__all__ = ["ValueMismatch", "differing_files", "verify_directory", "verify_values"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ class ValueMismatch:
             f"({self.certified.hex()})"
         )
 
+
 def verify_values(fixture: FixtureSet, file: str) -> list[ValueMismatch]:
     """Recompute every stored value with the oracle; the values that differ."""
     full = oracle.encode(
@@ -53,6 +54,7 @@ def verify_values(fixture: FixtureSet, file: str) -> list[ValueMismatch]:
         for i, j in bad.tolist()
     ]
 
+
 def verify_directory(
     directory: Path | None = None,
     catalog: Sequence[FixtureSpec] = CATALOG,
@@ -62,8 +64,14 @@ def verify_directory(
     """Regenerate in memory (``extra`` as :func:`render_catalog`); the names of files that
     differ byte for byte, are missing or are not part of the catalog (MANIFEST.provenance
     excepted)."""
+    return differing_files(directory, render_catalog(catalog, on_progress, extra))
+
+
+def differing_files(directory: Path | None, expected: Mapping[str, bytes]) -> list[str]:
+    """The names of files of ``directory`` (default: the shipped one) that differ from
+    ``expected`` byte for byte, are missing or are not expected (MANIFEST.provenance
+    excepted), sorted."""
     target = directory or fixture_directory()
-    expected = render_catalog(catalog, on_progress, extra)
     present = {p.name for p in target.glob("*") if p.is_file() and p.name != PROVENANCE}
     differing = [
         name

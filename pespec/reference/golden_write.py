@@ -37,12 +37,16 @@ from pespec.reference.golden import (
 from pespec.reference.golden_catalog import CATALOG, FixtureSpec, compute_fixture
 
 __all__ = [
+    "WRITERS",
     "export_fixture_sets",
     "export_with",
     "manifest_text",
     "regenerate",
     "render_catalog",
     "render_fixture",
+    "render_sets",
+    "replace_directory",
+    "with_manifest",
 ]
 
 
@@ -91,22 +95,33 @@ def manifest_text(files: dict[str, bytes]) -> bytes:
     return "".join(f"{sha256_hex(files[name])}  {name}\n" for name in sorted(files)).encode("ascii")
 
 
+def render_sets(
+    catalog: Sequence[FixtureSpec] = CATALOG,
+    on_progress: Callable[[FixtureSpec], None] | None = None,
+) -> dict[str, bytes]:
+    """Every set of ``catalog``, in memory: {file name: bytes} (no MANIFEST)."""
+    files: dict[str, bytes] = {}
+    for spec in catalog:
+        files[f"{spec.name}.json"] = render_fixture(compute_fixture(spec))
+        if on_progress is not None:
+            on_progress(spec)
+    return files
+
+
+def with_manifest(files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """``files`` and the ``MANIFEST`` that lists them."""
+    return {**files, MANIFEST: manifest_text(dict(files))}
+
+
 def render_catalog(
     catalog: Sequence[FixtureSpec] = CATALOG,
     on_progress: Callable[[FixtureSpec], None] | None = None,
     extra: Mapping[str, bytes] | None = None,
 ) -> dict[str, bytes]:
     """Every fixture file and the MANIFEST, in memory: {file name: bytes}; ``extra``: further
-    files sharing the directory and MANIFEST (the command line passes the rotary sets of
-    :func:`pespec.rope.golden.render_rope_files`, SPEC §8.6, a layer above this one)."""
-    files: dict[str, bytes] = {}
-    for spec in catalog:
-        files[f"{spec.name}.json"] = render_fixture(compute_fixture(spec))
-        if on_progress is not None:
-            on_progress(spec)
-    files.update(extra or {})
-    files[MANIFEST] = manifest_text(files)
-    return files
+    files sharing the directory and MANIFEST (other formats' files, rendered by their
+    families: :func:`pespec.reference.fixture_formats.render_fixture_files`)."""
+    return with_manifest({**render_sets(catalog, on_progress), **(extra or {})})
 
 
 def _provenance() -> bytes:
@@ -132,14 +147,19 @@ def regenerate(
     extra: Mapping[str, bytes] | None = None,
 ) -> dict[str, bytes]:
     """Recompute every set (and write ``extra``'s files, as :func:`render_catalog`) and
-    replace ``directory`` atomically; returns the files written.
+    replace ``directory`` atomically (:func:`replace_directory`); returns the files written."""
+    return replace_directory(directory, render_catalog(catalog, on_progress, extra))
+
+
+def replace_directory(directory: Path | None, files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """Replace ``directory`` (default: the shipped one) by ``files`` (MANIFEST included) and
+    ``MANIFEST.provenance``, atomically; returns the files written.
 
     Files are written to a temporary sibling directory first and the two directories are
     then swapped with two renames, so an interruption before the swap leaves the previous
     files intact (and one between the renames leaves them in ``.golden-old-*``).
     """
     target = (directory or fixture_directory()).resolve()
-    files = render_catalog(catalog, on_progress, extra)
     files_with_provenance = {**files, PROVENANCE: _provenance()}
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=target.parent))
@@ -187,15 +207,19 @@ def _npz_bytes(fixture: FixtureSet) -> bytes:
     return buffer.getvalue()
 
 
+WRITERS: Mapping[str, Callable[[FixtureSet], bytes]] = {"npz": _npz_bytes, "csv": _csv_bytes}
+"""Export format -> the bytes of ``<name>.<format>`` for one absolute set."""
+
+
 def export_fixture_sets(
     fixtures: Sequence[FixtureSet], directory: Path, file_format: str
 ) -> list[Path]:
     """Write ``<name>.npz`` (arrays, no pickled objects) or ``<name>.csv`` per set; atomic."""
-    return export_with(fixtures, directory, file_format, {"npz": _npz_bytes, "csv": _csv_bytes})
+    return export_with(fixtures, directory, file_format, WRITERS)
 
 
 def export_with(
-    fixtures: Sequence[Any], directory: Path, file_format: str, writers: dict[str, Any]
+    fixtures: Sequence[Any], directory: Path, file_format: str, writers: Mapping[str, Any]
 ) -> list[Path]:
     """Write ``<fixture.name>.<file_format>`` per fixture with ``writers[file_format]`` (the
     file's bytes), atomically; shared by the absolute and the rotary fixture sets."""
@@ -208,4 +232,3 @@ def export_with(
         write_atomic(path, writers[file_format](fixture))
         written.append(path)
     return written
-

@@ -27,7 +27,12 @@ from pespec.rope.config import RopeConfig
 from pespec.rope.schedules.registry import SCHEDULES
 
 __all__ = [
-    "NOT_RATIONAL", "IntervalArith", "RationalArith", "Undecided", "ends", "interval_precision",
+    "NOT_RATIONAL",
+    "IntervalArith",
+    "RationalArith",
+    "Undecided",
+    "ends",
+    "interval_precision",
     "schedule",
 ]
 

@@ -32,14 +32,28 @@ from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import parse_rope_level
 from pespec.rope.hf import ConfigReading
 
-__all__ = ["ROPE_BUILTINS", "ROPE_CALL", "ROPE_ENTRY_POINT_GROUP", "RopeCapabilities",
-           "load_rope_backend", "resolve_config", "resolve_reading"]
+__all__ = [
+    "ROPE_BUILTINS",
+    "ROPE_CALL",
+    "ROPE_ENTRY_POINT_GROUP",
+    "RopeCapabilities",
+    "load_rope_backend",
+    "resolve_config",
+    "resolve_reading",
+]
 
 ROPE_ENTRY_POINT_GROUP = "pespec.rope_backends"
 """Entry-point group through which third-party packages register rotary backends."""
 
-ROPE_BUILTINS = ("numpy", "numpy-float32", "torch", "torch-float64", "torch-float16",
-                 "torch-bfloat16", "torch:cuda")
+ROPE_BUILTINS = (
+    "numpy",
+    "numpy-float32",
+    "torch",
+    "torch-float64",
+    "torch-float16",
+    "torch-bfloat16",
+    "torch:cuda",
+)
 """Built-in rotary backend names (torch accepts any ``torch[-DTYPE][:DEVICE]``)."""
 
 _CHUNK_ROWS = 1 << 13
@@ -49,7 +63,8 @@ ROPE_CALL = CallingConvention(
     (np.zeros((1, 2)), np.zeros(1, dtype=np.int64), RopeConfig(head_dim=2)),
     "wrap it in a function (x, positions, rope) -> array that returns x (n, head_dim) rotated "
     "at each row's position (rope is a pespec.rope.RopeConfig): see 'Rotary position "
-    "embeddings (RoPE)' in docs/guide.md")
+    "embeddings (RoPE)' in docs/guide.md",
+)
 """The rotary family's calling convention (SPEC §8.8)."""
 
 
@@ -73,8 +88,9 @@ def resolve_reading(value: Any) -> ConfigReading:
             return ConfigReading(RopeConfig.from_dict(value))
         except (ValueError, TypeError):
             return read_hf(value)
-    raise TypeError(f"config must be a RopeConfig, a preset name or a dict; got "
-                    f"{type(value).__name__}")
+    raise TypeError(
+        f"config must be a RopeConfig, a preset name or a dict; got {type(value).__name__}"
+    )
 
 
 @dataclass(frozen=True)
@@ -93,17 +109,17 @@ class RopeCapabilities(Capabilities):
     def __post_init__(self) -> None:
         super().__post_init__()
         if not isinstance(self.fractional_positions, bool):
-            raise TypeError(f"fractional_positions must be a bool; got "
-                            f"{self.fractional_positions!r}")
+            raise TypeError(
+                f"fractional_positions must be a bool; got {self.fractional_positions!r}"
+            )
         if self.fractional_positions and self.integer_positions_only:
-            raise ValueError("fractional_positions and integer_positions_only cannot both be "
-                             "true")
+            raise ValueError("fractional_positions and integer_positions_only cannot both be true")
         if self.configs is not None:
             if isinstance(self.configs, (str, bytes)) or not hasattr(self.configs, "__iter__"):
-                raise TypeError(f"configs must be a sequence of preset names or configs; got "
-                                f"{self.configs!r}")
-            object.__setattr__(self, "configs",
-                               tuple(resolve_config(c) for c in self.configs))
+                raise TypeError(
+                    f"configs must be a sequence of preset names or configs; got {self.configs!r}"
+                )
+            object.__setattr__(self, "configs", tuple(resolve_config(c) for c in self.configs))
 
     def _check_level(self) -> None:
         if self.level is not None:
@@ -172,14 +188,17 @@ def _torch_backend(dtype_name: str, device: str, spec: str) -> Backend:
     try:
         torch = importlib.import_module("torch")
     except ImportError as exc:
-        raise BackendLoadError(f"backend {spec!r} needs torch, which is not installed ({exc}); "
-                               "install it with: pip install 'pespec[torch]'") from None
+        raise BackendLoadError(
+            f"backend {spec!r} needs torch, which is not installed ({exc}); "
+            "install it with: pip install 'pespec[torch]'"
+        ) from None
     try:
         torch_device = torch.device(device)
         torch.zeros(1, device=torch_device)
     except (RuntimeError, AssertionError) as exc:
-        raise BackendLoadError(f"backend {spec!r}: torch device {device!r} is not available: "
-                               f"{exc}") from None
+        raise BackendLoadError(
+            f"backend {spec!r}: torch device {device!r} is not available: {exc}"
+        ) from None
     dtype = getattr(torch, dtype_name)
     work = torch.float64 if dtype_name == "float64" else torch.float32
 
@@ -197,26 +216,35 @@ def _torch_backend(dtype_name: str, device: str, spec: str) -> Backend:
         ya[...], yb[...] = a * cos - b * sin, a * sin + b * cos
         return out
 
-    return Backend(spec, rotate_torch, capabilities=RopeCapabilities(),
-                   device=str(torch_device), spec=spec, libraries={"torch": torch.__version__})
+    return Backend(
+        spec,
+        rotate_torch,
+        capabilities=RopeCapabilities(),
+        device=str(torch_device),
+        spec=spec,
+        libraries={"torch": torch.__version__},
+    )
 
 
 def _builtin(text: str) -> Backend | None:
     libraries = {"numpy": np.__version__}
     if text == "numpy":
-        return Backend("numpy", _numpy_float64, capabilities=RopeCapabilities(), spec=text,
-                       libraries=libraries)
+        return Backend(
+            "numpy", _numpy_float64, capabilities=RopeCapabilities(), spec=text, libraries=libraries
+        )
     if text == "numpy-float32":
-        return Backend(text, _numpy_float32, capabilities=RopeCapabilities(), spec=text,
-                       libraries=libraries)
+        return Backend(
+            text, _numpy_float32, capabilities=RopeCapabilities(), spec=text, libraries=libraries
+        )
     head, _, device = text.partition(":")
     library, _, dtype_name = head.partition("-")
     if library != "torch" or "." in head:
         return None
     dtype_name = dtype_name or "float32"
     if dtype_name not in DTYPES:
-        raise BackendLoadError(f"backend {text!r}: dtype must be one of {sorted(DTYPES)}; "
-                               f"got {dtype_name!r}")
+        raise BackendLoadError(
+            f"backend {text!r}: dtype must be one of {sorted(DTYPES)}; got {dtype_name!r}"
+        )
     return _torch_backend(dtype_name, device or "cpu", text)
 
 
@@ -228,14 +256,17 @@ def load_rope_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
         if found is not None:
             return found
     try:
-        backend = load_backend(spec, capabilities_type=RopeCapabilities,
-                               group=ROPE_ENTRY_POINT_GROUP)
+        backend = load_backend(
+            spec, capabilities_type=RopeCapabilities, group=ROPE_ENTRY_POINT_GROUP
+        )
     except BackendLoadError as exc:
         hint = did_you_mean(spec, ROPE_BUILTINS) if isinstance(spec, str) else ""
         if not hint:
             raise
         raise BackendLoadError(f"{exc} (built-ins: {', '.join(ROPE_BUILTINS)}){hint}") from None
     if not isinstance(backend.capabilities, RopeCapabilities):
-        raise BackendLoadError(f"backend {backend.name!r} declares absolute-encoding "
-                               f"capabilities; a rotary backend declares RopeCapabilities")
+        raise BackendLoadError(
+            f"backend {backend.name!r} declares absolute-encoding "
+            f"capabilities; a rotary backend declares RopeCapabilities"
+        )
     return backend

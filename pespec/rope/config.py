@@ -92,8 +92,9 @@ class RopeConfig:
         return cls(**dict(data))
 
     @classmethod
-    def from_hf(cls, config: Mapping[str, Any], layer_type: str | None = None,
-                seq_len: int | None = None) -> RopeConfig:
+    def from_hf(
+        cls, config: Mapping[str, Any], layer_type: str | None = None, seq_len: int | None = None
+    ) -> RopeConfig:
         """Read a transformers ``config.json`` (as a dict); see :func:`pespec.rope.hf.from_hf`.
 
         The reading itself (:mod:`pespec.rope.hf_fields`) sits below this module and returns
@@ -109,18 +110,22 @@ def _validated(config: RopeConfig) -> dict[str, Any]:
     """Every field normalised (ints, floats, tuples, defaults resolved), or raise."""
     out: dict[str, Any] = {}
     head_dim = out["head_dim"] = check_int("head_dim", config.head_dim, 2)
-    rotary = head_dim if config.rotary_dim is None else check_int(
-        "rotary_dim", config.rotary_dim, 2)
+    rotary = (
+        head_dim if config.rotary_dim is None else check_int("rotary_dim", config.rotary_dim, 2)
+    )
     if rotary % 2 or rotary > head_dim:
-        raise ValueError(f"rotary_dim must be an even int with 2 <= rotary_dim <= head_dim "
-                         f"= {head_dim}; got {rotary}")
+        raise ValueError(
+            f"rotary_dim must be an even int with 2 <= rotary_dim <= head_dim "
+            f"= {head_dim}; got {rotary}"
+        )
     out["rotary_dim"] = rotary
     theta = out["theta"] = check_real("theta", config.theta, "a finite real number > 1")
     if theta <= 1:
         raise ValueError(f"theta must be a finite real number > 1; got {theta!r}")
     if config.rope_type not in ROPE_TYPES:
-        raise ValueError(f"rope_type must be one of {list(ROPE_TYPES)}; "
-                         f"got {show(config.rope_type)}")
+        raise ValueError(
+            f"rope_type must be one of {list(ROPE_TYPES)}; got {show(config.rope_type)}"
+        )
     if config.pairing not in PAIRINGS:
         raise ValueError(f"pairing must be one of {list(PAIRINGS)}; got {show(config.pairing)}")
     schedule = SCHEDULES[config.rope_type]
@@ -131,9 +136,11 @@ def _validated(config: RopeConfig) -> dict[str, Any]:
             if name in schedule.required:
                 raise ValueError(f"{name} is required for rope_type {schedule.name!r}; got None")
         elif name not in allowed:
-            raise ValueError(f"{name} is not a parameter of rope_type {schedule.name!r} (it "
-                             f"uses {sorted(allowed) or 'none'}); got {show(value)}, "
-                             "expected None")
+            raise ValueError(
+                f"{name} is not a parameter of rope_type {schedule.name!r} (it "
+                f"uses {sorted(allowed) or 'none'}); got {show(value)}, "
+                "expected None"
+            )
     out.update(_schedule_fields(config, rotary))
     if config.context_length is not None:
         out["context_length"] = check_int("context_length", config.context_length, 1)
@@ -152,8 +159,13 @@ def _schedule_fields(config: RopeConfig, rotary: int) -> dict[str, Any]:
     for name in ("max_position_embeddings", "original_max_position_embeddings", "seq_len"):
         if getattr(config, name) is not None:
             out[name] = check_int(name, getattr(config, name), 1)
-    for name in ("attention_factor", "mscale", "mscale_all_dim", "low_freq_factor",
-                 "high_freq_factor"):
+    for name in (
+        "attention_factor",
+        "mscale",
+        "mscale_all_dim",
+        "low_freq_factor",
+        "high_freq_factor",
+    ):
         if getattr(config, name) is not None:
             out[name] = check_positive(name, getattr(config, name))
     out.update(SCHEDULES[config.rope_type].check(config, rotary, out))

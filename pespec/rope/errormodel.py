@@ -26,13 +26,25 @@ from pespec.properties.formats import LIBRARY_ULPS
 from pespec.rope.config import RopeConfig
 from pespec.rope.schedules.registry import SCHEDULES
 
-__all__ = ["DEFAULT_LEVELS", "LIBRARY_ULPS", "RopeLevel", "check_rope_claim", "element_bound",
-           "parse_rope_level", "rope_level_for_dtype", "schedule_constant"]
+__all__ = [
+    "DEFAULT_LEVELS",
+    "LIBRARY_ULPS",
+    "RopeLevel",
+    "check_rope_claim",
+    "element_bound",
+    "parse_rope_level",
+    "rope_level_for_dtype",
+    "schedule_constant",
+]
 
 F64 = NDArray[np.float64]
 
-_MIN_HALF_SUBNORMAL: Final = {"float64": 2.0**-1075, "float32": 2.0**-150,
-                              "float16": 2.0**-25, "bfloat16": 2.0**-134}
+_MIN_HALF_SUBNORMAL: Final = {
+    "float64": 2.0**-1075,
+    "float32": 2.0**-150,
+    "float16": 2.0**-25,
+    "bfloat16": 2.0**-134,
+}
 """Half the smallest subnormal: the absolute error of one rounding near zero."""
 
 
@@ -69,8 +81,9 @@ class RopeLevel:
 
     def at_least_as_tight(self, other: RopeLevel) -> bool:
         """True when every stage of this level is at least as precise as ``other``'s."""
-        return all(_u(getattr(self, s)) <= _u(getattr(other, s))
-                   for s in ("phase", "cache", "rotation"))
+        return all(
+            _u(getattr(self, s)) <= _u(getattr(other, s)) for s in ("phase", "cache", "rotation")
+        )
 
 
 DEFAULT_LEVELS: dict[str, RopeLevel] = {
@@ -85,22 +98,26 @@ DEFAULT_LEVELS: dict[str, RopeLevel] = {
 def rope_level_for_dtype(output_dtype: str) -> RopeLevel:
     """The default level of an output dtype name."""
     if output_dtype not in DEFAULT_LEVELS:
-        raise ValueError(f"output dtype must be one of {sorted(DEFAULT_LEVELS)}; "
-                         f"got {output_dtype!r}")
+        raise ValueError(
+            f"output dtype must be one of {sorted(DEFAULT_LEVELS)}; got {output_dtype!r}"
+        )
     return DEFAULT_LEVELS[output_dtype]
 
 
 def parse_rope_level(text: str) -> RopeLevel:
     """``"float32/bfloat16/bfloat16"`` (or comma-separated) -> a level; one dtype -> its default."""
     if not isinstance(text, str):
-        raise TypeError(f"level must be a string such as 'float32/bfloat16/bfloat16'; got "
-                        f"{type(text).__name__}")
+        raise TypeError(
+            f"level must be a string such as 'float32/bfloat16/bfloat16'; got {type(text).__name__}"
+        )
     parts = [p.strip() for p in text.replace(",", "/").split("/")]
     if len(parts) == 1 and parts[0] in DEFAULT_LEVELS:
         return DEFAULT_LEVELS[parts[0]]
     if len(parts) != 3 or any(p not in DTYPES for p in parts):
-        raise ValueError(f"level must be PHASE/CACHE/ROTATION with dtypes in {sorted(DTYPES)}, "
-                         f"or one output dtype; got {text!r}")
+        raise ValueError(
+            f"level must be PHASE/CACHE/ROTATION with dtypes in {sorted(DTYPES)}, "
+            f"or one output dtype; got {text!r}"
+        )
     return RopeLevel(*parts)
 
 
@@ -108,8 +125,10 @@ def check_rope_claim(level: RopeLevel, output_dtype: str) -> RopeLevel:
     """``level`` if it is at least as tight as the output dtype's default, else ValueError."""
     default = rope_level_for_dtype(output_dtype)
     if not level.at_least_as_tight(default):
-        raise ValueError(f"level {level.name!r} is looser than the default {default.name!r} "
-                         f"of {output_dtype} output in some stage; a claim can only tighten it")
+        raise ValueError(
+            f"level {level.name!r} is looser than the default {default.name!r} "
+            f"of {output_dtype} output in some stage; a claim can only tighten it"
+        )
     return level
 
 
@@ -139,14 +158,16 @@ def schedule_constant(config: RopeConfig, dtype: str) -> F64:
 def _rounding_error(values: NDArray[Any], dtype: str) -> F64:
     """|v − fl(v)| ≤ u·|v| when v is not exactly representable in ``dtype``, else 0."""
     v = np.asarray(values, dtype=np.float64)
-    back = v.astype(np.float32).astype(DTYPES[dtype]).astype(np.float64) if dtype != "float64" \
-        else v
+    back = (
+        v.astype(np.float32).astype(DTYPES[dtype]).astype(np.float64) if dtype != "float64" else v
+    )
     exact = back == v
     return np.where(exact, 0.0, _u(dtype) * np.abs(v) * (1 + _u(dtype)))
 
 
-def element_bound(x: Any, positions: Any, config: RopeConfig, level: RopeLevel,
-                  output_dtype: str) -> F64:
+def element_bound(
+    x: Any, positions: Any, config: RopeConfig, level: RopeLevel, output_dtype: str
+) -> F64:
     """Bound on |y − exact| per element at ``level`` (SPEC §8.7), shape (n, head_dim).
 
     x (n, head_dim) float64, positions (n,). Pass-through columns get 0 (bit for bit).
@@ -158,8 +179,7 @@ def element_bound(x: Any, positions: Any, config: RopeConfig, level: RopeLevel,
     p = np.asarray(positions, dtype=np.float64)
     omega, _ = frequencies(config)
     big_a = attention_factor(config)
-    u_p, u_c, u_r, u_o = (_u(level.phase), _u(level.cache), _u(level.rotation),
-                          _u(output_dtype))
+    u_p, u_c, u_r, u_o = (_u(level.phase), _u(level.cache), _u(level.rotation), _u(output_dtype))
     k = schedule_constant(config, level.phase)
     p_err = _rounding_error(p, level.phase)[:, None]
     p_hat = np.abs(p)[:, None] + p_err
@@ -168,8 +188,9 @@ def element_bound(x: Any, positions: Any, config: RopeConfig, level: RopeLevel,
     # cos/sin of the rounded angle: |Δφ| plus the library's error (≤ 2·LIBRARY_ULPS·u).
     e_cs = np.minimum(dphi, 2.0) + 2 * LIBRARY_ULPS * u_p
     folded = 0.0 if big_a == 1.0 else 2 * u_p  # Â rounded, the product Â·c
-    eta = 8 * max(_MIN_HALF_SUBNORMAL[d] for d in (level.phase, level.cache, level.rotation,
-                                                   output_dtype))
+    eta = 8 * max(
+        _MIN_HALF_SUBNORMAL[d] for d in (level.phase, level.cache, level.rotation, output_dtype)
+    )
     big_e = big_a * (e_cs + folded) * (1 + u_p) + u_c * big_a * (1 + e_cs + folded)
     a, b = _views(values, config, output=False)
     mass = np.abs(a) + np.abs(b)

@@ -48,7 +48,8 @@ CHUNK_ROWS: Final = 8192
 
 NO_DIAGNOSIS: Final = (
     "none from a file: the diagnosis needs calls at inputs it chooses (basis vectors); wrap "
-    "the kernel as a backend (ctypes, pybind11) and run pespec rope check on it for one")
+    "the kernel as a backend (ctypes, pybind11) and run pespec rope check on it for one"
+)
 """The diagnosis sentence of a failing file (SPEC R8.16)."""
 
 
@@ -65,8 +66,7 @@ def file_inputs(config: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     if fixture is not None:
         positions = np.asarray(fixture.positions, dtype=np.float64)
     else:
-        length = (rope.max_position_embeddings or rope.original_max_position_embeddings
-                  or 4096)
+        length = rope.max_position_embeddings or rope.original_max_position_embeddings or 4096
         positions = np.array(positions_for_length(length), dtype=np.float64)
     return positions, x_vectors(positions.shape[0], rope.head_dim)
 
@@ -84,8 +84,10 @@ def write_inputs(config: Any, path: str | Path) -> None:
     suffix = Path(path).suffix.lower()
     if str(path) == "-" or suffix in (".csv", ".txt"):
         header = ",".join(["position"] + [f"x{k}" for k in range(x.shape[1])])
-        rows = [",".join(_short(v) for v in [p, *row])
-                for p, row in zip(positions.tolist(), x.tolist(), strict=True)]
+        rows = [
+            ",".join(_short(v) for v in [p, *row])
+            for p, row in zip(positions.tolist(), x.tolist(), strict=True)
+        ]
         text = "\n".join([header, *rows]) + "\n"
         if str(path) == "-":
             sys.stdout.write(text)
@@ -104,8 +106,9 @@ def _short(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
-def check_file(path: str | Path, config: Any, *, level: str | RopeLevel | None = None,
-               key: str | None = None) -> RopeReport:
+def check_file(
+    path: str | Path, config: Any, *, level: str | RopeLevel | None = None, key: str | None = None
+) -> RopeReport:
     """Check the rotary output saved in ``path`` for ``config`` (a RopeConfig, preset name or
     dict); the report has ``.conformant``, ``.summary()`` and ``source_file`` (path, SHA-256).
 
@@ -122,51 +125,93 @@ def check_file(path: str | Path, config: Any, *, level: str | RopeLevel | None =
     claim = parse_rope_level(level) if isinstance(level, str) else level
     name = str(path)
     text = not name.lower().endswith((".npy", ".npz"))
-    saved = read_output(path, key=key, text_dtype=None if claim is None or not text
-                        else claim.rotation)
+    saved = read_output(
+        path, key=key, text_dtype=None if claim is None or not text else claim.rotation
+    )
     output = saved.array
     positions, given = _file_positions(name, output, saved.positions, rope)
     out_dtype = dtype_name(output.dtype)
     chosen = claimed_file_level(claim, out_dtype, text=text, default_for=rope_level_for_dtype)
     checks = _contract(output, positions, out_dtype)
     if chosen is None or out_dtype is None:
-        checks.append(_check("reference:file", "reference", "comparison", "failed",
-                             "not evaluated: the file's dtype is not one pespec knows"))
+        checks.append(
+            _check(
+                "reference:file",
+                "reference",
+                "comparison",
+                "failed",
+                "not evaluated: the file's dtype is not one pespec knows",
+            )
+        )
     else:
         checks += _golden_rows(output, positions, rope, chosen, out_dtype)
         checks.append(_reference(output, positions, rope, chosen, out_dtype))
-        _text_notes(checks, saved.decimals if text else None, claim is None and text,
-                    lambda slack: _reference(output, positions, rope, chosen, out_dtype,
-                                             slack).status == "passed")
-    checks.append(_check("property:*", "property", "properties", "skipped",
-                         "properties need calls at inputs the suite chooses; not from a file"))
+        _text_notes(
+            checks,
+            saved.decimals if text else None,
+            claim is None and text,
+            lambda slack: (
+                _reference(output, positions, rope, chosen, out_dtype, slack).status == "passed"
+            ),
+        )
+    checks.append(
+        _check(
+            "property:*",
+            "property",
+            "properties",
+            "skipped",
+            "properties need calls at inputs the suite chooses; not from a file",
+        )
+    )
     report = RopeReport(
-        backend=name, backend_spec=None, device="file", capabilities={},
-        output_dtype=out_dtype, level=None if chosen is None else chosen.name,
-        working_dtype=None if chosen is None else chosen.phase, profile="file", checks=checks,
-        timestamp=started, duration_s=time.perf_counter() - clock,
-        rope_config=rope.to_dict(), rope_level=None if chosen is None else chosen.stages())
+        backend=name,
+        backend_spec=None,
+        device="file",
+        capabilities={},
+        output_dtype=out_dtype,
+        level=None if chosen is None else chosen.name,
+        working_dtype=None if chosen is None else chosen.phase,
+        profile="file",
+        checks=checks,
+        timestamp=started,
+        duration_s=time.perf_counter() - clock,
+        rope_config=rope.to_dict(),
+        rope_level=None if chosen is None else chosen.stages(),
+    )
     inputs = file_inputs(rope)[0].shape[0]
     report.source_file = file_record(
-        name, saved, positions, given, ("head_dim", rope.head_dim),
-        (inputs, f"the configuration's {inputs} inputs, pespec rope inputs"))
+        name,
+        saved,
+        positions,
+        given,
+        ("head_dim", rope.head_dim),
+        (inputs, f"the configuration's {inputs} inputs, pespec rope inputs"),
+    )
     if not report.conformant:
         report.diagnosis_sentence = NO_DIAGNOSIS
     return report
 
 
-def _file_positions(name: str, output: NDArray[Any], stored: Any,
-                    rope: RopeConfig) -> tuple[NDArray[np.float64], str]:
+def _file_positions(
+    name: str, output: NDArray[Any], stored: Any, rope: RopeConfig
+) -> tuple[NDArray[np.float64], str]:
     """The positions of the file's rows and how they were given; ValueError when the file's
     shape does not fit ``rope`` (the messages name the file and what is wrong)."""
     if output.ndim != 2:
-        raise ValueError(f"from_file {name!r} must hold a 2-D array (one row per position, "
-                         f"head_dim columns); it holds shape {output.shape}")
+        raise ValueError(
+            f"from_file {name!r} must hold a 2-D array (one row per position, "
+            f"head_dim columns); it holds shape {output.shape}"
+        )
     if output.shape[1] != rope.head_dim:
-        hint = (" (is the first column the positions? start the header line with 'position')"
-                if output.shape[1] == rope.head_dim + 1 else "")
-        raise ValueError(f"from_file {name!r} has {output.shape[1]} columns but the "
-                         f"configuration's head_dim is {rope.head_dim}{hint}")
+        hint = (
+            " (is the first column the positions? start the header line with 'position')"
+            if output.shape[1] == rope.head_dim + 1
+            else ""
+        )
+        raise ValueError(
+            f"from_file {name!r} has {output.shape[1]} columns but the "
+            f"configuration's head_dim is {rope.head_dim}{hint}"
+        )
     if stored is not None:
         positions = np.asarray(check_positions(np.ravel(stored)), dtype=np.float64)
         given = "stored in the file"
@@ -174,58 +219,91 @@ def _file_positions(name: str, output: NDArray[Any], stored: Any,
         positions, _ = file_inputs(rope)
         given = f"the {positions.shape[0]} inputs of the configuration (pespec rope inputs)"
     if positions.shape[0] != output.shape[0]:
-        raise ValueError(f"from_file {name!r} has {output.shape[0]} rows but {given} are "
-                         f"{positions.shape[0]} positions; give one row per position")
+        raise ValueError(
+            f"from_file {name!r} has {output.shape[0]} rows but {given} are "
+            f"{positions.shape[0]} positions; give one row per position"
+        )
     return positions, given
 
 
-def _text_notes(checks: list[CheckResult], decimals: int | None, read_as_float64: bool,
-                passes_with_slack: Callable[[float], bool]) -> None:
+def _text_notes(
+    checks: list[CheckResult],
+    decimals: int | None,
+    read_as_float64: bool,
+    passes_with_slack: Callable[[float], bool],
+) -> None:
     """Append to each failed comparison of a text file which dtype it was read as (when no
     level was claimed) and the truncation note (:func:`truncation_note`)."""
     failed = [c for c in checks if c.status == "failed" and c.stage in ("golden", "reference")]
     note = truncation_note(decimals, passes_with_slack) if failed else ""
     for result in failed:
         if read_as_float64:
-            result.message += ("; the text file was read as float64 (it records no dtype): "
-                               "give --level float32, float16 or bfloat16 for an output "
-                               "computed in that dtype")
+            result.message += (
+                "; the text file was read as float64 (it records no dtype): "
+                "give --level float32, float16 or bfloat16 for an output "
+                "computed in that dtype"
+            )
         result.message += note
 
 
-def _check(check_id: str, stage: str, title: str, status: str, message: str,
-           **kw: Any) -> CheckResult:
+def _check(
+    check_id: str, stage: str, title: str, status: str, message: str, **kw: Any
+) -> CheckResult:
     section = "§8.6" if stage == "golden" else "§8.8"
     return CheckResult(check_id, stage, title, section, status, message, **kw)
 
 
-def _contract(output: NDArray[Any], positions: NDArray[np.float64],
-              out_dtype: str | None) -> list[CheckResult]:
+def _contract(
+    output: NDArray[Any], positions: NDArray[np.float64], out_dtype: str | None
+) -> list[CheckResult]:
     """shape (passed: a misfit is a usage error), dtype, finite; the items needing calls skipped."""
-    checks = [_check("contract:shape", "contract", "shape", "passed",
-                     f"(n, head_dim) = {output.shape}")]
+    checks = [
+        _check("contract:shape", "contract", "shape", "passed", f"(n, head_dim) = {output.shape}")
+    ]
     if out_dtype is None:
         wrong = OutputProblem("dtype", f"one of {sorted(DTYPES)}", str(output.dtype))
         checks.append(_check("contract:dtype", "contract", "dtype", "failed", wrong.message))
-        checks.append(_check("contract:finite", "contract", "finite", "failed",
-                             "not evaluated: contract:dtype failed"))
+        checks.append(
+            _check(
+                "contract:finite",
+                "contract",
+                "finite",
+                "failed",
+                "not evaluated: contract:dtype failed",
+            )
+        )
     else:
         checks.append(_check("contract:dtype", "contract", "dtype", "passed", out_dtype))
         bad = _first_non_finite(output)
-        message = "every value is finite" if bad is None else OutputProblem(
-            "finite", "finite", f"{float(output[bad])!r} at position "
-            f"{positions[bad[0]].item()!r} (row {bad[0] + 1}), column {bad[1]}").message
-        checks.append(_check("contract:finite", "contract", "finite",
-                             "passed" if bad is None else "failed", message))
+        message = (
+            "every value is finite"
+            if bad is None
+            else OutputProblem(
+                "finite",
+                "finite",
+                f"{float(output[bad])!r} at position "
+                f"{positions[bad[0]].item()!r} (row {bad[0] + 1}), column {bad[1]}",
+            ).message
+        )
+        checks.append(
+            _check(
+                "contract:finite",
+                "contract",
+                "finite",
+                "passed" if bad is None else "failed",
+                message,
+            )
+        )
     for item in ("deterministic", "input-unchanged"):
-        checks.append(_check(f"contract:{item}", "contract", item, "skipped",
-                             "needs calls; not from a file"))
+        checks.append(
+            _check(f"contract:{item}", "contract", item, "skipped", "needs calls; not from a file")
+        )
     return checks
 
 
 def _first_non_finite(output: NDArray[Any]) -> tuple[int, int] | None:
     for r0 in range(0, output.shape[0], CHUNK_ROWS):
-        bad = first_non_finite(np.asarray(output[r0:r0 + CHUNK_ROWS]))
+        bad = first_non_finite(np.asarray(output[r0 : r0 + CHUNK_ROWS]))
         if bad is not None:
             return (r0 + int(bad[0]), int(bad[1]))
     return None
@@ -233,15 +311,30 @@ def _first_non_finite(output: NDArray[Any]) -> tuple[int, int] | None:
 
 def _result(check_id: str, stage: str, title: str, outcome: props.Outcome) -> CheckResult:
     finite = bool(np.isfinite(outcome.ratio))
-    return _check(check_id, stage, title, "passed" if outcome.passed else "failed",
-                  outcome.message, max_error=outcome.error, bound=outcome.bound,
-                  worst_position=outcome.position, worst_column=outcome.column,
-                  details={"max_ratio": outcome.ratio if finite else None,
-                           "values_compared": outcome.compared})
+    return _check(
+        check_id,
+        stage,
+        title,
+        "passed" if outcome.passed else "failed",
+        outcome.message,
+        max_error=outcome.error,
+        bound=outcome.bound,
+        worst_position=outcome.position,
+        worst_column=outcome.column,
+        details={
+            "max_ratio": outcome.ratio if finite else None,
+            "values_compared": outcome.compared,
+        },
+    )
 
 
-def _golden_rows(output: NDArray[Any], positions: NDArray[np.float64], rope: RopeConfig,
-                 level: RopeLevel, out_dtype: str) -> list[CheckResult]:
+def _golden_rows(
+    output: NDArray[Any],
+    positions: NDArray[np.float64],
+    rope: RopeConfig,
+    level: RopeLevel,
+    out_dtype: str,
+) -> list[CheckResult]:
     """The preset's certified fixture (§8.6) on the rows that hold its inputs (row r at
     its position r), when the configuration is a preset's; none otherwise."""
     fixture = fixture_for(rope)
@@ -255,24 +348,40 @@ def _golden_rows(output: NDArray[Any], positions: NDArray[np.float64], rope: Rop
     y = np.asarray(output[rows], dtype=np.float64)
     bound = element_bound(x, p, rope, level, out_dtype) + 2.0**-53 * np.abs(exact)
     outcome = props.finish_outcome(props.fold_outcome(None, np.abs(y - exact), bound, p), "golden")
-    return [_result(f"golden:{fixture.name}", "golden",
-                    f"the rotary fixture of {fixture.preset} ({rows.size} rows)", outcome)]
+    return [
+        _result(
+            f"golden:{fixture.name}",
+            "golden",
+            f"the rotary fixture of {fixture.preset} ({rows.size} rows)",
+            outcome,
+        )
+    ]
 
 
-def _reference(output: NDArray[Any], positions: NDArray[np.float64], rope: RopeConfig,
-               level: RopeLevel, out_dtype: str, slack: float = 0.0) -> CheckResult:
+def _reference(
+    output: NDArray[Any],
+    positions: NDArray[np.float64],
+    rope: RopeConfig,
+    level: RopeLevel,
+    out_dtype: str,
+    slack: float = 0.0,
+) -> CheckResult:
     """Every row against the exact float64 reference (its proved bound added, and ``slack``:
     0 except for a text file's truncation recheck), in chunks."""
     from pespec.rope.reference import rotate, rotation_bound
 
     outcome: props.Outcome | None = None
     for r0 in range(0, positions.shape[0], CHUNK_ROWS):
-        p = positions[r0:r0 + CHUNK_ROWS]
+        p = positions[r0 : r0 + CHUNK_ROWS]
         x = x_vectors(p.shape[0], rope.head_dim, start=r0)
-        y = np.asarray(output[r0:r0 + CHUNK_ROWS], dtype=np.float64)
+        y = np.asarray(output[r0 : r0 + CHUNK_ROWS], dtype=np.float64)
         bound = element_bound(x, p, rope, level, out_dtype) + rotation_bound(x, rope) + slack
         outcome = props.fold_outcome(outcome, np.abs(y - rotate(x, p, rope)), bound, p)
     outcome = outcome or props.Outcome(-1.0, 0.0, 0.0, None, None, 0)
     final = props.finish_outcome(outcome, "reference")
-    return _result("reference:file", "reference",
-                   f"all {positions.shape[0]} rows against the exact float64 reference", final)
+    return _result(
+        "reference:file",
+        "reference",
+        f"all {positions.shape[0]} rows against the exact float64 reference",
+        final,
+    )

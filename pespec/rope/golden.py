@@ -21,6 +21,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec._version import SPEC_VERSION
+from pespec.reference.fixture_formats import (
+    FixtureCheck,
+    FixtureError,
+    FixtureFormat,
+    FixtureProgress,
+    files_of_format,
+    register_fixture_format,
+)
 from pespec.reference.golden import verified_directory
 from pespec.rope import oracle
 from pespec.rope.config import RopeConfig
@@ -28,6 +36,7 @@ from pespec.rope.presets import PRESET_ALIASES, PRESETS
 
 __all__ = [
     "CONTEXT_LENGTHS",
+    "FIXTURE_FORMAT",
     "FORMAT",
     "PREFIX",
     "X_FORMULA",
@@ -53,10 +62,11 @@ FORMAT = "pespec-rope-golden/1"
 """Identifier of the rotary fixture format (SPEC §8.6)."""
 
 PREFIX = "rope-"
-"""File names of rotary sets start with this; the absolute sets' reader skips them."""
+"""File names of rotary sets start with this (readers select files by their ``format``)."""
 
-X_FORMULA = ("x[r][k] = ((37*(k+1) + 101*r) mod 257 - 128) / 64 for row r = 0..n-1, "
-             "k = 0..head_dim-1")
+X_FORMULA = (
+    "x[r][k] = ((37*(k+1) + 101*r) mod 257 - 128) / 64 for row r = 0..n-1, k = 0..head_dim-1"
+)
 """The input vectors, one per position row: multiples of 1/64 in [-2, 1.984375] (exact)."""
 
 GENERATOR = {
@@ -74,8 +84,11 @@ DEFINITION = (
     "(round half to even) from the exact real value"
 )
 
-CONTEXT_LENGTHS = {name: config.context_length for name, config in PRESETS.items()
-                   if config.context_length is not None}
+CONTEXT_LENGTHS = {
+    name: config.context_length
+    for name, config in PRESETS.items()
+    if config.context_length is not None
+}
 """Each preset's max_position_embeddings from its config.json (GPT-J: n_positions; Gemma 3:
 Gemma3TextConfig's default, the file has none); checked against the copies in the tests."""
 
@@ -131,8 +144,25 @@ def fixture_positions(preset: str) -> list[float]:
 def positions_for_length(length: int) -> list[float]:
     """§8.6's positions for context length L = ``length`` (also the inputs of a rotary
     file whose configuration is no preset's, SPEC R8.16)."""
-    ints = sorted({0, 1, 2, 3, 7, 100, 1000, 4095, 4096, length // 2 + 1, length - 1, length,
-                   2 * length, 1_000_000, 2**20})
+    ints = sorted(
+        {
+            0,
+            1,
+            2,
+            3,
+            7,
+            100,
+            1000,
+            4095,
+            4096,
+            length // 2 + 1,
+            length - 1,
+            length,
+            2 * length,
+            1_000_000,
+            2**20,
+        }
+    )
     return [float(p) for p in ints] + [0.5, 1234.75]
 
 
@@ -144,8 +174,19 @@ def compute_rope_fixture(preset: str) -> RopeFixture:
     cos, sin = oracle.cos_sin(positions.tolist(), config)
     x = x_vectors(positions.shape[0], config.head_dim)
     y = oracle.rotate(x, positions.tolist(), config)
-    return RopeFixture(file_name(preset)[:-5], fixture_label(preset), config, omega, omega_lo,
-                       oracle.attention_factor(config), positions, cos, sin, x, y)
+    return RopeFixture(
+        file_name(preset)[:-5],
+        fixture_label(preset),
+        config,
+        omega,
+        omega_lo,
+        oracle.attention_factor(config),
+        positions,
+        cos,
+        sin,
+        x,
+        y,
+    )
 
 
 def fixture_config_dict(config: RopeConfig) -> dict[str, Any]:
@@ -199,20 +240,28 @@ def render_rope_fixture(fixture: RopeFixture) -> bytes:
     return ("{\n" + body + "\n}\n").encode("ascii")
 
 
-def render_rope_files() -> dict[str, bytes]:
-    """Every rotary set, in memory: {file name: bytes}."""
-    return {file_name(p): render_rope_fixture(compute_rope_fixture(p)) for p in PRESETS}
+def render_rope_files(on_progress: FixtureProgress | None = None) -> dict[str, bytes]:
+    """Every rotary set, in memory: {file name: bytes}; ``on_progress(name)`` after each."""
+    files = {}
+    for preset in PRESETS:
+        files[file_name(preset)] = render_rope_fixture(compute_rope_fixture(preset))
+        if on_progress is not None:
+            on_progress(file_name(preset)[:-5])
+    return files
 
 
-class RopeFixtureError(ValueError):
+class RopeFixtureError(FixtureError):
     """A rotary fixture file is malformed (the message names the file)."""
 
 
 def _floats(name: str, decimals: Any, hexes: Any, what: str) -> NDArray[np.float64]:
     """The hex values as float64, checked equal to the decimals bit for bit."""
-    exact = np.array([[float.fromhex(h) for h in row] for row in hexes] if hexes and
-                     isinstance(hexes[0], list) else [float.fromhex(h) for h in hexes],
-                     dtype=np.float64)
+    exact = np.array(
+        [[float.fromhex(h) for h in row] for row in hexes]
+        if hexes and isinstance(hexes[0], list)
+        else [float.fromhex(h) for h in hexes],
+        dtype=np.float64,
+    )
     if np.array(decimals, dtype=np.float64).tobytes() != exact.tobytes():
         raise RopeFixtureError(f"{name}: {what} decimals differ from {what}_hex")
     return exact
@@ -228,21 +277,31 @@ def parse_rope_fixture(name: str, data: bytes) -> RopeFixture:
         positions = _floats(name, doc["positions"], doc["positions_hex"], "positions")
         x = x_vectors(positions.shape[0], config.head_dim)
         fixture = RopeFixture(
-            doc["name"], doc["preset"], config,
+            doc["name"],
+            doc["preset"],
+            config,
             _floats(name, doc["omega"], doc["omega_hex"], "omega"),
             np.array([float.fromhex(h) for h in doc["omega_lo_hex"]], dtype=np.float64),
             float(_floats(name, [doc["attention"]], [doc["attention_hex"]], "attention")[0]),
-            positions, _floats(name, doc["cos"], doc["cos_hex"], "cos"),
-            _floats(name, doc["sin"], doc["sin_hex"], "sin"), x,
-            _floats(name, doc["y"], doc["y_hex"], "y"))
+            positions,
+            _floats(name, doc["cos"], doc["cos_hex"], "cos"),
+            _floats(name, doc["sin"], doc["sin_hex"], "sin"),
+            x,
+            _floats(name, doc["y"], doc["y_hex"], "y"),
+        )
     except RopeFixtureError:
         raise
     except (KeyError, TypeError, ValueError, UnicodeDecodeError) as exc:
-        raise RopeFixtureError(f"{name}: malformed rotary fixture ({type(exc).__name__}: "
-                               f"{exc})") from None
+        raise RopeFixtureError(
+            f"{name}: malformed rotary fixture ({type(exc).__name__}: {exc})"
+        ) from None
     half, n = config.d_r // 2, positions.shape[0]
-    shapes = {"omega": (fixture.omega.shape, (half,)), "cos": (fixture.cos.shape, (n, half)),
-              "sin": (fixture.sin.shape, (n, half)), "y": (fixture.y.shape, x.shape)}
+    shapes = {
+        "omega": (fixture.omega.shape, (half,)),
+        "cos": (fixture.cos.shape, (n, half)),
+        "sin": (fixture.sin.shape, (n, half)),
+        "y": (fixture.y.shape, x.shape),
+    }
     for what, (got, want) in shapes.items():
         if got != want:
             raise RopeFixtureError(f"{name}: {what} has shape {got}, expected {want}")
@@ -257,8 +316,8 @@ def load_rope_fixtures(directory: Path | None = None) -> list[RopeFixture]:
     :class:`~pespec.reference.golden.FixtureError` naming it, never a silent skip.
     """
     target = verified_directory(directory)
-    return [parse_rope_fixture(path.name, path.read_bytes())
-            for path in sorted(target.glob(f"{PREFIX}*.json"))]
+    paths = files_of_format(target, FORMAT)
+    return [parse_rope_fixture(path.name, path.read_bytes()) for path in paths]
 
 
 def fixture_for(config: RopeConfig, directory: Path | None = None) -> RopeFixture | None:
@@ -271,20 +330,32 @@ def verify_rope_fixture(fixture: RopeFixture) -> list[str]:
     config, positions = fixture.config, fixture.positions.tolist()
     omega, omega_lo = oracle.frequencies_dd(config)
     cos, sin = oracle.cos_sin(positions, config)
-    expected = {"omega": omega, "omega_lo": omega_lo,
-                "attention": np.array([oracle.attention_factor(config)]), "cos": cos,
-                "sin": sin, "y": oracle.rotate(fixture.x, positions, config)}
-    stored = {"omega": fixture.omega, "omega_lo": fixture.omega_lo,
-              "attention": np.array([fixture.attention]), "cos": fixture.cos,
-              "sin": fixture.sin, "y": fixture.y}
+    expected = {
+        "omega": omega,
+        "omega_lo": omega_lo,
+        "attention": np.array([oracle.attention_factor(config)]),
+        "cos": cos,
+        "sin": sin,
+        "y": oracle.rotate(fixture.x, positions, config),
+    }
+    stored = {
+        "omega": fixture.omega,
+        "omega_lo": fixture.omega_lo,
+        "attention": np.array([fixture.attention]),
+        "cos": fixture.cos,
+        "sin": fixture.sin,
+        "y": fixture.y,
+    }
     problems = []
     for what, want in expected.items():
         bad = np.argwhere(want.view(np.int64) != stored[what].view(np.int64))
         for index in bad.tolist()[:5]:
             where = tuple(index)
-            problems.append(f"{fixture.name}: {what}{list(where)}: stored "
-                            f"{float(stored[what][where]).hex()}, certified "
-                            f"{float(want[where]).hex()}")
+            problems.append(
+                f"{fixture.name}: {what}{list(where)}: stored "
+                f"{float(stored[what][where]).hex()}, certified "
+                f"{float(want[where]).hex()}"
+            )
         if len(bad) > 5:
             problems.append(f"{fixture.name}: {what}: {len(bad)} wrong values in all")
     return problems
@@ -292,10 +363,18 @@ def verify_rope_fixture(fixture: RopeFixture) -> list[str]:
 
 def _npz_bytes(fixture: RopeFixture) -> bytes:
     buffer = io.BytesIO()
-    np.savez(buffer, omega=fixture.omega, omega_lo=fixture.omega_lo,
-             attention=np.float64(fixture.attention), positions=fixture.positions,
-             cos=fixture.cos, sin=fixture.sin, x=fixture.x, y=fixture.y,
-             config=np.array(json.dumps(fixture_config_dict(fixture.config), sort_keys=True)))
+    np.savez(
+        buffer,
+        omega=fixture.omega,
+        omega_lo=fixture.omega_lo,
+        attention=np.float64(fixture.attention),
+        positions=fixture.positions,
+        cos=fixture.cos,
+        sin=fixture.sin,
+        x=fixture.x,
+        y=fixture.y,
+        config=np.array(json.dumps(fixture_config_dict(fixture.config), sort_keys=True)),
+    )
     return buffer.getvalue()
 
 
@@ -316,9 +395,31 @@ def _csv_bytes(fixture: RopeFixture) -> bytes:
     return buffer.getvalue().encode("ascii")
 
 
-def export_rope_fixtures(fixtures: list[RopeFixture], directory: Any,
-                         file_format: str) -> list[Any]:
+def export_rope_fixtures(
+    fixtures: list[RopeFixture], directory: Any, file_format: str
+) -> list[Any]:
     """Write ``<name>.npz`` (arrays only) or ``<name>.csv`` per set; atomic."""
     from pespec.reference.golden_write import export_with
 
     return export_with(fixtures, directory, file_format, {"npz": _npz_bytes, "csv": _csv_bytes})
+
+
+def _verify(fixture: RopeFixture, file: str, limit: int) -> FixtureCheck:
+    """Every stored value against the rotary oracle; ``limit`` problems itemised."""
+    problems = verify_rope_fixture(fixture)
+    checked = 2 * fixture.omega.size + 1 + fixture.cos.size + fixture.sin.size + fixture.y.size
+    return FixtureCheck(checked, len(problems), tuple(problems[:limit]))
+
+
+FIXTURE_FORMAT = register_fixture_format(
+    FixtureFormat(
+        format=FORMAT,
+        description="rotary sets (SPEC §8.6)",
+        parse=parse_rope_fixture,
+        verify=_verify,
+        writers={"npz": _npz_bytes, "csv": _csv_bytes},
+        render=render_rope_files,
+        planned=lambda: len(PRESETS),
+    )
+)
+"""The handler of ``pespec-rope-golden/1`` files (:mod:`pespec.reference.fixture_formats`)."""

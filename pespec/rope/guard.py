@@ -36,16 +36,19 @@ class RopeGuard(GuardedBackend):
             raise BackendFailure("mutated", "the backend modified its x or positions argument")
         where = self.describe_call(x, positions, rope)
         if output.shape != x.shape:
-            raise BackendFailure("shape", f"output shape must be {x.shape}; got {output.shape} "
-                                          f"({where})")
+            raise BackendFailure(
+                "shape", f"output shape must be {x.shape}; got {output.shape} ({where})"
+            )
         name = dtype_name(output.dtype)
         if name is None or (self.expected_dtype is not None and name != self.expected_dtype):
             want = self.expected_dtype or f"one of {sorted(DTYPES)}"
-            raise BackendFailure("dtype", f"output dtype must be {want}; got {output.dtype} "
-                                          f"({where})")
+            raise BackendFailure(
+                "dtype", f"output dtype must be {want}; got {output.dtype} ({where})"
+            )
         bad = first_non_finite(output) if output.ndim == 2 else None
         if bad is not None:
             where = f"position {positions[bad[0]].item()!r}, column {bad[1]}"
-            raise BackendFailure("finite", f"output must be finite; got {float(output[bad])!r} "
-                                           f"at {where}")
+            raise BackendFailure(
+                "finite", f"output must be finite; got {float(output[bad])!r} at {where}"
+            )
         return output

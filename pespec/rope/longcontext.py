@@ -68,11 +68,13 @@ def _omegas(config: RopeConfig) -> tuple[F64, F64, F64, F64]:
 def _positions(p: NDArray[np.int64], method: str) -> F64:
     if method == "bf16-position":
         if p.size and int(np.abs(p).max()) > 2**24:  # int → float32 would round first
-            return np.array([float(_round_fraction(Fraction(int(v)), 8)) if v else 0.0
-                             for v in p.tolist()])
+            return np.array(
+                [float(_round_fraction(Fraction(int(v)), 8)) if v else 0.0 for v in p.tolist()]
+            )
         bits = p.astype(np.float32).view(np.uint32)  # exact below 2^24
         rounded = (bits + np.uint32(0x7FFF) + ((bits >> 16) & np.uint32(1))) & np.uint32(
-            0xFFFF0000)  # round to nearest even at 8 significand bits
+            0xFFFF0000
+        )  # round to nearest even at 8 significand bits
         result16: F64 = rounded.view(np.float32).astype(np.float64)
         return result16
     result: F64 = p.astype(np.float32).astype(np.float64)  # int → float32: round to nearest
@@ -129,8 +131,10 @@ def _first_crossing(config: RopeConfig, method: str, threshold: float) -> int:
         hits = np.flatnonzero(np.any(error >= threshold - margin, axis=1))
         for row in hits.tolist():
             close = np.flatnonzero(error[row] >= threshold - margin)
-            if any(_exact_error(int(p[row]), int(active[c]), config, method) >= threshold
-                   for c in close.tolist()):
+            if any(
+                _exact_error(int(p[row]), int(active[c]), config, method) >= threshold
+                for c in close.tolist()
+            ):
                 return int(p[row])
         p0 += _CHUNK
     return LIMIT

@@ -120,8 +120,9 @@ def _certified(config: RopeConfig) -> _Certified:
         pairs = [_round_dd(*ends(w)) for w in omegas]
         a_value = _round_ends(*ends(attention))
         if a_value is not None and all(p is not None for p in pairs):
-            return _Certified(tuple(p[0] for p in pairs if p), tuple(p[1] for p in pairs if p),
-                              a_value)
+            return _Certified(
+                tuple(p[0] for p in pairs if p), tuple(p[1] for p in pairs if p), a_value
+            )
         if precision >= _RATIONAL_AFTER:
             break
         precision *= 2
@@ -193,8 +194,9 @@ def _enclosure_at(config: RopeConfig, precision: int) -> _Enclosure:
     omegas, attention, _, _ = _interval_run(config, precision)
     mids = [_midpoint(w) for w in omegas]
     a_mid, a_rad = _midpoint(attention)
-    return _Enclosure(tuple(m for m, _ in mids), tuple(r for _, r in mids), a_mid, a_rad,
-                      _exact_attention(config))
+    return _Enclosure(
+        tuple(m for m, _ in mids), tuple(r for _, r in mids), a_mid, a_rad, _exact_attention(config)
+    )
 
 
 def _magnitude_bits(x: Fraction) -> int:
@@ -212,15 +214,18 @@ def _row_precision(config: RopeConfig, x: Fraction) -> int:
 # cos and sin
 
 
-def _sin_cos_mpfr(x: Fraction, config: RopeConfig, precision: int) -> tuple[
-        list[Any], list[Any], list[float]]:
+def _sin_cos_mpfr(
+    x: Fraction, config: RopeConfig, precision: int
+) -> tuple[list[Any], list[Any], list[float]]:
     """(sin φ̃_j, cos φ̃_j at ``precision`` bits, error bounds in units of 2^-precision
     without the |ỹ| term)."""
     enclosure = _enclosure(config, precision + 32)
     position = dyadic_to_mpfr(x)
     magnitude = abs(float(x))
-    angle_term = [magnitude * (math.ldexp(r, precision) + abs(float(w)) * _SLACK) * _SLACK
-                  for w, r in zip(enclosure.omega, enclosure.omega_radius, strict=True)]
+    angle_term = [
+        magnitude * (math.ldexp(r, precision) + abs(float(w)) * _SLACK) * _SLACK
+        for w, r in zip(enclosure.omega, enclosure.omega_radius, strict=True)
+    ]
     with gmpy2.context(precision=precision):
         pairs = [gmpy2.sin_cos(position * w) for w in enclosure.omega]
     return [p[0] for p in pairs], [p[1] for p in pairs], angle_term
@@ -270,8 +275,9 @@ def cos_sin(positions: Any, config: RopeConfig) -> tuple[F64, F64]:
 # the rotation
 
 
-def pair_indices(config: RopeConfig) -> tuple[NDArray[np.intp], NDArray[np.intp],
-                                              NDArray[np.intp], NDArray[np.intp]]:
+def pair_indices(
+    config: RopeConfig,
+) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]:
     """(read a_j, read b_j, write y for a_j, write y for b_j) column indices (SPEC §8.1)."""
     half = config.d_r // 2
     j = np.arange(half, dtype=np.intp)
@@ -284,8 +290,16 @@ def pair_indices(config: RopeConfig) -> tuple[NDArray[np.intp], NDArray[np.intp]
     return (*interleaved, *halves)
 
 
-def _pair_values(a: float, b: float, s: Any, c: Any, e_s: float, e_c: float,
-                 enclosure: _Enclosure, precision: int) -> tuple[float | None, float | None]:
+def _pair_values(
+    a: float,
+    b: float,
+    s: Any,
+    c: Any,
+    e_s: float,
+    e_c: float,
+    enclosure: _Enclosure,
+    precision: int,
+) -> tuple[float | None, float | None]:
     """Certified (y_a, y_b) from sin/cos values within e_s, e_c, or None where undecided.
 
     Call inside a gmpy2 context at ``precision``.
@@ -295,24 +309,29 @@ def _pair_values(a: float, b: float, s: Any, c: Any, e_s: float, e_c: float,
     for first, second in ((a, -b), (b, a)):  # y_a = A(a c − b s), y_b = A(b c + a s)
         ac, bs = first * c, second * s
         t = ac + bs
-        t_err = (abs(first) * e_c + abs(second) * e_s
-                 + (abs(float(ac)) + abs(float(bs)) + abs(float(t))) * unit) * _SLACK
+        t_err = (
+            abs(first) * e_c
+            + abs(second) * e_s
+            + (abs(float(ac)) + abs(float(bs)) + abs(float(t))) * unit
+        ) * _SLACK
         y = enclosure.attention * t
-        err = (abs(float(enclosure.attention)) * t_err
-               + enclosure.attention_radius * (abs(float(t)) + t_err)
-               + abs(float(y)) * unit) * _SLACK**2
+        err = (
+            abs(float(enclosure.attention)) * t_err
+            + enclosure.attention_radius * (abs(float(t)) + t_err)
+            + abs(float(y)) * unit
+        ) * _SLACK**2
         results.append(round_interval(y, gmpy2.mpfr(err)))
     return results[0], results[1]
 
 
-def _row_values(x: Fraction, config: RopeConfig, precision: int) -> tuple[
-        list[Any], list[Any], list[float], list[float], _Enclosure]:
+def _row_values(
+    x: Fraction, config: RopeConfig, precision: int
+) -> tuple[list[Any], list[Any], list[float], list[float], _Enclosure]:
     """(sin, cos at ``precision`` bits, their absolute error bounds, the enclosure)."""
     enclosure = _enclosure(config, precision + 32)
     half = config.d_r // 2
     if x == 0:
-        return [gmpy2.mpfr(0)] * half, [gmpy2.mpfr(1)] * half, [0.0] * half, [0.0] * half, \
-            enclosure
+        return [gmpy2.mpfr(0)] * half, [gmpy2.mpfr(1)] * half, [0.0] * half, [0.0] * half, enclosure
     sines, cosines, angle = _sin_cos_mpfr(x, config, precision)
     unit = math.ldexp(1.0, -precision)
     e_s = [(g + 2 * abs(float(v))) * _SLACK * unit for g, v in zip(angle, sines, strict=True)]
@@ -320,14 +339,16 @@ def _row_values(x: Fraction, config: RopeConfig, precision: int) -> tuple[
     return sines, cosines, e_s, e_c, enclosure
 
 
-def _rotate_pair(a: float, b: float, x: Fraction, config: RopeConfig, j: int,
-                 precision: int) -> tuple[float, float]:
+def _rotate_pair(
+    a: float, b: float, x: Fraction, config: RopeConfig, j: int, precision: int
+) -> tuple[float, float]:
     """The certified (y_a, y_b) of one pair, doubling the precision until decided."""
     while precision <= _MAX_PRECISION:
         sines, cosines, e_s, e_c, enclosure = _row_values(x, config, precision)
         with gmpy2.context(precision=precision):
-            y_a, y_b = _pair_values(a, b, sines[j], cosines[j], e_s[j], e_c[j], enclosure,
-                                    precision)
+            y_a, y_b = _pair_values(
+                a, b, sines[j], cosines[j], e_s[j], e_c[j], enclosure, precision
+            )
         if y_a is not None and y_b is not None:
             return y_a, y_b
         precision *= 2
@@ -348,8 +369,10 @@ def rotate(x: Any, positions: Any, config: RopeConfig) -> F64:
     config = _check_config(config)
     values = np.asarray(x)
     if values.dtype.kind != "f" or values.ndim < 2 or values.shape[-1] != config.head_dim:
-        raise ValueError(f"x must be a float array of shape (..., n, head_dim={config.head_dim}); "
-                         f"got dtype {values.dtype}, shape {values.shape}")
+        raise ValueError(
+            f"x must be a float array of shape (..., n, head_dim={config.head_dim}); "
+            f"got dtype {values.dtype}, shape {values.shape}"
+        )
     values = values.astype(np.float64)
     shape, xs = exact_positions(positions)
     if shape != (values.shape[-2],):
@@ -368,8 +391,10 @@ def rotate(x: Any, positions: Any, config: RopeConfig) -> F64:
             a = flat_in[batch, row, read_a]
             b = flat_in[batch, row, read_b]
             if position == 0 and attention_exact is not None:
-                pairs = [_exact_pair(u, v, attention_exact)
-                         for u, v in zip(a.tolist(), b.tolist(), strict=True)]
+                pairs = [
+                    _exact_pair(u, v, attention_exact)
+                    for u, v in zip(a.tolist(), b.tolist(), strict=True)
+                ]
                 y_a, y_b = (np.array(v, dtype=np.float64) for v in zip(*pairs, strict=True))
             else:
                 y_a, y_b = _rotate_row(a, b, position, config, state, precision)
@@ -378,9 +403,14 @@ def rotate(x: Any, positions: Any, config: RopeConfig) -> F64:
     return out
 
 
-def _rotate_row(a: F64, b: F64, position: Fraction, config: RopeConfig,
-                state: tuple[list[Any], list[Any], list[float], list[float], _Enclosure],
-                precision: int) -> tuple[F64, F64]:
+def _rotate_row(
+    a: F64,
+    b: F64,
+    position: Fraction,
+    config: RopeConfig,
+    state: tuple[list[Any], list[Any], list[float], list[float], _Enclosure],
+    precision: int,
+) -> tuple[F64, F64]:
     """Certified (y_a, y_b) for one vector's pairs: vectorised bounds, rare scalar retries."""
     sines, cosines, e_s, e_c, enclosure = state
     unit = math.ldexp(1.0, -precision)
@@ -393,12 +423,17 @@ def _rotate_row(a: F64, b: F64, position: Fraction, config: RopeConfig,
             products_s = [g * s for g, s in zip(second, sines, strict=True)]
             t = [p + q for p, q in zip(products_c, products_s, strict=True)]
             y = [enclosure.attention * v for v in t]
-            magnitude = (np.abs([float(v) for v in products_c])
-                         + np.abs([float(v) for v in products_s]) + np.abs([float(v) for v in t]))
-            t_err = (np.abs(first) * np.array(e_c) + np.abs(second) * np.array(e_s)
-                     + magnitude * unit) * _SLACK
-            err = (abs(float(enclosure.attention)) * t_err
-                   + enclosure.attention_radius * (np.abs([float(v) for v in t]) + t_err))
+            magnitude = (
+                np.abs([float(v) for v in products_c])
+                + np.abs([float(v) for v in products_s])
+                + np.abs([float(v) for v in t])
+            )
+            t_err = (
+                np.abs(first) * np.array(e_c) + np.abs(second) * np.array(e_s) + magnitude * unit
+            ) * _SLACK
+            err = abs(float(enclosure.attention)) * t_err + enclosure.attention_radius * (
+                np.abs([float(v) for v in t]) + t_err
+            )
             with np.errstate(over="ignore", invalid="ignore"):
                 term = np.ldexp(err * _SLACK**2, precision)
             term[~np.isfinite(term)] = np.inf
@@ -406,7 +441,10 @@ def _rotate_row(a: F64, b: F64, position: Fraction, config: RopeConfig,
     outputs = [hi for hi, _ in results]
     for index, (_, failed) in enumerate(results):
         for j in failed:
-            pair = (0.0, 0.0) if a[j] == 0.0 and b[j] == 0.0 else _rotate_pair(
-                float(a[j]), float(b[j]), position, config, j, 2 * precision)
+            pair = (
+                (0.0, 0.0)
+                if a[j] == 0.0 and b[j] == 0.0
+                else _rotate_pair(float(a[j]), float(b[j]), position, config, j, 2 * precision)
+            )
             outputs[index][j] = pair[index]
     return outputs[0], outputs[1]

@@ -164,16 +164,24 @@ def _phi35(seq_len: int) -> RopeConfig:
 # Gemma 3: Gemma3TextConfig's default, the file has none). It sets the positions the rotary
 # suite checks by default (SPEC R8.17) and is not part of the rotation (RopeConfig equality).
 _CONTEXT_LENGTHS = {
-    "Llama-2-7B": 4096, "Llama-3.1-8B": 131072, "Qwen2.5-7B-Instruct": 32768,
-    "GPT-J-6B": 2048, "Gemma-3-4B global layers": 131072, "Gemma-3-4B local layers": 131072,
-    "gpt-oss-20b": 131072, "DeepSeek-V3": 163840, "Phi-3.5-mini-instruct-seq-len-4096": 131072,
+    "Llama-2-7B": 4096,
+    "Llama-3.1-8B": 131072,
+    "Qwen2.5-7B-Instruct": 32768,
+    "GPT-J-6B": 2048,
+    "Gemma-3-4B global layers": 131072,
+    "Gemma-3-4B local layers": 131072,
+    "gpt-oss-20b": 131072,
+    "DeepSeek-V3": 163840,
+    "Phi-3.5-mini-instruct-seq-len-4096": 131072,
     "Phi-3.5-mini-instruct-seq-len-131072": 131072,
 }
 
 
 def _with_context(configs: dict[str, RopeConfig]) -> dict[str, RopeConfig]:
-    return {name: replace(config, context_length=_CONTEXT_LENGTHS[name])
-            for name, config in configs.items()}
+    return {
+        name: replace(config, context_length=_CONTEXT_LENGTHS[name])
+        for name, config in configs.items()
+    }
 
 
 PRESET_ALIASES: MappingProxyType[str, str] = MappingProxyType(
@@ -206,54 +214,58 @@ class _PresetTable(Mapping[str, RopeConfig]):
         return f"PRESETS({list(self._presets)})"
 
 
-PRESETS: Mapping[str, RopeConfig] = _PresetTable(_with_context(
-    {
-        "Llama-2-7B": RopeConfig(head_dim=128, theta=10000.0),
-        "Llama-3.1-8B": RopeConfig(
-            head_dim=128,
-            theta=500000.0,
-            rope_type="llama3",
-            factor=8.0,
-            low_freq_factor=1.0,
-            high_freq_factor=4.0,
-            original_max_position_embeddings=8192,
-            max_position_embeddings=131072,
-        ),
-        "Qwen2.5-7B-Instruct": RopeConfig(head_dim=128, theta=1000000.0),
-        "GPT-J-6B": RopeConfig(head_dim=256, rotary_dim=64, theta=10000.0, pairing="interleaved"),
-        "Gemma-3-4B global layers": RopeConfig(
-            head_dim=256, theta=1000000.0, rope_type="linear", factor=8.0
-        ),
-        "Gemma-3-4B local layers": RopeConfig(head_dim=256, theta=10000.0),
-        "gpt-oss-20b": RopeConfig(
-            head_dim=64,
-            theta=150000.0,
-            rope_type="yarn",
-            factor=32.0,
-            original_max_position_embeddings=4096,
-            max_position_embeddings=131072,
-            truncate=False,
-            beta_fast=32.0,
-            beta_slow=1.0,
-        ),
-        "DeepSeek-V3": RopeConfig(
-            head_dim=64,
-            theta=10000.0,
-            rope_type="yarn",
-            pairing="interleaved_in_halves_out",
-            factor=40.0,
-            original_max_position_embeddings=4096,
-            max_position_embeddings=163840,
-            mscale=1.0,
-            mscale_all_dim=1.0,
-            truncate=True,
-            beta_fast=32.0,
-            beta_slow=1.0,
-        ),
-        "Phi-3.5-mini-instruct-seq-len-4096": _phi35(4096),
-        "Phi-3.5-mini-instruct-seq-len-131072": _phi35(131072),
-    }
-))
+PRESETS: Mapping[str, RopeConfig] = _PresetTable(
+    _with_context(
+        {
+            "Llama-2-7B": RopeConfig(head_dim=128, theta=10000.0),
+            "Llama-3.1-8B": RopeConfig(
+                head_dim=128,
+                theta=500000.0,
+                rope_type="llama3",
+                factor=8.0,
+                low_freq_factor=1.0,
+                high_freq_factor=4.0,
+                original_max_position_embeddings=8192,
+                max_position_embeddings=131072,
+            ),
+            "Qwen2.5-7B-Instruct": RopeConfig(head_dim=128, theta=1000000.0),
+            "GPT-J-6B": RopeConfig(
+                head_dim=256, rotary_dim=64, theta=10000.0, pairing="interleaved"
+            ),
+            "Gemma-3-4B global layers": RopeConfig(
+                head_dim=256, theta=1000000.0, rope_type="linear", factor=8.0
+            ),
+            "Gemma-3-4B local layers": RopeConfig(head_dim=256, theta=10000.0),
+            "gpt-oss-20b": RopeConfig(
+                head_dim=64,
+                theta=150000.0,
+                rope_type="yarn",
+                factor=32.0,
+                original_max_position_embeddings=4096,
+                max_position_embeddings=131072,
+                truncate=False,
+                beta_fast=32.0,
+                beta_slow=1.0,
+            ),
+            "DeepSeek-V3": RopeConfig(
+                head_dim=64,
+                theta=10000.0,
+                rope_type="yarn",
+                pairing="interleaved_in_halves_out",
+                factor=40.0,
+                original_max_position_embeddings=4096,
+                max_position_embeddings=163840,
+                mscale=1.0,
+                mscale_all_dim=1.0,
+                truncate=True,
+                beta_fast=32.0,
+                beta_slow=1.0,
+            ),
+            "Phi-3.5-mini-instruct-seq-len-4096": _phi35(4096),
+            "Phi-3.5-mini-instruct-seq-len-131072": _phi35(131072),
+        }
+    )
+)
 """Rotary configurations of real models, by name (read-only; former names still answer)."""
 
 PRESET_SOURCES: MappingProxyType[str, PresetSource] = MappingProxyType(

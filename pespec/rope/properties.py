@@ -20,8 +20,19 @@ from pespec.properties.ratio import error_ratio, finite_error
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import RopeLevel, element_bound
 
-__all__ = ["PROPERTIES", "Outcome", "accuracy", "finish_outcome", "fold_outcome", "inputs",
-           "linearity", "norm", "r_zero", "relative_position", "row_independence"]
+__all__ = [
+    "PROPERTIES",
+    "Outcome",
+    "accuracy",
+    "finish_outcome",
+    "fold_outcome",
+    "inputs",
+    "linearity",
+    "norm",
+    "r_zero",
+    "relative_position",
+    "row_independence",
+]
 
 F64 = NDArray[np.float64]
 Call = Callable[[F64, NDArray[Any]], NDArray[Any]]
@@ -90,24 +101,29 @@ def _plain(position: float | None) -> int | float | None:
 def finish_outcome(outcome: Outcome, what: str) -> Outcome:
     """Write ``outcome``'s message (within the bound, or the worst element) for ``what``."""
     if outcome.passed:
-        outcome.message = (f"{what}: {outcome.compared} values within the bound (worst at "
-                           f"{outcome.ratio:.3g} of its bound)")
+        outcome.message = (
+            f"{what}: {outcome.compared} values within the bound (worst at "
+            f"{outcome.ratio:.3g} of its bound)"
+        )
     else:
-        outcome.message = (f"{what}: |error| {outcome.error:.3g} > bound {outcome.bound:.3g} "
-                           f"(ratio {outcome.ratio:.3g}) at position {_plain(outcome.position)!r}, "
-                           f"column {outcome.column}")
+        outcome.message = (
+            f"{what}: |error| {outcome.error:.3g} > bound {outcome.bound:.3g} "
+            f"(ratio {outcome.ratio:.3g}) at position {_plain(outcome.position)!r}, "
+            f"column {outcome.column}"
+        )
     return outcome
 
 
-def accuracy(call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLevel,
-             output_dtype: str) -> Outcome:
+def accuracy(
+    call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLevel, output_dtype: str
+) -> Outcome:
     """Every element within :func:`element_bound` of the exact value (SPEC §8.7), against the
     exact float64 reference (its proved :func:`~pespec.rope.rotation_bound` added), in chunks."""
     from pespec.rope.reference import rotate, rotation_bound
 
     outcome: Outcome | None = None
     for r0 in range(0, positions.shape[0], CHUNK_ROWS):
-        p = positions[r0:r0 + CHUNK_ROWS]
+        p = positions[r0 : r0 + CHUNK_ROWS]
         x = inputs(p.shape[0], config.head_dim, seed=r0 // CHUNK_ROWS)
         y = np.asarray(call(x, p), dtype=np.float64)
         bound = element_bound(x, p, config, level, output_dtype) + rotation_bound(x, config)
@@ -115,8 +131,9 @@ def accuracy(call: Call, positions: NDArray[Any], config: RopeConfig, level: Rop
     return finish_outcome(outcome or Outcome(-1.0, 0.0, 0.0, None, None, 0), "accuracy")
 
 
-def norm(call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLevel,
-         output_dtype: str) -> Outcome:
+def norm(
+    call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLevel, output_dtype: str
+) -> Outcome:
     """‖rotary part of y‖ = A·‖rotary part of x‖ within ‖bound‖₂ per row; the pass-through
     dimensions k ≥ d_r come back bit for bit."""
     from pespec.rope.oracle import attention_factor
@@ -126,13 +143,20 @@ def norm(call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLev
     d_r = config.d_r
     if not np.array_equal(y[:, d_r:], x[:, d_r:]):
         rows, cols = np.nonzero(y[:, d_r:] != x[:, d_r:])
-        return Outcome(np.inf, float(abs(y[rows[0], d_r + cols[0]] - x[rows[0], d_r + cols[0]])),
-                       0.0, float(positions[rows[0]]), int(d_r + cols[0]), y.size,
-                       f"norm: pass-through column {d_r + cols[0]} changed at position "
-                       f"{positions[rows[0]].item()!r} (must be bit for bit)")
+        return Outcome(
+            np.inf,
+            float(abs(y[rows[0], d_r + cols[0]] - x[rows[0], d_r + cols[0]])),
+            0.0,
+            float(positions[rows[0]]),
+            int(d_r + cols[0]),
+            y.size,
+            f"norm: pass-through column {d_r + cols[0]} changed at position "
+            f"{positions[rows[0]].item()!r} (must be bit for bit)",
+        )
     big_a = attention_factor(config)
-    bound = np.sqrt(np.sum(element_bound(x, positions, config, level, output_dtype)[:, :d_r] ** 2,
-                           axis=1))
+    bound = np.sqrt(
+        np.sum(element_bound(x, positions, config, level, output_dtype)[:, :d_r] ** 2, axis=1)
+    )
     exact = big_a * np.sqrt(np.sum(x[:, :d_r] ** 2, axis=1))
     got = np.sqrt(np.sum(y[:, :d_r] ** 2, axis=1))
     bound = bound + 4 * d_r * _U64 * (exact + bound)  # our float64 sums and roots
@@ -159,8 +183,9 @@ def r_zero(call: Call, config: RopeConfig, level: RopeLevel, output_dtype: str) 
     return finish_outcome(fold_outcome(None, np.abs(y - exact), bound, p), "R(0) = A·I")
 
 
-def linearity(call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLevel,
-              output_dtype: str) -> Outcome:
+def linearity(
+    call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLevel, output_dtype: str
+) -> Outcome:
     """R(p)(x + z) = R(p)x + R(p)z within the sum of the three element bounds."""
     n = positions.shape[0]
     x, z = inputs(n, config.head_dim, seed=5), inputs(n, config.head_dim, seed=6)
@@ -172,8 +197,9 @@ def linearity(call: Call, positions: NDArray[Any], config: RopeConfig, level: Ro
     return finish_outcome(outcome, "linearity")
 
 
-def row_independence(call: Call, positions: NDArray[Any], config: RopeConfig,
-                     level: RopeLevel, output_dtype: str) -> Outcome:
+def row_independence(
+    call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLevel, output_dtype: str
+) -> Outcome:
     """A row rotated alone equals the same row in a batch, within twice its bound (ℓ is in
     the configuration, so the schedule does not depend on the batch)."""
     x = inputs(positions.shape[0], config.head_dim, seed=7)
@@ -181,14 +207,17 @@ def row_independence(call: Call, positions: NDArray[Any], config: RopeConfig,
     picks = np.unique(np.linspace(0, positions.shape[0] - 1, 8).astype(np.intp))
     outcome: Outcome | None = None
     for i in picks.tolist():
-        alone = np.asarray(call(x[i:i + 1], positions[i:i + 1]), dtype=np.float64)
-        bound = 2 * element_bound(x[i:i + 1], positions[i:i + 1], config, level, output_dtype)
-        outcome = fold_outcome(outcome, np.abs(alone - batch[i:i + 1]), bound, positions[i:i + 1])
+        alone = np.asarray(call(x[i : i + 1], positions[i : i + 1]), dtype=np.float64)
+        bound = 2 * element_bound(x[i : i + 1], positions[i : i + 1], config, level, output_dtype)
+        outcome = fold_outcome(
+            outcome, np.abs(alone - batch[i : i + 1]), bound, positions[i : i + 1]
+        )
     return finish_outcome(outcome or Outcome(-1.0, 0.0, 0.0, None, None, 0), "row independence")
 
 
-def relative_position(call: Call, pairs: NDArray[Any], config: RopeConfig, level: RopeLevel,
-                      output_dtype: str) -> Outcome:
+def relative_position(
+    call: Call, pairs: NDArray[Any], config: RopeConfig, level: RopeLevel, output_dtype: str
+) -> Outcome:
     """⟨R(m)q, R(n)k⟩ = A²·g(m − n) for (m, n) rows of ``pairs`` (shape (k, 2)), g from the
     exact reference's cos/sin of (m − n)·ω' (SPEC §8.8); bound from the element bounds."""
     from pespec.rope.oracle import attention_factor
@@ -214,8 +243,9 @@ def relative_position(call: Call, pairs: NDArray[Any], config: RopeConfig, level
     bound = np.sum(bq * mk + mq * bk + bq * bk, axis=1)
     scale = np.sum(mq * mk, axis=1)
     bound += 4 * (config.head_dim + 4) * _U64 * (scale + bound) + 2.0**-52 * big_a**2 * scale
-    return finish_outcome(fold_outcome(None, np.abs(got - exact)[:, None], bound[:, None], m),
-                   "relative position")
+    return finish_outcome(
+        fold_outcome(None, np.abs(got - exact)[:, None], bound[:, None], m), "relative position"
+    )
 
 
 def _exact_magnitude(x: F64, config: RopeConfig, big_a: float) -> F64:
@@ -241,4 +271,3 @@ PROPERTIES: dict[str, str] = {
     "row-independence": "a row rotated alone equals the same row in a batch",
 }
 """The properties the suite checks, by id, with the statement each checks (SPEC §8.8)."""
-

@@ -118,7 +118,8 @@ def _check_phase(p: NDArray[Any], config: RopeConfig) -> None:
         raise ValueError(
             f"positions must satisfy |p|·max(1, max ω') <= 2**40 for the float64 rotary "
             f"reference; got |p| = {largest:g} with max ω' = {omega_max:g} "
-            f"(use pespec.rope.oracle beyond)")
+            f"(use pespec.rope.oracle beyond)"
+        )
 
 
 def cos_sin(positions: Any, config: RopeConfig) -> tuple[F64, F64]:
@@ -132,16 +133,17 @@ def cos_sin(positions: Any, config: RopeConfig) -> tuple[F64, F64]:
     half = config.d_r // 2
     table = np.empty((p.size, 2 * half), dtype=np.float64)
     fill_positions(table, p.reshape(-1), _rotator(config))
-    return (table[:, half:].reshape((*p.shape, half)),
-            table[:, :half].reshape((*p.shape, half)))
+    return (table[:, half:].reshape((*p.shape, half)), table[:, :half].reshape((*p.shape, half)))
 
 
 def _check_x(x: Any, config: RopeConfig) -> F64:
     values = np.asarray(x)
     if values.dtype.kind not in "f" or values.ndim < 2 or values.shape[-1] != config.head_dim:
-        raise ValueError(f"x must be a float array of shape (n, head_dim) or "
-                         f"(..., n, head_dim) with head_dim={config.head_dim}; got dtype "
-                         f"{values.dtype}, shape {values.shape}")
+        raise ValueError(
+            f"x must be a float array of shape (n, head_dim) or "
+            f"(..., n, head_dim) with head_dim={config.head_dim}; got dtype "
+            f"{values.dtype}, shape {values.shape}"
+        )
     result: F64 = values.astype(np.float64, copy=False)
     if not np.all(np.isfinite(result)):
         raise ValueError("x must be finite (got NaN or inf)")
@@ -152,7 +154,8 @@ def pair_views(array: F64, config: RopeConfig, output: bool) -> tuple[F64, F64]:
     """The (a_j, b_j) columns of ``array`` for the input (output=False) or output layout."""
     d_r, half = config.d_r, config.d_r // 2
     interleaved = config.pairing == "interleaved" or (
-        config.pairing == "interleaved_in_halves_out" and not output)
+        config.pairing == "interleaved_in_halves_out" and not output
+    )
     if interleaved:
         return array[..., 0:d_r:2], array[..., 1:d_r:2]
     return array[..., :half], array[..., half:d_r]
@@ -168,13 +171,15 @@ def rotate(x: Any, positions: Any, config: RopeConfig) -> F64:
     values = _check_x(x, config)
     p = check_positions(positions)
     if p.shape != (values.shape[-2],):
-        raise ValueError(f"positions must have shape (n,) = ({values.shape[-2]},) to match x; "
-                         f"got shape {p.shape}")
+        raise ValueError(
+            f"positions must have shape (n,) = ({values.shape[-2]},) to match x; "
+            f"got shape {p.shape}"
+        )
     _check_phase(p, config)
     attention = attention_factor(config)
     rotator, half = _rotator(config), config.d_r // 2
     out = np.empty(values.shape, dtype=np.float64)
-    out[..., config.d_r:] = values[..., config.d_r:]
+    out[..., config.d_r :] = values[..., config.d_r :]
     a_all, b_all = pair_views(values, config, output=False)
     ya_all, yb_all = pair_views(out, config, output=True)
     n = values.shape[-2]

@@ -37,8 +37,10 @@ class RopeReport(Report):
         config = self.rope_config or {}
         where = f" on {self.domain['description']}" if self.domain else ""
         notes = "".join(f" ({note})" for note in self.config_notes or ())
-        return (f"level {self.level or 'unknown'}, rope {config.get('rope_type', 'unknown')} "
-                f"θ = {config.get('theta', 'unknown')!s}{notes}{where}")
+        return (
+            f"level {self.level or 'unknown'}, rope {config.get('rope_type', 'unknown')} "
+            f"θ = {config.get('theta', 'unknown')!s}{notes}{where}"
+        )
 
     def summary(self) -> str:
         text = super().summary()
@@ -54,9 +56,11 @@ class RopeReport(Report):
 
         lines = super().to_markdown(error_plot).split("\n")
         stages = ", ".join(f"{k} {v}" for k, v in (self.rope_level or {}).items())
-        extra = [f"- rotary configuration: `{json.dumps(self.rope_config)}`",
-                 f"- level stages: {stages or 'unknown'}",
-                 f"- positions checked: {(self.domain or {}).get('description', 'unknown')}"]
+        extra = [
+            f"- rotary configuration: `{json.dumps(self.rope_config)}`",
+            f"- level stages: {stages or 'unknown'}",
+            f"- positions checked: {(self.domain or {}).get('description', 'unknown')}",
+        ]
         if self.domain_advice:
             extra.append(f"- {self.domain_advice}")
         at = next((i for i, line in enumerate(lines) if line.startswith("- ")), len(lines))
@@ -65,13 +69,18 @@ class RopeReport(Report):
     def level_fields(self) -> dict[str, Any]:
         """The JSON ``level`` (schema 1.3): the stage tuple (phase, cache, rotation) under
         ``stages``; ``working_dtype`` is the phase's."""
-        return {"name": self.level, "stages": self.rope_level, "output_dtype": self.output_dtype,
-                "working_dtype": self.working_dtype}
+        return {
+            "name": self.level,
+            "stages": self.rope_level,
+            "output_dtype": self.output_dtype,
+            "working_dtype": self.working_dtype,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
         data["config"] = self.rope_config
         data["config_notes"] = list(self.config_notes or ())
-        data["domain"] = None if self.domain is None else {**self.domain,
-                                                            "advice": self.domain_advice}
+        data["domain"] = (
+            None if self.domain is None else {**self.domain, "advice": self.domain_advice}
+        )
         return data

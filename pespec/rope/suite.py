@@ -97,12 +97,19 @@ class RopeSuite(Suite):
 
     guard: RopeGuard
 
-    def __init__(self, backend: str | Backend | Callable[..., Any], config: Any, *,
-                 level: str | RopeLevel | None = None, profile: str | None = None,
-                 timeout: float = DEFAULT_TIMEOUT, stages: Sequence[str] = ROPE_STAGES,
-                 max_position: int | None = None,
-                 fractional_positions: bool | None = None,
-                 config_notes: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        backend: str | Backend | Callable[..., Any],
+        config: Any,
+        *,
+        level: str | RopeLevel | None = None,
+        profile: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        stages: Sequence[str] = ROPE_STAGES,
+        max_position: int | None = None,
+        fractional_positions: bool | None = None,
+        config_notes: Sequence[str] = (),
+    ) -> None:
         from pespec.properties.profiles import resolve_profile
 
         self.backend = load_rope_backend(backend)
@@ -116,21 +123,25 @@ class RopeSuite(Suite):
         self.stages = tuple(s for s in ROPE_STAGES if s in stages)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
             raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
-        if max_position is not None and (isinstance(max_position, bool)
-                                         or not isinstance(max_position, int)
-                                         or not 0 < max_position <= 2**40):
+        if max_position is not None and (
+            isinstance(max_position, bool)
+            or not isinstance(max_position, int)
+            or not 0 < max_position <= 2**40
+        ):
             raise ValueError(f"max_position must be an int in 1..2**40; got {max_position!r}")
         caps = self.backend.capabilities
         assert isinstance(caps, RopeCapabilities)
         self.domain: PositionDomain = position_domain(
-            self.config, caps, max_position=max_position,
-            fractional_positions=fractional_positions)
+            self.config, caps, max_position=max_position, fractional_positions=fractional_positions
+        )
         self.max_position = self.domain.max_position
         self.raised: list[tuple[str, str]] = []  # (check id, what the backend raised)
         if not caps.supports(self.config):
-            raise ValueError(f"config is not among the configs backend {self.backend.name!r} "
-                             f"declares ({len(caps.configs or ())} configs); got "
-                             f"{self.config.to_dict()}")
+            raise ValueError(
+                f"config is not among the configs backend {self.backend.name!r} "
+                f"declares ({len(caps.configs or ())} configs); got "
+                f"{self.config.to_dict()}"
+            )
         claim = level if level is not None else caps.level
         self.requested_rope_level = parse_rope_level(claim) if isinstance(claim, str) else claim
         self.rope_level: RopeLevel | None = None
@@ -147,25 +158,42 @@ class RopeSuite(Suite):
     def _make_plan(self) -> list[PlannedCheck]:
         planned = []
         if "contract" in self.stages:
-            planned += [PlannedCheck(f"contract:{k}", "contract", v, "§8.8")
-                        for k, v in CONTRACT.items()]
+            planned += [
+                PlannedCheck(f"contract:{k}", "contract", v, "§8.8") for k, v in CONTRACT.items()
+            ]
         if "golden" in self.stages:
             from pespec.rope.golden import fixture_for  # verified against MANIFEST
 
             fixture = fixture_for(self.config)
             if fixture is not None:
-                planned.append(PlannedCheck(f"golden:{fixture.name}", "golden",
-                                            f"the rotary fixture of {fixture.preset} (rows "
-                                            f"on {self.domain.describe()})", "§8.6", fixture))
+                planned.append(
+                    PlannedCheck(
+                        f"golden:{fixture.name}",
+                        "golden",
+                        f"the rotary fixture of {fixture.preset} (rows "
+                        f"on {self.domain.describe()})",
+                        "§8.6",
+                        fixture,
+                    )
+                )
         if "reference" in self.stages:
             positions = reference_positions(self.profile, self.max_position)
-            planned.append(PlannedCheck(
-                f"reference:0..{self.max_position}", "reference",
-                f"{positions.size} positions up to {self.max_position} against the exact "
-                f"float64 reference ({self.domain.describe()})", "§8.7", positions))
+            planned.append(
+                PlannedCheck(
+                    f"reference:0..{self.max_position}",
+                    "reference",
+                    f"{positions.size} positions up to {self.max_position} against the exact "
+                    f"float64 reference ({self.domain.describe()})",
+                    "§8.7",
+                    positions,
+                )
+            )
         if "property" in self.stages:
-            planned += [PlannedCheck(f"property:{k}", "property", v, "§8.8")
-                        for k, v in props.PROPERTIES.items() if k != "accuracy"]
+            planned += [
+                PlannedCheck(f"property:{k}", "property", v, "§8.8")
+                for k, v in props.PROPERTIES.items()
+                if k != "accuracy"
+            ]
         return planned
 
     # -- running -------------------------------------------------------------------------
@@ -177,15 +205,18 @@ class RopeSuite(Suite):
             return self._result(planned, "passed" if passed else "failed", message)
         level = self.rope_level
         if level is None or self.output_dtype is None:
-            why = (f"the backend did not return within {self.guard.timeout:g} s (it hung)"
-                   if self.guard.hung else
-                   "the contract probes gave no output of a dtype pespec knows")
+            why = (
+                f"the backend did not return within {self.guard.timeout:g} s (it hung)"
+                if self.guard.hung
+                else "the contract probes gave no output of a dtype pespec knows"
+            )
             return self._result(planned, "failed", f"no level to test against: {why}")
         call = self._bound_call()
         try:
             if planned.stage == "golden":
-                outcome = _golden(call, planned.payload, self.config, level, self.output_dtype,
-                                  self.domain)
+                outcome = _golden(
+                    call, planned.payload, self.config, level, self.output_dtype, self.domain
+                )
             elif planned.stage == "reference":
                 positions = self._admitted(planned.payload)
                 outcome = props.accuracy(call, positions, self.config, level, self.output_dtype)
@@ -225,9 +256,27 @@ class RopeSuite(Suite):
     def _property(self, name: str, call: props.Call, level: RopeLevel) -> props.Outcome:
         assert self.output_dtype is not None
         config, out = self.config, self.output_dtype
-        positions = self._admitted(np.array(
-            [0, 1, 2, 3, 7, 100, 1000, 4095, 4096, 65535, 65536, 100_000, 1_000_000,
-             self.max_position], dtype=np.int64))
+        positions = self._admitted(
+            np.array(
+                [
+                    0,
+                    1,
+                    2,
+                    3,
+                    7,
+                    100,
+                    1000,
+                    4095,
+                    4096,
+                    65535,
+                    65536,
+                    100_000,
+                    1_000_000,
+                    self.max_position,
+                ],
+                dtype=np.int64,
+            )
+        )
         if name == "norm":
             return props.norm(call, positions, config, level, out)
         if name == "r-zero":
@@ -237,20 +286,41 @@ class RopeSuite(Suite):
         if name == "row-independence":
             return props.row_independence(call, positions, config, level, out)
         big = self.max_position
-        pairs = np.array([[0, 0], [5, 3], [3, 5], [100, 0], [4096, 4000], [big, big],
-                          [big, big - 1], [big - 1, big], [big, 0], [0, big], [65536, 1],
-                          [big // 2, big // 3]], dtype=np.int64)
+        pairs = np.array(
+            [
+                [0, 0],
+                [5, 3],
+                [3, 5],
+                [100, 0],
+                [4096, 4000],
+                [big, big],
+                [big, big - 1],
+                [big - 1, big],
+                [big, 0],
+                [0, big],
+                [65536, 1],
+                [big // 2, big // 3],
+            ],
+            dtype=np.int64,
+        )
         keep = self._admits(pairs).all(axis=1)
         return props.relative_position(call, pairs[keep], config, level, out)
 
     def _outcome_result(self, planned: PlannedCheck, outcome: props.Outcome) -> CheckResult:
         finite = np.isfinite(outcome.ratio)
         return self._result(
-            planned, "passed" if outcome.passed else "failed", outcome.message,
-            max_error=outcome.error, bound=outcome.bound, worst_position=outcome.position,
+            planned,
+            "passed" if outcome.passed else "failed",
+            outcome.message,
+            max_error=outcome.error,
+            bound=outcome.bound,
+            worst_position=outcome.position,
             worst_column=outcome.column,
-            details={"max_ratio": outcome.ratio if finite else None,
-                     "values_compared": outcome.compared})
+            details={
+                "max_ratio": outcome.ratio if finite else None,
+                "values_compared": outcome.compared,
+            },
+        )
 
     def _ensure_contract(self) -> dict[str, tuple[bool, str]]:
         if self._contract is None:
@@ -258,16 +328,18 @@ class RopeSuite(Suite):
             if self.output_dtype is not None:
                 default = rope_level_for_dtype(self.output_dtype)
                 claim = self.requested_rope_level
-                self.rope_level = default if claim is None else check_rope_claim(
-                    claim, self.output_dtype)
+                self.rope_level = (
+                    default if claim is None else check_rope_claim(claim, self.output_dtype)
+                )
                 self.guard.expected_dtype = self.output_dtype
         return self._contract
 
     def _run_contract(self) -> dict[str, tuple[bool, str]]:
         problems: dict[str, list[str]] = {k: [] for k in CONTRACT}
         dtypes: set[str] = set()
-        probes = self._admitted(np.unique(np.array([0, 1, 2, 3, 100, 4096, 65536,
-                                                    self.max_position], dtype=np.int64)))
+        probes = self._admitted(
+            np.unique(np.array([0, 1, 2, 3, 100, 4096, 65536, self.max_position], dtype=np.int64))
+        )
         x = props.inputs(probes.shape[0], self.config.head_dim, seed=1)
         outputs = []
         for _ in range(2):
@@ -284,8 +356,7 @@ class RopeSuite(Suite):
             _record_output_problems(out, x.shape, probes, problems, dtypes)
             outputs.append(out)
         if len(outputs) == 2 and not bit_identical(outputs[0], outputs[1]):
-            problems["deterministic"].append("two calls with the same input gave different "
-                                             "outputs")
+            problems["deterministic"].append("two calls with the same input gave different outputs")
         if len(dtypes) > 1:
             problems["dtype"].append(f"output dtype changes between calls: {sorted(dtypes)}")
         self.output_dtype = next(iter(dtypes)) if len(dtypes) == 1 else None
@@ -294,17 +365,25 @@ class RopeSuite(Suite):
     def report(self, results: list[CheckResult], started: str, duration: float) -> Report:
         level = self.rope_level
         return RopeReport(
-            backend=self.backend.name, backend_spec=self.backend.spec,
-            device=self.backend.device, capabilities=self.backend.capabilities.to_dict(),
-            output_dtype=self.output_dtype, level=None if level is None else level.name,
-            working_dtype=None if level is None else level.phase, profile=self.profile,
-            checks=results, timestamp=started, duration_s=duration,
+            backend=self.backend.name,
+            backend_spec=self.backend.spec,
+            device=self.backend.device,
+            capabilities=self.backend.capabilities.to_dict(),
+            output_dtype=self.output_dtype,
+            level=None if level is None else level.name,
+            working_dtype=None if level is None else level.phase,
+            profile=self.profile,
+            checks=results,
+            timestamp=started,
+            duration_s=duration,
             libraries=dict(self.backend.libraries),
             not_run={f"{s}:*": "stage not selected" for s in ROPE_STAGES if s not in self.stages},
             backend_calls={"suite_calls": self.guard.calls, "suite_rows": self.guard.rows},
-            rope_config=self.config.to_dict(), config_notes=list(self.config_notes),
+            rope_config=self.config.to_dict(),
+            config_notes=list(self.config_notes),
             rope_level=None if level is None else level.stages(),
-            domain=self.domain.to_dict())
+            domain=self.domain.to_dict(),
+        )
 
     def _diagnose(self, report: Report) -> None:
         """The rotary diagnosis (SPEC §8, part 4) when that module exists, then what a
@@ -319,23 +398,32 @@ class RopeSuite(Suite):
         """When a claim wider than the default domain fails and the default domain passes:
         what to declare (SPEC R8.19). None otherwise."""
         domain = self.domain
-        if domain.is_default or (domain.max_position <= domain.default_max
-                                 and not domain.fractional):
+        if domain.is_default or (
+            domain.max_position <= domain.default_max and not domain.fractional
+        ):
             return None
         try:
-            narrow = RopeSuite(self.backend, self.config, level=self.requested_rope_level,
-                               profile=self.profile, timeout=self.guard.timeout,
-                               stages=self.stages, max_position=max(domain.default_max, 1),
-                               fractional_positions=False)
+            narrow = RopeSuite(
+                self.backend,
+                self.config,
+                level=self.requested_rope_level,
+                profile=self.profile,
+                timeout=self.guard.timeout,
+                stages=self.stages,
+                max_position=max(domain.default_max, 1),
+                fractional_positions=False,
+            )
             if not narrow.run(diagnose=False).conformant:
                 return None
         except (ValueError, TypeError):  # advice only
             return None
-        return (f"the failures lie outside the default domain: the backend is conformant on "
-                f"{narrow.domain.describe()} (the configuration's context, "
-                f"{domain.source}); declare only what it supports: max_position="
-                f"{domain.default_max} and no fractional_positions (or --max-position "
-                f"{domain.default_max}), or drop the claim of {domain.declared}")
+        return (
+            f"the failures lie outside the default domain: the backend is conformant on "
+            f"{narrow.domain.describe()} (the configuration's context, "
+            f"{domain.source}); declare only what it supports: max_position="
+            f"{domain.default_max} and no fractional_positions (or --max-position "
+            f"{domain.default_max}), or drop the claim of {domain.declared}"
+        )
 
     def _diagnose_numbers(self, report: Report) -> None:
         """The rotary diagnosis proper, probing no position beyond the domain, through the
@@ -346,8 +434,12 @@ class RopeSuite(Suite):
         try:
             module = importlib.import_module("pespec.rope.diagnosis")
             # timeout=None: the guard times out each call (then every later call fails at once)
-            diagnosis = module.diagnose(self.guard.raw_call, self.config, timeout=None,
-                                        max_position=self.domain.max_position)
+            diagnosis = module.diagnose(
+                self.guard.raw_call,
+                self.config,
+                timeout=None,
+                max_position=self.domain.max_position,
+            )
             report.diagnosis = diagnosis.to_dict()
             sentence = diagnosis.sentence
             report.diagnosis_sentence = sentence() if callable(sentence) else str(sentence)
@@ -366,31 +458,40 @@ def _raised_sentence(raised: list[tuple[str, str]], report: Report) -> str:
     if found and "no bug found" not in found:
         text += f"; the diagnosis probes: {found}"
     elif reach is not None:
-        text += (f"; where it returned values, the probes found the configured rotation "
-                 f"(within 1e-2 of exact up to position {reach})")
+        text += (
+            f"; where it returned values, the probes found the configured rotation "
+            f"(within 1e-2 of exact up to position {reach})"
+        )
     return text
 
 
-def _record_output_problems(out: NDArray[Any], shape: tuple[int, ...], probes: NDArray[Any],
-                            problems: dict[str, list[str]], dtypes: set[str]) -> None:
+def _record_output_problems(
+    out: NDArray[Any],
+    shape: tuple[int, ...],
+    probes: NDArray[Any],
+    problems: dict[str, list[str]],
+    dtypes: set[str],
+) -> None:
     """Add what is wrong with one contract call's output (shape, dtype, finiteness) to
     ``problems`` (by item), and its dtype name to ``dtypes``."""
     if out.shape != shape:
         problems["shape"].append(f"output shape must be {shape}; got {out.shape}")
     name = dtype_name(out.dtype)
     if name is None:
-        problems["dtype"].append(f"output dtype must be one of {sorted(DTYPES)}; "
-                                 f"got {out.dtype}")
+        problems["dtype"].append(f"output dtype must be one of {sorted(DTYPES)}; got {out.dtype}")
         return
     dtypes.add(name)
     bad = first_non_finite(out) if out.ndim == 2 else None
     if bad is not None:
-        problems["finite"].append(f"output must be finite; got {float(out[bad])!r} at "
-                                  f"position {probes[bad[0]].item()!r}, column {bad[1]}")
+        problems["finite"].append(
+            f"output must be finite; got {float(out[bad])!r} at "
+            f"position {probes[bad[0]].item()!r}, column {bad[1]}"
+        )
 
 
-def _contract_results(problems: dict[str, list[str]], *,
-                      called: bool) -> dict[str, tuple[bool, str]]:
+def _contract_results(
+    problems: dict[str, list[str]], *, called: bool
+) -> dict[str, tuple[bool, str]]:
     """{item: (passed, message)}: the item's distinct problems, else its rule; without any
     output (``called`` false) every item but shape fails as not evaluated."""
     results: dict[str, tuple[bool, str]] = {}
@@ -411,21 +512,37 @@ def _skipped_rows(fixture: Any, domain: PositionDomain) -> dict[str, Any]:
     positions = np.asarray(fixture.positions, dtype=np.float64)
     outside = ~domain.admits(positions)
     fractional = int(np.sum(outside & (positions != np.round(positions))))
-    beyond = int(np.sum(outside & (positions > domain.max_position)
-                        & (positions == np.round(positions))))
+    beyond = int(
+        np.sum(outside & (positions > domain.max_position) & (positions == np.round(positions)))
+    )
     skipped = int(np.sum(outside))
     reasons = [f"{beyond} beyond position {domain.max_position}"] if beyond else []
     if fractional:
         reasons.append(f"{fractional} fractional")
-    why = (f"{skipped} of {positions.size} rows skipped, outside {domain.describe()} "
-           f"({', '.join(reasons)}; declare max_position / fractional_positions to check "
-           "them)") if skipped else ""
-    return {"rows_checked": int(positions.size) - skipped, "rows_skipped": skipped,
-            "rows_skipped_why": why}
+    why = (
+        (
+            f"{skipped} of {positions.size} rows skipped, outside {domain.describe()} "
+            f"({', '.join(reasons)}; declare max_position / fractional_positions to check "
+            "them)"
+        )
+        if skipped
+        else ""
+    )
+    return {
+        "rows_checked": int(positions.size) - skipped,
+        "rows_skipped": skipped,
+        "rows_skipped_why": why,
+    }
 
 
-def _golden(call: props.Call, fixture: Any, config: RopeConfig, level: RopeLevel,
-            output_dtype: str, domain: PositionDomain) -> props.Outcome:
+def _golden(
+    call: props.Call,
+    fixture: Any,
+    config: RopeConfig,
+    level: RopeLevel,
+    output_dtype: str,
+    domain: PositionDomain,
+) -> props.Outcome:
     """The fixture's rows inside the domain (integer positions as int64; fractional ones,
     when claimed, as float64) against its correctly rounded y values."""
     from pespec.rope.errormodel import element_bound
@@ -434,8 +551,10 @@ def _golden(call: props.Call, fixture: Any, config: RopeConfig, level: RopeLevel
     keep = domain.admits(positions)
     integer = keep & (positions == np.round(positions))
     outcome: props.Outcome | None = None
-    groups: list[tuple[NDArray[np.bool_], Any]] = [(integer, np.int64),
-                                                   (keep & ~integer, np.float64)]
+    groups: list[tuple[NDArray[np.bool_], Any]] = [
+        (integer, np.int64),
+        (keep & ~integer, np.float64),
+    ]
     for mask, dtype in groups:
         if not mask.any():
             continue
@@ -447,19 +566,34 @@ def _golden(call: props.Call, fixture: Any, config: RopeConfig, level: RopeLevel
     return props.finish_outcome(outcome or props.Outcome(-1.0, 0.0, 0.0, None, None, 0), "golden")
 
 
-def check(backend: str | Backend | Callable[..., Any], config: Any, *,
-          level: str | RopeLevel | None = None, profile: str | None = None,
-          timeout: float = DEFAULT_TIMEOUT, stages: Sequence[str] = ROPE_STAGES,
-          max_position: int | None = None, fractional_positions: bool | None = None,
-          progress: Callable[[PlannedCheck, CheckResult | None], None] | None = None,
-          diagnose: bool = True, config_notes: Sequence[str] = ()) -> Report:
+def check(
+    backend: str | Backend | Callable[..., Any],
+    config: Any,
+    *,
+    level: str | RopeLevel | None = None,
+    profile: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    stages: Sequence[str] = ROPE_STAGES,
+    max_position: int | None = None,
+    fractional_positions: bool | None = None,
+    progress: Callable[[PlannedCheck, CheckResult | None], None] | None = None,
+    diagnose: bool = True,
+    config_notes: Sequence[str] = (),
+) -> Report:
     """Run the rotary suite on ``backend`` for ``config``; the report has ``.conformant`` and
     ``.summary()``. ``max_position`` / ``fractional_positions`` claim positions [0,
     max_position] / fractional ones (default: the backend's capabilities, else integer
     positions 0 … N − 1 of the configuration's context; SPEC R8.17). Raises only for bad
     arguments or a backend that cannot be loaded."""
-    suite = RopeSuite(backend, config, level=level, profile=profile, timeout=timeout,
-                      stages=stages, max_position=max_position,
-                      fractional_positions=fractional_positions,
-                      config_notes=config_notes)
+    suite = RopeSuite(
+        backend,
+        config,
+        level=level,
+        profile=profile,
+        timeout=timeout,
+        stages=stages,
+        max_position=max_position,
+        fractional_positions=fractional_positions,
+        config_notes=config_notes,
+    )
     return suite.run(progress, diagnose=diagnose)

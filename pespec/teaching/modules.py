@@ -35,6 +35,7 @@ __all__ = [
     "add_encoding",
 ]
 
+
 def add_encoding(x: NDArray[Any], encoding: NDArray[np.float64]) -> NDArray[np.float64]:
     """``x + encoding`` in float64, broadcasting the (L, d) encoding over a batch axis."""
     result: NDArray[np.float64] = np.add(x, encoding, dtype=np.float64)

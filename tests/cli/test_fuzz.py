@@ -255,9 +255,7 @@ for extra in (
     ["extra-positional"],
 ):
     config = [] if "--config" in extra else ["--config", "Llama-3.1-8B"]
-    FLAG_CASES.append(
-        _argv_case("check", "--family", "rope", "numpy-float32", *config, *extra)
-    )
+    FLAG_CASES.append(_argv_case("check", "--family", "rope", "numpy-float32", *config, *extra))
 
 
 # --- missing and unwritable paths --------------------------------------------------------------
@@ -445,8 +443,6 @@ CASES = FLAG_CASES + PATH_CASES + FILE_CASES
 def test_the_fuzz_covers_at_least_200_invocations() -> None:
     assert len(CASES) >= 200, len(CASES)
     assert len({name for name, _ in CASES}) == len(CASES)  # one id per case
-
-
 
 
 @pytest.mark.parametrize("build", [b for _, b in CASES], ids=[n for n, _ in CASES])

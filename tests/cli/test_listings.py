@@ -18,8 +18,6 @@ from pespec.reference.conventions import PRESETS, TIMESTEP_PRESETS
 ALL_CONVENTIONS = [*PRESETS, *TIMESTEP_PRESETS]  # SPEC §3.2 and §3.3: 7 + 6 = 13
 
 
-
-
 def test_conventions_lists_every_named_convention(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(ALL_CONVENTIONS) == 13
     code, out, _ = run_cli(["conventions", "--names"], capsys)

@@ -43,7 +43,10 @@ def _write(folder: Path, spec: str, text: str) -> None:
 @pytest.mark.parametrize("spec", NAMES)
 @pytest.mark.parametrize("flag", ["--quiet", "--verbose"])
 def test_backend_names_print_as_typed(
-    spec: str, flag: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    spec: str,
+    flag: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Before: ``pe_x.py❌ CONFORMANT`` (the quiet line) and a table titled with emoji."""

@@ -23,8 +23,6 @@ BERT = {"model_type": "bert", "hidden_size": 768, "num_attention_heads": 12}
 LLAMA_NO_THETA = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32}
 
 
-
-
 def _write(path: Path, data: object) -> str:
     path.write_text(json.dumps(data), encoding="utf-8")
     return str(path)

@@ -188,6 +188,7 @@ def test_reproductions_of_a_declared_convention_compare_with_it() -> None:
     assert failed.worst_position is not None and failed.worst_column is not None
     d_model = 128 if failed.id.endswith("d128") else None
     assert d_model is not None, failed.id  # the first canonical set is a d = 128 one
+
     def judged(convention: str) -> dict[str, object]:
         return reproduce(
             ports.shift_zero,

@@ -387,8 +387,9 @@ def test_report_level_is_the_level_tested_not_the_backends_dtype() -> None:
     report = check(claims_float16, stages=("contract",), diagnose=False)
     assert report.get("contract:dtype").status == "failed"
     data = report.to_dict()
-    assert data["level"] == {
+    assert data["level"] == {  # one level shape for both families (schema 1.3, issue 25)
         "name": "float16@float64",
+        "stages": {"working": "float64", "output": "float16"},
         "output_dtype": "float16",
         "working_dtype": "float64",
     }

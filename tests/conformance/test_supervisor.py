@@ -396,14 +396,29 @@ def test_supervised_rope_report_is_the_in_process_report(
     without rope_theta, so the note "θ defaulted" must reach the line)."""
     from pespec.cli import main
 
-    config = {"model_type": "llama", "hidden_size": 256, "num_attention_heads": 4,
-              "max_position_embeddings": 512}
+    config = {
+        "model_type": "llama",
+        "hidden_size": 256,
+        "num_attention_heads": 4,
+        "max_position_embeddings": 512,
+    }
     (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     lines = {}
     for name, extra in (("supervised", []), ("in_process", ["--in-process"])):
-        code = main(["rope", "check", "numpy-float32", "--config", "config.json",
-                     "--json", f"{name}.json", "--quiet", *extra])
+        code = main(
+            [
+                "rope",
+                "check",
+                "numpy-float32",
+                "--config",
+                "config.json",
+                "--json",
+                f"{name}.json",
+                "--quiet",
+                *extra,
+            ]
+        )
         assert code == 0
         lines[name] = capsys.readouterr().out
     assert lines["supervised"] == lines["in_process"]

@@ -87,7 +87,12 @@ def test_plain_rotary_reader_agrees_with_the_loader_bit_for_bit() -> None:
         fixture = parse_rope_fixture(path.name, path.read_bytes())
         config, omega, attention, positions, cos, sin, x, y = namespace["read_rope_fixture"](path)
         assert config == fixture.config.to_dict() and attention == fixture.attention
-        for got, want in ((omega, fixture.omega), (positions, fixture.positions),
-                          (cos, fixture.cos), (sin, fixture.sin), (x, fixture.x),
-                          (y, fixture.y)):
+        for got, want in (
+            (omega, fixture.omega),
+            (positions, fixture.positions),
+            (cos, fixture.cos),
+            (sin, fixture.sin),
+            (x, fixture.x),
+            (y, fixture.y),
+        ):
             assert np.array(got, dtype=np.float64).tobytes() == want.tobytes(), path.name

@@ -93,7 +93,7 @@ def test_requirement_check_catches_bad_numbering(text: str, problem: str) -> Non
 
 def test_no_requirement_numbers_in_the_annexes() -> None:
     text = _spec()
-    annexes = text[len(normative_part(text)):]
+    annexes = text[len(normative_part(text)) :]
     assert _REQUIREMENT.findall(annexes) == []
 
 
@@ -108,7 +108,7 @@ def test_every_annex_heading_says_informative() -> None:
 
 def test_nothing_normative_after_the_first_annex() -> None:
     text = _spec()
-    annexes = text[len(normative_part(text)):]
+    annexes = text[len(normative_part(text)) :]
     assert _SECTION.search(annexes) is None
 
 

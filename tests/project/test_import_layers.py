@@ -18,7 +18,9 @@ first:
 7. ``pespec.specblocks``: the generated blocks of SPEC.md and the docs, rendered from every
    layer below (reference, properties, conformance, rope); only the front ends (``pespec
    tables``) and ``tools/`` may import it;
-8. the front ends: ``pespec.cli`` (one module per sub-command), ``python -m pespec`` and
+8. the front ends: ``pespec.cli`` (one module per sub-command), the family registry they
+   read (``pespec.families``: each family named once, its parts as lazy ``module:attr``
+   strings), ``python -m pespec`` and
    the pytest plugin ``pespec.pytest_plugin`` (the ``pytest11`` entry point), which serve
    both families, and the supervisor that both run the backend under
    (``pespec.conformance.supervisor``, its child ``worker`` and ``report_load``, which
@@ -60,6 +62,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec.plot", 6),
     ("pespec.specblocks", 7),
     ("pespec.cli", 8),
+    ("pespec.families", 8),
     ("pespec.__main__", 8),
     ("pespec.pytest_plugin", 8),
 )

@@ -14,17 +14,37 @@ import pytest
 
 from pespec.rope import PRESETS, RopeConfig
 
-YARN: dict[str, Any] = {"head_dim": 64, "theta": 150000.0, "rope_type": "yarn", "factor": 32.0,
-                        "original_max_position_embeddings": 4096}
-LLAMA3: dict[str, Any] = {"head_dim": 128, "theta": 500000.0, "rope_type": "llama3",
-                          "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-                          "original_max_position_embeddings": 8192}
-DYNAMIC: dict[str, Any] = {"head_dim": 64, "rope_type": "dynamic", "factor": 2.0,
-                           "max_position_embeddings": 2048, "seq_len": 4096}
-LONGROPE: dict[str, Any] = {"head_dim": 8, "rope_type": "longrope",
-                            "original_max_position_embeddings": 4096, "seq_len": 100,
-                            "short_factor": (1.0, 1.0, 1.0, 1.0),
-                            "long_factor": (1.0, 2.0, 4.0, 8.0)}
+YARN: dict[str, Any] = {
+    "head_dim": 64,
+    "theta": 150000.0,
+    "rope_type": "yarn",
+    "factor": 32.0,
+    "original_max_position_embeddings": 4096,
+}
+LLAMA3: dict[str, Any] = {
+    "head_dim": 128,
+    "theta": 500000.0,
+    "rope_type": "llama3",
+    "factor": 8.0,
+    "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0,
+    "original_max_position_embeddings": 8192,
+}
+DYNAMIC: dict[str, Any] = {
+    "head_dim": 64,
+    "rope_type": "dynamic",
+    "factor": 2.0,
+    "max_position_embeddings": 2048,
+    "seq_len": 4096,
+}
+LONGROPE: dict[str, Any] = {
+    "head_dim": 8,
+    "rope_type": "longrope",
+    "original_max_position_embeddings": 4096,
+    "seq_len": 100,
+    "short_factor": (1.0, 1.0, 1.0, 1.0),
+    "long_factor": (1.0, 2.0, 4.0, 8.0),
+}
 
 
 def _raises(kind: type[Exception], fields: dict[str, Any], *needles: str) -> None:
@@ -38,20 +58,36 @@ def _raises(kind: type[Exception], fields: dict[str, Any], *needles: str) -> Non
 def test_factor_at_least_one() -> None:
     # s >= 1: a factor below 1 would shrink the context, not extend it.
     _raises(ValueError, {**YARN, "factor": 0.5}, "factor", "0.5", ">= 1")
-    _raises(ValueError, {"head_dim": 8, "rope_type": "linear", "factor": 0.999},
-            "factor", "0.999", ">= 1")
+    _raises(
+        ValueError,
+        {"head_dim": 8, "rope_type": "linear", "factor": 0.999},
+        "factor",
+        "0.999",
+        ">= 1",
+    )
 
 
 def test_beta_fast_above_beta_slow() -> None:
     # transformers only warns; SPEC §8.5 makes it an error (the ramp would run backwards).
-    _raises(ValueError, {**YARN, "beta_fast": 1.0, "beta_slow": 32.0},
-            "beta_fast", "beta_slow", "1.0", "32.0")
+    _raises(
+        ValueError,
+        {**YARN, "beta_fast": 1.0, "beta_slow": 32.0},
+        "beta_fast",
+        "beta_slow",
+        "1.0",
+        "32.0",
+    )
     _raises(ValueError, {**YARN, "beta_fast": 4.0, "beta_slow": 4.0}, "beta_fast", "4.0")
 
 
 def test_high_freq_factor_above_low_freq_factor() -> None:
-    _raises(ValueError, {**LLAMA3, "high_freq_factor": 1.0},
-            "high_freq_factor", "low_freq_factor", "1.0")
+    _raises(
+        ValueError,
+        {**LLAMA3, "high_freq_factor": 1.0},
+        "high_freq_factor",
+        "low_freq_factor",
+        "1.0",
+    )
 
 
 def test_dynamic_needs_rotary_dim_at_least_four() -> None:
@@ -61,18 +97,33 @@ def test_dynamic_needs_rotary_dim_at_least_four() -> None:
 
 
 def test_factor_lists_have_one_entry_per_pair() -> None:
-    _raises(ValueError, {**LONGROPE, "short_factor": (1.0, 1.0, 1.0)},
-            "short_factor", "4 finite real numbers", "3 entries")
+    _raises(
+        ValueError,
+        {**LONGROPE, "short_factor": (1.0, 1.0, 1.0)},
+        "short_factor",
+        "4 finite real numbers",
+        "3 entries",
+    )
     _raises(ValueError, {**LONGROPE, "long_factor": (1.0,) * 5}, "long_factor", "5 entries")
 
 
 def test_factor_list_entries_are_positive() -> None:
-    _raises(ValueError, {**LONGROPE, "long_factor": (1.0, 0.0, 1.0, 1.0)},
-            "long_factor[1]", "> 0", "0.0")
-    _raises(ValueError, {**LONGROPE, "short_factor": (1.0, 1.0, -2.0, 1.0)},
-            "short_factor[2]", "-2.0")
-    _raises(ValueError, {**LONGROPE, "short_factor": (1.0, float("nan"), 1.0, 1.0)},
-            "short_factor[1]", "nan")
+    _raises(
+        ValueError,
+        {**LONGROPE, "long_factor": (1.0, 0.0, 1.0, 1.0)},
+        "long_factor[1]",
+        "> 0",
+        "0.0",
+    )
+    _raises(
+        ValueError, {**LONGROPE, "short_factor": (1.0, 1.0, -2.0, 1.0)}, "short_factor[2]", "-2.0"
+    )
+    _raises(
+        ValueError,
+        {**LONGROPE, "short_factor": (1.0, float("nan"), 1.0, 1.0)},
+        "short_factor[1]",
+        "nan",
+    )
 
 
 def test_sequence_length_at_least_one() -> None:

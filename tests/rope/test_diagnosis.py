@@ -35,8 +35,14 @@ MAX_CALLS = 3
 STAGES = {"inv_freq", "positions", "phase", "cache", "rotation"}
 NEOX = RopeConfig(head_dim=96, rotary_dim=24, theta=10000.0)
 """GPT-NeoX-style partial rotary: d_r 24 of head_dim 96 (rotary_pct 0.25)."""
-DYNAMIC = RopeConfig(head_dim=128, theta=10000.0, rope_type="dynamic", factor=4.0,
-                     max_position_embeddings=4096, seq_len=4096)
+DYNAMIC = RopeConfig(
+    head_dim=128,
+    theta=10000.0,
+    rope_type="dynamic",
+    factor=4.0,
+    max_position_embeddings=4096,
+    seq_len=4096,
+)
 
 
 def _bug(result: RopeDiagnosis, words: str) -> None:
@@ -57,6 +63,7 @@ def _correct(result: RopeDiagnosis) -> None:
 
 # --- correct stacks -------------------------------------------------------------------------
 
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["Llama-2-7B", "gpt-oss-20b", "DeepSeek-V3", "GPT-J-6B"])
 def test_numpy_float64_is_correct(name: str) -> None:
@@ -67,8 +74,9 @@ def test_numpy_float64_is_correct(name: str) -> None:
     assert result.rope_type == PRESETS[name].rope_type
 
 
-@pytest.mark.parametrize("name", ["Llama-3.1-8B", "Qwen2.5-7B-Instruct",
-                                  "Phi-3.5-mini-instruct-seq-len-131072"])
+@pytest.mark.parametrize(
+    "name", ["Llama-3.1-8B", "Qwen2.5-7B-Instruct", "Phi-3.5-mini-instruct-seq-len-131072"]
+)
 def test_numpy_float32_is_correct(name: str) -> None:
     result = diagnose(numpy_backend(np.float32), PRESETS[name])
     _correct(result)
@@ -110,6 +118,7 @@ def test_numpy_bfloat16_model_stack_is_correct() -> None:
 
 # --- the real bugs --------------------------------------------------------------------------
 
+
 def test_inv_freq_buffer_cast_to_bfloat16_port() -> None:
     torch = pytest.importorskip("torch")
     result = diagnose(torch_backend(torch.bfloat16, module_cast=True), PRESETS["Llama-3.1-8B"])
@@ -145,8 +154,9 @@ def _transformers_llama31(cast: bool = True, model_dtype: str = "bfloat16") -> A
 
 @pytest.mark.parametrize("model_dtype", ["float32", "bfloat16"])
 def test_transformers_rotary_module_is_correct(model_dtype: str) -> None:
-    result = diagnose(_transformers_llama31(cast=False, model_dtype=model_dtype),
-                      PRESETS["Llama-3.1-8B"])
+    result = diagnose(
+        _transformers_llama31(cast=False, model_dtype=model_dtype), PRESETS["Llama-3.1-8B"]
+    )
     _correct(result)
     assert result.stage_precision["rotation"] == model_dtype
 
@@ -159,16 +169,18 @@ def test_transformers_rotary_module_to_bfloat16() -> None:
 
 
 def test_inv_freq_bfloat16_numpy_reproduction() -> None:
-    result = diagnose(bfloat16_stack(inv_freq_bf16=True), PRESETS["Llama-3.1-8B"],
-                      output_dtype="bfloat16")
+    result = diagnose(
+        bfloat16_stack(inv_freq_bf16=True), PRESETS["Llama-3.1-8B"], output_dtype="bfloat16"
+    )
     _bug(result, "inverse frequencies in bfloat16")
     assert result.stage_precision["inv_freq"] == "bfloat16"
     assert len(result.causes) == 1
 
 
 def test_positions_bfloat16_numpy_reproduction() -> None:
-    result = diagnose(bfloat16_stack(positions_bf16=True), PRESETS["Qwen2.5-7B-Instruct"],
-                      output_dtype="bfloat16")
+    result = diagnose(
+        bfloat16_stack(positions_bf16=True), PRESETS["Qwen2.5-7B-Instruct"], output_dtype="bfloat16"
+    )
     _bug(result, "positions in bfloat16")
     assert result.stage_precision["positions"] == "bfloat16"
     assert len(result.causes) == 1
@@ -197,8 +209,9 @@ def test_float16_cache_at_theta_1e6() -> None:
 
 def test_positions_as_bfloat16() -> None:
     torch = pytest.importorskip("torch")
-    result = diagnose(torch_backend(torch.float32, positions_dtype=torch.bfloat16),
-                      PRESETS["Llama-3.1-8B"])
+    result = diagnose(
+        torch_backend(torch.float32, positions_dtype=torch.bfloat16), PRESETS["Llama-3.1-8B"]
+    )
     _bug(result, "positions in bfloat16")
     assert result.stage_precision["positions"] == "bfloat16"
     assert result.stage_precision["inv_freq"] == "float32"
@@ -232,8 +245,9 @@ def test_partial_rotary_with_omega_over_head_dim() -> None:
     assert result.parameters["omega_dim"] == 96
 
 
-@pytest.mark.parametrize(("configured", "used"), [("halves", "interleaved"),
-                                                  ("interleaved", "halves")])
+@pytest.mark.parametrize(
+    ("configured", "used"), [("halves", "interleaved"), ("interleaved", "halves")]
+)
 def test_halves_and_interleaved_swapped(configured: str, used: str) -> None:
     rope = RopeConfig(head_dim=128, theta=10000.0, pairing=configured)
     result = diagnose(numpy_backend(np.float32, pairing=used), rope)
@@ -268,9 +282,11 @@ def test_diagnosis_is_deterministic() -> None:
 
 # --- misbehaving backends and the JSON form -------------------------------------------------
 
+
 def _raises(error: BaseException) -> Any:
     def backend(x: Any, positions: Any, rope: Any) -> Any:
         raise error
+
     return backend
 
 
@@ -310,8 +326,16 @@ def test_timeout_stops_a_hanging_backend() -> None:
 def test_to_dict_is_json_with_the_specified_keys() -> None:
     result = diagnose(numpy_backend(np.float32), PRESETS["Llama-2-7B"])
     data = json.loads(json.dumps(result.to_dict()))
-    assert {"pairing", "rope_type", "parameters", "stage_precision", "max_position_within_1e-2",
-            "sentence", "explained", "backend_calls"} <= set(data)
+    assert {
+        "pairing",
+        "rope_type",
+        "parameters",
+        "stage_precision",
+        "max_position_within_1e-2",
+        "sentence",
+        "explained",
+        "backend_calls",
+    } <= set(data)
     assert set(data["stage_precision"]) == STAGES
 
 
@@ -323,8 +347,7 @@ def test_config_must_be_a_rope_config() -> None:
 def test_bfloat16_rounding_matches_round_to_nearest_even() -> None:
     # bfloat16 keeps 8 significant bits: 1 + 2^-8 is a tie (to even: 1), 1 + 3·2^-8 rounds up
     values = np.array([1 + 2.0**-8, 1 + 3 * 2.0**-8, 1 + 2.0**-7, 65504.0, -0.0])
-    assert round_to(values, "bfloat16").tolist() == [1.0, 1 + 2.0**-6, 1 + 2.0**-7, 65536.0,
-                                                      -0.0]
+    assert round_to(values, "bfloat16").tolist() == [1.0, 1 + 2.0**-6, 1 + 2.0**-7, 65536.0, -0.0]
     assert round_to(np.array([65520.0]), "float16").tolist() == [math.inf]
     assert is_member(np.array([1.0078125, -0.75, np.nan]), "bfloat16")
     assert not is_member(np.array([1 + 2.0**-8]), "bfloat16")

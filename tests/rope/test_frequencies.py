@@ -45,8 +45,9 @@ def _assert_close(got: float, exact: mpmath.mpf, relative: float, what: str) -> 
     assert error <= relative, f"{what}: relative error {float(error):.3g} > bound {relative:.3g}"
 
 
-@pytest.mark.parametrize("theta, d_r", [(10000.0, 128), (1e6, 128), (500000.0, 64),
-                                        (150000.0, 64), (10000.0, 96)])
+@pytest.mark.parametrize(
+    "theta, d_r", [(10000.0, 128), (1e6, 128), (500000.0, 64), (150000.0, 64), (10000.0, 96)]
+)
 def test_default_schedule(theta: float, d_r: int) -> None:
     omegas, attention = frequencies(RopeConfig(head_dim=d_r, theta=theta))
     assert omegas.shape == (d_r // 2,) and omegas.dtype.name == "float64" and attention == 1.0
@@ -68,8 +69,14 @@ def test_linear_schedule_divides_by_the_factor() -> None:
 def test_dynamic_base_formula(length: int) -> None:
     # dynamic: base = θ·(s·ℓ/L − (s − 1))^(d_r/(d_r − 2)) when ℓ > L, else θ.
     s, big_l, d_r, theta = 2.0, 2048, 64, 10000.0
-    config = RopeConfig(head_dim=d_r, theta=theta, rope_type="dynamic", factor=s,
-                        max_position_embeddings=big_l, seq_len=length)
+    config = RopeConfig(
+        head_dim=d_r,
+        theta=theta,
+        rope_type="dynamic",
+        factor=s,
+        max_position_embeddings=big_l,
+        seq_len=length,
+    )
     omegas, attention = frequencies(config)
     assert attention == 1.0
     if length > big_l:
@@ -87,8 +94,7 @@ def test_dynamic_base_formula(length: int) -> None:
         _assert_close(got, exact, e * base_error + _pow_bound(float(base), e), f"j={j}")
 
 
-def _llama3_exact(omega: mpmath.mpf, s: float, low: float, high: float,
-                  l0: int) -> mpmath.mpf:
+def _llama3_exact(omega: mpmath.mpf, s: float, low: float, high: float, l0: int) -> mpmath.mpf:
     # llama3 (Meta's apply_scaling, transformers _compute_llama3_parameters):
     # λ = 2π/ω; λ < L0/high: ω; λ > L0/low: ω/s;
     # else with σ = (L0/λ − low)/(high − low): (1 − σ)·ω/s + σ·ω.
@@ -125,9 +131,15 @@ def test_llama3_implementation_is_continuous_at_the_thresholds(threshold: str) -
     limit = 1.0 if threshold == "high" else 1 / s
     for side in (-1.0, 1.0):
         theta = (wavelength * (1 + side * eps) / (2 * math.pi)) ** 2
-        config = RopeConfig(head_dim=4, theta=theta, rope_type="llama3", factor=s,
-                            low_freq_factor=low, high_freq_factor=high,
-                            original_max_position_embeddings=l0)
+        config = RopeConfig(
+            head_dim=4,
+            theta=theta,
+            rope_type="llama3",
+            factor=s,
+            low_freq_factor=low,
+            high_freq_factor=high,
+            original_max_position_embeddings=l0,
+        )
         omegas, _ = frequencies(config)
         ratio = omegas[1] / theta**-0.5
         assert abs(ratio - limit) <= 2 * eps + 100 * U, (side, ratio)
@@ -184,8 +196,9 @@ def _yarn_exact(config: RopeConfig) -> list[mpmath.mpf]:
 def _tau(beta: float, config: RopeConfig) -> float:
     # SPEC §8.4's float64 window for c(β): 8u·(|c| + d_r/(2 ln θ)).
     assert config.original_max_position_embeddings
-    c = float(_correction_dim(beta, config.d_r, config.theta,
-                              config.original_max_position_embeddings))
+    c = float(
+        _correction_dim(beta, config.d_r, config.theta, config.original_max_position_embeddings)
+    )
     return 8 * U * (abs(c) + config.d_r / (2 * math.log(config.theta)))
 
 
@@ -200,13 +213,15 @@ def test_yarn_ramp(name: str) -> None:
     # unrounded ends carry c's float64 error τ each, moving ramp by <= 2τ/(high − low).
     dims = yarn_correction_dims(config)
     width = dims[1] - dims[0]
-    ramp_error = U if config.truncate else 2 * max(_tau(config.beta_fast, config),
-                                                   _tau(config.beta_slow, config)) / width + U
+    ramp_error = (
+        U
+        if config.truncate
+        else 2 * max(_tau(config.beta_fast, config), _tau(config.beta_slow, config)) / width + U
+    )
     for j, got in enumerate(omegas):
         # ω'_j = ω(ramp/s + 1 − ramp) >= ω/s: ω's error, 6 roundings, and the ramp's error
         # entering with weight (1 − 1/s)·ω <= (s − 1)·ω'.
-        bound = 1.01 * (_pow_bound(config.theta, 2 * j / config.d_r) + 6 * U
-                        + (s - 1) * ramp_error)
+        bound = 1.01 * (_pow_bound(config.theta, 2 * j / config.d_r) + 6 * U + (s - 1) * ramp_error)
         _assert_close(got, exact[j], bound, f"{name} j={j}")
 
 
@@ -218,8 +233,9 @@ def test_yarn_correction_dims_of_presets_are_unambiguous(name: str) -> None:
     assert config.beta_fast and config.beta_slow and config.original_max_position_embeddings
     betas = (config.beta_fast, config.beta_slow)
     for beta, got in zip(betas, yarn_correction_dims(config), strict=True):
-        exact = _correction_dim(beta, config.d_r, config.theta,
-                                config.original_max_position_embeddings)
+        exact = _correction_dim(
+            beta, config.d_r, config.theta, config.original_max_position_embeddings
+        )
         assert abs(mpmath.mpf(got) - exact) <= _tau(beta, config)
         assert abs(exact - mpmath.nint(exact)) > 1000 * _tau(beta, config)
 
@@ -230,8 +246,12 @@ def test_yarn_attention_factor() -> None:
     _assert_close(attention, 0.1 * mpmath.log(32) + 1, 4 * U, "gpt-oss A")
     # DeepSeek-V3: mscale = mscale_all_dim = 1, so A = (0.1 ln 40 + 1)/(0.1 ln 40 + 1) = 1.
     assert frequencies(PRESETS["DeepSeek-V3"])[1] == 1.0
-    base = {"head_dim": 64, "rope_type": "yarn", "factor": 40.0,
-            "original_max_position_embeddings": 4096}
+    base = {
+        "head_dim": 64,
+        "rope_type": "yarn",
+        "factor": 40.0,
+        "original_max_position_embeddings": 4096,
+    }
     # DeepSeek-V2's published mscale 0.707, mscale_all_dim 0.707 also give 1; unequal ones:
     ratio = (0.1 * 1.0 * mpmath.log(40) + 1) / (0.1 * 0.5 * mpmath.log(40) + 1)
     got = frequencies(RopeConfig(**base, mscale=1.0, mscale_all_dim=0.5))[1]
@@ -244,8 +264,9 @@ def test_yarn_low_equals_high_guard() -> None:
     # c(1) = 8·ln(4096/(2π))/(2 ln 5) = 16.1, ceiled to 17 and clamped to d_r − 1 = 7: a ramp
     # of zero width, widened to [7, 7.001] as in transformers. Every pair (j <= 3) lies below
     # it, so every pair keeps ω.
-    config = RopeConfig(head_dim=8, theta=5.0, rope_type="yarn", factor=4.0,
-                        original_max_position_embeddings=4096)
+    config = RopeConfig(
+        head_dim=8, theta=5.0, rope_type="yarn", factor=4.0, original_max_position_embeddings=4096
+    )
     low, high = yarn_correction_dims(config)
     assert (math.floor(low), min(math.ceil(high), 7)) == (7, 7)
     exact = _yarn_exact(config)
@@ -272,12 +293,22 @@ def test_longrope_factors_and_attention(length: int, which: str) -> None:
 
 
 def test_longrope_attention_factor_rules() -> None:
-    base = {"head_dim": 8, "rope_type": "longrope", "original_max_position_embeddings": 4096,
-            "seq_len": 10, "short_factor": (1.0,) * 4, "long_factor": (2.0,) * 4}
+    base = {
+        "head_dim": 8,
+        "rope_type": "longrope",
+        "original_max_position_embeddings": 4096,
+        "seq_len": 10,
+        "short_factor": (1.0,) * 4,
+        "long_factor": (2.0,) * 4,
+    }
     # s = factor when given (here 4: √(1 + ln 4/ln 4096) = √(1 + 1/6)), explicit A wins,
     # s <= 1 gives A = 1.
-    _assert_close(frequencies(RopeConfig(**base, factor=4.0))[1],
-                  mpmath.sqrt(mpmath.mpf(7) / 6), 8 * U, "A(s=4)")
+    _assert_close(
+        frequencies(RopeConfig(**base, factor=4.0))[1],
+        mpmath.sqrt(mpmath.mpf(7) / 6),
+        8 * U,
+        "A(s=4)",
+    )
     assert frequencies(RopeConfig(**base, factor=4.0, attention_factor=1.5))[1] == 1.5
     assert frequencies(RopeConfig(**base))[1] == 1.0
     assert frequencies(RopeConfig(**base, max_position_embeddings=4096))[1] == 1.0

@@ -33,8 +33,13 @@ CUDA_KERNEL = ROOT / "docs" / "examples" / "rope_kernel.cu"
 
 def _spec_inputs(rope: RopeConfig, positions: list[float]) -> np.ndarray:
     """x[r][k] = ((37(k + 1) + 101 r) mod 257 − 128)/64, as SPEC §8.6 states it."""
-    return np.array([[((37 * (k + 1) + 101 * r) % 257 - 128) / 64 for k in range(rope.head_dim)]
-                     for r in range(len(positions))], dtype=np.float64)
+    return np.array(
+        [
+            [((37 * (k + 1) + 101 * r) % 257 - 128) / 64 for k in range(rope.head_dim)]
+            for r in range(len(positions))
+        ],
+        dtype=np.float64,
+    )
 
 
 def _exact(preset: str) -> tuple[RopeConfig, np.ndarray, np.ndarray]:
@@ -49,15 +54,16 @@ def _ratio(report: Any, check_id: str) -> float:
     return float("inf") if found.ratio is None else float(found.ratio)
 
 
-def _rope_float32(x: np.ndarray, positions: np.ndarray, rope: RopeConfig,
-                  inv_freq: np.ndarray) -> np.ndarray:
+def _rope_float32(
+    x: np.ndarray, positions: np.ndarray, rope: RopeConfig, inv_freq: np.ndarray
+) -> np.ndarray:
     """The halves rotation in float32 with the given float32 inverse frequencies."""
     phase = positions.astype(np.float32)[:, None] * inv_freq[None, :]
     cos, sin = np.cos(phase), np.sin(phase)
     half = rope.d_r // 2
-    a, b = x[:, :half].astype(np.float32), x[:, half:rope.d_r].astype(np.float32)
+    a, b = x[:, :half].astype(np.float32), x[:, half : rope.d_r].astype(np.float32)
     out = x.astype(np.float32)
-    out[:, :half], out[:, half:rope.d_r] = a * cos - b * sin, a * sin + b * cos
+    out[:, :half], out[:, half : rope.d_r] = a * cos - b * sin, a * sin + b * cos
     return out
 
 
@@ -70,25 +76,78 @@ def test_inputs_are_the_fixture_positions_and_the_stated_formula() -> None:
     stored = json.loads((ROOT / "pespec" / "golden" / "rope-llama-2-7b.json").read_text())
     assert positions.tolist() == stored["positions"]
     # SPEC §8.6 with L = 4096: 0 1 2 3 7 100 1000 2049 4095 4096 8192 1e6 2^20, 0.5, 1234.75
-    assert positions.tolist() == [0, 1, 2, 3, 7, 100, 1000, 2049, 4095, 4096, 8192, 1_000_000,
-                                  2**20, 0.5, 1234.75]
+    assert positions.tolist() == [
+        0,
+        1,
+        2,
+        3,
+        7,
+        100,
+        1000,
+        2049,
+        4095,
+        4096,
+        8192,
+        1_000_000,
+        2**20,
+        0.5,
+        1234.75,
+    ]
     np.testing.assert_array_equal(x, _spec_inputs(rope, positions.tolist()))
 
 
 def test_inputs_of_a_config_that_is_no_preset_use_its_context_length() -> None:
-    rope = RopeConfig(head_dim=8, theta=1e5, rope_type="dynamic", factor=2.0,
-                      max_position_embeddings=1000, seq_len=1000)
+    rope = RopeConfig(
+        head_dim=8,
+        theta=1e5,
+        rope_type="dynamic",
+        factor=2.0,
+        max_position_embeddings=1000,
+        seq_len=1000,
+    )
     positions, x = file_inputs(rope)
-    assert positions.tolist() == [0, 1, 2, 3, 7, 100, 501, 999, 1000, 2000, 4095, 4096,
-                                  1_000_000, 2**20, 0.5, 1234.75]
+    assert positions.tolist() == [
+        0,
+        1,
+        2,
+        3,
+        7,
+        100,
+        501,
+        999,
+        1000,
+        2000,
+        4095,
+        4096,
+        1_000_000,
+        2**20,
+        0.5,
+        1234.75,
+    ]
     assert x.shape == (16, 8)
     plain, _ = file_inputs(RopeConfig(head_dim=8, theta=1e5))  # no length: L = 4096
-    assert plain.tolist() == [0, 1, 2, 3, 7, 100, 1000, 2049, 4095, 4096, 8192, 1_000_000,
-                              2**20, 0.5, 1234.75]
+    assert plain.tolist() == [
+        0,
+        1,
+        2,
+        3,
+        7,
+        100,
+        1000,
+        2049,
+        4095,
+        4096,
+        8192,
+        1_000_000,
+        2**20,
+        0.5,
+        1234.75,
+    ]
 
 
-def test_inputs_command_writes_csv_and_npz(tmp_path: Path, capsys: pytest.CaptureFixture[str]
-                                          ) -> None:
+def test_inputs_command_writes_csv_and_npz(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     rope = PRESETS["GPT-J-6B"]
     positions, x = file_inputs(rope)
     assert main(["rope", "inputs", "--config", "GPT-J-6B"]) == 0
@@ -117,7 +176,9 @@ def test_a_correct_float32_file_is_conformant(preset: str, tmp_path: Path) -> No
     assert report.conformant, report.summary()
     assert report.level == "float32/float32/float32"
     assert {c.id for c in report.checks if c.status == "passed"} >= {
-        "reference:file", f"golden:rope-{preset.lower().replace('.', '-')}"}
+        "reference:file",
+        f"golden:rope-{preset.lower().replace('.', '-')}",
+    }
 
 
 def test_a_bfloat16_file_is_judged_at_the_bfloat16_default(tmp_path: Path) -> None:
@@ -185,8 +246,10 @@ def test_text_is_read_as_float64_unless_a_level_is_claimed(tmp_path: Path) -> No
     out = _rope_float32(x, positions, rope, inv_freq)
     path = tmp_path / "out.csv"
     rows = [",".join(["position"] + [f"y{k}" for k in range(128)])]
-    rows += [",".join([repr(float(p))] + [f"{v:.9g}" for v in row])
-             for p, row in zip(positions, out.tolist(), strict=True)]
+    rows += [
+        ",".join([repr(float(p))] + [f"{v:.9g}" for v in row])
+        for p, row in zip(positions, out.tolist(), strict=True)
+    ]
     path.write_text("\n".join(rows) + "\n")
     report = check_file(path, rope)
     assert not report.conformant
@@ -195,7 +258,8 @@ def test_text_is_read_as_float64_unless_a_level_is_claimed(tmp_path: Path) -> No
 
 
 def test_stored_positions_other_than_the_inputs_are_checked_against_the_reference(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     rope = PRESETS["Llama-2-7B"]
     positions = np.arange(0, 20000, 7, dtype=np.float64)
     x = _spec_inputs(rope, positions.tolist())
@@ -221,15 +285,34 @@ def test_cli_reports_carry_the_file_and_its_sha256(tmp_path: Path) -> None:
     path = tmp_path / "out.npy"
     np.save(path, exact.astype(np.float32))
     json_path, md_path = tmp_path / "r.json", tmp_path / "r.md"
-    assert main(["rope", "check", "--from-file", str(path), "--config", "Llama-2-7B",
-                 "--json", str(json_path), "--markdown", str(md_path), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "rope",
+                "check",
+                "--from-file",
+                str(path),
+                "--config",
+                "Llama-2-7B",
+                "--json",
+                str(json_path),
+                "--markdown",
+                str(md_path),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     document = json.loads(json_path.read_text())
     assert document["family"] == "rope" and document["conformant"] is True
     assert document["backend"]["file"]["sha256"] == digest
     assert document["backend"]["file"]["positions"]["count"] == positions.shape[0]
-    assert document["level"]["stages"] == {"phase": "float32", "cache": "float32",
-                                           "rotation": "float32"}
+    assert document["level"]["stages"] == {
+        "phase": "float32",
+        "cache": "float32",
+        "rotation": "float32",
+    }
     assert digest in md_path.read_text()
 
 
@@ -251,40 +334,51 @@ def _usage_error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return captured.err
 
 
-def test_usage_errors_exit_2_with_a_message(tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_errors_exit_2_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _, _, exact = _exact("Llama-2-7B")
     good = tmp_path / "out.npy"
     np.save(good, exact.astype(np.float32))
     config = ["--config", "Llama-2-7B"]
     assert "exactly one of BACKEND or --from-file" in _usage_error(
-        ["rope", "check", *config], capsys)
+        ["rope", "check", *config], capsys
+    )
     assert "exactly one of BACKEND or --from-file" in _usage_error(
-        ["rope", "check", "numpy", "--from-file", str(good), *config], capsys)
+        ["rope", "check", "numpy", "--from-file", str(good), *config], capsys
+    )
     assert "does not exist" in _usage_error(
-        ["rope", "check", "--from-file", str(tmp_path / "none.npy"), *config], capsys)
+        ["rope", "check", "--from-file", str(tmp_path / "none.npy"), *config], capsys
+    )
     assert "--profile and --timeout do not apply" in _usage_error(
-        ["rope", "check", "--from-file", str(good), *config, "--profile", "ci"], capsys)
+        ["rope", "check", "--from-file", str(good), *config, "--profile", "ci"], capsys
+    )
     assert "is looser than float32/float32/float32, the default level" in _usage_error(
-        ["rope", "check", "--from-file", str(good), *config, "--level", "bfloat16"], capsys)
+        ["rope", "check", "--from-file", str(good), *config, "--level", "bfloat16"], capsys
+    )
     assert "level must be PHASE/CACHE/ROTATION" in _usage_error(
-        ["rope", "check", "--from-file", str(good), *config, "--level", "float8"], capsys)
+        ["rope", "check", "--from-file", str(good), *config, "--level", "float8"], capsys
+    )
     wide = tmp_path / "wide.npy"
     np.save(wide, exact[:, :64].astype(np.float32))
     assert "has 64 columns but the configuration's head_dim is 128" in _usage_error(
-        ["rope", "check", "--from-file", str(wide), *config], capsys)
+        ["rope", "check", "--from-file", str(wide), *config], capsys
+    )
     short = tmp_path / "short.npy"
     np.save(short, exact[:-1].astype(np.float32))
     assert "has 14 rows but the 15 inputs" in _usage_error(
-        ["rope", "check", "--from-file", str(short), *config], capsys)
+        ["rope", "check", "--from-file", str(short), *config], capsys
+    )
     cut = tmp_path / "cut.npy"
     cut.write_bytes(good.read_bytes()[:-100])
     assert "corrupt .npy" in _usage_error(
-        ["rope", "check", "--from-file", str(cut), *config], capsys)
+        ["rope", "check", "--from-file", str(cut), *config], capsys
+    )
     flat = tmp_path / "flat.npy"
     np.save(flat, exact.astype(np.float32).ravel())
     assert "must hold a 2-D array" in _usage_error(
-        ["rope", "check", "--from-file", str(flat), *config], capsys)
+        ["rope", "check", "--from-file", str(flat), *config], capsys
+    )
 
 
 # -- the C and CUDA kernels of the guide ---------------------------------------------------
@@ -304,15 +398,31 @@ def _compile_and_check(source: str, workdir: Path, name: str) -> tuple[int, dict
     compiler = shutil.which("cc")
     assert compiler is not None
     (workdir / f"{name}.c").write_text(source, encoding="utf-8")
-    subprocess.run([compiler, "-O2", "-o", str(workdir / name), str(workdir / f"{name}.c"),
-                    "-lm"], check=True, capture_output=True)
+    subprocess.run(
+        [compiler, "-O2", "-o", str(workdir / name), str(workdir / f"{name}.c"), "-lm"],
+        check=True,
+        capture_output=True,
+    )
     inputs, out = workdir / "inputs.csv", workdir / f"{name}.csv"
     assert main(["rope", "inputs", "--config", "Llama-2-7B", "-o", str(inputs)]) == 0
     with inputs.open("rb") as given, out.open("wb") as written:
         subprocess.run([str(workdir / name), "10000"], stdin=given, stdout=written, check=True)
     report = workdir / f"{name}.json"
-    code = main(["rope", "check", "--from-file", str(out), "--config", "Llama-2-7B",
-                 "--level", "float32", "--json", str(report), "--quiet"])
+    code = main(
+        [
+            "rope",
+            "check",
+            "--from-file",
+            str(out),
+            "--config",
+            "Llama-2-7B",
+            "--level",
+            "float32",
+            "--json",
+            str(report),
+            "--quiet",
+        ]
+    )
     return code, json.loads(report.read_text())
 
 
@@ -335,8 +445,12 @@ def test_the_c_kernel_is_conformant_and_a_one_line_bug_fails(tmp_path: Path) -> 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc (CUDA) not installed")
 def test_the_cuda_kernel_compiles(tmp_path: Path) -> None:
     # Compiled only: running it needs a GPU (docs/guide.md gives the commands).
-    compiled = subprocess.run(["nvcc", "-O2", "-c", "-o", str(tmp_path / "rope.o"),
-                               str(CUDA_KERNEL)], capture_output=True, text=True, check=False)
+    compiled = subprocess.run(
+        ["nvcc", "-O2", "-c", "-o", str(tmp_path / "rope.o"), str(CUDA_KERNEL)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert compiled.returncode == 0, compiled.stderr
     source = CUDA_KERNEL.read_text(encoding="utf-8")
     assert "int ia = j, ib = j + half;" in source and "use_fast_math" in source

@@ -48,18 +48,24 @@ def test_x_vectors_follow_the_stated_formula() -> None:
 
 
 def test_context_lengths_are_those_of_the_config_copies() -> None:
-    copies = {"Llama-2-7B": "llama-2-7b-hf.json", "Llama-3.1-8B": "llama-3.1-8b.json",
-              "Qwen2.5-7B-Instruct": "qwen2.5-7b-instruct.json", "GPT-J-6B": "gpt-j-6b.json",
-              "gpt-oss-20b": "gpt-oss-20b.json", "DeepSeek-V3": "deepseek-v3.json",
-              "Phi-3.5-mini-instruct-seq-len-4096": "phi-3.5-mini-instruct.json",
-              "Phi-3.5-mini-instruct-seq-len-131072": "phi-3.5-mini-instruct.json"}
+    copies = {
+        "Llama-2-7B": "llama-2-7b-hf.json",
+        "Llama-3.1-8B": "llama-3.1-8b.json",
+        "Qwen2.5-7B-Instruct": "qwen2.5-7b-instruct.json",
+        "GPT-J-6B": "gpt-j-6b.json",
+        "gpt-oss-20b": "gpt-oss-20b.json",
+        "DeepSeek-V3": "deepseek-v3.json",
+        "Phi-3.5-mini-instruct-seq-len-4096": "phi-3.5-mini-instruct.json",
+        "Phi-3.5-mini-instruct-seq-len-131072": "phi-3.5-mini-instruct.json",
+    }
     for preset, copy in copies.items():
         config = json.loads((DATA / copy).read_text(encoding="utf-8"))
         length = config.get("max_position_embeddings") or config.get("n_positions")
         assert CONTEXT_LENGTHS[preset] == length, preset
     # Gemma 3's file has no max_position_embeddings: Gemma3TextConfig's default is 131072
     assert "max_position_embeddings" not in json.loads(
-        (DATA / "gemma-3-4b-it.json").read_text(encoding="utf-8")).get("text_config", {})
+        (DATA / "gemma-3-4b-it.json").read_text(encoding="utf-8")
+    ).get("text_config", {})
 
 
 def _shipped(name: str) -> bytes:

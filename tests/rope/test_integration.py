@@ -23,8 +23,15 @@ from pespec.rope.suite import check
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-HF_PRESETS = ["Llama-2-7B", "Llama-3.1-8B", "Qwen2.5-7B-Instruct", "Gemma-3-4B global layers",
-              "Gemma-3-4B local layers", "gpt-oss-20b", "DeepSeek-V3"]
+HF_PRESETS = [
+    "Llama-2-7B",
+    "Llama-3.1-8B",
+    "Qwen2.5-7B-Instruct",
+    "Gemma-3-4B global layers",
+    "Gemma-3-4B local layers",
+    "gpt-oss-20b",
+    "DeepSeek-V3",
+]
 
 
 def _conformant(fn: Any, config: RopeConfig) -> Any:
@@ -41,8 +48,9 @@ def test_transformers_rotary_module(name: str, dtype: str) -> None:
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
-@pytest.mark.parametrize("name", ["Phi-3.5-mini-instruct-seq-len-4096",
-                                  "Phi-3.5-mini-instruct-seq-len-131072"])
+@pytest.mark.parametrize(
+    "name", ["Phi-3.5-mini-instruct-seq-len-4096", "Phi-3.5-mini-instruct-seq-len-131072"]
+)
 def test_transformers_longrope_with_seq_len_forced(name: str, dtype: str) -> None:
     report = _conformant(impl.transformers_longrope(name, dtype), PRESETS[name])
     assert report.output_dtype == dtype

@@ -24,8 +24,10 @@ def _precision() -> None:
     mpmath.mp.prec = 200  # restored by the conftest fixture
 
 
-@pytest.mark.parametrize("name, threshold", [("Llama-2-7B", 1e-3), ("DeepSeek-V3", 1e-3),
-                                             ("Gemma-3-4B global layers", 1e-3)])
+@pytest.mark.parametrize(
+    "name, threshold",
+    [("Llama-2-7B", 1e-3), ("DeepSeek-V3", 1e-3), ("Gemma-3-4B global layers", 1e-3)],
+)
 def test_float32_reach_is_the_first_crossing(name: str, threshold: float) -> None:
     config = PRESETS[name]
     exact, _ = mp_schedule(config)
@@ -43,7 +45,8 @@ def test_float32_reach_is_the_first_crossing(name: str, threshold: float) -> Non
     for chunk in np.array_split(np.arange(p.shape[0]), 8):
         hi = p[chunk, None].astype(np.float64) * omega64[None, :]
         lo = p[chunk, None].astype(np.float64) * np.array(
-            [float(w - mpmath.mpf(h)) for w, h in zip(exact, omega64.tolist(), strict=True)])
+            [float(w - mpmath.mpf(h)) for w, h in zip(exact, omega64.tolist(), strict=True)]
+        )
         error = np.abs((phase[chunk].astype(np.float64) - hi) - lo)
         ok.append(np.max(error, axis=1) < threshold)
     below = np.concatenate(ok)

@@ -59,11 +59,30 @@ def test_verbose_titles_the_table_and_says_the_diagnosis_once(
 @pytest.mark.slow
 def test_the_plugin_says_the_rotary_diagnosis_once(tmp_path: Path) -> None:
     spec = _fp16_cache(tmp_path)
-    command = [sys.executable, "-m", "pytest", "--pyargs", "pespec.conformance", "-q", "-p",
-               "no:cacheprovider", "--pe-rope-backend", spec, "--pe-rope-config", "Llama-2-7B"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--pyargs",
+        "pespec.conformance",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--pe-rope-backend",
+        spec,
+        "--pe-rope-config",
+        "Llama-2-7B",
+    ]
     tests = str(Path(__file__).resolve().parents[1])  # rope_implementations
-    run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                         check=False, env={**os.environ, "PYTHONPATH": tests})
+    run = subprocess.run(
+        command,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PYTHONPATH": tests},
+    )
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
     summary = run.stdout.partition("pespec conformance")[2]
     assert summary.count("phase p·ω in float16") == 1, summary

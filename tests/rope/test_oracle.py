@@ -21,9 +21,26 @@ from pespec.rope import PRESETS, RopeConfig, oracle
 
 BITS = 400
 NAMES = list(PRESETS)
-POSITIONS: list[int | float] = [1, 2, 3, 7, 100, 4095, 4096, 65537, 131071, 999_983,
-                                2**20 + 3, 2**24 - 1, 2**24, -5, 0.5, 1234.75, 3.0e-3,
-                                16777215.5]
+POSITIONS: list[int | float] = [
+    1,
+    2,
+    3,
+    7,
+    100,
+    4095,
+    4096,
+    65537,
+    131071,
+    999_983,
+    2**20 + 3,
+    2**24 - 1,
+    2**24,
+    -5,
+    0.5,
+    1234.75,
+    3.0e-3,
+    16777215.5,
+]
 
 
 @pytest.fixture(autouse=True)
@@ -39,8 +56,9 @@ def test_frequencies_and_attention_agree_with_mpmath(name: str) -> None:
     assert omega.tolist() == [mpf_to_float(w) for w in expected]
     assert a_value == mpf_to_float(attention)
     hi, lo = oracle.frequencies_dd(config)
-    assert lo.tolist() == [mpf_to_float(w - mpmath.mpf(h))
-                           for w, h in zip(expected, hi.tolist(), strict=True)]
+    assert lo.tolist() == [
+        mpf_to_float(w - mpmath.mpf(h)) for w, h in zip(expected, hi.tolist(), strict=True)
+    ]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -88,15 +106,22 @@ def test_rotate_batched_shape_and_zero_position() -> None:
     # position 0: y = A·x exactly rounded (A as its float64 here, the exact A differs, so
     # compare with the certified value of A·x through mpmath)
     _, exact_attention = mp_schedule(config)
-    assert got[0, 0].tolist() == [mpf_to_float(exact_attention * mpmath.mpf(v))
-                                  for v in x[0, 0].tolist()]
+    assert got[0, 0].tolist() == [
+        mpf_to_float(exact_attention * mpmath.mpf(v)) for v in x[0, 0].tolist()
+    ]
     assert attention > 1
 
 
 def test_exact_attention_factor_product_is_rounded_once() -> None:
     # A given explicitly is exact: y = A·a at p = 0 rounded once from the exact product
-    config = RopeConfig(head_dim=4, theta=10000.0, rope_type="yarn", factor=4.0,
-                        original_max_position_embeddings=4096, attention_factor=1.1)
+    config = RopeConfig(
+        head_dim=4,
+        theta=10000.0,
+        rope_type="yarn",
+        factor=4.0,
+        original_max_position_embeddings=4096,
+        attention_factor=1.1,
+    )
     x = np.array([[3.0, 5.0, 7.0, 1.0 + 2.0**-52]])
     got = oracle.rotate(x, [0], config)
     want = [float(Fraction(1.1) * Fraction(v)) for v in x[0].tolist()]
@@ -119,9 +144,16 @@ def test_a_frequency_on_a_float64_midpoint_is_rounded_to_even() -> None:
     # s = 2^50, ω'_13 = 2^-13·(r/s + 1 − r) = 2^-13·(15/16 + 2^-54): exactly halfway between
     # 2^-13·15/16 (even last bit) and the next float64 up. The interval ends never agree on
     # such a value; the exact rational evaluation rounds it to even, with remainder 2^-67.
-    config = RopeConfig(head_dim=64, theta=2.0**32, rope_type="yarn", factor=2.0**50,
-                        original_max_position_embeddings=2**30, beta_fast=32768.0,
-                        beta_slow=1.0, attention_factor=1.0)
+    config = RopeConfig(
+        head_dim=64,
+        theta=2.0**32,
+        rope_type="yarn",
+        factor=2.0**50,
+        original_max_position_embeddings=2**30,
+        beta_fast=32768.0,
+        beta_slow=1.0,
+        attention_factor=1.0,
+    )
     hi, lo = oracle.frequencies_dd(config)
     assert hi[13] == 2.0**-13 * 15 / 16
     assert lo[13] == 2.0**-67

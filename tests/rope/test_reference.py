@@ -23,8 +23,14 @@ RNG_SEED = 20260118
 
 def _positions() -> np.ndarray:
     rng = np.random.default_rng(RNG_SEED)
-    return np.concatenate([np.arange(0, 130), np.arange(2**24 - 70, 2**24 + 1),
-                           rng.integers(0, 2**24, 40), [-1, -4097, 1_000_003]])
+    return np.concatenate(
+        [
+            np.arange(0, 130),
+            np.arange(2**24 - 70, 2**24 + 1),
+            rng.integers(0, 2**24, 40),
+            [-1, -4097, 1_000_003],
+        ]
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -72,7 +78,7 @@ def test_rotate_within_bound_of_oracle(name: str, config: RopeConfig) -> None:
     tolerance = rotation_bound(x, config) + np.spacing(np.abs(want)) / 2
     error = np.abs(got - want)
     assert np.all(error <= tolerance), f"worst error/bound {np.max(error / tolerance):.3g}"
-    assert np.array_equal(got[:, config.d_r:], x[:, config.d_r:])  # pass-through, bit for bit
+    assert np.array_equal(got[:, config.d_r :], x[:, config.d_r :])  # pass-through, bit for bit
     fractional = np.array([0.5, 1234.75, -2.5])
     x3 = x[:3]
     got = rotate(x3, fractional, config)
@@ -98,8 +104,9 @@ def test_batched_rotation_equals_per_slice_bit_for_bit() -> None:
 def test_float32_input_is_taken_exactly() -> None:
     config = PRESETS["Llama-2-7B"]
     x = np.random.default_rng(1).standard_normal((4, 128)).astype(np.float32)
-    assert np.array_equal(rotate(x, np.arange(4), config),
-                          rotate(x.astype(np.float64), np.arange(4), config))
+    assert np.array_equal(
+        rotate(x, np.arange(4), config), rotate(x.astype(np.float64), np.arange(4), config)
+    )
 
 
 def test_bad_arguments_are_named() -> None:

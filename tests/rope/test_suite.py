@@ -33,8 +33,14 @@ from pespec.rope.suite import RopeSuite, check
 LLAMA2, LLAMA31 = PRESETS["Llama-2-7B"], PRESETS["Llama-3.1-8B"]
 QWEN = PRESETS["Qwen2.5-7B-Instruct"]
 GPTJ, GPTOSS, DEEPSEEK = PRESETS["GPT-J-6B"], PRESETS["gpt-oss-20b"], PRESETS["DeepSeek-V3"]
-DYNAMIC = RopeConfig(head_dim=128, theta=10000.0, rope_type="dynamic", factor=4.0,
-                     max_position_embeddings=4096, seq_len=4096)
+DYNAMIC = RopeConfig(
+    head_dim=128,
+    theta=10000.0,
+    rope_type="dynamic",
+    factor=4.0,
+    max_position_embeddings=4096,
+    seq_len=4096,
+)
 
 
 def _worst_ratio(report: Any) -> float:
@@ -47,6 +53,7 @@ def _fast(backend: Any, config: Any, **kw: Any) -> Any:
 
 
 # -- levels --------------------------------------------------------------------------------
+
 
 def test_default_levels_follow_the_output_dtype() -> None:
     assert rope_level_for_dtype("float32") == RopeLevel("float32", "float32", "float32")
@@ -67,6 +74,7 @@ def test_a_claim_can_only_tighten() -> None:
 
 # -- built-ins: every preset --------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", list(PRESETS))
 @pytest.mark.parametrize("backend", ["numpy", "numpy-float32"])
 def test_builtins_conform_on_every_preset(backend: str, name: str) -> None:
@@ -76,8 +84,7 @@ def test_builtins_conform_on_every_preset(backend: str, name: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("backend", ["torch", "torch-float64", "torch-float16",
-                                     "torch-bfloat16"])
+@pytest.mark.parametrize("backend", ["torch", "torch-float64", "torch-float16", "torch-bfloat16"])
 def test_torch_builtins_conform(backend: str) -> None:
     pytest.importorskip("torch")
     for config in (LLAMA31, GPTOSS, DEEPSEEK, GPTJ):
@@ -86,6 +93,7 @@ def test_torch_builtins_conform(backend: str) -> None:
 
 
 # -- soundness over independent correct stacks ---------------------------------------------
+
 
 @pytest.mark.slow
 def test_sound_halves_float64() -> None:
@@ -114,6 +122,7 @@ def test_sound_dynamic_schedule() -> None:
 
 # -- tightness ------------------------------------------------------------------------------
 
+
 def test_tight_float32_reaches_a_tenth_of_the_bound() -> None:
     report = _fast("numpy-float32", LLAMA2, max_position=2**20)  # claimed beyond the context
     assert report.get("reference:0..1048576").ratio > 0.1
@@ -123,13 +132,18 @@ def test_tight_float32_reaches_a_tenth_of_the_bound() -> None:
 
 BUGS = {
     "bf16 inv_freq": (lambda: impl.bug_bf16_inv_freq(LLAMA31), LLAMA31, {}),
-    "fp16 cache at theta 1e6": (lambda: impl.bug_fp16_cache(QWEN), QWEN,
-                                {"max_position": 60000}),
+    "fp16 cache at theta 1e6": (lambda: impl.bug_fp16_cache(QWEN), QWEN, {"max_position": 60000}),
     "bf16 positions": (lambda: impl.bug_bf16_positions(LLAMA2), LLAMA2, {}),
     "YaRN truncate ignored": (
-        lambda: impl.bug_schedule(dataclasses.replace(GPTOSS, truncate=True)), GPTOSS, {}),
+        lambda: impl.bug_schedule(dataclasses.replace(GPTOSS, truncate=True)),
+        GPTOSS,
+        {},
+    ),
     "dynamic collapsed": (
-        lambda: impl.bug_schedule(dataclasses.replace(DYNAMIC, seq_len=4 * 4096)), DYNAMIC, {}),
+        lambda: impl.bug_schedule(dataclasses.replace(DYNAMIC, seq_len=4 * 4096)),
+        DYNAMIC,
+        {},
+    ),
     "partial rotary over head_dim": (lambda: impl.bug_partial_over_head_dim(GPTJ), GPTJ, {}),
     "halves as interleaved": (lambda: impl.bug_pairing(LLAMA2, "interleaved"), LLAMA2, {}),
     "interleaved as halves": (lambda: impl.bug_pairing(GPTJ, "halves"), GPTJ, {}),
@@ -153,14 +167,18 @@ def test_fp16_cache_overflows_beyond_65504() -> None:
 
 # -- API, report and CLI ----------------------------------------------------------------------
 
+
 def test_report_json_carries_verdict_level_checks_config(tmp_path: Path) -> None:
     report = _fast("numpy-float32", "Llama-3.1-8B")
     path = tmp_path / "r.json"
     report.write_json(path)
     data = json.loads(path.read_text())
     assert data["conformant"] is True
-    assert data["level"]["stages"] == {"phase": "float32", "cache": "float32",
-                                       "rotation": "float32"}
+    assert data["level"]["stages"] == {
+        "phase": "float32",
+        "cache": "float32",
+        "rotation": "float32",
+    }
     assert data["config"] == LLAMA31.to_dict()
     assert data["checks"][0]["id"] == "contract:shape"
     markdown = report.to_markdown()
@@ -186,29 +204,39 @@ def test_capabilities_declare_configs_and_level() -> None:
     def fn(x: Any, positions: Any, rope: Any) -> Any:
         return impl.halves_float64(x, positions, rope)
 
-    fn.pespec_capabilities = {"configs": ["Llama-2-7B"], "level": "float64/float64/float64",
-                              "non_negative_positions": True}  # type: ignore[attr-defined]
+    fn.pespec_capabilities = {
+        "configs": ["Llama-2-7B"],
+        "level": "float64/float64/float64",
+        "non_negative_positions": True,
+    }  # type: ignore[attr-defined]
     assert _fast(fn, LLAMA2).conformant
     with pytest.raises(ValueError, match="configs"):
         RopeSuite(fn, QWEN)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pespec", "rope", "check", *args],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pespec", "rope", "check", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.mark.slow
 def test_cli_exit_codes(tmp_path: Path) -> None:
-    ok = _cli("numpy-float32", "--config", "Llama-2-7B", "--quiet",
-              "--json", str(tmp_path / "r.json"))
+    ok = _cli(
+        "numpy-float32", "--config", "Llama-2-7B", "--quiet", "--json", str(tmp_path / "r.json")
+    )
     assert ok.returncode == 0, ok.stderr
     assert json.loads((tmp_path / "r.json").read_text())["conformant"] is True
     usage = _cli("numpy-float32", "--config", "no-such-preset")
     assert usage.returncode == 2 and "Traceback" not in usage.stderr
     bad = tmp_path / "bug.py"
-    bad.write_text("import numpy as np\n"
-                   "def rope(x, positions, rope):\n    return np.asarray(x, dtype=np.float32)\n")
+    bad.write_text(
+        "import numpy as np\n"
+        "def rope(x, positions, rope):\n    return np.asarray(x, dtype=np.float32)\n"
+    )
     failing = _cli(f"{bad}:rope", "--config", "Llama-2-7B", "--quiet")
     assert failing.returncode == 1, failing.stdout + failing.stderr
 
@@ -233,8 +261,9 @@ def test_peak_memory_checking_a_million_positions() -> None:
     positions = np.arange(1 << 20, dtype=np.int64)
     tracemalloc.start()
     try:
-        outcome = props.accuracy(lambda x, p: _numpy_float32(x, p, config), positions, config,
-                                 level, "float32")
+        outcome = props.accuracy(
+            lambda x, p: _numpy_float32(x, p, config), positions, config, level, "float32"
+        )
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -243,16 +272,35 @@ def test_peak_memory_checking_a_million_positions() -> None:
 
 
 def _plugin(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "--pyargs", "pespec.conformance", *args],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--pyargs",
+            "pespec.conformance",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.mark.slow
 def test_plugin_runs_the_rotary_suite(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
-    ran = _plugin("--pe-rope-backend", "numpy-float32", "--pe-rope-config", "Llama-2-7B",
-                  "--pe-json", str(out))
+    ran = _plugin(
+        "--pe-rope-backend",
+        "numpy-float32",
+        "--pe-rope-config",
+        "Llama-2-7B",
+        "--pe-json",
+        str(out),
+    )
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert json.loads(out.read_text())["level"]["name"] == "float32/float32/float32"
     usage = _plugin("--pe-rope-backend", "numpy-float32")
@@ -260,7 +308,8 @@ def test_plugin_runs_the_rotary_suite(tmp_path: Path) -> None:
 
 
 def test_diagnosis_is_attached_after_a_failure_when_the_module_exists(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The suite calls pespec.rope.diagnosis.diagnose (issue 20) only after a failure; a
     stand-in module records the call and supplies to_dict() and the sentence."""
     import importlib.machinery
@@ -291,6 +340,7 @@ def test_diagnosis_is_attached_after_a_failure_when_the_module_exists(
 
 
 # -- the suite with the diagnosis of issue 20 -------------------------------------------------
+
 
 def _bug_cases() -> list[Any]:
     from pespec.rope.diagnosis.examples import bugs

@@ -40,12 +40,14 @@ def _transformers_frequencies(name: str) -> tuple[np.ndarray, float]:
     config = _hf_config(source.copy)
     if preset.rope_type == "longrope" and preset.seq_len and preset.seq_len > 4096:
         inv_freq, attention = rope_utils.ROPE_INIT_FUNCTIONS["longrope"](
-            config, None, seq_len=preset.seq_len)
+            config, None, seq_len=preset.seq_len
+        )
         return inv_freq.double().numpy(), float(attention)
     model_type = config.model_type.removesuffix("_text")
     module = importlib.import_module(f"transformers.models.{model_type}.modeling_{model_type}")
-    rotary_class = next(getattr(module, attr) for attr in dir(module)
-                        if attr.endswith("RotaryEmbedding"))
+    rotary_class = next(
+        getattr(module, attr) for attr in dir(module) if attr.endswith("RotaryEmbedding")
+    )
     rotary = rotary_class(config)
     prefix = f"{source.layer_type}_" if source.layer_type else ""
     inv_freq = dict(rotary.named_buffers())[f"{prefix}inv_freq"]

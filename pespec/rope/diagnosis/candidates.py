@@ -71,20 +71,30 @@ def _model(config: RopeConfig | None, slip: str, **shown: Any) -> FrequencyModel
 
 def _schedule_slips(c: RopeConfig) -> list[FrequencyModel | None]:
     """Slips of the configured schedule's own parameters (its module's ``slips``)."""
-    return [_model(_variant(c, **slip.changes), slip.text, **slip.shown)
-            for slip in SCHEDULES[c.rope_type].slips(c)]
+    return [
+        _model(_variant(c, **slip.changes), slip.text, **slip.shown)
+        for slip in SCHEDULES[c.rope_type].slips(c)
+    ]
 
 
 def _cross_schedules(c: RopeConfig) -> list[FrequencyModel | None]:
     """The schedule ignored, or read as another schedule with the same factor."""
     out: list[FrequencyModel | None] = []
     if c.rope_type != "default":
-        out.append(_model(_variant(c, rope_type="default"),
-                          f"the {c.rope_type} scaling ignored (plain θ^(−2j/d_r))"))
+        out.append(
+            _model(
+                _variant(c, rope_type="default"),
+                f"the {c.rope_type} scaling ignored (plain θ^(−2j/d_r))",
+            )
+        )
     if c.factor is not None and c.rope_type not in ("linear", "default"):
-        out.append(_model(_variant(c, rope_type="linear", factor=c.factor),
-                          f"{c.rope_type} scaling applied as linear scaling by s = {c.factor:g}",
-                          factor=c.factor))
+        out.append(
+            _model(
+                _variant(c, rope_type="linear", factor=c.factor),
+                f"{c.rope_type} scaling applied as linear scaling by s = {c.factor:g}",
+                factor=c.factor,
+            )
+        )
     return out
 
 
@@ -93,8 +103,11 @@ def _head_dim_omegas(c: RopeConfig) -> FrequencyModel | None:
     if c.d_r == c.head_dim or c.short_factor is not None:
         return None
     wide = _variant(c, rotary_dim=c.head_dim)
-    model = _model(wide, f"ω computed over head_dim = {c.head_dim} instead of "
-                         f"d_r = {c.d_r} (partial rotary)", omega_dim=c.head_dim)
+    model = _model(
+        wide,
+        f"ω computed over head_dim = {c.head_dim} instead of d_r = {c.d_r} (partial rotary)",
+        omega_dim=c.head_dim,
+    )
     if model is None:
         return None
     return dataclasses.replace(model, omegas=model.omegas[: c.d_r // 2].copy())
@@ -114,9 +127,14 @@ def attention_models(config: RopeConfig) -> list[AttentionModel]:
     out = [AttentionModel(exact)]
     if exact != 1.0:
         out.append(AttentionModel(1.0, f"the attention factor A = {exact:.6g} is missing"))
-        out.append(AttentionModel(exact * exact, f"the attention factor A = {exact:.6g} is "
-                                                 f"applied twice ({exact * exact:.6g})"))
+        out.append(
+            AttentionModel(
+                exact * exact,
+                f"the attention factor A = {exact:.6g} is applied twice ({exact * exact:.6g})",
+            )
+        )
     for value, slip in SCHEDULES[config.rope_type].attention_slips(config, exact):
         out.append(AttentionModel(value, slip))
-    return [m for i, m in enumerate(out)
-            if i == 0 or not math.isclose(m.value, exact, rel_tol=1e-12)]
+    return [
+        m for i, m in enumerate(out) if i == 0 or not math.isclose(m.value, exact, rel_tol=1e-12)
+    ]

@@ -51,8 +51,9 @@ def _reach(probes: list[Probe], config: RopeConfig) -> int | None:
     for probe in probes:
         x, p = probe_inputs(probe.positions.tolist(), config.head_dim)
         exact = rotate(x, p, config).reshape(len(probe.positions), config.head_dim + 1, -1)
-        measured = np.concatenate([np.transpose(probe.matrices, (0, 2, 1)),
-                                   probe.mixed[:, None, :]], axis=1)
+        measured = np.concatenate(
+            [np.transpose(probe.matrices, (0, 2, 1)), probe.mixed[:, None, :]], axis=1
+        )
         with np.errstate(invalid="ignore"):
             error = np.abs(measured - exact)
         for position, rows in zip(probe.positions.tolist(), error, strict=True):
@@ -62,8 +63,7 @@ def _reach(probes: list[Probe], config: RopeConfig) -> int | None:
     return reach
 
 
-def _attention(amplitude: float, models: list[AttentionModel],
-               rel: float) -> AttentionModel | None:
+def _attention(amplitude: float, models: list[AttentionModel], rel: float) -> AttentionModel | None:
     for model in models:
         if abs(amplitude - model.value) <= rel * model.value:
             return model
@@ -72,14 +72,27 @@ def _attention(amplitude: float, models: list[AttentionModel],
 
 def _failed(config: RopeConfig, calls: int, why: str) -> RopeDiagnosis:
     stages = dict.fromkeys(STAGES, UNDETERMINED)
-    return RopeDiagnosis("undetermined", "undetermined", {}, stages, None,
-                         f"Not explained: {why}.", False, calls, (why,))
+    return RopeDiagnosis(
+        "undetermined",
+        "undetermined",
+        {},
+        stages,
+        None,
+        f"Not explained: {why}.",
+        False,
+        calls,
+        (why,),
+    )
 
 
-def diagnose(backend: Callable[..., Any], config: RopeConfig, *,
-             timeout: float | None = None,
-             max_position: float | None = None,
-             output_dtype: str | None = None) -> RopeDiagnosis:
+def diagnose(
+    backend: Callable[..., Any],
+    config: RopeConfig,
+    *,
+    timeout: float | None = None,
+    max_position: float | None = None,
+    output_dtype: str | None = None,
+) -> RopeDiagnosis:
     """Diagnose ``backend(x, positions, rope) -> (n, head_dim)`` against ``config``.
 
     Never raises for a misbehaving backend: a probe that fails only shortens the range
@@ -101,8 +114,12 @@ def diagnose(backend: Callable[..., Any], config: RopeConfig, *,
     finite = np.all(np.isfinite(matrices), axis=(1, 2))
     pairing, _ = detect_pairing(matrices[finite], config)
     if pairing == "undetermined":
-        return _failed(config, calls, "no pairing (halves, interleaved or interleaved in / "
-                                      "halves out) explains the rotated basis vectors")
+        return _failed(
+            config,
+            calls,
+            "no pairing (halves, interleaved or interleaved in / "
+            "halves out) explains the rotated basis vectors",
+        )
     cos, sin = pair_values(matrices, config, pairing)
     attentions = attention_models(config)
     rotation = rotation_format(mixed)
@@ -123,21 +140,43 @@ def diagnose(backend: Callable[..., Any], config: RopeConfig, *,
     if pass_through_changed(matrices[finite], config):
         causes.append(f"the pass-through components k ≥ d_r = {config.d_r} are changed")
     explained = fit.score >= EXPLAINED_FRACTION and attention is not None
-    if not explained and attention is not None and fast_math_signature(angles, positions, fit,
-                                                                       noise):
-        causes.append("a fast-math sine/cosine: exact while |φ| ≤ π, its error growing with "
-                      "|φ| beyond (no full range reduction)")
+    if (
+        not explained
+        and attention is not None
+        and fast_math_signature(angles, positions, fit, noise)
+    ):
+        causes.append(
+            "a fast-math sine/cosine: exact while |φ| ≤ π, its error growing with "
+            "|φ| beyond (no full range reduction)"
+        )
         explained = True
     reach = _reach(probes, config)
     parameters = dict(fit.model.parameters)
     parameters["attention_factor"] = attention.value if attention else measured_a
     text = sentence(pairing, fit.model.rope_type, stages, causes, explained, reach)
-    return RopeDiagnosis(pairing, fit.model.rope_type, parameters, stages, reach, text,
-                         explained, calls, tuple(causes), output, round(fit.score, 6))
+    return RopeDiagnosis(
+        pairing,
+        fit.model.rope_type,
+        parameters,
+        stages,
+        reach,
+        text,
+        explained,
+        calls,
+        tuple(causes),
+        output,
+        round(fit.score, 6),
+    )
 
 
-def _causes(config: RopeConfig, pairing: str, model: FrequencyModel, sign: int,
-            attention: AttentionModel | None, measured: float) -> list[str]:
+def _causes(
+    config: RopeConfig,
+    pairing: str,
+    model: FrequencyModel,
+    sign: int,
+    attention: AttentionModel | None,
+    measured: float,
+) -> list[str]:
     out = []
     if pairing != config.pairing:
         out.append(f"pairs formed as {pairing} where the config says {config.pairing}")

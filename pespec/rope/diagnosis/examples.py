@@ -26,8 +26,9 @@ F64 = NDArray[np.float64]
 Backend = Callable[[F64, NDArray[np.int64], RopeConfig], NDArray[Any]]
 
 
-def rotate_pairs(x: NDArray[Any], cos: NDArray[Any], sin: NDArray[Any], d_r: int,
-                 pairing: str) -> NDArray[Any]:
+def rotate_pairs(
+    x: NDArray[Any], cos: NDArray[Any], sin: NDArray[Any], d_r: int, pairing: str
+) -> NDArray[Any]:
     """y = (a cos − b sin, a sin + b cos) per pair, in x's dtype; cos, sin (n, d_r/2)."""
     half = d_r // 2
     y: NDArray[Any] = x.copy()
@@ -61,8 +62,13 @@ def table_backend(omegas: F64, attention: float, pairing: str | None = None) -> 
     def backend(x: F64, positions: NDArray[np.int64], rope: RopeConfig) -> NDArray[Any]:
         phase = positions.astype(np.float32)[:, None] * omegas.astype(np.float32)[None, :]
         a = np.float32(attention)
-        return rotate_pairs(x.astype(np.float32), np.cos(phase) * a, np.sin(phase) * a,
-                            rope.d_r, pairing or rope.pairing)
+        return rotate_pairs(
+            x.astype(np.float32),
+            np.cos(phase) * a,
+            np.sin(phase) * a,
+            rope.d_r,
+            pairing or rope.pairing,
+        )
 
     return backend
 
@@ -127,8 +133,9 @@ def fast_math_backend() -> Backend:
         phase = positions.astype(np.float32)[:, None] * omegas.astype(np.float32)[None, :]
         two_pi = np.float32(np.float16(2 * math.pi))
         reduced = phase - two_pi * np.round(phase / two_pi)
-        return rotate_pairs(x.astype(np.float32), np.cos(reduced), np.sin(reduced), rope.d_r,
-                            rope.pairing)
+        return rotate_pairs(
+            x.astype(np.float32), np.cos(reduced), np.sin(reduced), rope.d_r, rope.pairing
+        )
 
     return backend
 
@@ -155,10 +162,17 @@ def bfloat16_stack(*, inv_freq_bf16: bool = False, positions_bf16: bool = False)
         half = rope.d_r // 2
         out = q.copy()
         if rope.pairing == "halves":
-            a, b, slots = q[:, :half], q[:, half:rope.d_r], (slice(0, half), slice(half, rope.d_r))
+            a, b, slots = (
+                q[:, :half],
+                q[:, half : rope.d_r],
+                (slice(0, half), slice(half, rope.d_r)),
+            )
         else:
-            a, b, slots = q[:, 0:rope.d_r:2], q[:, 1:rope.d_r:2], (
-                slice(0, rope.d_r, 2), slice(1, rope.d_r, 2))
+            a, b, slots = (
+                q[:, 0 : rope.d_r : 2],
+                q[:, 1 : rope.d_r : 2],
+                (slice(0, rope.d_r, 2), slice(1, rope.d_r, 2)),
+            )
         if rope.pairing == "interleaved_in_halves_out":
             slots = (slice(0, half), slice(half, rope.d_r))
 
@@ -178,8 +192,14 @@ def _neox() -> RopeConfig:
 
 
 def _dynamic() -> RopeConfig:
-    return RopeConfig(head_dim=128, theta=10000.0, rope_type="dynamic", factor=4.0,
-                      max_position_embeddings=4096, seq_len=4096)
+    return RopeConfig(
+        head_dim=128,
+        theta=10000.0,
+        rope_type="dynamic",
+        factor=4.0,
+        max_position_embeddings=4096,
+        seq_len=4096,
+    )
 
 
 def bugs() -> list[tuple[str, str, RopeConfig, Backend]]:
@@ -191,22 +211,58 @@ def bugs() -> list[tuple[str, str, RopeConfig, Backend]]:
     assert deepseek.factor is not None
     neox, dynamic = _neox(), _dynamic()
     return [
-        ("inv_freq buffer cast to bfloat16 by module.to(torch.bfloat16)", "Llama-3.1-8B", llama,
-         bfloat16_stack(inv_freq_bf16=True)),
-        ("cos/sin cache built in float16 (arange, inv_freq, product)", "default, θ = 1e6",
-         RopeConfig(head_dim=128, theta=1e6), fp16_cache_backend(1 << 17)),
-        ("positions handed over as bfloat16 (bfloat16 model)", "Llama-3.1-8B", llama,
-         bfloat16_stack(positions_bf16=True)),
-        ("YaRN truncate ignored", "gpt-oss-20b (truncate false)", oss,
-         table_backend(*yarn_port(oss, truncate=True))),
-        ("dynamic NTK collapsed to ℓ = s·L", "dynamic, s 4, L 4096, ℓ 4096", dynamic,
-         table_backend(dynamic_port(dynamic, 16384), 1.0)),
-        ("partial rotary with ω over head_dim", "GPT-NeoX style, d_r 24 of 96", neox,
-         table_backend(1.0 / 10000.0 ** (np.arange(0, 24, 2) / 96), 1.0)),
-        ("halves and interleaved swapped", "Llama-3.1-8B", llama,
-         numpy_backend(np.float32, pairing="interleaved")),
-        ("DeepSeek attention factor as 0.1·ln s + 1", "DeepSeek-V3", deepseek,
-         table_backend(ds_omegas, 0.1 * math.log(deepseek.factor) + 1.0)),
-        ("fast-math sine (range reduction by 2π in float16)", "Llama-3.1-8B", llama,
-         fast_math_backend()),
+        (
+            "inv_freq buffer cast to bfloat16 by module.to(torch.bfloat16)",
+            "Llama-3.1-8B",
+            llama,
+            bfloat16_stack(inv_freq_bf16=True),
+        ),
+        (
+            "cos/sin cache built in float16 (arange, inv_freq, product)",
+            "default, θ = 1e6",
+            RopeConfig(head_dim=128, theta=1e6),
+            fp16_cache_backend(1 << 17),
+        ),
+        (
+            "positions handed over as bfloat16 (bfloat16 model)",
+            "Llama-3.1-8B",
+            llama,
+            bfloat16_stack(positions_bf16=True),
+        ),
+        (
+            "YaRN truncate ignored",
+            "gpt-oss-20b (truncate false)",
+            oss,
+            table_backend(*yarn_port(oss, truncate=True)),
+        ),
+        (
+            "dynamic NTK collapsed to ℓ = s·L",
+            "dynamic, s 4, L 4096, ℓ 4096",
+            dynamic,
+            table_backend(dynamic_port(dynamic, 16384), 1.0),
+        ),
+        (
+            "partial rotary with ω over head_dim",
+            "GPT-NeoX style, d_r 24 of 96",
+            neox,
+            table_backend(1.0 / 10000.0 ** (np.arange(0, 24, 2) / 96), 1.0),
+        ),
+        (
+            "halves and interleaved swapped",
+            "Llama-3.1-8B",
+            llama,
+            numpy_backend(np.float32, pairing="interleaved"),
+        ),
+        (
+            "DeepSeek attention factor as 0.1·ln s + 1",
+            "DeepSeek-V3",
+            deepseek,
+            table_backend(ds_omegas, 0.1 * math.log(deepseek.factor) + 1.0),
+        ),
+        (
+            "fast-math sine (range reduction by 2π in float16)",
+            "Llama-3.1-8B",
+            llama,
+            fast_math_backend(),
+        ),
     ]

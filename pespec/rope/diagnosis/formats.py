@@ -18,8 +18,12 @@ F64 = NDArray[np.float64]
 FORMATS: Final = ("float64", "float32", "float16", "bfloat16")
 """The formats a stage may be computed in, finest first."""
 
-UNIT_ROUNDOFF: Final = {"float64": 2.0**-53, "float32": 2.0**-24, "float16": 2.0**-11,
-                        "bfloat16": 2.0**-8}
+UNIT_ROUNDOFF: Final = {
+    "float64": 2.0**-53,
+    "float32": 2.0**-24,
+    "float16": 2.0**-11,
+    "bfloat16": 2.0**-8,
+}
 """u of each format (half an ulp of 1)."""
 
 _RANK: Final = {"float64": 3, "float32": 2, "float16": 1, "bfloat16": 1}

@@ -82,8 +82,7 @@ def to_float64(result: Any) -> tuple[F64, str]:
     return np.asarray(result).astype(np.float64), name
 
 
-def _call(backend: Callable[..., Any], args: tuple[Any, ...],
-          timeout: float | None) -> Any:
+def _call(backend: Callable[..., Any], args: tuple[Any, ...], timeout: float | None) -> Any:
     """backend(*args) in a daemon thread; raises TimeoutError past ``timeout`` seconds."""
     box: dict[str, Any] = {}
 
@@ -111,14 +110,20 @@ def _call(backend: Callable[..., Any], args: tuple[Any, ...],
 def declared_max_position(backend: Any) -> float | None:
     """``max_position`` of a backend's ``pespec_capabilities`` (a dict or an object)."""
     declared = getattr(backend, "pespec_capabilities", None)
-    value = (declared.get("max_position") if isinstance(declared, dict)
-             else getattr(declared, "max_position", None))
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
-        else None
+    value = (
+        declared.get("max_position")
+        if isinstance(declared, dict)
+        else getattr(declared, "max_position", None)
+    )
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def run_probes(backend: Callable[..., Any], config: RopeConfig, timeout: float | None,
-               max_position: float | None = None) -> tuple[list[Probe], int]:
+def run_probes(
+    backend: Callable[..., Any],
+    config: RopeConfig,
+    timeout: float | None,
+    max_position: float | None = None,
+) -> tuple[list[Probe], int]:
     """The probes that succeeded (in position order) and the number of backend calls;
     no position beyond ``max_position`` is probed."""
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -141,6 +146,12 @@ def run_probes(backend: Callable[..., Any], config: RopeConfig, timeout: float |
         if values.shape != x.shape:
             break
         rows = values.reshape(len(positions), width, config.head_dim)
-        probes.append(Probe(np.asarray(positions, dtype=np.int64),
-                            np.transpose(rows[:, :-1, :], (0, 2, 1)), rows[:, -1, :], name))
+        probes.append(
+            Probe(
+                np.asarray(positions, dtype=np.int64),
+                np.transpose(rows[:, :-1, :], (0, 2, 1)),
+                rows[:, -1, :],
+                name,
+            )
+        )
     return probes, calls

@@ -72,25 +72,44 @@ def low_stages(stages: dict[str, str], output: str) -> list[str]:
             continue
         need = _required(stage, output)
         if precision_rank(found) < precision_rank(need):
-            what = {"inv_freq": "inverse frequencies", "positions": "positions",
-                    "phase": "phase p·ω", "cache": "cos/sin cache",
-                    "rotation": "rotation"}[stage]
+            what = {
+                "inv_freq": "inverse frequencies",
+                "positions": "positions",
+                "phase": "phase p·ω",
+                "cache": "cos/sin cache",
+                "rotation": "rotation",
+            }[stage]
             out.append(f"{what} in {found} (the {output} output's level needs {need})")
     return out
 
 
-def sentence(pairing: str, rope_type: str, stages: dict[str, str], causes: list[str],
-             explained: bool, reach: int | None) -> str:
+def sentence(
+    pairing: str,
+    rope_type: str,
+    stages: dict[str, str],
+    causes: list[str],
+    explained: bool,
+    reach: int | None,
+) -> str:
     """One sentence: what the backend computes and, if any, the causes found."""
     shown = ", ".join(f"{k} {v}" for k, v in stages.items())
-    where = ("; not within 1e-2 of exact even at position 0" if reach is None else
-             f"; within 1e-2 of exact up to position {reach} of the probes")
+    where = (
+        "; not within 1e-2 of exact even at position 0"
+        if reach is None
+        else f"; within 1e-2 of exact up to position {reach} of the probes"
+    )
     if not explained:
-        lead = ("The probes are not explained by any model tried "
-                f"(pairing {pairing}, closest schedule {rope_type}; {shown})")
+        lead = (
+            "The probes are not explained by any model tried "
+            f"(pairing {pairing}, closest schedule {rope_type}; {shown})"
+        )
         return lead + (": " + "; ".join(causes) if causes else "") + where + "."
     if not causes:
-        return (f"The backend computes the configured rotation ({pairing} pairs, "
-                f"{rope_type} schedule; {shown}): no bug found{where}.")
-    return (f"The backend computes {pairing} pairs with the {rope_type} schedule "
-            f"({shown}) and the cause is: " + "; ".join(causes) + where + ".")
+        return (
+            f"The backend computes the configured rotation ({pairing} pairs, "
+            f"{rope_type} schedule; {shown}): no bug found{where}."
+        )
+    return (
+        f"The backend computes {pairing} pairs with the {rope_type} schedule "
+        f"({shown}) and the cause is: " + "; ".join(causes) + where + "."
+    )

@@ -31,7 +31,11 @@ from pespec.rope.diagnosis.formats import (
 )
 
 __all__ = [
-    "UNDETERMINED", "PhaseFit", "cache_format", "fast_math_signature", "fit_phase",
+    "UNDETERMINED",
+    "PhaseFit",
+    "cache_format",
+    "fast_math_signature",
+    "fit_phase",
     "rotation_format",
 ]
 
@@ -59,8 +63,11 @@ def cache_format(basis: F64, rotation: str, attentions: list[AttentionModel]) ->
     if precision_rank(rotation) == 1:
         return UNDETERMINED
     rel = 4 * UNIT_ROUNDOFF[rotation]
-    coarser = [n for n in ("bfloat16", "float16", "float32")
-               if precision_rank(n) < precision_rank(rotation)]
+    coarser = [
+        n
+        for n in ("bfloat16", "float16", "float32")
+        if precision_rank(n) < precision_rank(rotation)
+    ]
     for name in coarser:
         for model in attentions:
             for a in {model.value, float(np.float32(model.value))}:
@@ -116,9 +123,14 @@ def _stored_frequencies(omegas: F64, name: str) -> F64:
     return nearest[None, :] + np.asarray(OFFSETS, dtype=np.float64)[:, None] * ulp[None, :]
 
 
-def _matches(angles: F64, positions: F64, omegas: F64, sign: int,
-             hypothesis: tuple[str, str, str], noise: float
-             ) -> tuple[F64, F64, NDArray[np.bool_]]:
+def _matches(
+    angles: F64,
+    positions: F64,
+    omegas: F64,
+    sign: int,
+    hypothesis: tuple[str, str, str],
+    noise: float,
+) -> tuple[F64, F64, NDArray[np.bool_]]:
     """(the simulated phase, |measured − simulated| wrapped, whether they match), each
     (m, d_r/2), with each pair's stored ω' the best of :data:`OFFSETS`."""
     inv, pos, phase = hypothesis
@@ -130,15 +142,22 @@ def _matches(angles: F64, positions: F64, omegas: F64, sign: int,
         residual = np.abs(_wrap(angles[None] - sign * phi))
         measured_ok = np.isfinite(angles)[None]
         predicted_ok = np.isfinite(phi)
-        match = np.where(measured_ok & predicted_ok, residual <= slack[None],
-                         ~measured_ok & ~predicted_ok)
+        match = np.where(
+            measured_ok & predicted_ok, residual <= slack[None], ~measured_ok & ~predicted_ok
+        )
     best = np.argmax(match.sum(axis=1), axis=0)  # first offset with the most matches
     pick = (best[None, :], np.arange(phi.shape[1])[:, None], np.arange(phi.shape[2])[None, :])
     return phi[pick], residual[pick], match[pick]
 
 
-def _score(angles: F64, positions: F64, omegas: F64, sign: int,
-           hypothesis: tuple[str, str, str], noise: float) -> float:
+def _score(
+    angles: F64,
+    positions: F64,
+    omegas: F64,
+    sign: int,
+    hypothesis: tuple[str, str, str],
+    noise: float,
+) -> float:
     return float(np.mean(_matches(angles, positions, omegas, sign, hypothesis, noise)[2]))
 
 
@@ -146,20 +165,21 @@ def fast_math_signature(angles: F64, positions: F64, fit: PhaseFit, noise: float
     """Whether the best model matches every angle with |φ| ≤ π but not those beyond, and
     fails more often the larger |φ| (a sine or cosine without a full range reduction)."""
     hypothesis = (fit.formats["inv_freq"], fit.formats["positions"], fit.formats["phase"])
-    phi, residual, match = _matches(angles, positions, fit.model.omegas, fit.sign,
-                                    hypothesis, noise)
+    phi, residual, match = _matches(
+        angles, positions, fit.model.omegas, fit.sign, hypothesis, noise
+    )
     with np.errstate(invalid="ignore"):
         size = np.abs(phi)
     inside, near, far = size <= math.pi, (size > math.pi) & (size <= 8), (size > 8) & (size < 64)
     if not inside.any() or not near.any() or not far.any():
         return False
     grows = np.nanmedian(residual[far]) > 2 * np.nanmedian(residual[near])
-    return bool(np.mean(match[inside]) >= 0.99 and np.mean(match[size > math.pi]) < 0.5
-                and grows)
+    return bool(np.mean(match[inside]) >= 0.99 and np.mean(match[size > math.pi]) < 0.5 and grows)
 
 
-def fit_phase(angles: F64, positions: F64, models: list[FrequencyModel],
-              noise: float) -> tuple[PhaseFit, dict[str, str]]:
+def fit_phase(
+    angles: F64, positions: F64, models: list[FrequencyModel], noise: float
+) -> tuple[PhaseFit, dict[str, str]]:
     """The best (model, sign, formats) and each stage's format or 'undetermined'.
 
     ``angles`` (m, d_r/2) measured (NaN where the backend gave no finite value),
@@ -167,15 +187,16 @@ def fit_phase(angles: F64, positions: F64, models: list[FrequencyModel],
     """
     hypotheses = _hypotheses(positions)
     scored = []
-    for order, (model, sign, hyp) in enumerate(
-            itertools.product(models, (1, -1), hypotheses)):
-        scored.append((_score(angles, positions, model.omegas, sign, hyp, noise), order,
-                       model, sign, hyp))
+    for order, (model, sign, hyp) in enumerate(itertools.product(models, (1, -1), hypotheses)):
+        scored.append(
+            (_score(angles, positions, model.omegas, sign, hyp, noise), order, model, sign, hyp)
+        )
     best = max(s[0] for s in scored)
     near = [s for s in scored if s[0] >= best - MARGIN]
     score, _, model, sign, hyp = min(near, key=lambda s: s[1])
-    fit = PhaseFit(model, sign, dict(zip(("inv_freq", "positions", "phase"), hyp, strict=True)),
-                   score)
+    fit = PhaseFit(
+        model, sign, dict(zip(("inv_freq", "positions", "phase"), hyp, strict=True)), score
+    )
     same = [s[4] for s in near if s[2] is model and s[3] == sign]
     stages = {}
     for index, stage in enumerate(("inv_freq", "positions", "phase")):
