@@ -310,22 +310,8 @@ def _first_non_finite(output: NDArray[Any]) -> tuple[int, int] | None:
 
 
 def _result(check_id: str, stage: str, title: str, outcome: props.Outcome) -> CheckResult:
-    finite = bool(np.isfinite(outcome.ratio))
-    return _check(
-        check_id,
-        stage,
-        title,
-        "passed" if outcome.passed else "failed",
-        outcome.message,
-        max_error=outcome.error,
-        bound=outcome.bound,
-        worst_position=outcome.position,
-        worst_column=outcome.column,
-        details={
-            "max_ratio": outcome.ratio if finite else None,
-            "values_compared": outcome.compared,
-        },
-    )
+    fields = outcome.result_fields()
+    return _check(check_id, stage, title, fields.pop("status"), fields.pop("message"), **fields)
 
 
 def _golden_rows(

@@ -58,6 +58,23 @@ class Outcome:
     def passed(self) -> bool:
         return self.compared > 0 and self.ratio <= 1.0
 
+    def result_fields(self) -> dict[str, Any]:
+        """The fields of the check result it gives (status, message, the worst element and
+        its details), for ``CheckResult``/``PlannedCheck.result`` keywords."""
+        finite = bool(np.isfinite(self.ratio))
+        return {
+            "status": "passed" if self.passed else "failed",
+            "message": self.message,
+            "max_error": self.error,
+            "bound": self.bound,
+            "worst_position": self.position,
+            "worst_column": self.column,
+            "details": {
+                "max_ratio": self.ratio if finite else None,
+                "values_compared": self.compared,
+            },
+        }
+
 
 def inputs(n: int, head_dim: int, seed: int = 0, bits: int = 7) -> F64:
     """Deterministic x of shape (n, head_dim): k/64 with |k| < 2^bits (a stated integer formula)."""

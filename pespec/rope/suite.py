@@ -304,20 +304,8 @@ class RopeSuite(Suite):
         return props.relative_position(call, pairs[keep], config, level, out)
 
     def _outcome_result(self, planned: PlannedCheck, outcome: props.Outcome) -> CheckResult:
-        finite = np.isfinite(outcome.ratio)
-        return self._result(
-            planned,
-            "passed" if outcome.passed else "failed",
-            outcome.message,
-            max_error=outcome.error,
-            bound=outcome.bound,
-            worst_position=outcome.position,
-            worst_column=outcome.column,
-            details={
-                "max_ratio": outcome.ratio if finite else None,
-                "values_compared": outcome.compared,
-            },
-        )
+        fields = outcome.result_fields()
+        return self._result(planned, fields.pop("status"), fields.pop("message"), **fields)
 
     def _ensure_contract(self) -> dict[str, tuple[bool, str]]:
         if self._contract is None:
