@@ -49,6 +49,27 @@ def test_each_schedule_is_one_module(name: str) -> None:
     assert schedule_of(name) is module.SCHEDULE
 
 
+def test_the_registry_finds_the_schedules_itself() -> None:
+    """Adding a schedule edits no registry line: registry.py imports no schedule module and
+    spells no schedule's name; it collects every module's SCHEDULE in SPEC_ORDER."""
+    source = (ROPE / "schedules" / "registry.py").read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    imported = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    } | {
+        (node.module or "").rpartition(".")[2]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+    }
+    assert not imported & set(SCHEDULES), imported & set(SCHEDULES)
+    assert _named_schedules(ROPE / "schedules" / "registry.py") == set()
+    orders = [importlib.import_module(f"pespec.rope.schedules.{n}").SPEC_ORDER for n in ROPE_TYPES]
+    assert orders == sorted(orders) == list(range(len(ROPE_TYPES)))
+
+
 def test_schedule_of_names_the_allowed_ones() -> None:
     with pytest.raises(ValueError, match=r"rope_type must be one of \['default'.*got 'ntk'"):
         schedule_of("ntk")

@@ -20,6 +20,9 @@ def _hf_fields(source: HfBlock) -> dict[str, Any]:
     return {}
 
 
+SPEC_ORDER = 0
+"""Where SPEC §8.3 lists this schedule (the registry's order, and ``ROPE_TYPES``')."""
+
 SCHEDULE = Schedule(
     name="default", required=(), optional=(), exact=_exact, constant=0.0, hf_fields=_hf_fields
 )

@@ -77,6 +77,9 @@ def _slips(c: ScheduleConfig) -> list[Slip]:
     return [Slip({"seq_len": length}, text, {"seq_len": length})]
 
 
+SPEC_ORDER = 2
+"""Where SPEC §8.3 lists this schedule (the registry's order, and ``ROPE_TYPES``')."""
+
 SCHEDULE = Schedule(
     name="dynamic",
     required=("factor", "max_position_embeddings", "seq_len"),

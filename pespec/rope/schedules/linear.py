@@ -22,6 +22,9 @@ def _hf_fields(source: HfBlock) -> dict[str, Any]:
     return {"factor": source.block.get("factor")}
 
 
+SPEC_ORDER = 1
+"""Where SPEC §8.3 lists this schedule (the registry's order, and ``ROPE_TYPES``')."""
+
 SCHEDULE = Schedule(
     name="linear",
     required=("factor",),

@@ -98,6 +98,9 @@ def _context(config: ScheduleConfig) -> tuple[int, str] | None:
     return n, "factor × original_max_position_embeddings"
 
 
+SPEC_ORDER = 4
+"""Where SPEC §8.3 lists this schedule (the registry's order, and ``ROPE_TYPES``')."""
+
 SCHEDULE = Schedule(
     name="llama3",
     required=("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),

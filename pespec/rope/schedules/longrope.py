@@ -78,6 +78,9 @@ def _slips(c: ScheduleConfig) -> list[Slip]:
     return [Slip({"seq_len": other}, text, {"seq_len": other})]
 
 
+SPEC_ORDER = 5
+"""Where SPEC §8.3 lists this schedule (the registry's order, and ``ROPE_TYPES``')."""
+
 SCHEDULE = Schedule(
     name="longrope",
     required=("original_max_position_embeddings", "seq_len", "short_factor", "long_factor"),

@@ -3,34 +3,41 @@
 :data:`SCHEDULES` maps each ``rope_type`` (named as transformers names it) to its
 :class:`~pespec.rope.schedules.base.Schedule`; the generic code (``RopeConfig``, the
 ``config.json`` reader, the oracle, the error model, the diagnosis) iterates it or looks a
-schedule up with :func:`schedule_of`. Adding a schedule is one module in this folder and one
-line here.
+schedule up with :func:`schedule_of`. The registry finds the schedules itself: every module
+of this package with a ``SCHEDULE`` (and its ``SPEC_ORDER``), so adding a schedule is one
+module in this folder and edits no file here.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
-from pespec.rope.schedules import default, dynamic, linear, llama3, longrope, yarn
 from pespec.rope.schedules.base import Schedule
 
 __all__ = ["PAIRINGS", "ROPE_TYPES", "SCHEDULES", "schedule_of"]
 
-SCHEDULES: Final[Mapping[str, Schedule]] = MappingProxyType(
-    {
-        s.name: s
-        for s in (
-            default.SCHEDULE,
-            linear.SCHEDULE,
-            dynamic.SCHEDULE,
-            yarn.SCHEDULE,
-            llama3.SCHEDULE,
-            longrope.SCHEDULE,
-        )
-    }
-)
+
+def _discovered() -> dict[str, Schedule]:
+    """Every ``SCHEDULE`` of this package's modules, by name, in ``SPEC_ORDER``."""
+    package = __name__.rpartition(".")[0]
+    path = importlib.import_module(package).__path__
+    found: list[tuple[int, Schedule]] = []
+    for info in sorted(pkgutil.iter_modules(path), key=lambda m: m.name):
+        module = importlib.import_module(f"{package}.{info.name}")
+        schedule = getattr(module, "SCHEDULE", None)
+        if isinstance(schedule, Schedule):
+            found.append((int(module.SPEC_ORDER), schedule))
+    orders = [order for order, _ in found]
+    if len(set(orders)) != len(orders):
+        raise RuntimeError(f"two rotary schedules share a SPEC_ORDER: {sorted(orders)}")
+    return {schedule.name: schedule for _, schedule in sorted(found, key=lambda f: f[0])}
+
+
+SCHEDULES: Final[Mapping[str, Schedule]] = MappingProxyType(_discovered())
 """Every schedule, in the order SPEC §8.3 lists them."""
 
 ROPE_TYPES: Final = tuple(SCHEDULES)

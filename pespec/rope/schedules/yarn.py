@@ -232,6 +232,9 @@ def _attention_slips(config: ScheduleConfig, exact: float) -> list[tuple[float, 
     ]
 
 
+SPEC_ORDER = 3
+"""Where SPEC §8.3 lists this schedule (the registry's order, and ``ROPE_TYPES``')."""
+
 SCHEDULE = Schedule(
     name="yarn",
     required=("factor", "original_max_position_embeddings"),
