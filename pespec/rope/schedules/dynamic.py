@@ -19,7 +19,7 @@ from pespec.rope.schedules.base import (
     base_omegas,
 )
 
-__all__ = ["SCHEDULE"]
+__all__ = ["SCHEDULE", "SPEC_ORDER"]
 
 
 def _check(config: ScheduleConfig, rotary: int, fields: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from pespec.rope.schedules.base import Arith, HfBlock, Schedule, ScheduleConfig, base_omegas
 
-__all__ = ["SCHEDULE"]
+__all__ = ["SCHEDULE", "SPEC_ORDER"]
 
 
 def _exact(config: ScheduleConfig, ar: Arith) -> tuple[list[Any], Any]:

@@ -25,7 +25,7 @@ from pespec.rope.schedules.base import (
     l_for_l0_slip,
 )
 
-__all__ = ["SCHEDULE"]
+__all__ = ["SCHEDULE", "SPEC_ORDER"]
 
 F64 = NDArray[np.float64]
 

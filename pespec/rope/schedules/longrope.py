@@ -20,7 +20,7 @@ from pespec.rope.schedules.base import (
     base_omegas,
 )
 
-__all__ = ["SCHEDULE"]
+__all__ = ["SCHEDULE", "SPEC_ORDER"]
 
 
 def _exact(config: ScheduleConfig, ar: Arith) -> tuple[list[Any], Any]:

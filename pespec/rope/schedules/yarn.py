@@ -28,7 +28,7 @@ from pespec.rope.schedules.base import (
 )
 from pespec.rope.schedules.fields import check_positive, show, whole_count
 
-__all__ = ["SCHEDULE", "yarn_correction_dims"]
+__all__ = ["SCHEDULE", "SPEC_ORDER", "yarn_correction_dims"]
 
 F64 = NDArray[np.float64]
 _BLOCK_KEYS = ("beta_fast", "beta_slow", "truncate", "attention_factor", "mscale", "mscale_all_dim")
