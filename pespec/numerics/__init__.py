@@ -10,7 +10,8 @@
 * :mod:`~pespec.numerics.rounding`: certified rounding of MPFR values (Ziv's strategy);
 * :mod:`~pespec.numerics.ratio`: an error against its bound, and the one worst-ratio
   accumulator;
-* :mod:`~pespec.numerics.problems`: a saved output that cannot be judged (OutputProblem).
+* :mod:`~pespec.numerics.problems`: what is wrong with an output array (OutputProblem,
+  first_non_finite).
 
 Every module here imports nothing of pespec but this package, ``pespec._version`` and
 ``pespec._atomic`` (``tests/project/test_numerics_floor.py``).

@@ -28,14 +28,16 @@ import mpmath
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.properties.base import DTYPES, LEVELS, SIGNIFICAND_BITS, EncodingConfig, Level
-from pespec.properties.formats import (
+from pespec.numerics.formats import (
+    DTYPES,
     FUNCTION_ULPS,
     MAX_FINITE,
+    SIGNIFICAND_BITS,
     gamma,
     rounding_term,
     ulp,
 )
+from pespec.properties.base import LEVELS, EncodingConfig, Level
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.validation import check_base, check_d_model
 

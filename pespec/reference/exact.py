@@ -46,14 +46,10 @@ from pespec.numerics.turns import (
     dyadic,
     inv_two_pi_fixed,
 )
+from pespec.numerics.validation import check_non_negative_int, check_positions
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.oracle import frequencies_dd
-from pespec.reference.validation import (
-    check_base,
-    check_d_model,
-    check_non_negative_int,
-    check_positions,
-)
+from pespec.reference.validation import check_base, check_d_model
 
 __all__ = [
     "GRID",

@@ -21,8 +21,7 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.properties.base import DTYPES, SIGNIFICAND_BITS
-from pespec.properties.formats import LIBRARY_ULPS
+from pespec.numerics.formats import DTYPES, LIBRARY_ULPS, SIGNIFICAND_BITS
 from pespec.rope.config import RopeConfig
 from pespec.rope.schedules.registry import SCHEDULES
 

@@ -4,9 +4,9 @@ The angles φ_j(p) = p·ω'_j are evaluated with the exact angle kernel of SPEC 
 (:mod:`pespec.numerics.turns`, :mod:`pespec.numerics.rotation`): ω'_j as a certified
 double-double from the rotary oracle, divided by 2π in exact integer arithmetic and cut into
 26-bit pieces, the angle reduced in turns without error, sin and cos from a table and short
-polynomials, and consecutive integer positions by the block rotation. Only the pieces differ from Annex C (they
-carry ω'_j instead of base^(−k/(d/2 − s))), so Annex C's theorem applies: each cos and sin is
-within 2^-52 of the correctly rounded value for |p·ω'_j| ≤ 2^40.
+polynomials, and consecutive integer positions by the block rotation. Only the pieces differ
+from Annex C (they carry ω'_j instead of base^(−k/(d/2 − s))), so Annex C's theorem applies:
+each cos and sin is within 2^-52 of the correctly rounded value for |p·ω'_j| ≤ 2^40.
 
 The rotation is then, per pair, y_a = fl(Ã·fl(fl(a·c) − fl(b·s))) and
 y_b = fl(Ã·fl(fl(a·s) + fl(b·c))) with Ã = A rounded (the multiplication skipped when Ã = 1);
