@@ -3,7 +3,7 @@ many positions from a few anchors and GRID fine offsets, bit for bit a function 
 
 What: :class:`Rotator` fills rows of sin and cos of 2π·x·W_k for integer and real positions x,
 each element within 2^-52 of the exact value for |angle| ≤ 2^40 (SPEC Annex C's theorem), laid
-out as a :class:`TableLayout` says. Why: both the absolute and the rotary references fill their
+out as a :class:`TableLayout` says. Why: every exact reference fills its
 tables with it; it names no family. Compiled kernels (:mod:`pespec.numerics.kernels`) replace
 the NumPy loops when numba is installed, with the same bits. Shapes: out (n, 2K), x (n,).
 """

@@ -3,8 +3,8 @@ one turn without error, and double-double sin and cos from a table and short pol
 
 What: for a position x and frequencies W_k (turns per unit position, cut into 26-bit pieces by
 :func:`cut_turn_pieces`), the double-double sin and cos of 2π·x·W_k, within about 2^-100 of the
-exact value for |2π·x·W_k| ≤ 2^40 (SPEC Annex C.4 bounds each step). Why: both the absolute and
-the rotary references evaluate their angles with it; it names no family. Shapes: x (n,),
+exact value for |2π·x·W_k| ≤ 2^40 (SPEC Annex C.4 bounds each step). Why: every exact reference
+evaluates its angles with it; it names no family. Shapes: x (n,),
 pieces (K, PIECES), results (n, K); angles in turns unless said otherwise.
 """
 
