@@ -134,6 +134,7 @@ def test_numerics_imports_only_itself_version_and_atomic() -> None:
 
 
 def test_numerics_names_no_family() -> None:
+    assert _modules(NUMERICS), "pespec/numerics is missing"
     problems = [
         problem
         for path in _modules(NUMERICS)
