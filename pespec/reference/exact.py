@@ -29,7 +29,6 @@ from numpy.typing import NDArray
 from pespec.numerics.rotation import (
     GRID,
     TILE_ELEMENTS,
-    Factors,
     Rotator,
     TableLayout,
     fine_factors,
@@ -42,6 +41,7 @@ from pespec.numerics.turns import (
     TABLE_SIZE,
     TWO_PI_HI,
     TWO_PI_LO,
+    Factors,
     cut_turn_pieces,
     dyadic,
     inv_two_pi_fixed,
