@@ -19,6 +19,7 @@ from pespec.numerics.problems import OutputProblem, first_non_finite
 
 __all__ = ["OutputProblem", "first_non_finite", "output_problems"]
 
+
 def output_problems(
     output: NDArray[Any],
     positions: NDArray[Any],
