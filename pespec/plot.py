@@ -25,10 +25,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec._atomic import atomic_path
+from pespec.numerics.validation import check_non_negative_int
 from pespec.properties.base import EncodingConfig, Level, level_for_dtype, parse_level
 from pespec.reference import oracle
 from pespec.reference.encoding import encode, sinusoidal_positional_encoding
-from pespec.reference.validation import check_base, check_d_model, check_non_negative_int
+from pespec.reference.validation import check_base, check_d_model
 
 __all__ = [
     "FORMATS",

@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend, Capabilities, callable_name
 from pespec.conformance.host import to_host
-from pespec.reference.validation import check_non_negative_int
+from pespec.numerics.validation import check_non_negative_int
 
 __all__ = ["DEFAULT_CACHE_SIZE", "module_backend", "table_backend"]
 

@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend
 from pespec.conformance.guard import BackendLoadError
-from pespec.properties.base import DTYPES
+from pespec.numerics.formats import DTYPES
 
 __all__ = ["BUILTIN_BACKENDS", "REFERENCE_MAX_POSITION", "builtin_backend"]
 

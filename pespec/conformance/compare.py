@@ -3,7 +3,7 @@
 Used by the suite (:mod:`pespec.conformance.runner`: golden, timesteps and large stages) and
 by the checks of saved outputs (:mod:`pespec.conformance.fromfile`). Each element's error is
 judged against its SPEC §4 bound with the one ratio rule and non-finite rule of
-:mod:`pespec.properties.ratio`.
+:mod:`pespec.numerics.ratio`; the worst element is found by its one accumulator.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.report import CheckResult
+from pespec.numerics.ratio import WorstRatio, finite_error
 from pespec.properties.base import EncodingConfig, Level
 from pespec.properties.errormodel import element_bound_parts
-from pespec.properties.ratio import error_ratio, finite_error
 from pespec.reference import oracle
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.encoding import encode
@@ -90,8 +90,9 @@ class PlannedCheck:
 
 
 @dataclass
-class Worst:
-    """Running statistics of |y − x| against a per-element bound, block by block."""
+class Worst(WorstRatio):
+    """Running statistics of |y − x| against a per-element bound, block by block: the worst
+    ratio (:class:`~pespec.numerics.ratio.WorstRatio`), where it is, the largest |error|."""
 
     max_abs_error: float = 0.0
     max_abs_bound: float | None = None
@@ -99,13 +100,9 @@ class Worst:
     max_abs_column: int | None = None
     """Where the largest |error| is (its bound, position, column): often not the worst
     element, whose |error| is the largest fraction of its bound."""
-    ratio: float = -1.0
-    error: float | None = None
-    bound: float | None = None
     position: int | float | None = None
     column: int | None = None
     violations: int = 0
-    compared: int = 0
 
     def update(
         self,
@@ -119,16 +116,11 @@ class Worst:
         error = finite_error(np.abs(values.astype(np.float64) - reference))
         bad = ~(error <= bound)
         self.violations += int(np.count_nonzero(bad))
-        self.compared += error.size
-        if error.size == 0:
-            return
-        self._update_largest(error, bound, positions, columns)
-        ratio = error_ratio(error, bound)
-        row, col = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
-        if float(ratio[row, col]) > self.ratio:
-            self.ratio = float(ratio[row, col])
-            self.error = float(error[row, col])
-            self.bound = float(bound[row, col])
+        if error.size:
+            self._update_largest(error, bound, positions, columns)
+        flat = self.fold(error, bound)
+        if flat is not None:
+            row, col = np.unravel_index(flat, error.shape)
             self.position = positions[row].item()
             self.column = int(columns[col])
 

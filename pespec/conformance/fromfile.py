@@ -33,9 +33,11 @@ from pespec.conformance.compare import (
 from pespec.conformance.contract import BackendFailure, validate_output
 from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
-from pespec.properties.base import DTYPES, LEVELS, Level, dtype_name, parse_level
+from pespec.numerics.formats import DTYPES, dtype_name
+from pespec.numerics.validation import check_positions
+from pespec.properties.base import LEVELS, Level, parse_level
 from pespec.reference.golden import load_fixture_sets
-from pespec.reference.validation import check_base, check_d_model, check_positions
+from pespec.reference.validation import check_base, check_d_model
 
 __all__ = ["SavedOutput", "compare_saved_output", "load_output", "parse_positions", "read_output"]
 

@@ -18,9 +18,9 @@ validators (as in Hypothesis), such as :func:`~pespec.properties.base.check_clai
 
 # The families register their properties in PROPERTIES when imported (SPEC order is kept by
 # section whatever the import order).
+from pespec.numerics.formats import DTYPES
 from pespec.properties.accuracy import prop_accuracy, prop_boundedness, prop_norm
 from pespec.properties.base import (
-    DTYPES,
     LEVELS,
     Encoder,
     EncodingConfig,

@@ -12,11 +12,11 @@ import math
 
 import numpy as np
 
+from pespec.numerics.formats import gamma
+from pespec.numerics.ratio import error_ratio
 from pespec.properties.base import PropertyResult
 from pespec.properties.context import Context, describe_excess, position_value
 from pespec.properties.errormodel import EVALUATION_SAFETY
-from pespec.properties.formats import gamma
-from pespec.properties.ratio import error_ratio
 from pespec.properties.registry import spec_property
 from pespec.properties.rows import ORACLE_ERROR, U64, Rows, call, evaluate, norm_up, worst_index
 

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.numerics.formats import DTYPES, SIGNIFICAND_BITS, dtype_name, unit_roundoff
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.validation import check_base, check_d_model, check_positions
 
@@ -37,23 +37,6 @@ __all__ = [
 
 Encoder = Callable[[NDArray[Any], int, float], Any]
 """A backend: ``(positions (n,) int64|float64, d_model, base) -> (n, d_model) array``."""
-
-DTYPES: dict[str, np.dtype[Any]] = {
-    "float64": np.dtype(np.float64),
-    "float32": np.dtype(np.float32),
-    "float16": np.dtype(np.float16),
-    "bfloat16": np.dtype(ml_dtypes.bfloat16),
-}
-"""The floating-point formats pespec knows, by name."""
-
-
-SIGNIFICAND_BITS: dict[str, int] = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}
-"""p, the significand precision including the hidden bit (IEEE 754-2008 Table 3.5; bfloat16: 8)."""
-
-
-def _unit_roundoff(name: str) -> float:
-    """u = 2^-p for a format with p significand bits (including the hidden bit)."""
-    return 2.0 ** -SIGNIFICAND_BITS[name]
 
 
 @dataclass(frozen=True)
@@ -84,12 +67,12 @@ class Level:
     @property
     def u_out(self) -> float:
         """Unit roundoff of the output format, 2^-p (half the float spacing in [1, 2))."""
-        return _unit_roundoff(self.output_dtype)
+        return unit_roundoff(self.output_dtype)
 
     @property
     def u_work(self) -> float:
         """Unit roundoff of the working precision."""
-        return _unit_roundoff(self.working_dtype)
+        return unit_roundoff(self.working_dtype)
 
     @property
     def numpy_output_dtype(self) -> np.dtype[Any]:
@@ -142,15 +125,6 @@ def parse_level(text: str) -> Level:
             f"level must be OUTPUT or OUTPUT@WORKING with dtypes in {sorted(DTYPES)}; got {text!r}"
         )
     return check_claimable(Level(output, working)) if working else LEVELS[output]
-
-
-def dtype_name(dtype: Any) -> str | None:
-    """The pespec name of a NumPy/ml_dtypes dtype (a key of DTYPES), or None when pespec
-    does not know it. The one dtype-to-name rule of the package."""
-    for name, known in DTYPES.items():
-        if dtype == known:
-            return name
-    return None
 
 
 def level_for_dtype(dtype: Any) -> Level:

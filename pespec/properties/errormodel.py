@@ -9,7 +9,7 @@ q = c·(p + o) the scaled position, λ_k = |ln ω_k| and Δq the error of q in T
     |y − x| ≤ ρ + E,  ρ = ½·ulp*_out(min(|x| + E, 1)) [+ ½·ulp*_32(…) via float32],
 
 where c_f is the accuracy in ulps assumed for sin, cos, exp, log and pow in T_work
-(:data:`~pespec.properties.formats.FUNCTION_ULPS`, SPEC §4.1 A2) and ulp* is the spacing
+(:data:`~pespec.numerics.formats.FUNCTION_ULPS`, SPEC §4.1 A2) and ulp* is the spacing
 of T_out below 1 (SPEC §4 has the derivation). Pair 0 has γ = 0 (ω̂_0 = 1, so θ̂ = q̂); a
 float64 → float16/bfloat16 cast may round through float32 (the bracketed term); c_f·u_w + ρ
 alone bounds the distance to (sin θ̂, cos θ̂) of the backend's own angle (the norm, §5.3).
@@ -28,14 +28,16 @@ import mpmath
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.properties.base import DTYPES, LEVELS, SIGNIFICAND_BITS, EncodingConfig, Level
-from pespec.properties.formats import (
+from pespec.numerics.formats import (
+    DTYPES,
     FUNCTION_ULPS,
     MAX_FINITE,
+    SIGNIFICAND_BITS,
     gamma,
     rounding_term,
     ulp,
 )
+from pespec.properties.base import LEVELS, EncodingConfig, Level
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.validation import check_base, check_d_model
 

@@ -16,11 +16,11 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.numerics.formats import gamma
+from pespec.numerics.ratio import error_ratio, is_worse
 from pespec.properties.base import EncodingConfig, PropertyResult
 from pespec.properties.context import Context, describe_excess, position_value
 from pespec.properties.errormodel import EVALUATION_SAFETY
-from pespec.properties.formats import gamma
-from pespec.properties.ratio import error_ratio
 from pespec.properties.registry import spec_property
 from pespec.properties.rows import (
     MAX_ROWS,
@@ -115,7 +115,7 @@ def prop_rotation(ctx: Context, *, offsets: Sequence[int] = DEFAULT_OFFSETS) -> 
     for (k, _, exact), k_rows in zip(plans, moved_rows, strict=True):
         if np.any(exact):
             candidate = _rotation_residual(ctx, base_rows.take(exact), k_rows, k)
-            if worst is None or candidate.ratio > worst.ratio:
+            if is_worse(candidate.ratio, None if worst is None else worst.ratio):
                 worst = candidate
     if worst is None:
         details = {"max_ratio": -1.0, "offset": 0, "skipped_inexact_shifts": skipped}

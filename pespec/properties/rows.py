@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.numerics.formats import gamma
+from pespec.numerics.ratio import worst_index
 from pespec.properties.base import EncodingConfig
 from pespec.properties.context import Context, position_value
 from pespec.properties.errormodel import element_bound_parts
-from pespec.properties.formats import gamma
 from pespec.properties.output import output_problems
 from pespec.reference import oracle
 
@@ -195,12 +196,6 @@ def norm_down(values: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64
         norm = np.sqrt(np.sum(values * values, axis=axis))
     result: NDArray[np.float64] = norm * (1.0 - gamma(count, U64))
     return result
-
-
-def worst_index(ratio: NDArray[np.float64]) -> tuple[int, ...]:
-    """Index of the largest ratio (NaN counts as worst)."""
-    safe = np.where(np.isnan(ratio), np.inf, ratio)
-    return tuple(int(i) for i in np.unravel_index(int(np.argmax(safe)), safe.shape))
 
 
 def without_offset(config: EncodingConfig) -> Any:

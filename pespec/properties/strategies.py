@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from pespec.properties.base import DTYPES, LEVELS, EncodingConfig, Level
+from pespec.numerics.formats import DTYPES
+from pespec.properties.base import LEVELS, EncodingConfig, Level
 from pespec.reference.conventions import CANONICAL, PRESETS, Convention
 
 __all__ = [

@@ -15,12 +15,12 @@ import mpmath
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.numerics.formats import gamma
+from pespec.numerics.ratio import error_ratio, is_worse
 from pespec.properties.accuracy import elementwise
 from pespec.properties.base import EncodingConfig, PropertyResult
 from pespec.properties.context import Context, describe_excess, position_value
 from pespec.properties.errormodel import EVALUATION_SAFETY
-from pespec.properties.formats import gamma
-from pespec.properties.ratio import error_ratio
 from pespec.properties.registry import spec_property
 from pespec.properties.rows import (
     MAX_ROWS,
@@ -216,7 +216,8 @@ def prop_frequency_structure(ctx: Context, *, max_rows: int = MAX_ROWS) -> Prope
     for shift, moved in zip(shifts, batch, strict=True):
         if np.any(shift.usable):
             candidate = _shift_worst(ctx, rows, shift, moved)
-            if candidate is not None and (worst is None or candidate.ratio > worst.ratio):
+            current = None if worst is None else worst.ratio
+            if candidate is not None and is_worse(candidate.ratio, current):
                 worst = candidate
     if worst is not None and not worst.ratio <= 1.0:
         raise ctx.violation(

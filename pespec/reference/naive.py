@@ -15,13 +15,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.numerics.validation import check_non_negative_int, check_positions
 from pespec.reference.conventions import CANONICAL, Convention
-from pespec.reference.validation import (
-    check_base,
-    check_d_model,
-    check_non_negative_int,
-    check_positions,
-)
+from pespec.reference.validation import check_base, check_d_model
 
 __all__ = ["naive_encode", "naive_frequencies", "naive_sinusoidal_positional_encoding"]
 

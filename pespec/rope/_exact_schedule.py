@@ -22,7 +22,7 @@ from typing import Any
 import gmpy2
 import mpmath
 
-from pespec.reference.oracle import rational_omega
+from pespec.numerics.rounding import rational_omega
 from pespec.rope.config import RopeConfig
 from pespec.rope.schedules.registry import SCHEDULES
 

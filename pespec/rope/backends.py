@@ -27,7 +27,7 @@ from pespec._suggest import did_you_mean
 from pespec.conformance.backends import Backend, Capabilities
 from pespec.conformance.guard import BackendLoadError, CallingConvention
 from pespec.conformance.loading import load_backend
-from pespec.properties.base import DTYPES
+from pespec.numerics.formats import DTYPES
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import parse_rope_level
 from pespec.rope.hf import ConfigReading

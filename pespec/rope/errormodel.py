@@ -6,7 +6,7 @@ rotation (a·c − b·s, a·s + b·c) in the *rotation* dtype, the result stored
 dtype. A :class:`RopeLevel` names the three stage dtypes; :func:`element_bound` bounds
 |y − exact| per output element from them and |x|, with the assumptions of SPEC §8.7:
 library sin, cos, pow and exp within LIBRARY_ULPS = 4 ulp (the one value of both families,
-:data:`pespec.properties.formats.LIBRARY_ULPS`, SPEC §4.1 A2), one rounding per stored stage
+:data:`pespec.numerics.formats.LIBRARY_ULPS`, SPEC §4.1 A2), one rounding per stored stage
 (round to nearest), no fast-math intrinsics outside their documented range, no flush-to-zero.
 
 Shapes: x (n, head_dim), positions (n,); bounds (n, head_dim), float64.
@@ -21,8 +21,7 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.properties.base import DTYPES, SIGNIFICAND_BITS
-from pespec.properties.formats import LIBRARY_ULPS
+from pespec.numerics.formats import DTYPES, LIBRARY_ULPS, SIGNIFICAND_BITS
 from pespec.rope.config import RopeConfig
 from pespec.rope.schedules.registry import SCHEDULES
 

@@ -26,9 +26,9 @@ from pespec.conformance.contract import first_non_finite
 from pespec.conformance.filerules import claimed_file_level, file_record, truncation_note
 from pespec.conformance.fromfile import read_output
 from pespec.conformance.report import CheckResult
-from pespec.properties.base import DTYPES, dtype_name
-from pespec.properties.output import OutputProblem
-from pespec.reference.validation import check_positions
+from pespec.numerics.formats import DTYPES, dtype_name
+from pespec.numerics.problems import OutputProblem
+from pespec.numerics.validation import check_positions
 from pespec.rope import properties as props
 from pespec.rope.backends import resolve_config
 from pespec.rope.config import RopeConfig

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.contract import BackendFailure, GuardedBackend, first_non_finite
-from pespec.properties.base import DTYPES, dtype_name
+from pespec.numerics.formats import DTYPES, dtype_name
 from pespec.rope.config import RopeConfig
 
 __all__ = ["RopeGuard"]

@@ -27,7 +27,7 @@ from typing import Final
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.reference.circle import veltkamp_split
+from pespec.numerics.circle import veltkamp_split
 from pespec.rope.config import RopeConfig
 from pespec.rope.oracle import frequencies_dd
 

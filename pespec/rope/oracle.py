@@ -36,7 +36,8 @@ import gmpy2
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.reference.oracle import (
+from pespec.numerics.rounding import (
+    SLACK,
     dyadic_to_mpfr,
     exact_positions,
     round_certified,
@@ -61,7 +62,6 @@ F64 = NDArray[np.float64]
 _MAX_PRECISION = 1 << 22
 _RATIONAL_AFTER = 1 << 12
 """Try the exact rational evaluation once the interval precision passes this."""
-_SLACK = 1.0 + 2.0**-40
 _RUN_STEP = 256
 """Interval runs are made at multiples of this many bits, so most requests share one."""
 _GUARD_BITS = 24
@@ -181,7 +181,7 @@ class _Enclosure(NamedTuple):
 def _midpoint(value: Any) -> tuple[Any, float]:
     low, high = ends(value)
     mid = (low + high) / 2
-    return dyadic_to_mpfr(mid), float((high - low) / 2) * _SLACK
+    return dyadic_to_mpfr(mid), float((high - low) / 2) * SLACK
 
 
 def _enclosure(config: RopeConfig, precision: int) -> _Enclosure:
@@ -223,7 +223,7 @@ def _sin_cos_mpfr(
     position = dyadic_to_mpfr(x)
     magnitude = abs(float(x))
     angle_term = [
-        magnitude * (math.ldexp(r, precision) + abs(float(w)) * _SLACK) * _SLACK
+        magnitude * (math.ldexp(r, precision) + abs(float(w)) * SLACK) * SLACK
         for w, r in zip(enclosure.omega, enclosure.omega_radius, strict=True)
     ]
     with gmpy2.context(precision=precision):
@@ -313,13 +313,13 @@ def _pair_values(
             abs(first) * e_c
             + abs(second) * e_s
             + (abs(float(ac)) + abs(float(bs)) + abs(float(t))) * unit
-        ) * _SLACK
+        ) * SLACK
         y = enclosure.attention * t
         err = (
             abs(float(enclosure.attention)) * t_err
             + enclosure.attention_radius * (abs(float(t)) + t_err)
             + abs(float(y)) * unit
-        ) * _SLACK**2
+        ) * SLACK**2
         results.append(round_interval(y, gmpy2.mpfr(err)))
     return results[0], results[1]
 
@@ -334,8 +334,8 @@ def _row_values(
         return [gmpy2.mpfr(0)] * half, [gmpy2.mpfr(1)] * half, [0.0] * half, [0.0] * half, enclosure
     sines, cosines, angle = _sin_cos_mpfr(x, config, precision)
     unit = math.ldexp(1.0, -precision)
-    e_s = [(g + 2 * abs(float(v))) * _SLACK * unit for g, v in zip(angle, sines, strict=True)]
-    e_c = [(g + 2 * abs(float(v))) * _SLACK * unit for g, v in zip(angle, cosines, strict=True)]
+    e_s = [(g + 2 * abs(float(v))) * SLACK * unit for g, v in zip(angle, sines, strict=True)]
+    e_c = [(g + 2 * abs(float(v))) * SLACK * unit for g, v in zip(angle, cosines, strict=True)]
     return sines, cosines, e_s, e_c, enclosure
 
 
@@ -430,12 +430,12 @@ def _rotate_row(
             )
             t_err = (
                 np.abs(first) * np.array(e_c) + np.abs(second) * np.array(e_s) + magnitude * unit
-            ) * _SLACK
+            ) * SLACK
             err = abs(float(enclosure.attention)) * t_err + enclosure.attention_radius * (
                 np.abs([float(v) for v in t]) + t_err
             )
             with np.errstate(over="ignore", invalid="ignore"):
-                term = np.ldexp(err * _SLACK**2, precision)
+                term = np.ldexp(err * SLACK**2, precision)
             term[~np.isfinite(term)] = np.inf
             results.append(round_certified(y, term, 1, 0, precision))
     outputs = [hi for hi, _ in results]

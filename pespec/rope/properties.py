@@ -16,7 +16,7 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.properties.ratio import error_ratio, finite_error
+from pespec.numerics.ratio import WorstRatio
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import RopeLevel, element_bound
 
@@ -89,19 +89,16 @@ def inputs(n: int, head_dim: int, seed: int = 0, bits: int = 7) -> F64:
 def fold_outcome(
     outcome: Outcome | None, error: F64, bound: F64, positions: NDArray[Any]
 ) -> Outcome:
-    """Merge one block's |error| against ``bound`` (same shape, rows = positions)."""
-    error = finite_error(error)
-    ratio = error_ratio(error, bound)
+    """Merge one block's |error| against ``bound`` (same shape, rows = positions), by the one
+    worst-ratio accumulator (:class:`~pespec.numerics.ratio.WorstRatio`)."""
     current = outcome or Outcome(-1.0, 0.0, 0.0, None, None, 0)
-    current.compared += int(error.size)
-    if error.size == 0:
-        return current
-    flat = int(np.argmax(ratio))
-    row, col = np.unravel_index(flat, ratio.shape) if ratio.ndim == 2 else (flat, 0)
-    if float(ratio.reshape(-1)[flat]) > current.ratio:
-        current.ratio = float(ratio.reshape(-1)[flat])
-        current.error = float(error.reshape(-1)[flat])
-        current.bound = float(bound.reshape(-1)[flat])
+    worst = WorstRatio(current.ratio)
+    flat = worst.fold(error, bound)
+    current.compared += worst.compared
+    if flat is not None and worst.error is not None and worst.bound is not None:
+        shape = np.shape(error)
+        row, col = np.unravel_index(flat, shape) if len(shape) == 2 else (flat, 0)
+        current.ratio, current.error, current.bound = worst.ratio, worst.error, worst.bound
         current.position = float(np.asarray(positions).reshape(-1)[row])
         current.column = int(col)
     return current

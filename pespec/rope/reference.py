@@ -1,12 +1,12 @@
 """The exact float64 rotary reference (SPEC Annex C.6): cos/sin and rotation within a proved bound.
 
-The angles φ_j(p) = p·ω'_j are evaluated with the absolute encoding's exact machinery
-(:mod:`pespec.reference.exact`, SPEC Annex C): ω'_j as a certified double-double from the rotary
-oracle, divided by 2π in exact integer arithmetic and cut into 26-bit pieces, the angle
-reduced in turns without error, sin and cos from a table and short polynomials, and
-consecutive integer positions by the block rotation. Only the pieces differ from Annex C (they
-carry ω'_j instead of base^(−k/(d/2 − s))), so Annex C's theorem applies: each cos and sin is
-within 2^-52 of the correctly rounded value for |p·ω'_j| ≤ 2^40.
+The angles φ_j(p) = p·ω'_j are evaluated with the exact angle kernel of SPEC Annex C
+(:mod:`pespec.numerics.turns`, :mod:`pespec.numerics.rotation`): ω'_j as a certified
+double-double from the rotary oracle, divided by 2π in exact integer arithmetic and cut into
+26-bit pieces, the angle reduced in turns without error, sin and cos from a table and short
+polynomials, and consecutive integer positions by the block rotation. Only the pieces differ
+from Annex C (they carry ω'_j instead of base^(−k/(d/2 − s))), so Annex C's theorem applies:
+each cos and sin is within 2^-52 of the correctly rounded value for |p·ω'_j| ≤ 2^40.
 
 The rotation is then, per pair, y_a = fl(Ã·fl(fl(a·c) − fl(b·s))) and
 y_b = fl(Ã·fl(fl(a·s) + fl(b·c))) with Ã = A rounded (the multiplication skipped when Ã = 1);
@@ -18,27 +18,15 @@ Shapes: positions (n,) (or any shape for :func:`cos_sin`); x (n, head_dim) or
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 from typing import Any, Final
 
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.reference.conventions import Convention
-from pespec.reference.exact import (
-    GRID,
-    INV_2PI_BITS,
-    PIECE_BITS,
-    PIECES,
-    TILE_ELEMENTS,
-    Factors,
-    Rotator,
-    dyadic,
-    fill_positions,
-    inv_two_pi_fixed,
-)
-from pespec.reference.validation import check_positions
+from pespec.numerics.rotation import GRID, SIN_COS_HALVES, Rotator, fill_positions
+from pespec.numerics.turns import cut_turn_pieces
+from pespec.numerics.validation import check_positions
 from pespec.rope.config import RopeConfig
 from pespec.rope.oracle import attention_factor, frequencies_dd
 
@@ -55,8 +43,6 @@ COS_SIN_BOUND: Final = 2.0**-52
 _U: Final = 2.0**-53
 _ROTATE_ELEMENTS: Final = 1 << 15
 """Pairs per chunk of the rotation (rows × pairs × leading size): 256 KiB per temporary."""
-_HALVES: Final = Convention(layout="sin_cos_halves", name="rope pairs")
-"""Lays out the sines of the pairs, then their cosines (an internal table layout)."""
 
 
 def _check_config(config: Any) -> RopeConfig:
@@ -69,44 +55,15 @@ def _check_config(config: Any) -> RopeConfig:
 def _turn_pieces(config: RopeConfig) -> F64:
     """|ω'_j|/(2π) as 5 truncated 26-bit pieces, shape (d_r/2, 5), like SPEC Annex C.3 step 1."""
     hi, lo = frequencies_dd(config)
-    inverse = inv_two_pi_fixed()
-    mask = (1 << PIECE_BITS) - 1
-    pieces = np.zeros((hi.shape[0], PIECES), dtype=np.float64)
-    for j, (h, l_) in enumerate(zip(hi.tolist(), lo.tolist(), strict=True)):
-        mh, eh = dyadic(h)
-        ml, el = dyadic(l_)
-        e0 = min(eh, el) if ml else eh
-        value = ((mh << (eh - e0)) + ((ml << (el - e0)) if ml else 0)) * inverse
-        exponent = e0 - INV_2PI_BITS
-        top = value.bit_length()
-        for i in range(PIECES):
-            shift = top - PIECE_BITS * (i + 1)
-            chunk = (value >> shift) & mask if shift >= 0 else (value << -shift) & mask
-            pieces[j, i] = math.ldexp(float(chunk), shift + exponent)
-    pieces.setflags(write=False)
-    return pieces
-
-
-class _RopeRotator(Rotator):
-    """SPEC Annex C's block rotation on the pieces of ω'_j, sines then cosines of the pairs."""
-
-    def __init__(self, config: RopeConfig) -> None:  # not super().__init__: other pieces
-        self.pieces = _turn_pieces(config)
-        self.flip = False
-        self.convention = _HALVES
-        self.half = self.pieces.shape[0]
-        self.key = (2 * self.half, 2.0, _HALVES)  # unused: the fine factors are set here
-        fine = Factors(np.arange(GRID, dtype=np.float64), self.pieces, anchor=False)
-        for name in Factors.NAMES:
-            getattr(fine, name).setflags(write=False)
-        self._fine = fine
-        self.kt = max(1, min(self.half, TILE_ELEMENTS // GRID))
-        self.group = max(1, TILE_ELEMENTS // (GRID * self.kt))
+    return cut_turn_pieces(hi, lo)
 
 
 @lru_cache(maxsize=16)
-def _rotator(config: RopeConfig) -> _RopeRotator:
-    return _RopeRotator(config)
+def _rotator(config: RopeConfig) -> Rotator:
+    """SPEC Annex C's block rotation on the pieces of ω'_j, sines then cosines of the pairs."""
+    rotator = Rotator(_turn_pieces(config), SIN_COS_HALVES)
+    rotator.freeze_fine()
+    return rotator
 
 
 def _check_phase(p: NDArray[Any], config: RopeConfig) -> None:

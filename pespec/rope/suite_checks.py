@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from pespec.conformance.contract import first_non_finite
 from pespec.conformance.report import Report
-from pespec.properties.base import DTYPES, dtype_name
+from pespec.numerics.formats import DTYPES, dtype_name
 from pespec.rope import properties as props
 from pespec.rope.config import RopeConfig
 from pespec.rope.domain import PositionDomain

@@ -19,7 +19,7 @@ from pespec.conformance.diagnosis.probes import (
     large_positions,
 )
 from pespec.conformance.diagnosis.slips import SLIPS
-from pespec.properties.base import SIGNIFICAND_BITS
+from pespec.numerics.formats import SIGNIFICAND_BITS
 from pespec.rope.diagnosis.diagnose import diagnose as diagnose_rope
 from pespec.rope.diagnosis.examples import bugs
 

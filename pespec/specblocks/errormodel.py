@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pespec.properties.base import SIGNIFICAND_BITS
+from pespec.numerics.formats import FUNCTION_ULPS, SIGNIFICAND_BITS
 from pespec.properties.errormodel import (
     TABLE_LEVELS,
     adjacent_separation,
@@ -12,7 +12,6 @@ from pespec.properties.errormodel import (
     meaningful_position_limit,
     uniqueness_position_limit,
 )
-from pespec.properties.formats import FUNCTION_ULPS
 from pespec.properties.tightness import column_ratios, naive_float32, pow_float32
 
 __all__ = [

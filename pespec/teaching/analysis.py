@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.numerics.validation import check_finite_array, check_non_negative_int
 from pespec.reference.encoding import frequencies
-from pespec.reference.validation import check_finite_array, check_non_negative_int
 
 __all__ = [
     "EncodingStatistics",

@@ -14,12 +14,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.reference.validation import (
-    check_d_model,
-    check_embeddings,
-    check_positive_int,
-    check_rng,
-)
+from pespec.numerics.validation import check_positive_int, check_rng
+from pespec.reference.validation import check_d_model, check_embeddings
 
 __all__ = ["SelfAttention", "softmax"]
 

@@ -18,16 +18,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.reference.encoding import sinusoidal_positional_encoding
-from pespec.reference.validation import (
-    check_base,
-    check_d_model,
-    check_embeddings,
+from pespec.numerics.validation import (
     check_non_negative_int,
     check_positive_int,
     check_probability,
     check_rng,
 )
+from pespec.reference.encoding import sinusoidal_positional_encoding
+from pespec.reference.validation import check_base, check_d_model, check_embeddings
 
 __all__ = [
     "LearnedPositionalEncoding",

@@ -6,7 +6,11 @@ a module may import only modules of its own rank or a lower one. The order enfor
 first:
 
 0. ``pespec._version``, ``pespec._atomic``: helpers with no pespec imports of their own;
-1. ``pespec.reference`` (what the SPEC defines: encoding, conventions, oracle, exact
+1. ``pespec.numerics``, the numerical ground floor that names no family (formats, generic
+   validation, the angle kernel, certified rounding, the ratio rules and the one worst-ratio
+   accumulator; ``tests/project/test_numerics_floor.py`` keeps it importing nothing of pespec
+   but itself, ``_version`` and ``_atomic``, so it sits below everything else of rank 1), and
+   ``pespec.reference`` (what the SPEC defines: encoding, conventions, oracle, exact
    reference, golden fixtures, and the argument validators of ``reference/validation.py``
    that every layer uses) and ``pespec.tables`` (the certified constants of SPEC Annex H);
 2. ``pespec.teaching``: the non-normative teaching API, built on the reference only;
@@ -50,6 +54,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec._version", 0),
     ("pespec._atomic", 0),
     ("pespec._suggest", 0),
+    ("pespec.numerics", 1),
     ("pespec.reference", 1),
     ("pespec.tables", 1),
     ("pespec.teaching", 2),

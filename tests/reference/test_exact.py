@@ -18,6 +18,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
+from pespec.numerics import turns as angle_turns
 from pespec.reference import circle, encoding, exact, oracle
 from pespec.reference.conventions import LAYOUTS, PRESETS, Convention, diffusers_convention
 from pespec.reference.golden import load_fixture_sets
@@ -116,7 +117,7 @@ def test_turns_match_mpmath() -> None:
     x = np.concatenate(
         [rng.integers(-(2**31), 2**31, 40).astype(np.float64), rng.uniform(-(2**31), 2**31, 40)]
     )
-    hi, lo = exact._turns(x, pieces)
+    hi, lo = angle_turns.turns(x, pieces)
     assert np.all(np.abs(hi) <= 0.5)
     with mpmath.workdps(60):
         growing, constant = (b for step, _, b in exact.error_budget() if step == "reduction")
@@ -141,7 +142,7 @@ def test_double_double_sin_cos_within_delta() -> None:
     edges = (np.arange(-128, 129) + 0.5) / exact.TABLE_SIZE  # worst |ρ|: between two entries
     t_hi = np.concatenate([rng.uniform(-0.5, 0.5, 300), np.clip(edges, -0.5, 0.5)])
     t_lo = rng.uniform(-(2.0**-54), 2.0**-54, t_hi.shape[0])
-    s_hi, s_lo, c_hi, c_lo = exact._sincos_turns(t_hi, t_lo)
+    s_hi, s_lo, c_hi, c_lo = angle_turns.sincos_turns(t_hi, t_lo)
     with mpmath.workdps(50):
         for i in range(t_hi.shape[0]):
             angle = 2 * mpmath.pi * (mpmath.mpf(t_hi[i]) + mpmath.mpf(t_lo[i]))

@@ -53,7 +53,8 @@ from pespec.conformance.diagnosis.verify import (
     meaningful_limit,
     verify,
 )
-from pespec.properties.base import SIGNIFICAND_BITS, Encoder, Level
+from pespec.numerics.formats import SIGNIFICAND_BITS
+from pespec.properties.base import Encoder, Level
 from pespec.reference.conventions import Convention
 
 __all__ = ["diagnose"]

@@ -17,8 +17,7 @@ from numpy.typing import NDArray
 from pespec.conformance.diagnosis.fit import Candidate, line_fits
 from pespec.conformance.diagnosis.probes import Probe
 from pespec.conformance.diagnosis.verify import angles, model
-from pespec.properties.base import DTYPES, SIGNIFICAND_BITS
-from pespec.properties.formats import LIBRARY_ULPS
+from pespec.numerics.formats import DTYPES, LIBRARY_ULPS, SIGNIFICAND_BITS
 
 __all__ = [
     "AMPLITUDE_ULPS",

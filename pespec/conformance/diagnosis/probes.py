@@ -15,7 +15,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.guard import BACKEND_ERRORS
-from pespec.properties.base import Encoder, dtype_name
+from pespec.numerics.formats import dtype_name
+from pespec.properties.base import Encoder
 
 __all__ = [
     "FIT_DIMS",

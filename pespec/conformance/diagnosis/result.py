@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pespec.conformance.diagnosis.probes import FIT_DIMS, PRIMARY_BASE
-from pespec.properties.base import SIGNIFICAND_BITS
+from pespec.numerics.formats import SIGNIFICAND_BITS
 from pespec.reference.conventions import PRESETS, Convention, diffusers_convention
 
 __all__ = ["Diagnosis"]

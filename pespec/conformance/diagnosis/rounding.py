@@ -14,7 +14,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.guard import BACKEND_ERRORS
-from pespec.properties.base import DTYPES, Encoder
+from pespec.numerics.formats import DTYPES
+from pespec.properties.base import Encoder
 
 __all__ = ["ROUNDING_FORMATS", "position_rounding"]
 

@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.properties.base import SIGNIFICAND_BITS, EncodingConfig, Level
+from pespec.numerics.formats import SIGNIFICAND_BITS
+from pespec.properties.base import EncodingConfig, Level
 from pespec.properties.errormodel import element_bound
 from pespec.reference.encoding import encode
 
