@@ -75,6 +75,10 @@ class Family:
     fixtures: str | None = None
     """The module whose import registers the family's golden-fixture format handler
     (:mod:`pespec.reference.fixture_formats`); None: the family ships no fixtures."""
+    report: str | None = None
+    """The module of the family's report hooks: ``rebuilt(report, data)`` (a report read back
+    from its JSON ``data``) and ``refresh(report)`` (its data changed); None: the family's
+    reports need neither (:mod:`pespec.conformance.report_load`)."""
 
     def load(self, role: str) -> Any:
         """The object of ``role`` (``suite``, ``check``, ``load_backend``, ``check_file``,
@@ -85,6 +89,15 @@ class Family:
             )
         module, _, attr = str(getattr(self, role)).partition(":")
         return getattr(importlib.import_module(module), attr)
+
+    def report_hook(self, hook: str) -> Any:
+        """The report hook ``hook`` (``rebuilt`` or ``refresh``) of :attr:`report`, imported
+        now, or None when the family has no report module."""
+        if hook not in ("rebuilt", "refresh"):
+            raise ValueError(f"hook must be rebuilt or refresh; got {hook!r}")
+        if self.report is None:
+            return None
+        return getattr(importlib.import_module(self.report), hook)
 
     @property
     def option_dests(self) -> frozenset[str]:
@@ -146,6 +159,7 @@ ROPE = Family(
     check_file="pespec.rope.fromfile:check_file",
     command="pespec.cli.rope:run_check",
     fixtures="pespec.rope.golden",
+    report="pespec.rope.report",
     options=(
         option(
             "--config",

@@ -376,6 +376,6 @@ def _session_report(config: pytest.Config) -> Any:
                     or "not run in this pytest session (deselected or interrupted)"
                 )
         if report.failed:  # a diagnosis explains failures; none, nothing to explain
-            suite._diagnose(report)
+            suite.diagnose(report)
     config.stash[_REPORT] = report
     return report

@@ -129,8 +129,10 @@ def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
         from pespec.rope.fromfile import check_file
 
         def from_file() -> Any:
+            from pespec.rope.report import set_notes
+
             report = check_file(args.from_file, config, level=args.level, key=args.key)
-            report.config_notes = notes
+            set_notes(report, notes)
             return report
 
         return run_and_report(prog, args, from_file)

@@ -26,64 +26,56 @@ from pespec.conformance.host import to_host
 from pespec.properties.base import Level, parse_level
 from pespec.reference.validation import check_base, check_d_model
 
-__all__ = ["Backend", "Capabilities", "callable_name", "magnitude_within"]
+__all__ = [
+    "Backend",
+    "BackendCapabilities",
+    "Capabilities",
+    "SinusoidalCapabilities",
+    "callable_name",
+    "magnitude_within",
+]
 
 
 @dataclass(frozen=True)
-class Capabilities:
-    """What a backend declares about itself; each field narrows the suite (SPEC §6.1).
+class BackendCapabilities:
+    """What every family's backend may declare; each field narrows the suite (SPEC §6.1).
 
     ``integer_positions_only``: only int64 positions are passed. ``non_negative_positions``:
-    only positions ≥ 0 are passed (a module that looks rows up in a table). ``bases``: the
-    bases it supports (None: any base > 1). ``max_d_model`` and ``max_position`` (largest
-    |position|): larger configurations are not tested. ``level``: the level it claims, e.g.
-    ``"float16@float64"`` (None: the default level of its output dtype). ``convention``:
-    the convention it implements, a preset name or ``Convention.to_dict()`` (None: judged
-    against the canonical encoding; SPEC §6.1).
+    only positions ≥ 0 are passed (a module that looks rows up in a table). ``max_position``
+    (largest |position|): larger positions are not tested. ``level``: the level it claims,
+    checked by the family's :meth:`check_level`. A family adds its own fields in a subclass
+    (:class:`Capabilities`, ``pespec.rope.RopeCapabilities``) and names its calling
+    convention.
     """
 
     integer_positions_only: bool = False
     non_negative_positions: bool = False
-    bases: tuple[float, ...] | None = None
-    max_d_model: int | None = None
     max_position: float | None = None
     level: str | None = None
-    convention: str | dict[str, Any] | None = None
-    calling_convention: ClassVar[CallingConvention] = SINUSOIDAL_CALL
-    """How the family calls its backends (a family's subclass names its own)."""
+    calling_convention: ClassVar[CallingConvention]
+    """How the family calls its backends (each family's subclass names its own)."""
 
     def __post_init__(self) -> None:
         for flag in ("integer_positions_only", "non_negative_positions"):
             if not isinstance(getattr(self, flag), bool):
                 raise TypeError(f"{flag} must be a bool; got {getattr(self, flag)!r}")
-        if self.bases is not None:
-            if isinstance(self.bases, (str, bytes)) or not hasattr(self.bases, "__iter__"):
-                raise TypeError(f"bases must be a sequence of numbers > 1; got {self.bases!r}")
-            bases = tuple(check_base(b, "bases[]") for b in self.bases)
-            if not bases:
-                raise ValueError("bases must name at least one base; got an empty sequence")
-            object.__setattr__(self, "bases", bases)
-        if self.max_d_model is not None:
-            object.__setattr__(self, "max_d_model", check_d_model(self.max_d_model, "max_d_model"))
+        self.check_fields()
         if self.max_position is not None:
             value = self.max_position
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise TypeError(f"max_position must be a number >= 0; got {value!r}")
             if not (math.isfinite(float(value)) and value >= 0):
                 raise ValueError(f"max_position must be a finite number >= 0; got {value!r}")
-        self._check_level()
+        self.check_level()
 
-    def _check_level(self) -> None:
-        """Raise ValueError unless ``level`` names a level this family accepts."""
-        if self.level is not None:
-            parse_level(self.level)
-        if self.convention is not None:
-            from pespec.conformance.declared import resolve_convention
+    def check_fields(self) -> None:
+        """Validate (and normalise) the family's own fields; nothing here."""
 
-            resolve_convention(self.convention, "capabilities['convention']")
+    def check_level(self) -> None:
+        """Raise ValueError unless ``level`` names a level this family accepts; nothing here."""
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> Capabilities:
+    def from_mapping(cls, data: Mapping[str, Any]) -> Any:
         """Capabilities from a dict such as a callable's ``pespec_capabilities`` attribute."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
@@ -91,25 +83,15 @@ class Capabilities:
             raise ValueError(
                 f"capabilities must only use the keys {sorted(known)}; got unknown {unknown}"
             )
-        values = dict(data)
-        if values.get("bases") is not None:
-            values["bases"] = tuple(values["bases"])
-        return cls(**values)
-
-    def claimed_level(self) -> Level | None:
-        """The claimed level, or None when the backend claims none."""
-        return None if self.level is None else parse_level(self.level)
+        return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form for reports."""
         return {
             "integer_positions_only": self.integer_positions_only,
             "non_negative_positions": self.non_negative_positions,
-            "bases": None if self.bases is None else list(self.bases),
-            "max_d_model": self.max_d_model,
             "max_position": self.max_position,
             "level": self.level,
-            "convention": self.convention,
         }
 
     def admits(self, positions: NDArray[Any]) -> NDArray[np.bool_]:
@@ -136,6 +118,68 @@ class Capabilities:
             values = np.clip(values, -limit, limit).astype(values.dtype)
         return values
 
+
+@dataclass(frozen=True)
+class Capabilities(BackendCapabilities):
+    """What a sinusoidal backend declares (SPEC §6.1): the shared fields, and ``bases``: the
+    bases it supports (None: any base > 1), ``max_d_model``: larger d_model is not tested,
+    ``level`` e.g. ``"float16@float64"`` (None: the default level of its output dtype),
+    ``convention``: the convention it implements, a preset name or ``Convention.to_dict()``
+    (None: judged against the canonical encoding). Also ``SinusoidalCapabilities``.
+    """
+
+    bases: tuple[float, ...] | None = None
+    max_d_model: int | None = None
+    convention: str | dict[str, Any] | None = None
+    calling_convention: ClassVar[CallingConvention] = SINUSOIDAL_CALL
+
+    def check_fields(self) -> None:
+        if self.bases is not None:
+            if isinstance(self.bases, (str, bytes)) or not hasattr(self.bases, "__iter__"):
+                raise TypeError(f"bases must be a sequence of numbers > 1; got {self.bases!r}")
+            bases = tuple(check_base(b, "bases[]") for b in self.bases)
+            if not bases:
+                raise ValueError("bases must name at least one base; got an empty sequence")
+            object.__setattr__(self, "bases", bases)
+        if self.max_d_model is not None:
+            object.__setattr__(self, "max_d_model", check_d_model(self.max_d_model, "max_d_model"))
+
+    def check_level(self) -> None:
+        """Raise ValueError unless ``level`` names a sinusoidal level (and ``convention`` a
+        convention)."""
+        if self.level is not None:
+            parse_level(self.level)
+        if self.convention is not None:
+            from pespec.conformance.declared import resolve_convention
+
+            resolve_convention(self.convention, "capabilities['convention']")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Capabilities:
+        """Capabilities from a dict such as a callable's ``pespec_capabilities`` attribute."""
+        values = dict(data)
+        if values.get("bases") is not None:
+            values["bases"] = tuple(values["bases"])
+        result = super().from_mapping(values)
+        assert isinstance(result, Capabilities)
+        return result
+
+    def claimed_level(self) -> Level | None:
+        """The claimed level, or None when the backend claims none."""
+        return None if self.level is None else parse_level(self.level)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form for reports (the schema's key order)."""
+        return {
+            "integer_positions_only": self.integer_positions_only,
+            "non_negative_positions": self.non_negative_positions,
+            "bases": None if self.bases is None else list(self.bases),
+            "max_d_model": self.max_d_model,
+            "max_position": self.max_position,
+            "level": self.level,
+            "convention": self.convention,
+        }
+
     def accepts(self, positions: NDArray[Any], d_model: int, base: float) -> str | None:
         """None when the configuration is inside the declared capabilities, else why not."""
         if self.integer_positions_only and positions.dtype.kind == "f":
@@ -153,6 +197,10 @@ class Capabilities:
         ):
             return f"the backend declares max_position={self.max_position}"
         return None
+
+
+SinusoidalCapabilities = Capabilities
+"""The sinusoidal family's capabilities (``Capabilities``, its old name, stays for old code)."""
 
 
 def magnitude_within(positions: NDArray[Any], limit: float) -> NDArray[np.bool_]:
@@ -179,7 +227,8 @@ class Backend:
 
     name: str
     fn: Callable[..., Any]  # (positions, d_model, base); a rotary one (x, positions, rope)
-    capabilities: Capabilities = field(default_factory=Capabilities)
+    capabilities: Any = field(default_factory=Capabilities)
+    """A family's capabilities (:class:`BackendCapabilities`); default: sinusoidal ones."""
     device: str = "cpu"
     spec: str | None = None
     libraries: dict[str, str] = field(default_factory=dict)

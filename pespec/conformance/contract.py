@@ -11,6 +11,7 @@ hanging again.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,6 +70,9 @@ class GuardedBackend:
     ``expected_dtype`` (a pespec dtype name) is enforced once known. Calling it returns the
     host array of shape (n, d_model) or raises :class:`BackendFailure`. It is an
     :data:`~pespec.properties.base.Encoder`, so property checks can call it directly.
+    ``describe``: the call's arguments in words for messages, for a family whose backends
+    take other arguments (default: the sinusoidal ``(positions, d_model, base)``); such a
+    family validates with its own function over :meth:`raw_call`.
     """
 
     def __init__(
@@ -78,8 +82,10 @@ class GuardedBackend:
         timeout: float,
         expected_dtype: str | None = None,
         check_finite: bool = True,
+        describe: Callable[..., str] | None = None,
     ) -> None:
         self.backend = backend
+        self.describe = describe
         self.timeout = timeout
         self.expected_dtype = expected_dtype
         self.check_finite = check_finite
@@ -140,7 +146,9 @@ class GuardedBackend:
         return value
 
     def describe_call(self, *args: Any) -> str:
-        """The call's arguments in words, for messages (another family overrides this)."""
+        """The call's arguments in words, for messages (``describe`` when given)."""
+        if self.describe is not None:
+            return self.describe(*args)
         positions, d_model, base = args
         return f"{_describe_positions(positions)}, d_model={d_model}, base={base!r}"
 

@@ -24,7 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from pespec._suggest import did_you_mean
-from pespec.conformance.backends import Backend, Capabilities, callable_name
+from pespec.conformance.backends import (
+    Backend,
+    BackendCapabilities,
+    Capabilities,
+    callable_name,
+)
 from pespec.conformance.builtin_backends import BUILTIN_BACKENDS, builtin_backend
 from pespec.conformance.guard import (
     BACKEND_ERRORS,
@@ -41,12 +46,16 @@ ENTRY_POINT_GROUP = "pespec.backends"
 
 
 def _wrap(
-    obj: Any, name: str, spec: str | None, capabilities_type: type[Capabilities] = Capabilities
+    obj: Any,
+    name: str,
+    spec: str | None,
+    capabilities_type: type[BackendCapabilities] = Capabilities,
 ) -> Backend:
     """A Backend from a loaded object: a Backend, or a callable with optional capabilities
-    (read as ``capabilities_type``: :class:`Capabilities` or a family's subclass). Loaded
-    from a ``spec``, it carries that spec and is called ``name`` (the spec the user typed):
-    reports and reproductions name what rebuilds it."""
+    (read as ``capabilities_type``: a family's :class:`BackendCapabilities`, by default the
+    sinusoidal :class:`Capabilities`). Loaded from a ``spec``, it carries that spec and is
+    called ``name`` (the spec the user typed): reports and reproductions name what rebuilds
+    it."""
     if isinstance(obj, Backend):  # e.g. from table_backend: named by the spec that loaded it
         return obj if spec is None else replace(obj, name=name, spec=spec)
     convention = capabilities_type.calling_convention
@@ -110,7 +119,9 @@ def _import_file(spec: str, module_name: str) -> Any:
     return module
 
 
-def _load_attribute(spec: str, capabilities_type: type[Capabilities] = Capabilities) -> Backend:
+def _load_attribute(
+    spec: str, capabilities_type: type[BackendCapabilities] = Capabilities
+) -> Backend:
     """``package.module:attr`` or ``path/to/file.py:attr`` (attr may be dotted); the file's
     folder, or the working folder for a module, is importable while it loads."""
     module_name, _, attribute = spec.rpartition(":")
@@ -143,7 +154,9 @@ def _load_attribute(spec: str, capabilities_type: type[Capabilities] = Capabilit
 
 
 def _entry_point(
-    name: str, group: str = ENTRY_POINT_GROUP, capabilities_type: type[Capabilities] = Capabilities
+    name: str,
+    group: str = ENTRY_POINT_GROUP,
+    capabilities_type: type[BackendCapabilities] = Capabilities,
 ) -> Backend | None:
     for entry in importlib.metadata.entry_points(group=group):
         if entry.name == name:
@@ -175,7 +188,7 @@ def _import_spec(obj: Any) -> str | None:
 def load_backend(
     spec: str | Backend | Callable[..., Any],
     *,
-    capabilities_type: type[Capabilities] = Capabilities,
+    capabilities_type: type[BackendCapabilities] = Capabilities,
     group: str | None = None,
 ) -> Backend:
     """Resolve a backend spec (see the module docstring) into a :class:`Backend`.
@@ -209,7 +222,9 @@ def load_backend(
     )
 
 
-def _load_other_family(text: str, group: str, capabilities_type: type[Capabilities]) -> Backend:
+def _load_other_family(
+    text: str, group: str, capabilities_type: type[BackendCapabilities]
+) -> Backend:
     """``module:attr``, ``file.py:attr`` or an entry point of ``group`` (another family)."""
     if ":" in text:
         return _load_attribute(text, capabilities_type)

@@ -12,7 +12,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from pespec._atomic import write_atomic
 from pespec._version import SPEC_VERSION, SUITE_VERSION, __version__
@@ -98,12 +98,14 @@ class CheckResult:
 
 @dataclass
 class Report:
-    """The outcome of one suite run against one backend."""
+    """The outcome of one suite run against one backend, in any family.
 
-    command: ClassVar[str] = "pespec check"
-    """The command that checks this family (the terminal table's title names it)."""
-    family: ClassVar[str] = "sinusoidal"
-    """The family checked (:mod:`pespec.families`): the JSON report's ``family``."""
+    What only one family writes comes as data (the fields from ``family`` on, all defaulted,
+    so the default family's reports are built as before): JSON fields of its own
+    (``family_data``), its level's stages, what else the verdict is relative to (``judged``),
+    advice, and lines of its Markdown header. The family derives them; this class only
+    renders them.
+    """
 
     backend: str
     backend_spec: str | None
@@ -134,6 +136,28 @@ class Report:
     """Checks of the suite that were not run, and why: ``{"property:*": "stage not selected
     ", "golden:tiny-d4-L3": "listed in --pe-skip-file F"}``. The verdict is over
     the checks that ran; a partial run says so in its summary and report."""
+    family: str = "sinusoidal"
+    """The family checked (:mod:`pespec.families`): the JSON report's ``family``."""
+    command: str = "pespec check"
+    """The command that checks this family (the terminal table's title names it)."""
+    family_data: dict[str, Any] = field(default_factory=dict)
+    """Top-level JSON fields only this family writes, after the shared ones, in order."""
+    level_stages: dict[str, str] | None = None
+    """None: the level is ``OUTPUT[@WORKING]`` and its stages follow from its name. A dict (empty
+    while the level is unknown): the family's level is one dtype per stage, in the order
+    computed, judged on the output dtype the backend returned."""
+    judged: str | None = None
+    """What, besides the level, the verdict is relative to (None: the convention judged
+    against, :attr:`convention`)."""
+    advice: str | None = None
+    """What to declare instead, told in the summary of a non-conformant report."""
+    markdown_extra: list[str] = field(default_factory=list)
+    """Lines of the Markdown report's header, before the versions line."""
+    diagnosis_in_summary: bool = False
+    """Whether the summary of a non-conformant report ends with the diagnosis sentence."""
+    execution: dict[str, Any] | None = None
+    """The JSON ``execution`` block of a report rebuilt from another process's JSON (the
+    libraries the backend imported live there); None: this process's environment."""
 
     @property
     def convention_name(self) -> str:
@@ -144,17 +168,20 @@ class Report:
 
     @property
     def judged_against(self) -> str:
-        """``level float32, convention whisper (declared)``: what the verdict is relative to."""
+        """``level float32, convention whisper (declared)``: what the verdict is relative to
+        (the level, then :attr:`judged` when the family gives it)."""
         declared = bool(self.convention and self.convention.get("declared"))
-        return f"level {self.level or 'unknown'}, convention {self.convention_name}" + (
-            " (declared)" if declared else ""
-        )
+        against = self.judged
+        if against is None:
+            against = f"convention {self.convention_name}" + (" (declared)" if declared else "")
+        return f"level {self.level or 'unknown'}, {against}"
 
     @property
     def level_output_dtype(self) -> str | None:
         """The output dtype of the level tested (``float16`` for ``float16@float64``), which a
-        misbehaving backend's own output dtype need not equal."""
-        if self.level is None:
+        misbehaving backend's own output dtype need not equal; a level of stages
+        (:attr:`level_stages`) is judged on the backend's."""
+        if self.level is None or self.level_stages is not None:
             return self.output_dtype
         return self.level.partition("@")[0]
 
@@ -214,6 +241,10 @@ class Report:
             text += "; no golden or reference check passed among the checks that ran"
         elif not self.conformant:
             text += "; no golden or reference check ran inside the declared capabilities"
+        if self.advice and not self.conformant:
+            text += f"; {self.advice}"
+        if self.diagnosis_in_summary and self.diagnosis_sentence and not self.conformant:
+            text += f"; diagnosis: {self.diagnosis_sentence}"
         return text
 
     def get(self, check_id: str) -> CheckResult:
@@ -255,7 +286,8 @@ class Report:
             ),
             "backend_calls": jsonable(self.backend_calls),
             "profile": self.profile,
-            "execution": {
+            "execution": self.execution
+            or {
                 "device": self.device,
                 "libraries": dict(sorted(self.libraries.items())),
                 **environment(),
@@ -268,14 +300,21 @@ class Report:
             "checks": [c.to_dict() for c in self.checks],
             "diagnosis": jsonable(self.diagnosis),
             "diagnosis_sentence": self.diagnosis_sentence,
+            **self.family_data,
         }
 
     def level_fields(self) -> dict[str, Any]:
         """The JSON ``level``, one shape in every family (schema 1.3): ``name``, ``stages``
         (the dtype of each stage, in the order computed: here ``working`` then ``output``),
-        ``output_dtype``, ``working_dtype``."""
+        ``output_dtype``, ``working_dtype``; a family's own stages when it gives them."""
         output = self.level_output_dtype
-        stages = None if self.level is None else {"working": self.working_dtype, "output": output}
+        stages: dict[str, Any] | None
+        if self.level_stages is not None:
+            stages = dict(self.level_stages) or None
+        elif self.level is not None:
+            stages = {"working": self.working_dtype, "output": output}
+        else:
+            stages = None
         return {
             "name": self.level,
             "stages": stages,

@@ -43,8 +43,8 @@ class CheckView(Protocol):
 
 
 class ReportView(Protocol):
-    """What the renderer reads of a report (:class:`pespec.conformance.report.Report` and the
-    families' subclasses have it): the report imports this module, never the other way."""
+    """What the renderer reads of a report (:class:`pespec.conformance.report.Report` has it):
+    the report imports this module, never the other way."""
 
     @property
     def command(self) -> str: ...
@@ -90,6 +90,8 @@ class ReportView(Protocol):
     def judged_against(self) -> str: ...
     @property
     def level_output_dtype(self) -> str | None: ...
+    @property
+    def markdown_extra(self) -> Sequence[str]: ...
 
 
 def _working_text(report: ReportView) -> str:
@@ -139,6 +141,7 @@ def markdown(report: ReportView, error_plot: str | None = None) -> str:
         + (" (declared)" if report.convention and report.convention.get("declared") else "")
         + ".",
         "",
+        *report.markdown_extra,
         f"- spec {SPEC_VERSION}, suite {SUITE_VERSION}, pespec {__version__}, "
         f"profile `{report.profile}`",
         *_origin_lines(report),

@@ -9,10 +9,12 @@ Stages, in order:
 4. ``large``: large configurations (L up to 131072, d_model up to 4096) compared in row
    blocks against the exact float64 reference, with bounded memory.
 
-:class:`Suite` plans the checks (stable ids such as ``golden:tiny`` or ``property:norm``)
-and runs them one at a time, so the CLI, the pytest plugin and :func:`check` run exactly
-the same checks and reach the same verdict. This module runs the plan (a misbehaving backend
-gives a failed check, Ctrl-C a partial report) and attaches the diagnosis; the plan is
+:func:`Suite` builds the engine's :class:`~pespec.conformance.engine.Suite` on this family's
+run, :class:`SinusoidalRun`: it plans the checks (stable ids such as ``golden:tiny`` or
+``property:norm``), runs one (the contract probes, level resolution, golden/property/large
+dispatch) and diagnoses a failed run, so the CLI, the pytest plugin and :func:`check` run
+exactly the same checks and reach the same verdict. The engine runs the plan (a misbehaving
+backend gives a failed check, Ctrl-C a partial report); the plan is
 :mod:`~pespec.conformance.suite_plan`, the checks :mod:`~pespec.conformance.comparison_stages`
 and :mod:`~pespec.conformance.property_stage`, their one-line reproductions
 :mod:`~pespec.conformance.reproductions`.
@@ -20,9 +22,7 @@ and :mod:`~pespec.conformance.property_stage`, their one-line reproductions
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,14 @@ from pespec.conformance.contract import (
     probe_base,
     run_contract,
 )
-from pespec.conformance.guard import BACKEND_ERRORS, CallProtocolError, protocol_error
+from pespec.conformance.engine import (
+    DEFAULT_TIMEOUT,
+    INTERRUPTED,
+    Interrupted,
+    Progress,
+)
+from pespec.conformance.engine import Suite as EngineSuite
+from pespec.conformance.guard import BACKEND_ERRORS, protocol_error
 from pespec.conformance.loading import load_backend
 from pespec.conformance.property_stage import PropertyStage
 from pespec.conformance.report import CheckResult, Report
@@ -51,10 +58,12 @@ from pespec.reference.validation import check_d_model, check_non_negative_int
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "INTERRUPTED",
     "LARGE_SIZES",
     "STAGES",
     "Interrupted",
     "PlannedCheck",
+    "SinusoidalRun",
     "Suite",
     "check",
 ]
@@ -69,29 +78,12 @@ LARGE_SIZES: dict[str, tuple[tuple[int, int], ...]] = {
 }
 """(L, d_model) of the large stage per profile: positions 0 .. L−1, base 10000 (SPEC §6.2)."""
 
-DEFAULT_TIMEOUT = 120.0
-"""Seconds one backend call may take before it counts as hung."""
-
-
-class Interrupted(KeyboardInterrupt):
-    """Ctrl-C stopped :meth:`Suite.run`; ``report`` holds the checks that finished, the rest
-    listed in ``not_run`` (so ``complete`` is false). A KeyboardInterrupt: it propagates."""
-
-    def __init__(self, report: Report) -> None:
-        super().__init__("the conformance run was interrupted")
-        self.report = report
-
-
-INTERRUPTED = "interrupted (Ctrl-C) before this check finished"
-"""The ``not_run`` reason of the checks an interrupted run did not finish."""
-
-
 # ---------------------------------------------------------------------------------------------
 # The suite
 
 
-class Suite:
-    """The planned checks for one backend, runnable one at a time or all together.
+class SinusoidalRun:
+    """The sinusoidal family's run for the engine's Suite: one backend's plan and checks.
 
     ``backend``: a spec string, a callable or a :class:`Backend`. ``level``: force a level
     (``"float16"``, ``"float16@float64"``); default: the backend's claimed level, else the
@@ -104,6 +96,9 @@ class Suite:
     ``Convention.to_dict()``, or a Convention); default: the backend's declared
     ``convention`` capability, else canonical (SPEC §6.1).
     """
+
+    family = "sinusoidal"
+    all_stages = STAGES
 
     def __init__(
         self,
@@ -162,114 +157,32 @@ class Suite:
         """Property-stage outputs kept for reuse, by request (positions, dtype, d_model, base)."""
         self._contract: dict[str, tuple[bool, str]] | None = None
         self._contract_where: dict[str, Any] = {}
-        self._plan: list[PlannedCheck] | None = None
         self.output_dtype: str | None = None
         self.level: Level | None = self.requested_level
 
-    # -- planning ------------------------------------------------------------------------
+    # -- the engine's hooks ---------------------------------------------------------------
 
     def plan(self) -> list[PlannedCheck]:
-        """Every check of the selected stages, in suite order, with stable ids (cached)."""
-        if self._plan is None:
-            self._plan = self._make_plan()
-        return list(self._plan)
-
-    def _make_plan(self) -> list[PlannedCheck]:
+        """Every check of the selected stages, in suite order, with stable ids."""
         return make_plan(self.stages, self.convention, self.convention_declared, self.large_sizes)
 
-    # -- running -------------------------------------------------------------------------
+    def dispatch(self, planned: PlannedCheck) -> CheckResult:
+        """Run one planned check (the engine turns a misbehaving backend into a failure)."""
+        return self._dispatch(planned)
 
-    def run_check(self, planned: PlannedCheck) -> CheckResult:
-        """Run one planned check; a misbehaving backend gives a failed result, never an error."""
-        start = time.perf_counter()
-        calls, rows = self.guard.calls, self.guard.rows
-        try:
-            result = self._dispatch(planned)
-        except CallProtocolError:  # not a verdict: the object is no backend (exit 2)
-            raise
-        except BackendFailure as failure:
-            result = self._result(planned, "failed", failure.message)
-        except BACKEND_ERRORS as exc:  # the suite must report, not crash, whatever the backend did
-            result = self._result(
-                planned, "failed", f"check raised {type(exc).__name__}: {exc}".strip()
-            )
-        result.duration_s = time.perf_counter() - start
-        result.details["backend_calls"] = self.guard.calls - calls
-        result.details["backend_rows"] = self.guard.rows - rows
-        return result
-
-    def run(
-        self,
-        progress: Callable[[PlannedCheck, CheckResult | None], None] | None = None,
-        *,
-        diagnose: bool = True,
-    ) -> Report:
-        """Run every planned check in order and build the report.
-
-        ``progress(planned, None)`` is called before each check and
-        ``progress(planned, result)`` after it. When a check failed and ``diagnose`` is
-        true, the diagnosis (SPEC Annex D) is added. Ctrl-C raises :class:`Interrupted` (a
-        KeyboardInterrupt) carrying the partial report.
-        """
-        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        clock = time.perf_counter()
-        results: list[CheckResult] = []
-        try:
-            for planned in self.plan():
-                if progress is not None:
-                    progress(planned, None)
-                result = self.run_check(planned)
-                results.append(result)
-                if progress is not None:
-                    progress(planned, result)
-        except KeyboardInterrupt:
-            partial = self.report(results, started, time.perf_counter() - clock)
-            for planned in self.plan()[len(results) :]:
-                partial.not_run[planned.id] = INTERRUPTED
-            raise Interrupted(partial) from None
-        report = self.report(results, started, time.perf_counter() - clock)
-        if diagnose and report.failed:  # nothing failed (e.g. no golden ran): nothing to explain
-            calls, rows, hung = self.guard.calls, self.guard.rows, self.guard.hung
-            try:
-                self._diagnose(report)
-            except KeyboardInterrupt:  # every check ran: the report is complete, unexplained
-                report.diagnosis_sentence = "diagnosis interrupted (Ctrl-C)"
-                raise Interrupted(report) from None
-            if self.guard.hung and not hung:  # a diagnosis probe hung: say what is missing
-                report.diagnosis_sentence = _unfinished_sentence(
-                    report.diagnosis_sentence, self.guard.hung_message
-                )
-            counts = report.backend_calls if report.backend_calls is not None else {}
-            for key, made in (
-                ("diagnosis_calls", self.guard.calls - calls),
-                ("diagnosis_rows", self.guard.rows - rows),
-            ):
-                counts[key] = counts.get(key, 0) + made  # plus calls made outside the guard
-            report.backend_calls = counts
-        return report
-
-    def report(self, results: list[CheckResult], started: str, duration: float) -> Report:
-        """A :class:`Report` of ``results`` for this backend."""
-        return Report(
-            backend=self.backend.name,
-            backend_spec=self.backend.spec,
-            device=self.backend.device,
-            capabilities=self.backend.capabilities.to_dict(),
-            output_dtype=self.output_dtype
+    def report_fields(self) -> dict[str, Any]:
+        """The level, the dtypes and the convention judged against, for the report."""
+        return {
+            "output_dtype": self.output_dtype
             or (None if self.level is None else self.level.output_dtype),
-            level=None if self.level is None else self.level.name,
-            working_dtype=None if self.level is None else self.level.working_dtype,
-            profile=self.profile,
-            checks=results,
-            timestamp=started,
-            duration_s=duration,
-            libraries=dict(self.backend.libraries),
-            not_run={
-                f"{stage}:*": "stage not selected" for stage in STAGES if stage not in self.stages
-            },
-            convention={**self.convention.to_dict(), "declared": self.convention_declared},
-            backend_calls={"suite_calls": self.guard.calls, "suite_rows": self.guard.rows},
-        )
+            "level": None if self.level is None else self.level.name,
+            "working_dtype": None if self.level is None else self.level.working_dtype,
+            "convention": {**self.convention.to_dict(), "declared": self.convention_declared},
+        }
+
+    def diagnose(self, report: Report) -> None:
+        """Attach the diagnosis (SPEC Annex D) to a non-conformant report; never raises."""
+        self._diagnose(report)
 
     # -- internals -----------------------------------------------------------------------
 
@@ -380,15 +293,6 @@ class Suite:
             report.diagnosis_sentence = f"diagnosis unavailable ({type(exc).__name__}: {exc})"
 
 
-def _unfinished_sentence(sentence: str | None, why: str | None) -> str:
-    """``sentence`` (what the diagnosis found) followed by why it could not finish: a probe
-    call timed out, so the guard made no later call and the finding rests on fewer probes."""
-    found = (sentence or "").strip().rstrip(".")
-    reason = why or "a diagnosis probe did not return in time"
-    tail = f"the diagnosis could not finish: {reason}, so its later probes were not made."
-    return f"{found}; {tail}" if found else tail[0].upper() + tail[1:]
-
-
 def _returned_misfit(fn: Any, failure: BackendFailure) -> str | None:
     """Why the first contract probe shows that ``fn`` is no backend, or None.
 
@@ -410,6 +314,36 @@ def _returned_misfit(fn: Any, failure: BackendFailure) -> str | None:
     return None
 
 
+def Suite(  # the class it was; the engine's Suite now
+    backend: str | Backend | Callable[..., Any],
+    *,
+    level: str | Level | None = None,
+    profile: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    stages: Sequence[str] = STAGES,
+    examples: int | None = None,
+    large_sizes: Sequence[tuple[int, int]] | None = None,
+    shrink: bool = True,
+    convention: str | Convention | None = None,
+) -> EngineSuite:
+    """The sinusoidal suite of ``backend``: the engine's
+    :class:`~pespec.conformance.engine.Suite` on a :class:`SinusoidalRun` (see it for the
+    arguments). A factory since issue 25; the class is ``pespec.conformance.engine.Suite``."""
+    return EngineSuite(
+        SinusoidalRun(
+            backend,
+            level=level,
+            profile=profile,
+            timeout=timeout,
+            stages=stages,
+            examples=examples,
+            large_sizes=large_sizes,
+            shrink=shrink,
+            convention=convention,
+        )
+    )
+
+
 def check(
     backend: str | Backend | Callable[..., Any],
     *,
@@ -420,14 +354,14 @@ def check(
     examples: int | None = None,
     large_sizes: Sequence[tuple[int, int]] | None = None,
     shrink: bool = True,
-    progress: Callable[[PlannedCheck, CheckResult | None], None] | None = None,
+    progress: Progress | None = None,
     diagnose: bool = True,
     convention: str | Convention | None = None,
 ) -> Report:
     """Run the conformance suite on ``backend`` and return its :class:`Report`.
 
     The same checks, in the same order, as ``pespec check`` and the pytest plugin; see
-    :class:`Suite` for the arguments. Raises only for bad arguments (ValueError/TypeError)
+    :class:`SinusoidalRun` for the arguments. Raises only for bad arguments (ValueError/TypeError)
     or a backend spec that cannot be loaded (:class:`BackendLoadError`).
     """
     suite = Suite(

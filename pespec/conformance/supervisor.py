@@ -308,7 +308,8 @@ def run_supervised(request: dict[str, Any], progress: Progress | None = None) ->
     """Run the suite of ``request`` in a child and return its report (see the module text).
 
     ``request``: ``family`` (``sinusoidal`` or ``rope``), ``backend`` (a spec string),
-    ``options`` (the Suite's or RopeSuite's keywords; rope's ``config`` a RopeConfig dict),
+    ``options`` (the keywords of the family's suite factory in :mod:`pespec.families`; rope's
+    ``config`` a RopeConfig dict),
     ``picture`` (``{"markdown": PATH, "timeout": S}`` or None: the child draws the error plot,
     named by the report's ``error_plot``). Raises the child's load errors; Ctrl-C raises
     :class:`pespec.conformance.runner.Interrupted` with the partial report.
@@ -416,7 +417,7 @@ class SupervisedSuite:
         report.checks, report.timestamp, report.duration_s = list(results), started, duration
         return report
 
-    def _diagnose(self, report: Report) -> None:
+    def diagnose(self, report: Report) -> None:
         """The child's diagnosis of its failures (none after the backend ended it)."""
         if self.ended is None:
             self.child.send({"do": "diagnose"})

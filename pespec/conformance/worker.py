@@ -52,15 +52,12 @@ class Events:
 
 
 def _build_suite(request: dict[str, Any]) -> Any:
-    """The Suite (or RopeSuite) the request names; raises the load and usage errors."""
-    options = dict(request["options"])
-    if request["family"] == "rope":
-        from pespec.rope.suite import RopeSuite
+    """The Suite of the family the request names, built by that family's suite factory in
+    :mod:`pespec.families` (the options are its keywords); raises the load and usage errors."""
+    from pespec.families import get_family
 
-        return RopeSuite(request["backend"], options.pop("config"), **options)
-    from pespec.conformance.runner import Suite
-
-    return Suite(request["backend"], **options)
+    factory = get_family(request["family"]).load("suite")
+    return factory(request["backend"], **request["options"])
 
 
 def _load(request: dict[str, Any], events: Events) -> Any:
@@ -96,7 +93,7 @@ def state(suite: Any) -> dict[str, Any]:
         "level": now.level,
         "working_dtype": now.working_dtype,
         "backend_calls": now.backend_calls,
-        "rope_level": getattr(now, "rope_level", None),
+        "level_stages": now.level_stages,
     }
 
 
@@ -158,7 +155,7 @@ def _serve(request: dict[str, Any], events: Events) -> int:
             events.send("result", check=result.to_dict(), state=state(suite))
         elif command["do"] == "diagnose":
             report = suite.report(results, "", 0.0)
-            suite._diagnose(report)
+            suite.diagnose(report)
             events.send(
                 "diagnosis",
                 diagnosis=report.diagnosis,

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec._suggest import did_you_mean
-from pespec.conformance.backends import Backend, Capabilities
+from pespec.conformance.backends import Backend, BackendCapabilities
 from pespec.conformance.guard import BackendLoadError, CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.numerics.formats import DTYPES
@@ -94,8 +94,8 @@ def resolve_reading(value: Any) -> ConfigReading:
 
 
 @dataclass(frozen=True)
-class RopeCapabilities(Capabilities):
-    """A rotary backend's declarations: the absolute family's fields (level as
+class RopeCapabilities(BackendCapabilities):
+    """A rotary backend's declarations: the engine's shared fields (level as
     PHASE/CACHE/ROTATION) plus ``configs``: the configurations it supports (preset names,
     RopeConfig or dicts; None: any) and ``fractional_positions``. The positions checked
     (SPEC R8.17–R8.18): integers 0 … N − 1 of the configuration's context by default;
@@ -106,8 +106,7 @@ class RopeCapabilities(Capabilities):
     fractional_positions: bool = False
     calling_convention: ClassVar[CallingConvention] = ROPE_CALL
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
+    def check_fields(self) -> None:
         if not isinstance(self.fractional_positions, bool):
             raise TypeError(
                 f"fractional_positions must be a bool; got {self.fractional_positions!r}"
@@ -121,7 +120,7 @@ class RopeCapabilities(Capabilities):
                 )
             object.__setattr__(self, "configs", tuple(resolve_config(c) for c in self.configs))
 
-    def _check_level(self) -> None:
+    def check_level(self) -> None:
         if self.level is not None:
             parse_rope_level(self.level)
 
@@ -130,9 +129,9 @@ class RopeCapabilities(Capabilities):
         values = dict(data)
         if values.get("configs") is not None:
             values["configs"] = tuple(values["configs"])
-        result = super().from_mapping({k: v for k, v in values.items() if k != "configs"})
+        result = super().from_mapping(values)
         assert isinstance(result, RopeCapabilities)
-        return RopeCapabilities(**{**result.__dict__, "configs": values.get("configs")})
+        return result
 
     def supports(self, config: RopeConfig) -> bool:
         """True when ``config`` is among the declared configs (or none are declared)."""
@@ -140,8 +139,7 @@ class RopeCapabilities(Capabilities):
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
-        data.pop("bases")
-        data.pop("max_d_model")
+        data["convention"] = None  # the report schema 1.3's key: no rotary backend has one
         data["configs"] = None if self.configs is None else [c.to_dict() for c in self.configs]
         data["fractional_positions"] = self.fractional_positions
         return data

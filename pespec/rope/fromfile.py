@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 from pespec.conformance.contract import first_non_finite
 from pespec.conformance.filerules import claimed_file_level, file_record, truncation_note
 from pespec.conformance.fromfile import read_output
-from pespec.conformance.report import CheckResult
+from pespec.conformance.report import CheckResult, Report
 from pespec.numerics.formats import DTYPES, dtype_name
 from pespec.numerics.problems import OutputProblem
 from pespec.numerics.validation import check_positions
@@ -39,7 +39,7 @@ from pespec.rope.errormodel import (
     rope_level_for_dtype,
 )
 from pespec.rope.golden import fixture_for, positions_for_length, x_vectors
-from pespec.rope.suite import RopeReport
+from pespec.rope.report import report_fields
 
 __all__ = ["NO_DIAGNOSIS", "check_file", "file_inputs", "write_inputs"]
 
@@ -108,7 +108,7 @@ def _short(value: float) -> str:
 
 def check_file(
     path: str | Path, config: Any, *, level: str | RopeLevel | None = None, key: str | None = None
-) -> RopeReport:
+) -> Report:
     """Check the rotary output saved in ``path`` for ``config`` (a RopeConfig, preset name or
     dict); the report has ``.conformant``, ``.summary()`` and ``source_file`` (path, SHA-256).
 
@@ -163,7 +163,7 @@ def check_file(
             "properties need calls at inputs the suite chooses; not from a file",
         )
     )
-    report = RopeReport(
+    report = Report(
         backend=name,
         backend_spec=None,
         device="file",
@@ -175,8 +175,9 @@ def check_file(
         checks=checks,
         timestamp=started,
         duration_s=time.perf_counter() - clock,
-        rope_config=rope.to_dict(),
-        rope_level=None if chosen is None else chosen.stages(),
+        **report_fields(
+            config=rope.to_dict(), level_stages=None if chosen is None else chosen.stages()
+        ),
     )
     inputs = file_inputs(rope)[0].shape[0]
     report.source_file = file_record(

@@ -1,86 +1,127 @@
-"""The rotary report (SPEC R8.15): the absolute family's report with the rotary configuration,
-the level as a stage tuple, the position domain checked and the configuration reader's notes.
+"""The rotary family's part of a report (SPEC R8.15): the rotary configuration, the level as a
+stage tuple, the position domain checked and the configuration reader's notes.
+
+A rotary report is a :class:`~pespec.conformance.report.Report` (family ``rope``) whose
+family fields this module fills: :func:`report_fields` when the suite or the from-file check
+builds it, :func:`refresh` after its data changed (the domain advice, the reader's notes, the
+level found late), :func:`rebuilt` when :mod:`pespec.conformance.report_load` reads it back
+from its JSON. :func:`RopeReport` is the deprecated name of the old subclass.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
 from pespec.conformance.report import Report
 
-__all__ = ["RopeReport"]
+__all__ = ["COMMAND", "FAMILY", "RopeReport", "rebuilt", "refresh", "report_fields", "set_notes"]
+
+FAMILY: Final = "rope"
+COMMAND: Final = "pespec rope check"
 
 
-@dataclass
-class RopeReport(Report):
-    """A :class:`Report` with the rotary configuration and the level as a stage tuple."""
+def report_fields(
+    *,
+    config: dict[str, Any] | None,
+    level_stages: Mapping[str, str] | None,
+    domain: Mapping[str, Any] | None = None,
+    config_notes: Sequence[str] | None = None,
+    advice: str | None = None,
+) -> dict[str, Any]:
+    """The :class:`Report` keywords of a rotary report: ``config`` (``RopeConfig.to_dict()``),
+    the level's stages (phase, cache, rotation; None while unknown), the position domain
+    (``PositionDomain.to_dict()``), the reader's notes and the domain advice."""
+    data: dict[str, Any] = {
+        "config": config,
+        "config_notes": list(config_notes or ()),
+        "domain": None if domain is None else dict(domain),
+    }
+    fields: dict[str, Any] = {
+        "family": FAMILY,
+        "command": COMMAND,
+        "family_data": data,
+        "level_stages": dict(level_stages or {}),
+        "advice": advice,
+        "diagnosis_in_summary": True,
+    }
+    fields["judged"], fields["markdown_extra"] = _texts(data, fields["level_stages"], advice)
+    if data["domain"] is not None:
+        data["domain"]["advice"] = advice
+    return fields
 
-    command: ClassVar[str] = "pespec rope check"
-    family: ClassVar[str] = "rope"
-    rope_config: dict[str, Any] | None = None
-    rope_level: dict[str, str] | None = None
-    domain: dict[str, Any] | None = None
-    domain_advice: str | None = None
-    config_notes: list[str] | None = None
-    """What the configuration reader filled in (``θ defaulted to 10000: no rope_theta in the
-    config``): shown with the verdict, JSON ``config_notes`` (schema 1.3)."""
 
-    @property
-    def level_output_dtype(self) -> str | None:
-        return self.output_dtype
+def refresh(report: Report) -> None:
+    """Derive the report's rotary text again from its data (after the advice, the notes or
+    the level stages changed); the JSON ``domain`` carries the advice."""
+    data = report.family_data
+    domain = data.get("domain")
+    if domain is not None:
+        data["domain"] = {**{k: v for k, v in domain.items() if k != "advice"}}
+        data["domain"]["advice"] = report.advice
+    report.judged, report.markdown_extra = _texts(data, report.level_stages or {}, report.advice)
 
-    @property
-    def judged_against(self) -> str:
-        """``level float32/float32/float32, rope yarn θ = 150000``: a rotary verdict is relative
-        to its level and its configuration (the absolute family's conventions do not apply)."""
-        config = self.rope_config or {}
-        where = f" on {self.domain['description']}" if self.domain else ""
-        notes = "".join(f" ({note})" for note in self.config_notes or ())
-        return (
-            f"level {self.level or 'unknown'}, rope {config.get('rope_type', 'unknown')} "
-            f"θ = {config.get('theta', 'unknown')!s}{notes}{where}"
-        )
 
-    def summary(self) -> str:
-        text = super().summary()
-        if self.domain_advice and not self.conformant:
-            text += f"; {self.domain_advice}"
-        if self.diagnosis_sentence and not self.conformant:
-            text += f"; diagnosis: {self.diagnosis_sentence}"
-        return text
+def set_notes(report: Report, notes: Sequence[str]) -> None:
+    """Set what the configuration reader filled in (shown with the verdict, JSON
+    ``config_notes``)."""
+    report.family_data["config_notes"] = list(notes)
+    refresh(report)
 
-    def to_markdown(self, error_plot: str | None = None) -> str:
-        """§6.4's Markdown report with the rotary configuration and the stage tuple."""
-        import json
 
-        lines = super().to_markdown(error_plot).split("\n")
-        stages = ", ".join(f"{k} {v}" for k, v in (self.rope_level or {}).items())
-        extra = [
-            f"- rotary configuration: `{json.dumps(self.rope_config)}`",
-            f"- level stages: {stages or 'unknown'}",
-            f"- positions checked: {(self.domain or {}).get('description', 'unknown')}",
-        ]
-        if self.domain_advice:
-            extra.append(f"- {self.domain_advice}")
-        at = next((i for i, line in enumerate(lines) if line.startswith("- ")), len(lines))
-        return "\n".join(lines[:at] + extra + lines[at:])
+def rebuilt(report: Report, data: Mapping[str, Any]) -> None:
+    """Make ``report``, read back from the JSON document ``data``, rotary again: the level's
+    stages and the advice come from ``data`` (its family fields already are in
+    ``report.family_data``)."""
+    domain = data.get("domain")
+    report.command = COMMAND
+    report.diagnosis_in_summary = True
+    report.level_stages = dict(data["level"].get("stages") or {})
+    report.advice = None if not domain else domain.get("advice")
+    report.family_data["config_notes"] = list(data.get("config_notes") or ())
+    refresh(report)
 
-    def level_fields(self) -> dict[str, Any]:
-        """The JSON ``level`` (schema 1.3): the stage tuple (phase, cache, rotation) under
-        ``stages``; ``working_dtype`` is the phase's."""
-        return {
-            "name": self.level,
-            "stages": self.rope_level,
-            "output_dtype": self.output_dtype,
-            "working_dtype": self.working_dtype,
-        }
 
-    def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        data["config"] = self.rope_config
-        data["config_notes"] = list(self.config_notes or ())
-        data["domain"] = (
-            None if self.domain is None else {**self.domain, "advice": self.domain_advice}
-        )
-        return data
+def _texts(
+    data: Mapping[str, Any], stages: Mapping[str, str], advice: str | None
+) -> tuple[str, list[str]]:
+    """(what the verdict is judged against besides the level, the Markdown header lines)."""
+    config = data.get("config") or {}
+    domain = data.get("domain")
+    where = f" on {domain['description']}" if domain else ""
+    notes = "".join(f" ({note})" for note in data.get("config_notes") or ())
+    judged = (
+        f"rope {config.get('rope_type', 'unknown')} θ = {config.get('theta', 'unknown')!s}"
+        f"{notes}{where}"
+    )
+    shown = ", ".join(f"{k} {v}" for k, v in stages.items())
+    extra = [
+        f"- rotary configuration: `{json.dumps(data.get('config'))}`",
+        f"- level stages: {shown or 'unknown'}",
+        f"- positions checked: {(domain or {}).get('description', 'unknown')}",
+    ]
+    if advice:
+        extra.append(f"- {advice}")
+    return judged, extra
+
+
+def RopeReport(  # the old class name, kept for one release
+    *,
+    rope_config: dict[str, Any] | None = None,
+    rope_level: Mapping[str, str] | None = None,
+    domain: Mapping[str, Any] | None = None,
+    domain_advice: str | None = None,
+    config_notes: Sequence[str] | None = None,
+    **fields: Any,
+) -> Report:
+    """Deprecated (issue 25): a rotary :class:`Report` (family ``rope``), built from the old
+    subclass's keywords; use :func:`report_fields`."""
+    extra = report_fields(
+        config=rope_config,
+        level_stages=rope_level,
+        domain=domain,
+        config_notes=config_notes,
+        advice=domain_advice,
+    )
+    return Report(**fields, **extra)

@@ -1,9 +1,11 @@
-"""The rotary conformance suite (SPEC §8.8): the absolute family's Suite on rotary checks.
+"""The rotary conformance suite (SPEC §8.8): the engine's Suite on the rotary family's run.
 
-:class:`RopeSuite` is a :class:`pespec.conformance.runner.Suite`: the same ``run``/``run_check``
-loop (a misbehaving backend gives a failed check, Ctrl-C a partial report), the same guarded
-calls (:class:`~pespec.conformance.contract.GuardedBackend`: timeout, host conversion) and the
-same :class:`~pespec.conformance.report.Report`; only the plan and the checks are rotary:
+:func:`RopeSuite` builds the engine's :class:`~pespec.conformance.engine.Suite` on a
+:class:`RopeRun`: the same ``run``/``run_check`` loop (a misbehaving backend gives a failed
+check, Ctrl-C a partial report), the same guarded calls
+(:class:`~pespec.conformance.contract.GuardedBackend`: timeout, host conversion) and the same
+:class:`~pespec.conformance.report.Report` (family ``rope``); only the plan and the checks are
+rotary:
 
 1. ``contract``: shape (n, head_dim), a known dtype that stays the same, finite, deterministic,
    inputs unchanged;
@@ -33,11 +35,12 @@ from pespec.conformance.backends import Backend
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import (
     BackendFailure,
+    GuardedBackend,
     bit_identical,
 )
+from pespec.conformance.engine import DEFAULT_TIMEOUT, Progress, Suite
 from pespec.conformance.guard import BACKEND_ERRORS
 from pespec.conformance.report import CheckResult, Report
-from pespec.conformance.runner import DEFAULT_TIMEOUT, Suite
 from pespec.rope import properties as props
 from pespec.rope.backends import RopeCapabilities, load_rope_backend, resolve_reading
 from pespec.rope.domain import PositionDomain, position_domain
@@ -47,8 +50,8 @@ from pespec.rope.errormodel import (
     parse_rope_level,
     rope_level_for_dtype,
 )
-from pespec.rope.guard import RopeGuard
-from pespec.rope.report import RopeReport
+from pespec.rope.guard import RopeGuard, rope_call, rope_guard
+from pespec.rope.report import RopeReport, refresh, report_fields
 from pespec.rope.suite_checks import (
     CONTRACT,
     contract_results,
@@ -58,13 +61,39 @@ from pespec.rope.suite_checks import (
     skipped_rows,
 )
 
-__all__ = ["ROPE_STAGES", "RopeGuard", "RopeReport", "RopeSuite", "check", "reference_positions"]
+__all__ = [
+    "ROPE_STAGES",
+    "RopeGuard",
+    "RopeReport",
+    "RopeRun",
+    "RopeSuite",
+    "check",
+    "reference_positions",
+]
 
 ROPE_STAGES: Final = ("contract", "golden", "reference", "property")
 """The rotary suite's stages, in the order they run."""
 
 MAX_POSITION: Final = 2**20
 """The largest position of :func:`reference_positions`' default sweep."""
+
+
+_PROPERTY_POSITIONS: Final = (
+    0,
+    1,
+    2,
+    3,
+    7,
+    100,
+    1000,
+    4095,
+    4096,
+    65535,
+    65536,
+    100_000,
+    1_000_000,
+)
+"""The positions of the property checks (then the domain's largest), those admitted."""
 
 
 def reference_positions(profile: str, max_position: int = MAX_POSITION) -> NDArray[np.int64]:
@@ -79,8 +108,9 @@ def reference_positions(profile: str, max_position: int = MAX_POSITION) -> NDArr
     return all_[all_ <= max_position]
 
 
-class RopeSuite(Suite):
-    """The rotary checks for one backend and one configuration (see the module docstring).
+class RopeRun:
+    """The rotary family's run for the engine's Suite: the checks for one backend and one
+    configuration (see the module docstring).
 
     ``backend``: a rotary spec, callable or Backend. ``config``: a RopeConfig, a preset name or
     a dict (RopeConfig or transformers config.json). ``level``: force a stage tuple
@@ -92,7 +122,8 @@ class RopeSuite(Suite):
     to the notes of reading a config.json dict given here.
     """
 
-    guard: RopeGuard
+    family = "rope"
+    all_stages = ROPE_STAGES
 
     def __init__(
         self,
@@ -142,17 +173,17 @@ class RopeSuite(Suite):
         claim = level if level is not None else caps.level
         self.requested_rope_level = parse_rope_level(claim) if isinstance(claim, str) else claim
         self.rope_level: RopeLevel | None = None
-        self.guard = RopeGuard(self.backend, timeout=float(timeout))
+        self.guard: GuardedBackend = rope_guard(self.backend, timeout=float(timeout))
         self.output_dtype: str | None = None
         self.level = None
         self._contract: dict[str, tuple[bool, str]] | None = None
-        self._plan: list[PlannedCheck] | None = None
         self.examples = None
         self.shrink = False
 
     # -- planning ------------------------------------------------------------------------
 
-    def _make_plan(self) -> list[PlannedCheck]:
+    def plan(self) -> list[PlannedCheck]:
+        """Every check of the selected stages, in order, with stable ids."""
         planned = []
         if "contract" in self.stages:
             planned += [
@@ -195,11 +226,12 @@ class RopeSuite(Suite):
 
     # -- running -------------------------------------------------------------------------
 
-    def _dispatch(self, planned: PlannedCheck) -> CheckResult:
+    def dispatch(self, planned: PlannedCheck) -> CheckResult:
+        """Run one planned check (the engine turns a misbehaving backend into a failure)."""
         contract = self._ensure_contract()
         if planned.stage == "contract":
             passed, message = contract[planned.id.partition(":")[2]]
-            return self._result(planned, "passed" if passed else "failed", message)
+            return planned.result("passed" if passed else "failed", message)
         level = self.rope_level
         if level is None or self.output_dtype is None:
             why = (
@@ -207,7 +239,7 @@ class RopeSuite(Suite):
                 if self.guard.hung
                 else "the contract probes gave no output of a dtype pespec knows"
             )
-            return self._result(planned, "failed", f"no level to test against: {why}")
+            return planned.result("failed", f"no level to test against: {why}")
         call = self._bound_call()
         try:
             if planned.stage == "golden":
@@ -234,7 +266,7 @@ class RopeSuite(Suite):
         config = self.config
 
         def call(x: NDArray[np.float64], positions: NDArray[Any]) -> NDArray[Any]:
-            result: NDArray[Any] = self.guard.rope_call(x, positions, config)
+            result: NDArray[Any] = rope_call(self.guard, x, positions, config)
             return result
 
         return call
@@ -253,27 +285,7 @@ class RopeSuite(Suite):
     def _property(self, name: str, call: props.Call, level: RopeLevel) -> props.Outcome:
         assert self.output_dtype is not None
         config, out = self.config, self.output_dtype
-        positions = self._admitted(
-            np.array(
-                [
-                    0,
-                    1,
-                    2,
-                    3,
-                    7,
-                    100,
-                    1000,
-                    4095,
-                    4096,
-                    65535,
-                    65536,
-                    100_000,
-                    1_000_000,
-                    self.max_position,
-                ],
-                dtype=np.int64,
-            )
-        )
+        positions = self._admitted(np.array([*_PROPERTY_POSITIONS, self.max_position], np.int64))
         if name == "norm":
             return props.norm(call, positions, config, level, out)
         if name == "r-zero":
@@ -305,7 +317,7 @@ class RopeSuite(Suite):
 
     def _outcome_result(self, planned: PlannedCheck, outcome: props.Outcome) -> CheckResult:
         fields = outcome.result_fields()
-        return self._result(planned, fields.pop("status"), fields.pop("message"), **fields)
+        return planned.result(fields.pop("status"), fields.pop("message"), **fields)
 
     def _ensure_contract(self) -> dict[str, tuple[bool, str]]:
         if self._contract is None:
@@ -347,37 +359,30 @@ class RopeSuite(Suite):
         self.output_dtype = next(iter(dtypes)) if len(dtypes) == 1 else None
         return contract_results(problems, called=bool(outputs))
 
-    def report(self, results: list[CheckResult], started: str, duration: float) -> Report:
+    def report_fields(self) -> dict[str, Any]:
+        """The level (a stage tuple), the dtypes, the configuration and the domain."""
         level = self.rope_level
-        return RopeReport(
-            backend=self.backend.name,
-            backend_spec=self.backend.spec,
-            device=self.backend.device,
-            capabilities=self.backend.capabilities.to_dict(),
-            output_dtype=self.output_dtype,
-            level=None if level is None else level.name,
-            working_dtype=None if level is None else level.phase,
-            profile=self.profile,
-            checks=results,
-            timestamp=started,
-            duration_s=duration,
-            libraries=dict(self.backend.libraries),
-            not_run={f"{s}:*": "stage not selected" for s in ROPE_STAGES if s not in self.stages},
-            backend_calls={"suite_calls": self.guard.calls, "suite_rows": self.guard.rows},
-            rope_config=self.config.to_dict(),
-            config_notes=list(self.config_notes),
-            rope_level=None if level is None else level.stages(),
-            domain=self.domain.to_dict(),
-        )
+        return {
+            "output_dtype": self.output_dtype,
+            "level": None if level is None else level.name,
+            "working_dtype": None if level is None else level.phase,
+            **report_fields(
+                config=self.config.to_dict(),
+                level_stages=None if level is None else level.stages(),
+                domain=self.domain.to_dict(),
+                config_notes=self.config_notes,
+            ),
+        }
 
-    def _diagnose(self, report: Report) -> None:
+    def diagnose(self, report: Report) -> None:
         """The rotary diagnosis (SPEC §8, part 4) when that module exists, then what a
         backend raised and what to declare; never raises."""
         self._diagnose_numbers(report)
         if self.raised:  # no "no bug found" next to a verdict the backend's exception caused
             report.diagnosis_sentence = raised_sentence(self.raised, report)
-        if isinstance(report, RopeReport):
-            report.domain_advice = self._domain_advice()
+        if report.family == self.family:
+            report.advice = self._domain_advice()
+            refresh(report)
 
     def _domain_advice(self) -> str | None:
         """When a claim wider than the default domain fails and the default domain passes:
@@ -432,6 +437,36 @@ class RopeSuite(Suite):
             report.diagnosis_sentence = f"diagnosis unavailable ({type(exc).__name__}: {exc})"
 
 
+def RopeSuite(  # the class it was; the engine's Suite now
+    backend: str | Backend | Callable[..., Any],
+    config: Any,
+    *,
+    level: str | RopeLevel | None = None,
+    profile: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    stages: Sequence[str] = ROPE_STAGES,
+    max_position: int | None = None,
+    fractional_positions: bool | None = None,
+    config_notes: Sequence[str] = (),
+) -> Suite:
+    """The rotary suite of ``backend`` for ``config``: the engine's
+    :class:`~pespec.conformance.engine.Suite` on a :class:`RopeRun` (see it for the
+    arguments). A factory since issue 25; the class is ``pespec.conformance.engine.Suite``."""
+    return Suite(
+        RopeRun(
+            backend,
+            config,
+            level=level,
+            profile=profile,
+            timeout=timeout,
+            stages=stages,
+            max_position=max_position,
+            fractional_positions=fractional_positions,
+            config_notes=config_notes,
+        )
+    )
+
+
 def check(
     backend: str | Backend | Callable[..., Any],
     config: Any,
@@ -442,7 +477,7 @@ def check(
     stages: Sequence[str] = ROPE_STAGES,
     max_position: int | None = None,
     fractional_positions: bool | None = None,
-    progress: Callable[[PlannedCheck, CheckResult | None], None] | None = None,
+    progress: Progress | None = None,
     diagnose: bool = True,
     config_notes: Sequence[str] = (),
 ) -> Report:
