@@ -74,7 +74,7 @@ class Family:
     options: tuple[Option, ...] = ()
     fixtures: str | None = None
     """The module whose import registers the family's golden-fixture format handler
-    (:mod:`pespec.reference.fixture_formats`); None: the family ships no fixtures."""
+    (:mod:`pespec.conformance.fixtures`); None: the family ships no fixtures."""
 
     def load(self, role: str) -> Any:
         """The object of ``role`` (``suite``, ``check``, ``load_backend``, ``check_file``,
@@ -100,7 +100,7 @@ SINUSOIDAL = Family(
     load_backend="pespec.conformance.loading:load_backend",
     check_file="pespec.conformance.checkfile:check_file",
     command="pespec.cli.check:run_sinusoidal",
-    fixtures="pespec.reference.golden_format",
+    fixtures="pespec.sincos.golden_format",
     options=(
         option(
             "--convention",

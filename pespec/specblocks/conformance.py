@@ -21,7 +21,7 @@ from pespec.conformance.report import (
 )
 from pespec.conformance.runner import DEFAULT_TIMEOUT, LARGE_SIZES
 from pespec.properties.registry import PROPERTIES
-from pespec.reference.golden import load_fixture_sets
+from pespec.sincos.golden import load_fixture_sets
 
 __all__ = ["REPORT_FIELDS", "contract_probes_text", "report_schema_table", "suite_table"]
 
