@@ -25,7 +25,6 @@ from typing import Any
 
 from pespec._suggest import did_you_mean
 from pespec.conformance.backends import Backend, Capabilities, callable_name
-from pespec.conformance.builtin_backends import BUILTIN_BACKENDS, builtin_backend
 from pespec.conformance.guard import (
     BACKEND_ERRORS,
     BackendLoadError,
@@ -33,6 +32,7 @@ from pespec.conformance.guard import (
     raised_text,
     signature_misfit,
 )
+from pespec.sincos.builtin_backends import BUILTIN_BACKENDS, builtin_backend
 
 __all__ = ["ENTRY_POINT_GROUP", "load_backend"]
 

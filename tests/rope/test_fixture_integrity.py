@@ -1,9 +1,9 @@
 """Every golden fixture is verified against MANIFEST before use (issue 24, item 5; SPEC §7).
 
 A copy of the shipped folder is tampered with and put in the place of the shipped one
-(the engine's ``fixture_directory`` patched): the rotary suite, the rotary from-file route, the absolute
-suite and ``pespec golden verify`` must all refuse it, naming the file and the mismatch;
-the untouched copy must pass. The edits are the issue's reproduction: one rotated value
+(the engine's ``fixture_directory`` patched): the rotary suite, the rotary from-file route,
+the absolute suite and ``pespec golden verify`` must all refuse it, naming the file and the
+mismatch; the untouched copy must pass. The edits are the issue's reproduction: one rotated value
 changed in its decimal and its hex form together (so the file stays self-consistent), and
 the configuration's θ changed (which used to make the golden stage vanish silently).
 """
