@@ -39,9 +39,9 @@ from pespec.conformance.contract import (
 )
 from pespec.conformance.guard import BACKEND_ERRORS, CallProtocolError, protocol_error
 from pespec.conformance.loading import load_backend
+from pespec.conformance.profiles import resolve_profile
 from pespec.conformance.report import CheckResult, Report
 from pespec.properties.base import Level, check_claimable, level_for_dtype, parse_level
-from pespec.properties.profiles import resolve_profile
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.validation import check_d_model, check_non_negative_int
 from pespec.sincos.comparison_stages import golden_check, large_check

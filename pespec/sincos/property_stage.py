@@ -72,8 +72,8 @@ class PropertyStage:
         from hypothesis import given, reject, settings
         from hypothesis.errors import Flaky, Unsatisfiable
 
+        from pespec.conformance.profiles import profile_name
         from pespec.properties.base import PropertyResult, PropertyViolation
-        from pespec.properties.profiles import profile_name
 
         fn = planned.payload
         strategy = self._config_strategy(level)

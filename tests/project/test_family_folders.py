@@ -59,6 +59,7 @@ MOVED: dict[str, str] = {
         for name in ("golden", "golden_catalog", "golden_format", "golden_verify", "golden_write")
     },
     "pespec.reference.fixture_formats": "pespec.conformance.fixtures",
+    "pespec.properties.profiles": "pespec.conformance.profiles",
 }
 """Old path -> new home of every module moved by issue 25's family-folder step."""
 
