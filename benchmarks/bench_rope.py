@@ -138,7 +138,7 @@ def test_oracle_throughput(benchmark: Any) -> None:
 def test_rotary_fixture_verification_time(benchmark: Any) -> None:
     """Seconds to verify every rotary golden set against the oracle, caches cleared first
     (the oracle's interval runs and certified frequencies are computed again)."""
-    from pespec.reference.golden import fixture_directory
+    from pespec.conformance.fixtures import fixture_directory
     from pespec.rope.golden import parse_rope_fixture, verify_rope_fixture
 
     paths = sorted(fixture_directory().glob("rope-*.json"))

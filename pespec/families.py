@@ -74,7 +74,7 @@ class Family:
     options: tuple[Option, ...] = ()
     fixtures: str | None = None
     """The module whose import registers the family's golden-fixture format handler
-    (:mod:`pespec.reference.fixture_formats`); None: the family ships no fixtures."""
+    (:mod:`pespec.conformance.fixtures`); None: the family ships no fixtures."""
     report: str | None = None
     """The module of the family's report hooks: ``rebuilt(report, data)`` (a report read back
     from its JSON ``data``) and ``refresh(report)`` (its data changed); None: the family's
@@ -111,9 +111,9 @@ SINUSOIDAL = Family(
     suite="pespec.conformance.runner:Suite",
     check="pespec.conformance.runner:check",
     load_backend="pespec.conformance.loading:load_backend",
-    check_file="pespec.conformance.checkfile:check_file",
+    check_file="pespec.sincos.checkfile:check_file",
     command="pespec.cli.check:run_sinusoidal",
-    fixtures="pespec.reference.golden_format",
+    fixtures="pespec.sincos.golden_format",
     options=(
         option(
             "--convention",

@@ -204,7 +204,7 @@ def _suite(args: argparse.Namespace) -> Any:
 
 
 def _from_file(args: argparse.Namespace) -> Any:
-    from pespec.conformance.checkfile import check_file
+    from pespec.sincos.checkfile import check_file
 
     if args.profile is not None or args.stages is not None or args.examples is not None:
         raise ValueError("--profile, --stages and --examples do not apply to --from-file")

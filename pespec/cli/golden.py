@@ -18,21 +18,25 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from pespec._atomic import check_writable
 from pespec.cli.terminal import console as make_console
-from pespec.reference.fixture_formats import (
+from pespec.conformance.fixtures import (
     FixtureError,
     FixtureFormat,
+    differing_files,
+    export_with,
+    fixture_directory,
     fixture_formats,
     handler_for,
     render_fixture_files,
+    replace_directory,
+    verified_directory,
+    verify_checksums,
+    with_manifest,
 )
-from pespec.reference.golden import fixture_directory, verified_directory, verify_checksums
-from pespec.reference.golden_verify import differing_files
-from pespec.reference.golden_write import export_with, replace_directory, with_manifest
 
 
 def fixture_modules() -> tuple[str, ...]:
     """The families' fixture modules (:data:`pespec.families.FAMILIES`); importing one
-    registers the handler of its ``format`` (:mod:`pespec.reference.fixture_formats`). Every
+    registers the handler of its ``format`` (:mod:`pespec.conformance.fixtures`). Every
     file is dispatched on its ``format`` field."""
     from pespec.families import FAMILIES
 

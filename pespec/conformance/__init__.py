@@ -20,14 +20,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pespec.conformance.adapters import module_backend, table_backend
     from pespec.conformance.backends import Backend, Capabilities
-    from pespec.conformance.fromfile import compare_saved_output
     from pespec.conformance.guard import BackendLoadError, CallProtocolError
     from pespec.conformance.loading import load_backend
     from pespec.conformance.report import CheckResult, Report
-    from pespec.conformance.reproduce import reproduce
     from pespec.conformance.runner import STAGES, Suite, check
+    from pespec.sincos.adapters import module_backend, table_backend
+    from pespec.sincos.fromfile import compare_saved_output
+    from pespec.sincos.reproduce import reproduce
 
 __all__ = [
     "STAGES",
@@ -47,28 +47,30 @@ __all__ = [
 ]
 
 _HOMES: dict[str, str] = {
-    "Backend": "backends",
-    "BackendLoadError": "guard",
-    "CallProtocolError": "guard",
-    "Capabilities": "backends",
-    "module_backend": "adapters",
-    "table_backend": "adapters",
-    "load_backend": "loading",
-    "CheckResult": "report",
-    "Report": "report",
-    "STAGES": "runner",
-    "Suite": "runner",
-    "check": "runner",
-    "compare_saved_output": "fromfile",
-    "reproduce": "reproduce",
+    "Backend": "pespec.conformance.backends",
+    "BackendLoadError": "pespec.conformance.guard",
+    "CallProtocolError": "pespec.conformance.guard",
+    "Capabilities": "pespec.conformance.backends",
+    "module_backend": "pespec.sincos.adapters",
+    "table_backend": "pespec.sincos.adapters",
+    "load_backend": "pespec.conformance.loading",
+    "CheckResult": "pespec.conformance.report",
+    "Report": "pespec.conformance.report",
+    "STAGES": "pespec.conformance.runner",
+    "Suite": "pespec.conformance.runner",
+    "check": "pespec.conformance.runner",
+    "compare_saved_output": "pespec.sincos.fromfile",
+    "reproduce": "pespec.sincos.reproduce",
 }
+"""Public name -> the module that defines it (the sinusoidal family's, :mod:`pespec.sincos`,
+for the names this facade has always exported)."""
 
 
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'pespec.conformance' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"pespec.conformance.{home}"), name)
+    value = getattr(importlib.import_module(home), name)
     globals()[name] = value
     return value
 

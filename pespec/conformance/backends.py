@@ -150,7 +150,7 @@ class Capabilities(BackendCapabilities):
         if self.level is not None:
             parse_level(self.level)
         if self.convention is not None:
-            from pespec.conformance.declared import resolve_convention
+            from pespec.sincos.declared import resolve_convention
 
             resolve_convention(self.convention, "capabilities['convention']")
 

@@ -22,7 +22,6 @@ from pespec.properties.errormodel import element_bound_parts
 from pespec.reference import oracle
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.encoding import encode
-from pespec.reference.golden import FixtureSet
 
 __all__ = [
     "BLOCK_ELEMENTS",
@@ -37,7 +36,6 @@ __all__ = [
     "comparison_bound",
     "comparison_message",
     "comparison_result",
-    "is_canonical_fixture",
 ]
 
 SECTIONS: dict[str, str] = {
@@ -269,11 +267,6 @@ def comparison_result(
             "values_over_bound": worst.violations,
         },
     )
-
-
-def is_canonical_fixture(fixture: FixtureSet) -> bool:
-    """Whether a golden fixture set holds values of the canonical convention."""
-    return fixture.convention.is_canonical
 
 
 def _fmt(value: float | None) -> str:

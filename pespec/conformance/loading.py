@@ -30,7 +30,6 @@ from pespec.conformance.backends import (
     Capabilities,
     callable_name,
 )
-from pespec.conformance.builtin_backends import BUILTIN_BACKENDS, builtin_backend
 from pespec.conformance.guard import (
     BACKEND_ERRORS,
     BackendLoadError,
@@ -38,6 +37,7 @@ from pespec.conformance.guard import (
     raised_text,
     signature_misfit,
 )
+from pespec.sincos.builtin_backends import BUILTIN_BACKENDS, builtin_backend
 
 __all__ = ["ENTRY_POINT_GROUP", "load_backend"]
 

@@ -30,7 +30,6 @@ from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend
 from pespec.conformance.compare import PlannedCheck
-from pespec.conformance.comparison_stages import golden_check, large_check
 from pespec.conformance.contract import (
     BackendFailure,
     GuardedBackend,
@@ -47,14 +46,15 @@ from pespec.conformance.engine import (
 from pespec.conformance.engine import Suite as EngineSuite
 from pespec.conformance.guard import BACKEND_ERRORS, protocol_error
 from pespec.conformance.loading import load_backend
-from pespec.conformance.property_stage import PropertyStage
+from pespec.conformance.profiles import resolve_profile
 from pespec.conformance.report import CheckResult, Report
-from pespec.conformance.reproductions import Reproductions
-from pespec.conformance.suite_plan import make_plan
 from pespec.properties.base import Level, check_claimable, level_for_dtype, parse_level
-from pespec.properties.profiles import resolve_profile
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.validation import check_d_model, check_non_negative_int
+from pespec.sincos.comparison_stages import golden_check, large_check
+from pespec.sincos.property_stage import PropertyStage
+from pespec.sincos.reproductions import Reproductions
+from pespec.sincos.suite_plan import make_plan
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -113,7 +113,7 @@ class SinusoidalRun:
         shrink: bool = True,
         convention: str | Convention | None = None,
     ) -> None:
-        from pespec.conformance.declared import resolve_convention
+        from pespec.sincos.declared import resolve_convention
 
         self.backend = load_backend(backend)
         declared = convention if convention is not None else self.backend.capabilities.convention
@@ -272,7 +272,7 @@ class SinusoidalRun:
     def _diagnose(self, report: Report) -> None:
         """Attach the diagnosis (SPEC Annex D) to a non-conformant report; never raises."""
         try:
-            from pespec.conformance.diagnosis import diagnose
+            from pespec.sincos.diagnosis import diagnose
         except ImportError:
             return
         if self.level is None or self.guard.hung:

@@ -8,7 +8,8 @@
   (§5.4–§5.6), :mod:`~pespec.properties.structure` (§5.7–§5.9): the properties, one function
   each, on :mod:`~pespec.properties.context` (messages) and :mod:`~pespec.properties.rows`
   (evaluating the backend).
-* :mod:`~pespec.properties.strategies`, :mod:`~pespec.properties.profiles`: Hypothesis.
+* :mod:`~pespec.properties.strategies`: Hypothesis strategies (the profiles are the
+  engine's, :mod:`pespec.conformance.profiles`).
 
 Names (issue 13): a property function is ``prop_<name>`` (``prop_accuracy``, ``prop_norm``,
 …), registered with its SPEC section and statement by

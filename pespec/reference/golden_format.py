@@ -1,54 +1,11 @@
-"""The absolute sets' fixture handler (format ``pespec-golden/1``, SPEC §7), registered in
-:mod:`pespec.reference.fixture_formats` when this module is imported.
+"""Deprecated alias of pespec.sincos.golden_format (issue 25); removed in the next release."""
 
-It joins the format's reader (:mod:`pespec.reference.golden`), its oracle check
-(:mod:`pespec.reference.golden_verify`), its export writers and its rendering
-(:mod:`pespec.reference.golden_write`) so that ``pespec golden`` dispatches on the files'
-``format`` field.
-"""
+import sys
+from typing import TYPE_CHECKING
 
-from __future__ import annotations
+from pespec.sincos import golden_format as _m
 
-from pespec.reference.fixture_formats import (
-    FixtureCheck,
-    FixtureFormat,
-    FixtureProgress,
-    register_fixture_format,
-)
-from pespec.reference.golden import FORMAT, FixtureSet, parse_fixture
-from pespec.reference.golden_catalog import CATALOG, FixtureSpec
-from pespec.reference.golden_verify import verify_values
-from pespec.reference.golden_write import WRITERS, render_sets
+if TYPE_CHECKING:  # the names, for type checkers; at run time the module is the new one
+    from pespec.sincos.golden_format import *  # noqa: F403
 
-__all__ = ["FIXTURE_FORMAT"]
-
-
-def _verify(fixture: FixtureSet, file: str, limit: int) -> FixtureCheck:
-    """Every stored value against the oracle; ``limit`` wrong values itemised, then a count."""
-    mismatches = verify_values(fixture, file)
-    messages = [str(m) for m in mismatches[:limit]]
-    if len(mismatches) > limit:
-        messages.append(f"{file}: ... {len(mismatches)} in all")
-    return FixtureCheck(int(fixture.values.size), len(mismatches), tuple(messages))
-
-
-def _render(on_progress: FixtureProgress | None) -> dict[str, bytes]:
-    def advance(spec: FixtureSpec) -> None:
-        if on_progress is not None:
-            on_progress(spec.name)
-
-    return render_sets(CATALOG, advance)
-
-
-FIXTURE_FORMAT = register_fixture_format(
-    FixtureFormat(
-        format=FORMAT,
-        description="absolute sinusoidal sets (SPEC §7)",
-        parse=parse_fixture,
-        verify=_verify,
-        writers=WRITERS,
-        render=_render,
-        planned=lambda: len(CATALOG),
-    )
-)
-"""The handler of ``pespec-golden/1`` files."""
+sys.modules[__name__] = _m

@@ -1,81 +1,11 @@
-"""Verifying golden fixtures: the stored values against the oracle, and a fixture directory
-against a fresh regeneration (SPEC §7).
-"""
+"""Deprecated alias of pespec.sincos.golden_verify (issue 25); removed in the next release."""
 
-from __future__ import annotations
+import sys
+from typing import TYPE_CHECKING
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from pespec.sincos import golden_verify as _m
 
-import numpy as np
+if TYPE_CHECKING:  # the names, for type checkers; at run time the module is the new one
+    from pespec.sincos.golden_verify import *  # noqa: F403
 
-from pespec.reference import oracle
-from pespec.reference.golden import PROVENANCE, FixtureSet, fixture_directory
-from pespec.reference.golden_catalog import CATALOG, FixtureSpec
-from pespec.reference.golden_write import render_catalog
-
-__all__ = ["ValueMismatch", "differing_files", "verify_directory", "verify_values"]
-
-
-@dataclass(frozen=True)
-class ValueMismatch:
-    """A stored value that differs from the oracle's certified value."""
-
-    file: str
-    position: int | float
-    column: int
-    stored: float
-    certified: float
-
-    def __str__(self) -> str:
-        return (
-            f"{self.file}: position {self.position!r}, column {self.column}: stored "
-            f"{self.stored!r} ({self.stored.hex()}), certified {self.certified!r} "
-            f"({self.certified.hex()})"
-        )
-
-
-def verify_values(fixture: FixtureSet, file: str) -> list[ValueMismatch]:
-    """Recompute every stored value with the oracle; the values that differ."""
-    full = oracle.encode(
-        fixture.positions, fixture.d_model, base=fixture.base, convention=fixture.convention
-    )
-    certified = full[:, fixture.columns]
-    bad = np.argwhere(certified.view(np.int64) != fixture.values.view(np.int64))
-    return [
-        ValueMismatch(
-            file=file,
-            position=fixture.positions[i].item(),
-            column=int(fixture.columns[j]),
-            stored=float(fixture.values[i, j]),
-            certified=float(certified[i, j]),
-        )
-        for i, j in bad.tolist()
-    ]
-
-
-def verify_directory(
-    directory: Path | None = None,
-    catalog: Sequence[FixtureSpec] = CATALOG,
-    on_progress: Callable[[FixtureSpec], None] | None = None,
-    extra: Mapping[str, bytes] | None = None,
-) -> list[str]:
-    """Regenerate in memory (``extra`` as :func:`render_catalog`); the names of files that
-    differ byte for byte, are missing or are not part of the catalog (MANIFEST.provenance
-    excepted)."""
-    return differing_files(directory, render_catalog(catalog, on_progress, extra))
-
-
-def differing_files(directory: Path | None, expected: Mapping[str, bytes]) -> list[str]:
-    """The names of files of ``directory`` (default: the shipped one) that differ from
-    ``expected`` byte for byte, are missing or are not expected (MANIFEST.provenance
-    excepted), sorted."""
-    target = directory or fixture_directory()
-    present = {p.name for p in target.glob("*") if p.is_file() and p.name != PROVENANCE}
-    differing = [
-        name
-        for name, data in expected.items()
-        if name not in present or (target / name).read_bytes() != data
-    ]
-    return sorted(differing + sorted(present - set(expected)))
+sys.modules[__name__] = _m

@@ -5,7 +5,7 @@ For kernels that Python cannot call (C, CUDA, Rust): the kernel rotates the stat
 integer formula :data:`pespec.rope.golden.X_FORMULA`; ``pespec rope inputs`` writes them),
 saves the (n, head_dim) output, and :func:`check_file` compares every value with the exact
 rotation at the level claimed. The file is read by the absolute family's readers
-(:func:`pespec.conformance.fromfile.read_output`: .npy, .npz, .csv; never pickle). A file
+(:func:`pespec.conformance.savedfile.read_output`: .npy, .npz, .csv; never pickle). A file
 that does not fit the configuration (not 2-D, another column count, positions other than one
 per row) raises ValueError (a usage error, exit 2); a wrong dtype or a non-finite value is a
 failed contract check. There is no diagnosis: it needs calls at inputs it chooses.
@@ -24,8 +24,8 @@ from numpy.typing import NDArray
 
 from pespec.conformance.contract import first_non_finite
 from pespec.conformance.filerules import claimed_file_level, file_record, truncation_note
-from pespec.conformance.fromfile import read_output
 from pespec.conformance.report import CheckResult, Report
+from pespec.conformance.savedfile import read_output
 from pespec.numerics.formats import DTYPES, dtype_name
 from pespec.numerics.problems import OutputProblem
 from pespec.numerics.validation import check_positions

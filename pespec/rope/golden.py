@@ -1,10 +1,11 @@
 """Rotary golden fixtures (SPEC §8.6): certified ω', A, cos/sin and rotated vectors per preset.
 
 One JSON file ``rope-<preset>.json`` per preset of SPEC Annex F.1, in ``pespec/golden/`` next to
-the absolute sets and listed in the same ``MANIFEST`` (:mod:`pespec.reference.golden` writes
-them with its sets, atomically). Every value is the rotary oracle's certified correctly
-rounded float64, given as its shortest round-trip decimal and its exact ``float.hex``. The
-input vectors are rebuilt from :func:`x_vectors` (small dyadic rationals, stated formula).
+the absolute sets and listed in the same ``MANIFEST`` (:mod:`pespec.conformance.fixtures`
+writes them with the other formats' sets, atomically). Every value is the rotary oracle's
+certified correctly rounded float64, given as its shortest round-trip decimal and its exact
+``float.hex``. The input vectors are rebuilt from :func:`x_vectors` (small dyadic rationals,
+stated formula).
 """
 
 from __future__ import annotations
@@ -21,15 +22,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec._version import SPEC_VERSION
-from pespec.reference.fixture_formats import (
+from pespec.conformance.fixtures import (
     FixtureCheck,
     FixtureError,
     FixtureFormat,
     FixtureProgress,
     files_of_format,
     register_fixture_format,
+    verified_directory,
 )
-from pespec.reference.golden import verified_directory
 from pespec.rope import oracle
 from pespec.rope.config import RopeConfig
 from pespec.rope.presets import PRESET_ALIASES, PRESETS
@@ -312,8 +313,8 @@ def load_rope_fixtures(directory: Path | None = None) -> list[RopeFixture]:
     """Every rotary set in ``directory`` (default: the shipped ones), sorted by file name.
 
     The directory's MANIFEST checksums are verified first, as for the absolute sets
-    (:func:`pespec.reference.golden.verified_directory`): a changed file raises
-    :class:`~pespec.reference.golden.FixtureError` naming it, never a silent skip.
+    (:func:`pespec.conformance.fixtures.verified_directory`): a changed file raises
+    :class:`~pespec.conformance.fixtures.FixtureError` naming it, never a silent skip.
     """
     target = verified_directory(directory)
     paths = files_of_format(target, FORMAT)
@@ -399,7 +400,7 @@ def export_rope_fixtures(
     fixtures: list[RopeFixture], directory: Any, file_format: str
 ) -> list[Any]:
     """Write ``<name>.npz`` (arrays only) or ``<name>.csv`` per set; atomic."""
-    from pespec.reference.golden_write import export_with
+    from pespec.conformance.fixtures import export_with
 
     return export_with(fixtures, directory, file_format, {"npz": _npz_bytes, "csv": _csv_bytes})
 
@@ -422,4 +423,4 @@ FIXTURE_FORMAT = register_fixture_format(
         planned=lambda: len(PRESETS),
     )
 )
-"""The handler of ``pespec-rope-golden/1`` files (:mod:`pespec.reference.fixture_formats`)."""
+"""The handler of ``pespec-rope-golden/1`` files (:mod:`pespec.conformance.fixtures`)."""

@@ -138,7 +138,7 @@ class RopeRun:
         fractional_positions: bool | None = None,
         config_notes: Sequence[str] = (),
     ) -> None:
-        from pespec.properties.profiles import resolve_profile
+        from pespec.conformance.profiles import resolve_profile
 
         self.backend = load_rope_backend(backend)
         reading = resolve_reading(config)

@@ -10,7 +10,6 @@ from pespec.conformance.compare import (
     EXACT_REFERENCE_LIMIT,
     FIXTURE_ERROR,
     REFERENCE_ERROR,
-    is_canonical_fixture,
 )
 from pespec.conformance.contract import CONTRACT_ITEMS, contract_probes
 from pespec.conformance.report import (
@@ -21,7 +20,7 @@ from pespec.conformance.report import (
 )
 from pespec.conformance.runner import DEFAULT_TIMEOUT, LARGE_SIZES
 from pespec.properties.registry import PROPERTIES
-from pespec.reference.golden import load_fixture_sets
+from pespec.sincos.golden import is_canonical_fixture, load_fixture_sets
 
 __all__ = ["REPORT_FIELDS", "contract_probes_text", "report_schema_table", "suite_table"]
 

@@ -6,22 +6,22 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from pespec.conformance.diagnosis.precision import (
+from pespec.numerics.formats import SIGNIFICAND_BITS
+from pespec.rope.diagnosis.diagnose import diagnose as diagnose_rope
+from pespec.rope.diagnosis.examples import bugs
+from pespec.sincos.diagnosis.precision import (
     FORMATS_COARSE_TO_FINE,
     REPRESENTABILITY_FORMATS,
     SPREAD_BITS,
 )
-from pespec.conformance.diagnosis.probes import (
+from pespec.sincos.diagnosis.probes import (
     FIT_DIMS,
     PRIMARY_BASE,
     SECONDARY_BASE,
     fit_positions,
     large_positions,
 )
-from pespec.conformance.diagnosis.slips import SLIPS
-from pespec.numerics.formats import SIGNIFICAND_BITS
-from pespec.rope.diagnosis.diagnose import diagnose as diagnose_rope
-from pespec.rope.diagnosis.examples import bugs
+from pespec.sincos.diagnosis.slips import SLIPS
 
 __all__ = [
     "diagnosis_probes_table",

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pespec.reference.golden import MANIFEST, fixture_directory, fixture_files, parse_fixture
+from pespec.conformance.fixtures import MANIFEST, fixture_directory
+from pespec.sincos.golden import fixture_files, parse_fixture
 
 __all__ = ["fixture_catalog_table"]
 

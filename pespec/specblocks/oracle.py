@@ -5,8 +5,9 @@ from __future__ import annotations
 import decimal
 import math
 
-from pespec.reference.golden import fixture_directory, parse_fixture
+from pespec.conformance.fixtures import fixture_directory
 from pespec.reference.oracle import GUARD_BITS, encode_decimal, row_precision
+from pespec.sincos.golden import parse_fixture
 
 __all__ = ["decimal_rounding_text", "oracle_precision_table"]
 

@@ -327,7 +327,7 @@ def test_help_imports_no_family() -> None:
     code = (
         "import sys\nfrom pespec.cli import build_parser\nbuild_parser()\n"
         "print(' '.join(sorted(m for m in sys.modules if m.startswith(('pespec.rope.', "
-        "'pespec.conformance.runner', 'pespec.conformance.checkfile')))))"
+        "'pespec.conformance.runner', 'pespec.conformance.checkfile', 'pespec.sincos')))))"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == ""

@@ -1,9 +1,9 @@
 """Every golden fixture is verified against MANIFEST before use (issue 24, item 5; SPEC §7).
 
 A copy of the shipped folder is tampered with and put in the place of the shipped one
-(``fixture_directory`` patched): the rotary suite, the rotary from-file route, the absolute
-suite and ``pespec golden verify`` must all refuse it, naming the file and the mismatch;
-the untouched copy must pass. The edits are the issue's reproduction: one rotated value
+(the engine's ``fixture_directory`` patched): the rotary suite, the rotary from-file route,
+the absolute suite and ``pespec golden verify`` must all refuse it, naming the file and the
+mismatch; the untouched copy must pass. The edits are the issue's reproduction: one rotated value
 changed in its decimal and its hex form together (so the file stays self-consistent), and
 the configuration's θ changed (which used to make the golden stage vanish silently).
 """
@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import pespec.reference.golden as golden
+import pespec.conformance.fixtures as fixtures
 from pespec.cli import main
-from pespec.reference.golden import FixtureError, fixture_directory
+from pespec.conformance.fixtures import FixtureError, fixture_directory
 from pespec.rope import PRESETS, rotate
 from pespec.rope.fromfile import file_inputs
 from pespec.rope.golden import fixture_for, load_rope_fixtures
@@ -32,7 +32,7 @@ def copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the shipped fixtures, read by every route in their place."""
     target = tmp_path / "golden"
     shutil.copytree(fixture_directory(), target)
-    monkeypatch.setattr(golden, "fixture_directory", lambda: target)
+    monkeypatch.setattr(fixtures, "fixture_directory", lambda: target)
     return target
 
 

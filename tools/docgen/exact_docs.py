@@ -22,7 +22,7 @@ import numpy as np
 
 from pespec.reference.encoding import encode
 from pespec.reference.exact import error_budget
-from pespec.reference.golden import load_fixture_sets
+from pespec.sincos.golden import load_fixture_sets
 
 __all__ = [
     "RESULTS_FILE",

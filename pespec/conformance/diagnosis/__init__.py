@@ -1,34 +1,23 @@
-"""Diagnosis of a non-conformant backend: its convention and its working precision (SPEC Annex D).
+"""Deprecated alias of pespec.sincos.diagnosis (issue 25); removed in the next release.
 
-Called by the conformance suite only after a failing verdict, so a conformant backend is
-never slowed down. :func:`diagnose` probes the backend with a few small configurations
-(:mod:`.probes`), fits the convention family of SPEC §3 (layout × frequency shift × base ×
-position offset × argument scale, plus an overall output scale such as MLX's √(2/d);
-:mod:`.fit`), infers the working precision from how the error grows with the angle and from
-which integer positions the backend can still tell apart (:mod:`.precision`), verifies the
-chosen candidate against the error model (:mod:`.verify`), and returns a :class:`Diagnosis`
-with a JSON form and a one-sentence summary (:mod:`.result`). Named mistakes outside the
-family are in :mod:`.slips`, the rounded-timestep probe in :mod:`.rounding`; the sequence
-itself in :mod:`.pipeline`. A backend that raises, returns the wrong shape, NaN, garbage or a
-constant gets "no known convention", never an exception.
+Each submodule's old path (``pespec.conformance.diagnosis.fit``, ...) is the new module too:
+the package alias points at the new folder, so its submodules are registered here under
+their old names before the swap (and each old file is an alias as well).
 """
 
-from pespec.conformance.diagnosis.pipeline import diagnose
-from pespec.conformance.diagnosis.precision import classify_error_bits
-from pespec.conformance.diagnosis.probes import (
-    PRIMARY_BASE,
-    SECONDARY_BASE,
-    fit_dims,
-)
-from pespec.conformance.diagnosis.result import Diagnosis
-from pespec.conformance.diagnosis.verify import LIMIT_TOLERANCE
+import importlib
+import sys
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "LIMIT_TOLERANCE",
-    "PRIMARY_BASE",
-    "SECONDARY_BASE",
-    "Diagnosis",
-    "classify_error_bits",
-    "diagnose",
-    "fit_dims",
-]
+from pespec.sincos import diagnosis as _m
+
+if TYPE_CHECKING:  # the names, for type checkers; at run time the module is the new one
+    from pespec.sincos.diagnosis import *  # noqa: F403
+
+SUBMODULES = ("fit", "pipeline", "precision", "probes", "result", "rounding", "slips", "verify")
+"""The package's modules, each aliased under its old dotted name."""
+
+for _name in SUBMODULES:
+    sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"{_m.__name__}.{_name}")
+
+sys.modules[__name__] = _m
