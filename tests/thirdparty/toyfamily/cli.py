@@ -12,7 +12,6 @@ import argparse
 import sys
 from typing import Any
 
-from pespec._atomic import check_writable
 from pespec.cli.supervised import run_checked, supervising
 from pespec.cli.verdict import run_and_report
 from pespec.conformance.engine import DEFAULT_TIMEOUT
@@ -23,17 +22,11 @@ __all__ = ["run"]
 
 def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
     """The toy check: 0 conformant, 1 not, 2 usage error, 130 interrupted."""
-    try:
-        if args.backend is None or args.from_file is not None:
-            raise ValueError("--family toy checks a BACKEND (no --from-file)")
-        for option, path in (("--json", args.json), ("--markdown", args.markdown)):
-            if path:
-                check_writable(path, option)
-    except ValueError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+    if args.backend is None or args.from_file is not None:
+        print(f"{prog}: error: --family toy checks a BACKEND (no --from-file)", file=sys.stderr)
         return 2
     timeout = DEFAULT_TIMEOUT if args.timeout is None else float(args.timeout)
     options: dict[str, Any] = {"level": args.level, "profile": args.profile, "timeout": timeout}
     if supervising(args):
-        return run_and_report(prog, args, lambda: run_checked(FAMILY, args, options))
-    return run_and_report(prog, args, lambda: check(args.backend, **options))
+        return int(run_and_report(prog, args, lambda: run_checked(FAMILY, args, options)))
+    return int(run_and_report(prog, args, lambda: check(args.backend, **options)))

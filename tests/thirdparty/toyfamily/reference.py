@@ -38,7 +38,7 @@ def slope(h: int, heads: int) -> float:
     p, q = exponent(h, heads)
     if q == 1:
         return math.ldexp(1.0, -p)
-    c = 2.0 ** (-p / q)  # a first guess; corrected below until it is the nearest float
+    c = float(2.0 ** (-p / q))  # a first guess; corrected below until it is the nearest float
     while True:
         low = (Fraction(c) + Fraction(math.nextafter(c, 0.0))) / 2
         high = (Fraction(c) + Fraction(math.nextafter(c, math.inf))) / 2

@@ -19,7 +19,9 @@ def _judged(heads: list[int]) -> str:
     return f"heads {', '.join(str(h) for h in heads)}"
 
 
-def report_fields(heads: tuple[int, ...], output_dtype: str | None, level: str | None) -> Any:
+def report_fields(
+    heads: tuple[int, ...], output_dtype: str | None, level: str | None
+) -> dict[str, Any]:
     """The :class:`Report` keywords of a toy report: the JSON field ``heads``, what the
     verdict is relative to, the command."""
     return {
@@ -29,6 +31,7 @@ def report_fields(heads: tuple[int, ...], output_dtype: str | None, level: str |
         "command": COMMAND,
         "family_data": {"heads": list(heads)},
         "judged": _judged(list(heads)),
+        "markdown_extra": [f"- {_judged(list(heads))} (ALiBi slopes 2^(-8h/H))"],
         "diagnosis_in_summary": True,
     }
 
@@ -43,6 +46,7 @@ def rebuilt(report: Report, data: dict[str, Any]) -> None:
 def refresh(report: Report) -> None:
     """Derive the report's text again from its data."""
     report.judged = _judged(list(report.family_data.get("heads", [])))
+    report.markdown_extra = [f"- {report.judged} (ALiBi slopes 2^(-8h/H))"]
 
 
 SLIPS: dict[str, Any] = {

@@ -194,7 +194,7 @@ class ToyRun:
 CONTRACT_TITLE = "returns H finite float64/float32 slopes, the same twice"
 
 
-def ToySuite(backend: str | Backend | Callable[..., Any], **options: Any) -> Suite:  # noqa: N802
+def ToySuite(backend: str | Backend | Callable[..., Any], **options: Any) -> Suite:
     """The engine's Suite on a :class:`ToyRun` (the family's suite factory)."""
     return Suite(ToyRun(backend, **options))
 
