@@ -1,0 +1,16 @@
+"""The toy family's registry entry: the object of the entry point ``pespec.families``."""
+
+from __future__ import annotations
+
+from pespec.families import Family
+
+FAMILY = Family(
+    name="toy",
+    summary="ALiBi head slopes 2^(-8h/H) (a third-party example family)",
+    suite="toyfamily.run:ToySuite",
+    check="toyfamily.run:check",
+    load_backend="toyfamily.run:load_toy_backend",
+    check_file="toyfamily.cli:run",  # no from-file check: the command refuses --from-file
+    command="toyfamily.cli:run",
+    report="toyfamily.report",
+)
