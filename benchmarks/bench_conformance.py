@@ -29,9 +29,9 @@ import pytest
 from pespec.conformance import Suite
 from pespec.conformance.compare import compare_blocks
 from pespec.conformance.loading import load_backend
-from pespec.conformance.runner import LARGE_SIZES
 from pespec.properties.base import LEVELS
 from pespec.reference.encoding import encode
+from pespec.sincos.run import LARGE_SIZES
 
 DEFAULT_TARGET_S = 5.0
 DEFAULT_CEILING_S = 20.0

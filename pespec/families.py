@@ -108,8 +108,8 @@ class Family:
 SINUSOIDAL = Family(
     name="sinusoidal",
     summary="sinusoidal positional encoding (SPEC §1-§7)",
-    suite="pespec.conformance.runner:Suite",
-    check="pespec.conformance.runner:check",
+    suite="pespec.sincos.run:Suite",
+    check="pespec.sincos.run:check",
     load_backend="pespec.conformance.loading:load_backend",
     check_file="pespec.sincos.checkfile:check_file",
     command="pespec.cli.check:run_sinusoidal",

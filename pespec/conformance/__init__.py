@@ -24,10 +24,10 @@ if TYPE_CHECKING:
     from pespec.conformance.guard import BackendLoadError, CallProtocolError
     from pespec.conformance.loading import load_backend
     from pespec.conformance.report import CheckResult, Report
-    from pespec.conformance.runner import STAGES, Suite, check
     from pespec.sincos.adapters import module_backend, table_backend
     from pespec.sincos.fromfile import compare_saved_output
     from pespec.sincos.reproduce import reproduce
+    from pespec.sincos.run import STAGES, Suite, check
 
 __all__ = [
     "STAGES",
@@ -56,9 +56,9 @@ _HOMES: dict[str, str] = {
     "load_backend": "pespec.conformance.loading",
     "CheckResult": "pespec.conformance.report",
     "Report": "pespec.conformance.report",
-    "STAGES": "pespec.conformance.runner",
-    "Suite": "pespec.conformance.runner",
-    "check": "pespec.conformance.runner",
+    "STAGES": "pespec.sincos.run",
+    "Suite": "pespec.sincos.run",
+    "check": "pespec.sincos.run",
     "compare_saved_output": "pespec.sincos.fromfile",
     "reproduce": "pespec.sincos.reproduce",
 }

@@ -1,6 +1,6 @@
 """The comparison engine: an output against a reference, block by block (SPEC §6.2).
 
-Used by the suite (:mod:`pespec.conformance.runner`: golden, timesteps and large stages) and
+Used by the suite (the families' stages) and
 by the checks of saved outputs (:mod:`pespec.conformance.fromfile`). Each element's error is
 judged against its SPEC §4 bound with the one ratio rule and non-finite rule of
 :mod:`pespec.numerics.ratio`; the worst element is found by its one accumulator.

@@ -312,7 +312,7 @@ def run_supervised(request: dict[str, Any], progress: Progress | None = None) ->
     ``config`` a RopeConfig dict),
     ``picture`` (``{"markdown": PATH, "timeout": S}`` or None: the child draws the error plot,
     named by the report's ``error_plot``). Raises the child's load errors; Ctrl-C raises
-    :class:`pespec.conformance.runner.Interrupted` with the partial report.
+    :class:`pespec.conformance.engine.Interrupted` with the partial report.
     """
     child = _Child({**request, "mode": "run"})
     watch = _Watch(str(request["backend"]))
@@ -330,7 +330,7 @@ def run_supervised(request: dict[str, Any], progress: Progress | None = None) ->
     report = report_from_dict(watch.final["report"])
     report.error_plot = watch.picture  # type: ignore[attr-defined]
     if watch.final["interrupted"]:
-        from pespec.conformance.runner import Interrupted
+        from pespec.conformance.engine import Interrupted
 
         raise Interrupted(report)
     return report
@@ -338,8 +338,8 @@ def run_supervised(request: dict[str, Any], progress: Progress | None = None) ->
 
 def _interrupted(child: _Child, watch: _Watch) -> None:
     """Ctrl-C: forward it once, wait for the child's partial report (else build one), raise
-    :class:`~pespec.conformance.runner.Interrupted`."""
-    from pespec.conformance.runner import INTERRUPTED, Interrupted
+    :class:`~pespec.conformance.engine.Interrupted`."""
+    from pespec.conformance.engine import INTERRUPTED, Interrupted
 
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the write must not be cut
     try:
@@ -365,7 +365,7 @@ def _interrupted(child: _Child, watch: _Watch) -> None:
 class SupervisedSuite:
     """The pytest plugin's Suite, run in a serving child: :meth:`plan`, :meth:`run_check`
     (one check per pytest test), :meth:`report` and the diagnosis, as
-    :class:`~pespec.conformance.runner.Suite` offers them. After the backend ended the
+    :class:`~pespec.conformance.engine.Suite` offers them. After the backend ended the
     child, the check running fails with the cause and later ones raise :class:`NotRun`."""
 
     def __init__(self, request: dict[str, Any]) -> None:

@@ -106,8 +106,8 @@ def _result(suite: Any, events: Events, planned: Any, result: Any) -> None:
 
 def _run(request: dict[str, Any], events: Events) -> int:
     """Mode ``run``: the whole suite, its report, and the picture for a Markdown report."""
+    from pespec.conformance.engine import Interrupted
     from pespec.conformance.guard import CallProtocolError
-    from pespec.conformance.runner import Interrupted
 
     suite = _load(request, events)
     if suite is None:

@@ -12,15 +12,16 @@ from pespec.conformance.compare import (
     REFERENCE_ERROR,
 )
 from pespec.conformance.contract import CONTRACT_ITEMS, contract_probes
+from pespec.conformance.engine import DEFAULT_TIMEOUT
 from pespec.conformance.report import (
     REPORT_SCHEMA,
     REPORT_SCHEMA_VERSION,
     STATUSES,
     SUITE_VERSION,
 )
-from pespec.conformance.runner import DEFAULT_TIMEOUT, LARGE_SIZES
 from pespec.properties.registry import PROPERTIES
 from pespec.sincos.golden import is_canonical_fixture, load_fixture_sets
+from pespec.sincos.run import LARGE_SIZES
 
 __all__ = ["REPORT_FIELDS", "contract_probes_text", "report_schema_table", "suite_table"]
 

@@ -86,8 +86,6 @@ FACADES = frozenset({"pespec", "pespec.conformance", "pespec.rope"})
 """Lazy facades, exempt as importers (with the alias modules, :func:`is_alias_facade`)."""
 
 PENDING: dict[str, str] = {
-    "pespec.conformance.runner": "the sinusoidal suite (its stages, plan, reproductions, "
-    "diagnosis) until it becomes the sinusoidal family's run object and leaves the engine",
     "pespec.conformance.backends": "Capabilities checks a declared convention "
     "(pespec.sincos.declared) until its sinusoidal fields move to the family",
     "pespec.conformance.loading": "the built-in backend names are the sinusoidal family's "
