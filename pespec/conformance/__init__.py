@@ -20,12 +20,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pespec.conformance.backends import Backend, Capabilities
+    from pespec.conformance.backends import Backend
     from pespec.conformance.guard import BackendLoadError, CallProtocolError
-    from pespec.conformance.loading import load_backend
     from pespec.conformance.report import CheckResult, Report
     from pespec.sincos.adapters import module_backend, table_backend
+    from pespec.sincos.capabilities import Capabilities
     from pespec.sincos.fromfile import compare_saved_output
+    from pespec.sincos.loading import load_backend
     from pespec.sincos.reproduce import reproduce
     from pespec.sincos.run import STAGES, Suite, check
 
@@ -50,10 +51,10 @@ _HOMES: dict[str, str] = {
     "Backend": "pespec.conformance.backends",
     "BackendLoadError": "pespec.conformance.guard",
     "CallProtocolError": "pespec.conformance.guard",
-    "Capabilities": "pespec.conformance.backends",
+    "Capabilities": "pespec.sincos.capabilities",
     "module_backend": "pespec.sincos.adapters",
     "table_backend": "pespec.sincos.adapters",
-    "load_backend": "pespec.conformance.loading",
+    "load_backend": "pespec.sincos.loading",
     "CheckResult": "pespec.conformance.report",
     "Report": "pespec.conformance.report",
     "STAGES": "pespec.sincos.run",

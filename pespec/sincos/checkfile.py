@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from pespec.conformance.compare import compare_blocks
 from pespec.conformance.filerules import SMALL_SAMPLE_POSITIONS, file_record, truncation_note
 from pespec.conformance.report import Report
 from pespec.properties.base import parse_level
 from pespec.reference.validation import check_d_model
+from pespec.sincos.compare import compare_blocks
 from pespec.sincos.fromfile import compare_saved_output, parse_positions, read_output
 
 __all__ = ["check_file"]

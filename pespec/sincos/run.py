@@ -30,13 +30,7 @@ from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend
 from pespec.conformance.compare import PlannedCheck
-from pespec.conformance.contract import (
-    BackendFailure,
-    GuardedBackend,
-    contract_probes,
-    probe_base,
-    run_contract,
-)
+from pespec.conformance.contract import BackendFailure
 from pespec.conformance.engine import (
     DEFAULT_TIMEOUT,
     INTERRUPTED,
@@ -45,13 +39,15 @@ from pespec.conformance.engine import (
 )
 from pespec.conformance.engine import Suite as EngineSuite
 from pespec.conformance.guard import BACKEND_ERRORS, protocol_error
-from pespec.conformance.loading import load_backend
 from pespec.conformance.profiles import resolve_profile
 from pespec.conformance.report import CheckResult, Report
 from pespec.properties.base import Level, check_claimable, level_for_dtype, parse_level
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.validation import check_d_model, check_non_negative_int
+from pespec.sincos.call import SINUSOIDAL_CALL
 from pespec.sincos.comparison_stages import golden_check, large_check
+from pespec.sincos.contract import contract_probes, probe_base, run_contract, sinusoidal_guard
+from pespec.sincos.loading import load_backend
 from pespec.sincos.property_stage import PropertyStage
 from pespec.sincos.reproductions import Reproductions
 from pespec.sincos.suite_plan import make_plan
@@ -146,7 +142,7 @@ class SinusoidalRun:
         elif level is not None:
             check_claimable(level)
         self.requested_level: Level | None = level or self.backend.capabilities.claimed_level()
-        self.guard = GuardedBackend(
+        self.guard = sinusoidal_guard(
             self.backend,
             timeout=float(timeout),
             expected_dtype=None
@@ -238,7 +234,7 @@ class SinusoidalRun:
             if output_dtype is None and failures:
                 misfit = _returned_misfit(self.backend.fn, failures[0])
                 if misfit is not None:
-                    raise protocol_error(self.backend.name, misfit)
+                    raise protocol_error(self.backend.name, misfit, SINUSOIDAL_CALL)
             self._contract, self.output_dtype = contract, output_dtype
             if self.level is None and self.output_dtype is not None:
                 self.level = level_for_dtype(self.backend_dtype())

@@ -85,13 +85,10 @@ RANKS: tuple[tuple[str, int], ...] = (
 FACADES = frozenset({"pespec", "pespec.conformance", "pespec.rope"})
 """Lazy facades, exempt as importers (with the alias modules, :func:`is_alias_facade`)."""
 
-PENDING: dict[str, str] = {
-    "pespec.conformance.backends": "Capabilities checks a declared convention "
-    "(pespec.sincos.declared) until its sinusoidal fields move to the family",
-    "pespec.conformance.loading": "the built-in backend names are the sinusoidal family's "
-    "(pespec.sincos.builtin_backends) until the registry names each family's built-ins",
-}
-"""Engine module -> why it still imports :mod:`pespec.sincos` (rank 4 -> 5), for now."""
+PENDING: dict[str, str] = {}
+"""Engine module -> why it still imports :mod:`pespec.sincos` (rank 4 -> 5): empty since the
+engine stopped naming the sinusoidal family (issue 25); kept so that a temporary edge has a
+place to be listed, with its reason."""
 
 
 def is_alias_facade(source: str) -> bool:
@@ -224,11 +221,11 @@ def test_an_alias_module_is_exempt_and_only_an_alias_is() -> None:
     assert back_edges("pespec.rope.suite", "import pespec.sincos.golden\n") == []  # same rank
 
 
-@pytest.mark.parametrize("importer", sorted(PENDING))
-def test_each_pending_engine_edge_is_still_needed(importer: str) -> None:
+def test_each_pending_engine_edge_is_still_needed() -> None:
     """An engine module in :data:`PENDING` still imports the sinusoidal family; once it no
-    longer does, its entry goes (the list only shrinks)."""
-    path = PACKAGE.parent / Path(*importer.split(".")).with_suffix(".py")
-    source = path.read_text(encoding="utf-8")
-    targets = [t for t, _ in imported(source, importer, False) if t.startswith("pespec.sincos")]
-    assert targets, f"{importer} no longer imports pespec.sincos: remove it from PENDING"
+    longer does, its entry goes (the list only shrinks; empty now)."""
+    for importer in sorted(PENDING):
+        path = PACKAGE.parent / Path(*importer.split(".")).with_suffix(".py")
+        source = path.read_text(encoding="utf-8")
+        found = [t for t, _ in imported(source, importer, False) if t.startswith("pespec.sincos")]
+        assert found, f"{importer} no longer imports pespec.sincos: remove it from PENDING"
