@@ -78,7 +78,7 @@ class Family:
     report: str | None = None
     """The module of the family's report hooks: ``rebuilt(report, data)`` (a report read back
     from its JSON ``data``) and ``refresh(report)`` (its data changed); None: the family's
-    reports need neither (:mod:`pespec.conformance.report_load`)."""
+    reports need neither (:mod:`pespec.supervised.report_load`)."""
 
     def load(self, role: str) -> Any:
         """The object of ``role`` (``suite``, ``check``, ``load_backend``, ``check_file``,

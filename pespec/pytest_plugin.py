@@ -172,7 +172,7 @@ def _rope_suite(config: pytest.Config, spec: str) -> Any:
 def _supervised(config: pytest.Config, family: str, spec: str, options: dict[str, Any]) -> Any:
     """The suite run in a supervised child process (SPEC §6.6), ended with the session; None
     with ``--pe-in-process`` or where pespec cannot supervise."""
-    from pespec.conformance.supervisor import SupervisedSuite, available
+    from pespec.supervised.supervisor import SupervisedSuite, available
 
     if config.getoption("--pe-in-process") or not available():
         return None
@@ -222,7 +222,7 @@ def pe_run(pe_suite: Any, pe_record: Any) -> Callable[[Any], tuple[str, str]]:
 
     def run(check: Any) -> tuple[str, str]:
         from pespec.conformance.guard import CallProtocolError
-        from pespec.conformance.supervisor import NotRun
+        from pespec.supervised.supervisor import NotRun
 
         try:
             result = pe_suite.run_check(check)

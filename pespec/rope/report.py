@@ -4,7 +4,7 @@ stage tuple, the position domain checked and the configuration reader's notes.
 A rotary report is a :class:`~pespec.conformance.report.Report` (family ``rope``) whose
 family fields this module fills: :func:`report_fields` when the suite or the from-file check
 builds it, :func:`refresh` after its data changed (the domain advice, the reader's notes, the
-level found late), :func:`rebuilt` when :mod:`pespec.conformance.report_load` reads it back
+level found late), :func:`rebuilt` when :mod:`pespec.supervised.report_load` reads it back
 from its JSON. :func:`RopeReport` is the deprecated name of the old subclass.
 """
 

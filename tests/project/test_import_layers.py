@@ -30,9 +30,10 @@ first:
    strings), ``python -m pespec`` and
    the pytest plugin ``pespec.pytest_plugin`` (the ``pytest11`` entry point), which serve
    both families, and the supervisor that both run the backend under
-   (``pespec.conformance.supervisor``, its child ``worker`` and ``report_load``, which
+   (``pespec.supervised``: the supervisor, its child ``worker`` and ``report_load``, which
    rebuild any family's suite and report and draw the error picture: front-end machinery,
-   in the engine's folder until issue 25 moves the front ends out). The plugin's test module
+   out of the engine's folder since issue 25; the old ``pespec.conformance`` paths are
+   aliases). The plugin's test module
    ``pespec.conformance.test_suite`` stays in the engine's folder, since ``pytest --pyargs
    pespec.conformance`` collects it there, and imports nothing of pespec: it ranks with the
    engine, and any import it gained from a front end would show here.
@@ -67,9 +68,6 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec.tables", 1),
     ("pespec.teaching", 2),
     ("pespec.properties", 3),
-    ("pespec.conformance.supervisor", 8),
-    ("pespec.conformance.worker", 8),
-    ("pespec.conformance.report_load", 8),
     ("pespec.conformance", 4),
     ("pespec.sincos", 5),
     ("pespec.rope", 5),
@@ -77,6 +75,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec.specblocks", 7),
     ("pespec.cli", 8),
     ("pespec.families", 8),
+    ("pespec.supervised", 8),
     ("pespec.__main__", 8),
     ("pespec.pytest_plugin", 8),
 )
