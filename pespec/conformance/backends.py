@@ -42,7 +42,7 @@ class BackendCapabilities:
     only positions ≥ 0 are passed (a module that looks rows up in a table). ``max_position``
     (largest |position|): larger positions are not tested. ``level``: the level it claims,
     checked by the family's :meth:`check_level`. A family adds its own fields in a subclass
-    and names its calling convention.
+    and names how it calls its backends (:attr:`calling_convention`).
     """
 
     integer_positions_only: bool = False
@@ -133,13 +133,13 @@ class Backend:
     """A named backend: the callable, its capabilities and where it runs.
 
     Calling a Backend calls ``fn`` and moves the result to host memory (:func:`to_host`), so a
-    Backend is itself an :data:`pespec.properties.base.Encoder` returning NumPy arrays.
+    Backend is itself a callable returning NumPy arrays (a family's encoder).
     ``spec`` is the string that :func:`load_backend` accepts to rebuild it (for one-line
     reproductions), or None for an object passed directly.
     """
 
     name: str
-    fn: Callable[..., Any]  # called as its family's calling convention says
+    fn: Callable[..., Any]  # called as its family's CallingConvention says
     capabilities: Any = field(default_factory=BackendCapabilities)
     """A family's capabilities (:class:`BackendCapabilities` or a family's subclass); default:
     the shared fields only, which the family that runs the backend reads as its own type

@@ -29,8 +29,8 @@ class BackendLoadError(Exception):
 
 
 class CallProtocolError(BackendLoadError):
-    """The object cannot be called as its family's calling convention says (a class, or a
-    module whose ``forward`` takes embeddings): a usage error (exit 2), decided by its call
+    """The object cannot be called as its family's :class:`CallingConvention` says (a class,
+    or a module whose ``forward`` takes embeddings): a usage error (exit 2), decided by its call
     signature or by what the first contract probe returned."""
 
 
@@ -55,16 +55,17 @@ class CallingConvention:
         return self.call.partition(" -> ")[0].removeprefix("backend")
 
 
-def protocol_error(name: str, why: str, convention: CallingConvention) -> CallProtocolError:
-    """The error for an object that does not fit the calling convention, saying why."""
+def protocol_error(name: str, why: str, calling: CallingConvention) -> CallProtocolError:
+    """The error for an object that does not fit ``calling`` (its family's way of calling a
+    backend), saying why."""
     return CallProtocolError(
-        f"backend {name!r} does not fit the calling convention {convention.call}: {why}; "
-        f"{convention.pointer}"
+        f"backend {name!r} does not fit the calling convention {calling.call}: {why}; "
+        f"{calling.pointer}"
     )
 
 
-def signature_misfit(obj: Any, convention: CallingConvention) -> str | None:
-    """Why ``obj`` cannot be called with ``convention``'s sample arguments by its signature,
+def signature_misfit(obj: Any, calling: CallingConvention) -> str | None:
+    """Why ``obj`` cannot be called with ``calling``'s sample arguments by its signature,
     or None (fits, or no signature to read). For a callable whose call is ``(*args,
     **kwargs)`` and which has a ``forward`` (a torch.nn.Module), ``forward``'s signature
     decides."""
@@ -85,7 +86,7 @@ def signature_misfit(obj: Any, convention: CallingConvention) -> str | None:
         except (TypeError, ValueError):
             return None
     try:
-        signature.bind(*convention.sample)
+        signature.bind(*calling.sample)
     except TypeError:
         kind = "class" if isinstance(obj, type) else type(obj).__name__
         return f"{target} takes {signature} ({kind})"

@@ -53,15 +53,15 @@ def _wrap(
     reports and reproductions name what rebuilds it."""
     if isinstance(obj, Backend):  # e.g. from table_backend: named by the spec that loaded it
         return obj if spec is None else replace(obj, name=name, spec=spec)
-    convention = capabilities_type.calling_convention
+    calling = capabilities_type.calling_convention
     if not callable(obj):
         raise BackendLoadError(
-            f"backend {name!r} must be a callable {convention.call} or a "
+            f"backend {name!r} must be a callable {calling.call} or a "
             f"pespec.conformance.Backend; got {type(obj).__name__}"
         )
-    misfit = signature_misfit(obj, convention)
+    misfit = signature_misfit(obj, calling)
     if misfit is not None:
-        raise protocol_error(name, misfit, convention)
+        raise protocol_error(name, misfit, calling)
     declared = getattr(obj, "pespec_capabilities", None)
     try:
         if declared is None:

@@ -41,6 +41,7 @@ from pespec.reference.validation import check_base, check_d_model
 from pespec.sincos.call import validate_output
 from pespec.sincos.compare import compare_blocks, compare_fixture
 from pespec.sincos.golden import is_canonical_fixture, load_fixture_sets
+from pespec.sincos.report import report_fields
 
 __all__ = ["SavedOutput", "compare_saved_output", "load_output", "parse_positions", "read_output"]
 
@@ -146,6 +147,7 @@ def compare_saved_output(
         checks=checks,
         timestamp=started,
         duration_s=time.perf_counter() - clock,
+        **report_fields(),
     )
 
 

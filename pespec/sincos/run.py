@@ -49,6 +49,7 @@ from pespec.sincos.comparison_stages import golden_check, large_check
 from pespec.sincos.contract import contract_probes, probe_base, run_contract, sinusoidal_guard
 from pespec.sincos.loading import load_backend
 from pespec.sincos.property_stage import PropertyStage
+from pespec.sincos.report import report_fields
 from pespec.sincos.reproductions import Reproductions
 from pespec.sincos.suite_plan import make_plan
 
@@ -168,12 +169,13 @@ class SinusoidalRun:
 
     def report_fields(self) -> dict[str, Any]:
         """The level, the dtypes and the convention judged against, for the report."""
+        convention = {**self.convention.to_dict(), "declared": self.convention_declared}
         return {
             "output_dtype": self.output_dtype
             or (None if self.level is None else self.level.output_dtype),
             "level": None if self.level is None else self.level.name,
             "working_dtype": None if self.level is None else self.level.working_dtype,
-            "convention": {**self.convention.to_dict(), "declared": self.convention_declared},
+            **report_fields(convention),
         }
 
     def diagnose(self, report: Report) -> None:

@@ -16,12 +16,12 @@ from typing import Any
 from pespec.conformance.report import CheckResult, Report
 from pespec.families import DEFAULT_FAMILY
 
-__all__ = ["SHARED_KEYS", "apply_state", "check_from_dict", "report_from_dict"]
+__all__ = ["SHARED_KEYS", "apply_state", "check_from_dict", "family_head", "report_from_dict"]
 
 SHARED_KEYS = frozenset(
     (
         "schema schema_version spec_version suite_version pespec_version verdict conformant "
-        "family backend level convention backend_calls profile execution timestamp duration_s "
+        "family backend level backend_calls profile execution timestamp duration_s "
         "summary complete not_run checks diagnosis diagnosis_sentence"
     ).split()
 )
@@ -37,6 +37,7 @@ def check_from_dict(data: dict[str, Any]) -> CheckResult:
 def report_from_dict(data: dict[str, Any]) -> Report:
     """The :class:`Report` of a ``to_dict()`` document, of whichever family it names."""
     backend, level, execution = data["backend"], data["level"], data["execution"]
+    head = family_head(data)
     report = Report(
         backend=backend["name"],
         backend_spec=backend["spec"],
@@ -53,17 +54,27 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         diagnosis=data["diagnosis"],
         diagnosis_sentence=data["diagnosis_sentence"],
         source_file=backend["file"],
-        convention=data["convention"],
         backend_calls=data["backend_calls"],
         not_run=dict(data["not_run"]),
         family=str(data.get("family") or DEFAULT_FAMILY),
-        family_data={k: v for k, v in data.items() if k not in SHARED_KEYS},
+        family_head=head,
+        family_data={k: v for k, v in data.items() if k not in SHARED_KEYS and k not in head},
         execution=execution,
     )
     rebuild = _family_hook(report.family, "rebuilt")
     if rebuild is not None:
         rebuild(report, data)
     return report
+
+
+def family_head(data: dict[str, Any]) -> dict[str, Any]:
+    """The family's fields written between ``level`` and ``backend_calls`` (the report's
+    :attr:`~pespec.conformance.report.Report.family_head`), in order."""
+    keys = list(data)
+    if "level" not in keys or "backend_calls" not in keys:
+        return {}
+    between = keys[keys.index("level") + 1 : keys.index("backend_calls")]
+    return {key: data[key] for key in between if key not in SHARED_KEYS}
 
 
 def apply_state(report: Report, state: dict[str, Any] | None) -> None:
