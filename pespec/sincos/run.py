@@ -1,4 +1,4 @@
-"""The conformance suite: plan, run, verdict (SPEC §6.2–§6.3).
+"""The sinusoidal conformance suite: plan, run, verdict (SPEC §6.2–§6.3).
 
 Stages, in order:
 
@@ -15,9 +15,9 @@ run, :class:`SinusoidalRun`: it plans the checks (stable ids such as ``golden:ti
 dispatch) and diagnoses a failed run, so the CLI, the pytest plugin and :func:`check` run
 exactly the same checks and reach the same verdict. The engine runs the plan (a misbehaving
 backend gives a failed check, Ctrl-C a partial report); the plan is
-:mod:`~pespec.conformance.suite_plan`, the checks :mod:`~pespec.conformance.comparison_stages`
-and :mod:`~pespec.conformance.property_stage`, their one-line reproductions
-:mod:`~pespec.conformance.reproductions`.
+:mod:`~pespec.sincos.suite_plan`, the checks :mod:`~pespec.sincos.comparison_stages`
+and :mod:`~pespec.sincos.property_stage`, their one-line reproductions
+:mod:`~pespec.sincos.reproductions`.
 """
 
 from __future__ import annotations
