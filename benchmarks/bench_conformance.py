@@ -27,11 +27,11 @@ import numpy as np
 import pytest
 
 from pespec.conformance import Suite
-from pespec.conformance.compare import compare_blocks
-from pespec.conformance.loading import load_backend
-from pespec.conformance.runner import LARGE_SIZES
 from pespec.properties.base import LEVELS
 from pespec.reference.encoding import encode
+from pespec.sincos.compare import compare_blocks
+from pespec.sincos.loading import load_backend
+from pespec.sincos.run import LARGE_SIZES
 
 DEFAULT_TARGET_S = 5.0
 DEFAULT_CEILING_S = 20.0

@@ -75,10 +75,14 @@ class Family:
     fixtures: str | None = None
     """The module whose import registers the family's golden-fixture format handler
     (:mod:`pespec.conformance.fixtures`); None: the family ships no fixtures."""
+    exports: tuple[tuple[str, str], ...] = ()
+    """(name, ``module:attr``) of the names the engine's package ``pespec.conformance`` has
+    always exported for this family (only the default family's are read there): its lazy
+    facade resolves them here, so the engine's package names no family."""
     report: str | None = None
     """The module of the family's report hooks: ``rebuilt(report, data)`` (a report read back
     from its JSON ``data``) and ``refresh(report)`` (its data changed); None: the family's
-    reports need neither (:mod:`pespec.conformance.report_load`)."""
+    reports need neither (:mod:`pespec.supervised.report_load`)."""
 
     def load(self, role: str) -> Any:
         """The object of ``role`` (``suite``, ``check``, ``load_backend``, ``check_file``,
@@ -88,6 +92,15 @@ class Family:
                 f"role must be suite, check, load_backend, check_file or command; got {role!r}"
             )
         module, _, attr = str(getattr(self, role)).partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def export(self, name: str) -> Any:
+        """The object this family exports as ``pespec.conformance.<name>`` (see
+        :attr:`exports`), imported now; AttributeError if it exports no such name."""
+        target = dict(self.exports).get(name)
+        if target is None:
+            raise AttributeError(f"module 'pespec.conformance' has no attribute {name!r}")
+        module, _, attr = target.partition(":")
         return getattr(importlib.import_module(module), attr)
 
     def report_hook(self, hook: str) -> Any:
@@ -108,12 +121,24 @@ class Family:
 SINUSOIDAL = Family(
     name="sinusoidal",
     summary="sinusoidal positional encoding (SPEC §1-§7)",
-    suite="pespec.conformance.runner:Suite",
-    check="pespec.conformance.runner:check",
-    load_backend="pespec.conformance.loading:load_backend",
+    suite="pespec.sincos.run:Suite",
+    check="pespec.sincos.run:check",
+    load_backend="pespec.sincos.loading:load_backend",
     check_file="pespec.sincos.checkfile:check_file",
     command="pespec.cli.check:run_sinusoidal",
     fixtures="pespec.sincos.golden_format",
+    report="pespec.sincos.report",
+    exports=(
+        ("STAGES", "pespec.sincos.run:STAGES"),
+        ("Suite", "pespec.sincos.run:Suite"),
+        ("check", "pespec.sincos.run:check"),
+        ("Capabilities", "pespec.sincos.capabilities:Capabilities"),
+        ("load_backend", "pespec.sincos.loading:load_backend"),
+        ("module_backend", "pespec.sincos.adapters:module_backend"),
+        ("table_backend", "pespec.sincos.adapters:table_backend"),
+        ("compare_saved_output", "pespec.sincos.fromfile:compare_saved_output"),
+        ("reproduce", "pespec.sincos.reproduce:reproduce"),
+    ),
     options=(
         option(
             "--convention",

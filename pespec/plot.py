@@ -231,7 +231,7 @@ def error_figure(
     the backend call may take (a hanging backend raises BackendFailure); None waits.
     """
     from pespec.conformance.contract import GuardedBackend
-    from pespec.conformance.loading import load_backend
+    from pespec.sincos.loading import load_backend
 
     backend = load_backend(encoder_or_backend)
     if positions is None:

@@ -14,7 +14,7 @@ The rotary suite (SPEC §8.8) runs through the same machinery: ``--pe-rope-backe
 :class:`~pespec.rope.suite.RopeSuite`; ``--pe-level`` then names a stage tuple.
 
 One test per planned check (``test_conformance[golden:tiny]``, ``...[property:norm]``), run by
-the same :class:`~pespec.conformance.runner.Suite` as ``pespec check``, so the verdicts agree.
+the same :class:`~pespec.sincos.run.Suite` as ``pespec check``, so the verdicts agree.
 Skip/xfail files hold one check id (or test name, node id, or fnmatch pattern) per line;
 ``#`` starts a comment; a line that matches no test gives a warning.
 
@@ -94,8 +94,9 @@ def _suite(config: pytest.Config) -> Any:
     if spec and config.getoption("--pe-rope-backend"):
         suite = _rope_suite(config, spec)
     elif spec:
+        from pespec.conformance.engine import DEFAULT_TIMEOUT
         from pespec.conformance.guard import BackendLoadError
-        from pespec.conformance.runner import DEFAULT_TIMEOUT, STAGES, Suite
+        from pespec.sincos.run import STAGES, Suite
 
         timeout = config.getoption("--pe-timeout") or DEFAULT_TIMEOUT
         stages = config.getoption("--pe-stages")
@@ -138,8 +139,8 @@ def _spec(config: pytest.Config) -> str | None:
 
 def _rope_suite(config: pytest.Config, spec: str) -> Any:
     """The rotary Suite for ``--pe-rope-backend`` and ``--pe-rope-config``."""
+    from pespec.conformance.engine import DEFAULT_TIMEOUT
     from pespec.conformance.guard import BackendLoadError
-    from pespec.conformance.runner import DEFAULT_TIMEOUT
     from pespec.rope.presets import load_config
     from pespec.rope.suite import ROPE_STAGES, RopeSuite
 
@@ -171,7 +172,7 @@ def _rope_suite(config: pytest.Config, spec: str) -> Any:
 def _supervised(config: pytest.Config, family: str, spec: str, options: dict[str, Any]) -> Any:
     """The suite run in a supervised child process (SPEC §6.6), ended with the session; None
     with ``--pe-in-process`` or where pespec cannot supervise."""
-    from pespec.conformance.supervisor import SupervisedSuite, available
+    from pespec.supervised.supervisor import SupervisedSuite, available
 
     if config.getoption("--pe-in-process") or not available():
         return None
@@ -195,7 +196,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture
 def pe_suite(request: pytest.FixtureRequest) -> Any:
-    """The session's :class:`~pespec.conformance.runner.Suite` (needs ``--pe-backend``)."""
+    """The session's :class:`~pespec.sincos.run.Suite` (needs ``--pe-backend``)."""
     suite = _suite(request.config)
     if suite is None:
         pytest.skip("no backend: pass --pe-backend BACKEND")
@@ -221,7 +222,7 @@ def pe_run(pe_suite: Any, pe_record: Any) -> Callable[[Any], tuple[str, str]]:
 
     def run(check: Any) -> tuple[str, str]:
         from pespec.conformance.guard import CallProtocolError
-        from pespec.conformance.supervisor import NotRun
+        from pespec.supervised.supervisor import NotRun
 
         try:
             result = pe_suite.run_check(check)

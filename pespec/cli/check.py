@@ -160,7 +160,7 @@ def _error_plot(args: argparse.Namespace, report: Any, markdown: str) -> str | N
 
 def _suite(args: argparse.Namespace) -> Any:
     from pespec.cli.terminal import progress_bar
-    from pespec.conformance.runner import STAGES, Suite
+    from pespec.sincos.run import STAGES, Suite
 
     if args.from_file is None and (args.d_model is not None or args.positions is not None):
         raise ValueError("--d-model and --positions only apply with --from-file")
@@ -221,7 +221,7 @@ def _from_file(args: argparse.Namespace) -> Any:
 
 
 def _timeout(args: argparse.Namespace) -> float:
-    from pespec.conformance.runner import DEFAULT_TIMEOUT
+    from pespec.conformance.engine import DEFAULT_TIMEOUT
 
     return DEFAULT_TIMEOUT if args.timeout is None else float(args.timeout)
 

@@ -74,8 +74,8 @@ def _run_encoding(args: argparse.Namespace) -> int:
 
 
 def _run_error(args: argparse.Namespace) -> int:
+    from pespec.conformance.engine import DEFAULT_TIMEOUT
     from pespec.conformance.guard import BackendLoadError
-    from pespec.conformance.runner import DEFAULT_TIMEOUT
 
     if args.timeout is not None and not args.timeout > 0:
         print(f"pespec: error: --timeout must be > 0 seconds; got {args.timeout}", file=sys.stderr)

@@ -96,7 +96,7 @@ def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
     check --family rope``: its command in :mod:`pespec.families`)."""
     from pespec._atomic import check_writable
     from pespec.cli.verdict import run_and_report
-    from pespec.conformance.runner import DEFAULT_TIMEOUT
+    from pespec.conformance.engine import DEFAULT_TIMEOUT
     from pespec.rope.presets import load_config
     from pespec.rope.suite import check
 

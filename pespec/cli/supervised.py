@@ -1,7 +1,7 @@
 """The checking commands' side of the supervisor (SPEC §6.6): the request, the progress bar.
 
 ``pespec check BACKEND`` and ``pespec rope check BACKEND`` run the suite in a child process
-(:mod:`pespec.conformance.supervisor`), so a backend that ends, crashes or is killed gives
+(:mod:`pespec.supervised.supervisor`), so a backend that ends, crashes or is killed gives
 NON-CONFORMANT with the cause named, never exit 0 without a report. ``--in-process`` runs it
 in pespec's own process instead (a debugger's breakpoint in the backend; no supervision).
 """
@@ -20,7 +20,7 @@ IN_PROCESS_HELP = (
 
 def supervising(args: argparse.Namespace) -> bool:
     """True when this run supervises: a backend spec, no ``--in-process``, POSIX."""
-    from pespec.conformance.supervisor import available
+    from pespec.supervised.supervisor import available
 
     return args.backend is not None and not getattr(args, "in_process", False) and available()
 
@@ -36,7 +36,7 @@ def run_checked(
     """The report of ``args.backend`` run in a supervised child with the suite ``options``;
     ``bar``: show the progress bar; ``picture_timeout``: with
     ``--markdown``, the child draws the error plot (seconds per backend call)."""
-    from pespec.conformance.supervisor import run_supervised
+    from pespec.supervised.supervisor import run_supervised
 
     picture = None
     if args.markdown and picture_timeout is not None:

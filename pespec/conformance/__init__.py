@@ -1,17 +1,16 @@
-"""pespec.conformance: the conformance suite that backends plug into (SPEC §6).
+"""pespec.conformance: the conformance engine that backends plug into (SPEC §6).
 
 Public names (imported lazily, so that the pytest plugin, :mod:`pespec.pytest_plugin`, which
 is loaded in every pytest run and collects this package's ``test_suite``, stays cheap to import):
 
-* :func:`check` -> :class:`Report`: run the suite on a backend;
-* :class:`Suite`: the planned checks, run one at a time (used by the CLI and the plugin);
-* :func:`load_backend`, :class:`Backend`, :class:`Capabilities`, :class:`BackendLoadError`
-  (and :class:`CallProtocolError`, for an object that is no backend);
-* :func:`module_backend`, :func:`table_backend`: a module, or the table it builds, as a
-  backend, built once per (d_model, base);
-* :func:`compare_saved_output`: compare a saved output array with the spec (outputs of
-  non-Python implementations);
-* :func:`reproduce`: the one-line reproductions printed in reports.
+* the engine's :class:`Backend`, :class:`Report`, :class:`CheckResult`,
+  :class:`BackendLoadError` (and :class:`CallProtocolError`, for an object that is no
+  backend);
+* and, for code written before the engine served several families, the default family's
+  :func:`check` -> :class:`Report`, :class:`Suite`, :data:`STAGES`, :func:`load_backend`,
+  :class:`Capabilities`, :func:`module_backend`, :func:`table_backend`,
+  :func:`compare_saved_output` and :func:`reproduce`: their homes are the family's, named in
+  the registry (``exports`` of the default family in :mod:`pespec.families`).
 """
 
 from __future__ import annotations
@@ -19,15 +18,16 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from pespec.conformance.backends import Backend, Capabilities
+if TYPE_CHECKING:  # the default family's names, for type checkers (see the registry)
+    from pespec.conformance.backends import Backend
     from pespec.conformance.guard import BackendLoadError, CallProtocolError
-    from pespec.conformance.loading import load_backend
     from pespec.conformance.report import CheckResult, Report
-    from pespec.conformance.runner import STAGES, Suite, check
     from pespec.sincos.adapters import module_backend, table_backend
+    from pespec.sincos.capabilities import Capabilities
     from pespec.sincos.fromfile import compare_saved_output
+    from pespec.sincos.loading import load_backend
     from pespec.sincos.reproduce import reproduce
+    from pespec.sincos.run import STAGES, Suite, check
 
 __all__ = [
     "STAGES",
@@ -50,27 +50,23 @@ _HOMES: dict[str, str] = {
     "Backend": "pespec.conformance.backends",
     "BackendLoadError": "pespec.conformance.guard",
     "CallProtocolError": "pespec.conformance.guard",
-    "Capabilities": "pespec.conformance.backends",
-    "module_backend": "pespec.sincos.adapters",
-    "table_backend": "pespec.sincos.adapters",
-    "load_backend": "pespec.conformance.loading",
     "CheckResult": "pespec.conformance.report",
     "Report": "pespec.conformance.report",
-    "STAGES": "pespec.conformance.runner",
-    "Suite": "pespec.conformance.runner",
-    "check": "pespec.conformance.runner",
-    "compare_saved_output": "pespec.sincos.fromfile",
-    "reproduce": "pespec.sincos.reproduce",
 }
-"""Public name -> the module that defines it (the sinusoidal family's, :mod:`pespec.sincos`,
-for the names this facade has always exported)."""
+"""The engine's public names -> the module that defines them; the other names of
+:data:`__all__` are the default family's (:meth:`pespec.families.Family.export`)."""
 
 
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
-    if home is None:
+    if home is not None:
+        value = getattr(importlib.import_module(home), name)
+    elif name in __all__:
+        from pespec.families import get_family
+
+        value = get_family(None).export(name)
+    else:
         raise AttributeError(f"module 'pespec.conformance' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
     globals()[name] = value
     return value
 

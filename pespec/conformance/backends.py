@@ -1,13 +1,15 @@
 """Backends: what the conformance suite checks, and what a backend declares (SPEC §6.1).
 
-A backend is a callable ``(positions, d_model, base) -> array``: ``positions`` is an int64
-or float64 NumPy array of shape (n,), the result has shape (n, d_model) in the backend's
-own output dtype (a NumPy array, anything with ``__array__`` or ``__dlpack__``, or a
-torch/JAX array, which :func:`~pespec.conformance.host.to_host` moves to host memory).
-:class:`Capabilities` it declares narrow what is tested and appear in the report.
+A backend is a callable that its family calls with positions (an int64 or float64 NumPy
+array of shape (n,)) and the family's other arguments, as the family's
+:class:`~pespec.conformance.guard.CallingConvention` writes out; the result is an array in the
+backend's own output dtype (a NumPy array, anything with ``__array__`` or ``__dlpack__``, or a
+torch/JAX array, which :func:`~pespec.conformance.host.to_host` moves to host memory). The
+:class:`BackendCapabilities` it declares (a family adds its own fields in a subclass) narrow
+what is tested and appear in the report.
 
-Backend specs are resolved by :func:`pespec.conformance.loading.load_backend`; the built-in
-names are in :mod:`pespec.conformance.builtin_backends`.
+Backend specs are resolved by :func:`pespec.conformance.loading.load_backend`, to which a
+family passes its capabilities type and its built-in names.
 """
 
 from __future__ import annotations
@@ -21,16 +23,12 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.guard import SINUSOIDAL_CALL, CallingConvention
+from pespec.conformance.guard import CallingConvention
 from pespec.conformance.host import to_host
-from pespec.properties.base import Level, parse_level
-from pespec.reference.validation import check_base, check_d_model
 
 __all__ = [
     "Backend",
     "BackendCapabilities",
-    "Capabilities",
-    "SinusoidalCapabilities",
     "callable_name",
     "magnitude_within",
 ]
@@ -44,8 +42,7 @@ class BackendCapabilities:
     only positions ≥ 0 are passed (a module that looks rows up in a table). ``max_position``
     (largest |position|): larger positions are not tested. ``level``: the level it claims,
     checked by the family's :meth:`check_level`. A family adds its own fields in a subclass
-    (:class:`Capabilities`, ``pespec.rope.RopeCapabilities``) and names its calling
-    convention.
+    and names how it calls its backends (:attr:`calling_convention`).
     """
 
     integer_positions_only: bool = False
@@ -119,90 +116,6 @@ class BackendCapabilities:
         return values
 
 
-@dataclass(frozen=True)
-class Capabilities(BackendCapabilities):
-    """What a sinusoidal backend declares (SPEC §6.1): the shared fields, and ``bases``: the
-    bases it supports (None: any base > 1), ``max_d_model``: larger d_model is not tested,
-    ``level`` e.g. ``"float16@float64"`` (None: the default level of its output dtype),
-    ``convention``: the convention it implements, a preset name or ``Convention.to_dict()``
-    (None: judged against the canonical encoding). Also ``SinusoidalCapabilities``.
-    """
-
-    bases: tuple[float, ...] | None = None
-    max_d_model: int | None = None
-    convention: str | dict[str, Any] | None = None
-    calling_convention: ClassVar[CallingConvention] = SINUSOIDAL_CALL
-
-    def check_fields(self) -> None:
-        if self.bases is not None:
-            if isinstance(self.bases, (str, bytes)) or not hasattr(self.bases, "__iter__"):
-                raise TypeError(f"bases must be a sequence of numbers > 1; got {self.bases!r}")
-            bases = tuple(check_base(b, "bases[]") for b in self.bases)
-            if not bases:
-                raise ValueError("bases must name at least one base; got an empty sequence")
-            object.__setattr__(self, "bases", bases)
-        if self.max_d_model is not None:
-            object.__setattr__(self, "max_d_model", check_d_model(self.max_d_model, "max_d_model"))
-
-    def check_level(self) -> None:
-        """Raise ValueError unless ``level`` names a sinusoidal level (and ``convention`` a
-        convention)."""
-        if self.level is not None:
-            parse_level(self.level)
-        if self.convention is not None:
-            from pespec.sincos.declared import resolve_convention
-
-            resolve_convention(self.convention, "capabilities['convention']")
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> Capabilities:
-        """Capabilities from a dict such as a callable's ``pespec_capabilities`` attribute."""
-        values = dict(data)
-        if values.get("bases") is not None:
-            values["bases"] = tuple(values["bases"])
-        result = super().from_mapping(values)
-        assert isinstance(result, Capabilities)
-        return result
-
-    def claimed_level(self) -> Level | None:
-        """The claimed level, or None when the backend claims none."""
-        return None if self.level is None else parse_level(self.level)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form for reports (the schema's key order)."""
-        return {
-            "integer_positions_only": self.integer_positions_only,
-            "non_negative_positions": self.non_negative_positions,
-            "bases": None if self.bases is None else list(self.bases),
-            "max_d_model": self.max_d_model,
-            "max_position": self.max_position,
-            "level": self.level,
-            "convention": self.convention,
-        }
-
-    def accepts(self, positions: NDArray[Any], d_model: int, base: float) -> str | None:
-        """None when the configuration is inside the declared capabilities, else why not."""
-        if self.integer_positions_only and positions.dtype.kind == "f":
-            return "the backend declares integer positions only"
-        if self.non_negative_positions and positions.size and float(np.min(positions)) < 0:
-            return "the backend declares non-negative positions only"
-        if self.bases is not None and float(base) not in self.bases:
-            return f"the backend declares bases {list(self.bases)}; base {base!r} is not one"
-        if self.max_d_model is not None and d_model > self.max_d_model:
-            return f"the backend declares max_d_model={self.max_d_model}; d_model is {d_model}"
-        if (
-            self.max_position is not None
-            and positions.size
-            and not bool(np.all(magnitude_within(positions, self.max_position)))
-        ):
-            return f"the backend declares max_position={self.max_position}"
-        return None
-
-
-SinusoidalCapabilities = Capabilities
-"""The sinusoidal family's capabilities (``Capabilities``, its old name, stays for old code)."""
-
-
 def magnitude_within(positions: NDArray[Any], limit: float) -> NDArray[np.bool_]:
     """Mask of |p| ≤ ``limit``, compared exactly: integer positions against ⌊limit⌋ in
     integer arithmetic (as float64, 2^53 + 1 would round to 2^53 and pass a 2^53 limit)."""
@@ -220,21 +133,23 @@ class Backend:
     """A named backend: the callable, its capabilities and where it runs.
 
     Calling a Backend calls ``fn`` and moves the result to host memory (:func:`to_host`), so a
-    Backend is itself an :data:`pespec.properties.base.Encoder` returning NumPy arrays.
+    Backend is itself a callable returning NumPy arrays (a family's encoder).
     ``spec`` is the string that :func:`load_backend` accepts to rebuild it (for one-line
     reproductions), or None for an object passed directly.
     """
 
     name: str
-    fn: Callable[..., Any]  # (positions, d_model, base); a rotary one (x, positions, rope)
-    capabilities: Any = field(default_factory=Capabilities)
-    """A family's capabilities (:class:`BackendCapabilities`); default: sinusoidal ones."""
+    fn: Callable[..., Any]  # called as its family's CallingConvention says
+    capabilities: Any = field(default_factory=BackendCapabilities)
+    """A family's capabilities (:class:`BackendCapabilities` or a family's subclass); default:
+    the shared fields only, which the family that runs the backend reads as its own type
+    (its loader gives the family's defaults)."""
     device: str = "cpu"
     spec: str | None = None
     libraries: dict[str, str] = field(default_factory=dict)
 
-    def __call__(self, positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
-        return to_host(self.fn(positions, d_model, base))
+    def __call__(self, *arguments: Any) -> NDArray[Any]:
+        return to_host(self.fn(*arguments))
 
 
 def callable_name(obj: Any) -> str:

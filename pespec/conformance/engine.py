@@ -104,7 +104,7 @@ class Suite:
     """The planned checks of one family run, runnable one at a time or all together.
 
     ``run``: the family's :class:`FamilyRun` (a family's suite factory builds both, e.g.
-    :func:`pespec.conformance.runner.Suite`). Attributes the engine does not have are the
+    the default family's ``Suite``). Attributes the engine does not have are the
     run's (``suite.level``, ``suite.output_dtype``, ...): that delegation is the compatibility
     surface of the old per-family suite classes.
     """

@@ -1,7 +1,6 @@
-"""The rules both ``--from-file`` routes share (SPEC §6.5, R8.16), written once.
+"""The rules every family's ``--from-file`` route shares (SPEC §6.5, R8.16), written once.
 
-``pespec check --from-file`` (:mod:`pespec.conformance.checkfile`) and ``pespec rope check
---from-file`` (:mod:`pespec.rope.fromfile`) differ in what a row holds; they agree, through
+The families' checks of a saved output differ in what a row holds; they agree, through
 this module, on the level a file may claim (:func:`claimed_file_level`), on what the report
 says the file covered (:func:`file_record`: positions, columns, a small sample) and on when a
 failure looks like decimal truncation of a text file (:func:`truncation_note`).
@@ -17,17 +16,11 @@ from numpy.typing import NDArray
 
 __all__ = [
     "FIXED_DECIMALS_NOTED",
-    "SMALL_SAMPLE_POSITIONS",
     "ClaimableLevel",
     "claimed_file_level",
     "file_record",
     "truncation_note",
 ]
-
-SMALL_SAMPLE_POSITIONS: Final = 128
-"""A sinusoidal file of fewer positions is called a small sample in its verdict line: 128 is
-the length of the d64-L128 golden set (positions 0 … 127), the shortest run of consecutive
-positions the suite checks. A rotary file's threshold is its configuration's inputs (§8.6)."""
 
 FIXED_DECIMALS_NOTED: Final = 6
 """C's ``%f`` (and ``np.savetxt(fmt='%f')``) prints 6 decimals: a failing text file whose values
@@ -84,8 +77,9 @@ def file_record(
     """The report's ``backend.file``: the file's identity and what it covered.
 
     ``saved``: the :class:`~pespec.conformance.fromfile.SavedOutput`; ``positions``: (n,),
-    one per row; ``columns``: ("d_model" or "head_dim", count); ``threshold``: (positions,
-    what that count is) below which the verdict line calls the file a small sample.
+    one per row; ``columns``: (the family's name of a row's width, count); ``threshold``:
+    (positions, what that count is) below which the verdict line calls the file a small
+    sample (each family gives its own).
     """
     count = int(positions.shape[0])
     low = np.min(positions).item() if count else None

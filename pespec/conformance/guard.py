@@ -3,21 +3,18 @@
 :data:`BACKEND_ERRORS` is what a guarded call catches (every exception, ``sys.exit()`` and
 GeneratorExit; never the user's Ctrl-C); :class:`BackendLoadError` and
 :class:`CallProtocolError` are the usage errors (exit 2) of an object that cannot be loaded or
-called as ``backend(positions, d_model, base) -> array``.
+called the way its family calls backends (the family's :class:`CallingConvention`).
 """
 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 __all__ = [
-    "ADAPTER_POINTER",
     "BACKEND_ERRORS",
-    "SINUSOIDAL_CALL",
     "BackendLoadError",
     "CallProtocolError",
     "CallingConvention",
@@ -32,53 +29,46 @@ class BackendLoadError(Exception):
 
 
 class CallProtocolError(BackendLoadError):
-    """The object cannot be called as ``backend(positions, d_model, base) -> array`` (a
-    class, or a module whose ``forward`` takes embeddings): a usage error (exit 2), decided
-    by its call signature or by what the first contract probe returned."""
-
-
-ADAPTER_POINTER = (
-    "wrap it in a function (positions, d_model, base) -> array, or adapt a module with "
-    "pespec.conformance.module_backend or table_backend: see 'Adapting a module' in "
-    "docs/guide.md"
-)
-"""Where a :class:`CallProtocolError` sends the user."""
+    """The object cannot be called as its family's :class:`CallingConvention` says (a class,
+    or a module whose ``forward`` takes embeddings): a usage error (exit 2), decided by its call
+    signature or by what the first contract probe returned."""
 
 
 @dataclass(frozen=True)
 class CallingConvention:
-    """How a family calls its backends: ``call`` written out (``backend(positions, d_model,
-    base) -> array``), ``sample`` arguments to bind a signature against, and ``pointer``,
-    where a misfit is sent. Each family's capabilities type names its own."""
+    """How a family calls its backends: ``call`` written out (``backend(ARGUMENTS) ->
+    array``), ``sample`` arguments to bind a signature against, and ``pointer``, where a
+    misfit is sent. ``describe`` (the call's arguments in words, for messages) and
+    ``validate`` (``validate(output, *arguments, expected_dtype=, check_finite=)``: the output,
+    or BackendFailure) are what a guarded call of this family uses by default. Each family's
+    capabilities type names its own."""
 
     call: str
     sample: tuple[Any, ...]
     pointer: str
+    describe: Callable[..., str] | None = None
+    validate: Callable[..., Any] | None = None
+
+    @property
+    def arguments(self) -> str:
+        """The argument list of :attr:`call`: ``(a, b, c)`` of ``backend(a, b, c) -> array``."""
+        return self.call.partition(" -> ")[0].removeprefix("backend")
 
 
-SINUSOIDAL_CALL = CallingConvention(
-    "backend(positions, d_model, base) -> array",
-    (np.zeros(1, dtype=np.int64), 2, 10000.0),
-    ADAPTER_POINTER,
-)
-"""The absolute (sinusoidal) family's calling convention (SPEC §6.1)."""
-
-
-def protocol_error(
-    name: str, why: str, convention: CallingConvention = SINUSOIDAL_CALL
-) -> CallProtocolError:
-    """The error for an object that does not fit the calling convention, saying why."""
+def protocol_error(name: str, why: str, calling: CallingConvention) -> CallProtocolError:
+    """The error for an object that does not fit ``calling`` (its family's way of calling a
+    backend), saying why."""
     return CallProtocolError(
-        f"backend {name!r} does not fit the calling convention {convention.call}: {why}; "
-        f"{convention.pointer}"
+        f"backend {name!r} does not fit the calling convention {calling.call}: {why}; "
+        f"{calling.pointer}"
     )
 
 
-def signature_misfit(obj: Any, convention: CallingConvention = SINUSOIDAL_CALL) -> str | None:
-    """Why ``obj`` cannot be called with ``convention``'s arguments (``(positions, d_model,
-    base)`` by default) by its signature, or None (fits, or no signature to read). For a
-    callable whose call is ``(*args, **kwargs)`` and which has a ``forward`` (a
-    torch.nn.Module), ``forward``'s signature decides."""
+def signature_misfit(obj: Any, calling: CallingConvention) -> str | None:
+    """Why ``obj`` cannot be called with ``calling``'s sample arguments by its signature,
+    or None (fits, or no signature to read). For a callable whose call is ``(*args,
+    **kwargs)`` and which has a ``forward`` (a torch.nn.Module), ``forward``'s signature
+    decides."""
     try:
         signature = inspect.signature(obj)
     except (TypeError, ValueError):  # builtins, some C extensions: no signature to read
@@ -96,7 +86,7 @@ def signature_misfit(obj: Any, convention: CallingConvention = SINUSOIDAL_CALL) 
         except (TypeError, ValueError):
             return None
     try:
-        signature.bind(*convention.sample)
+        signature.bind(*calling.sample)
     except TypeError:
         kind = "class" if isinstance(obj, type) else type(obj).__name__
         return f"{target} takes {signature} ({kind})"

@@ -2,9 +2,8 @@
 
 Backend specs accepted:
 
-* built-in names (:mod:`pespec.conformance.builtin_backends`): ``numpy`` (the float64
-  reference), ``numpy-float32``, ``numpy-float16``, ``numpy-bfloat16``;
-  ``torch[-DTYPE][:DEVICE]`` and ``jax[-DTYPE]`` when those libraries are installed;
+* the built-in names of the family that loads it (the family passes its look-up, e.g.
+  ``numpy``, ``torch[-DTYPE][:DEVICE]``);
 * ``package.module:attr`` (or ``path/to/file.py:attr``) for any callable or
   :class:`~pespec.conformance.backends.Backend`;
 * a name registered by a third-party package in the entry-point group ``pespec.backends``;
@@ -17,19 +16,14 @@ import importlib
 import importlib.metadata
 import importlib.util
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pespec._suggest import did_you_mean
-from pespec.conformance.backends import (
-    Backend,
-    BackendCapabilities,
-    Capabilities,
-    callable_name,
-)
+from pespec.conformance.backends import Backend, BackendCapabilities, callable_name
 from pespec.conformance.guard import (
     BACKEND_ERRORS,
     BackendLoadError,
@@ -37,9 +31,11 @@ from pespec.conformance.guard import (
     raised_text,
     signature_misfit,
 )
-from pespec.sincos.builtin_backends import BUILTIN_BACKENDS, builtin_backend
 
-__all__ = ["ENTRY_POINT_GROUP", "load_backend"]
+__all__ = ["ENTRY_POINT_GROUP", "BuiltinLookup", "load_backend"]
+
+BuiltinLookup = Callable[[str], "Backend | None"]
+"""A family's built-in backends: the Backend a name builds, or None for no built-in name."""
 
 ENTRY_POINT_GROUP = "pespec.backends"
 """Entry-point group through which third-party packages register named backends."""
@@ -49,24 +45,23 @@ def _wrap(
     obj: Any,
     name: str,
     spec: str | None,
-    capabilities_type: type[BackendCapabilities] = Capabilities,
+    capabilities_type: type[BackendCapabilities],
 ) -> Backend:
     """A Backend from a loaded object: a Backend, or a callable with optional capabilities
-    (read as ``capabilities_type``: a family's :class:`BackendCapabilities`, by default the
-    sinusoidal :class:`Capabilities`). Loaded from a ``spec``, it carries that spec and is
-    called ``name`` (the spec the user typed): reports and reproductions name what rebuilds
-    it."""
+    (read as ``capabilities_type``: the family's :class:`BackendCapabilities`). Loaded from
+    a ``spec``, it carries that spec and is called ``name`` (the spec the user typed):
+    reports and reproductions name what rebuilds it."""
     if isinstance(obj, Backend):  # e.g. from table_backend: named by the spec that loaded it
         return obj if spec is None else replace(obj, name=name, spec=spec)
-    convention = capabilities_type.calling_convention
+    calling = capabilities_type.calling_convention
     if not callable(obj):
         raise BackendLoadError(
-            f"backend {name!r} must be a callable {convention.call} or a "
+            f"backend {name!r} must be a callable {calling.call} or a "
             f"pespec.conformance.Backend; got {type(obj).__name__}"
         )
-    misfit = signature_misfit(obj, convention)
+    misfit = signature_misfit(obj, calling)
     if misfit is not None:
-        raise protocol_error(name, misfit, convention)
+        raise protocol_error(name, misfit, calling)
     declared = getattr(obj, "pespec_capabilities", None)
     try:
         if declared is None:
@@ -119,9 +114,7 @@ def _import_file(spec: str, module_name: str) -> Any:
     return module
 
 
-def _load_attribute(
-    spec: str, capabilities_type: type[BackendCapabilities] = Capabilities
-) -> Backend:
+def _load_attribute(spec: str, capabilities_type: type[BackendCapabilities]) -> Backend:
     """``package.module:attr`` or ``path/to/file.py:attr`` (attr may be dotted); the file's
     folder, or the working folder for a module, is importable while it loads."""
     module_name, _, attribute = spec.rpartition(":")
@@ -155,8 +148,8 @@ def _load_attribute(
 
 def _entry_point(
     name: str,
-    group: str = ENTRY_POINT_GROUP,
-    capabilities_type: type[BackendCapabilities] = Capabilities,
+    group: str,
+    capabilities_type: type[BackendCapabilities],
 ) -> Backend | None:
     for entry in importlib.metadata.entry_points(group=group):
         if entry.name == name:
@@ -188,48 +181,50 @@ def _import_spec(obj: Any) -> str | None:
 def load_backend(
     spec: str | Backend | Callable[..., Any],
     *,
-    capabilities_type: type[BackendCapabilities] = Capabilities,
-    group: str | None = None,
+    capabilities_type: type[BackendCapabilities] = BackendCapabilities,
+    group: str = ENTRY_POINT_GROUP,
+    builtin: BuiltinLookup | None = None,
+    builtin_names: Sequence[str] = (),
 ) -> Backend:
     """Resolve a backend spec (see the module docstring) into a :class:`Backend`.
 
+    A family passes its ``capabilities_type``, its entry-point ``group`` and, when it has
+    built-in backends, their look-up ``builtin`` and the names to offer (``builtin_names``);
+    without a look-up only objects, ``module:attr`` and entry points are resolved here.
     Raises :class:`BackendLoadError` with a message saying what was tried and what is
-    allowed when nothing matches. Another family (the rotary suite) passes its own
-    ``capabilities_type`` and entry-point ``group``; its built-in names are its own, so
-    with a ``group`` only objects, ``module:attr`` and entry points are resolved here.
+    allowed when nothing matches.
     """
     if isinstance(spec, Backend):
         return spec
     if not isinstance(spec, str):
         return _wrap(spec, callable_name(spec), _import_spec(spec), capabilities_type)
     text = spec.strip()
-    if group is not None:
+    if builtin is None:
         return _load_other_family(text, group, capabilities_type)
-    builtin = builtin_backend(text)
-    if builtin is not None:
-        return builtin
-    if ":" in text:
-        return _load_attribute(text)
-    if text.endswith(".py"):
-        raise BackendLoadError(_missing_attribute(text))
-    found = _entry_point(text)
+    found = builtin(text)
+    if found is None and ":" in text:
+        found = _load_attribute(text, capabilities_type)
+    if found is None and text.endswith(".py"):
+        raise BackendLoadError(_missing_attribute(text, capabilities_type))
+    if found is None:
+        found = _entry_point(text, group, capabilities_type)
     if found is not None:
         return found
     raise BackendLoadError(
-        f"backend must be a built-in name ({', '.join(BUILTIN_BACKENDS)}), "
-        f"package.module:attr, or a name in the entry-point group {ENTRY_POINT_GROUP!r}; "
-        f"got {spec!r}{did_you_mean(text, BUILTIN_BACKENDS)}"
+        f"backend must be a built-in name ({', '.join(builtin_names)}), "
+        f"package.module:attr, or a name in the entry-point group {group!r}; "
+        f"got {spec!r}{did_you_mean(text, builtin_names)}"
     )
 
 
 def _load_other_family(
     text: str, group: str, capabilities_type: type[BackendCapabilities]
 ) -> Backend:
-    """``module:attr``, ``file.py:attr`` or an entry point of ``group`` (another family)."""
+    """``module:attr``, ``file.py:attr`` or an entry point of ``group`` (no built-ins)."""
     if ":" in text:
         return _load_attribute(text, capabilities_type)
     if text.endswith(".py"):
-        raise BackendLoadError(_missing_attribute(text))
+        raise BackendLoadError(_missing_attribute(text, capabilities_type))
     found = _entry_point(text, group, capabilities_type)
     if found is not None:
         return found
@@ -239,7 +234,7 @@ def _load_other_family(
     )
 
 
-def _missing_attribute(spec: str) -> str:
+def _missing_attribute(spec: str, capabilities_type: type[BackendCapabilities]) -> str:
     """The message for ``file.py`` given without ``:function``; names the file's top-level
     functions and classes (read with ``ast``, the file is not run)."""
     import ast
@@ -255,8 +250,9 @@ def _missing_attribute(spec: str) -> str:
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
         pass
     example = names[0] if names else "pe"
+    arguments = capabilities_type.calling_convention.arguments
     found = f"; it defines {', '.join(names[:8])}" if names else ""
     return (
         f"backend {spec!r} names a file but not the function in it: add :function, e.g. "
-        f"{spec}:{example} for a callable {example}(positions, d_model, base){found}"
+        f"{spec}:{example} for a callable {example}{arguments}{found}"
     )

@@ -12,7 +12,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pespec._atomic import write_atomic
 from pespec._version import SPEC_VERSION, SUITE_VERSION, __version__
@@ -124,12 +124,9 @@ class Report:
     source_file: dict[str, Any] | None = None
     """For ``--from-file``: the file's path (as given), SHA-256, size, the positions its rows
     were checked at (``{"given": "0:128", "count": 128, "first": 0, "last": 127, "min": 0,
-    "max": 127}``), ``columns`` (``{"name": "d_model", "count": 64}``), ``coverage`` (the
-    verdict line's "128 positions (0..127), d_model 64") and ``small_sample`` (its note, or
-    None): :func:`pespec.conformance.filerules.file_record`."""
-    convention: dict[str, Any] | None = None
-    """The convention judged against (``Convention.to_dict()`` plus ``declared``: whether the
-    backend or the caller declared it); None means canonical, not declared."""
+    "max": 127}``), ``columns`` (the family's name of a row's width and its count),
+    ``coverage`` (the verdict line's "128 positions (0..127), NAME 64") and ``small_sample``
+    (its note, or None): :func:`pespec.conformance.filerules.file_record`."""
     backend_calls: dict[str, int] | None = None
     """Calls made to the backend and rows (positions) requested: ``suite`` and ``diagnosis``."""
     not_run: dict[str, str] = field(default_factory=dict)
@@ -140,6 +137,9 @@ class Report:
     """The family checked (:mod:`pespec.families`): the JSON report's ``family``."""
     command: str = "pespec check"
     """The command that checks this family (the terminal table's title names it)."""
+    family_head: dict[str, Any] = field(default_factory=dict)
+    """Top-level JSON fields the family writes right after ``level`` (schema 1.3's key order),
+    in order; each also reads as an attribute of the report (``report.NAME``)."""
     family_data: dict[str, Any] = field(default_factory=dict)
     """Top-level JSON fields only this family writes, after the shared ones, in order."""
     level_stages: dict[str, str] | None = None
@@ -147,8 +147,9 @@ class Report:
     while the level is unknown): the family's level is one dtype per stage, in the order
     computed, judged on the output dtype the backend returned."""
     judged: str | None = None
-    """What, besides the level, the verdict is relative to (None: the convention judged
-    against, :attr:`convention`)."""
+    """What, besides the level, the verdict is relative to (None: the level alone)."""
+    judged_markdown: str | None = None
+    """The same in the Markdown report's verdict line (None: the level alone)."""
     advice: str | None = None
     """What to declare instead, told in the summary of a non-conformant report."""
     markdown_extra: list[str] = field(default_factory=list)
@@ -159,22 +160,22 @@ class Report:
     """The JSON ``execution`` block of a report rebuilt from another process's JSON (the
     libraries the backend imported live there); None: this process's environment."""
 
-    @property
-    def convention_name(self) -> str:
-        """The name of the convention judged against (``canonical`` unless one was declared)."""
-        if self.convention is None:
-            return "canonical"
-        return str(self.convention.get("name", "custom"))
+    if not TYPE_CHECKING:  # at run time only: type checkers keep every attribute checked
+
+        def __getattr__(self, name: str) -> Any:
+            """A field of :attr:`family_head` by its name (for code written when the report
+            had it as its own attribute; deprecated, removed in the next release)."""
+            head = self.__dict__.get("family_head") or {}
+            if name.startswith("__") or name not in head:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            return head[name]
 
     @property
     def judged_against(self) -> str:
-        """``level float32, convention whisper (declared)``: what the verdict is relative to
-        (the level, then :attr:`judged` when the family gives it)."""
-        declared = bool(self.convention and self.convention.get("declared"))
-        against = self.judged
-        if against is None:
-            against = f"convention {self.convention_name}" + (" (declared)" if declared else "")
-        return f"level {self.level or 'unknown'}, {against}"
+        """``level float32, WHAT``: what the verdict is relative to (the level, then
+        :attr:`judged` when the family gives it)."""
+        against = "" if self.judged is None else f", {self.judged}"
+        return f"level {self.level or 'unknown'}{against}"
 
     @property
     def level_output_dtype(self) -> str | None:
@@ -273,17 +274,7 @@ class Report:
                 "capabilities": jsonable(self.capabilities),
             },
             "level": self.level_fields(),
-            "convention": jsonable(
-                self.convention
-                or {
-                    "name": "canonical",
-                    "layout": "interleaved",
-                    "frequency_shift": 0.0,
-                    "position_offset": 0,
-                    "argument_scale": 1.0,
-                    "declared": False,
-                }
-            ),
+            **{key: jsonable(value) for key, value in self.family_head.items()},
             "backend_calls": jsonable(self.backend_calls),
             "profile": self.profile,
             "execution": self.execution

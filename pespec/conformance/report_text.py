@@ -75,8 +75,6 @@ class ReportView(Protocol):
     @property
     def source_file(self) -> Mapping[str, Any] | None: ...
     @property
-    def convention(self) -> Mapping[str, Any] | None: ...
-    @property
     def not_run(self) -> Mapping[str, str]: ...
     @property
     def checks(self) -> Sequence[CheckView]: ...
@@ -85,7 +83,7 @@ class ReportView(Protocol):
     @property
     def verdict(self) -> str: ...
     @property
-    def convention_name(self) -> str: ...
+    def judged_markdown(self) -> str | None: ...
     @property
     def judged_against(self) -> str: ...
     @property
@@ -137,8 +135,8 @@ def markdown(report: ReportView, error_plot: str | None = None) -> str:
             if report.output_dtype not in (None, report.level_output_dtype)
             else ""
         )
-        + f"), convention `{report.convention_name}`"
-        + (" (declared)" if report.convention and report.convention.get("declared") else "")
+        + ")"
+        + ("" if report.judged_markdown is None else f", {report.judged_markdown}")
         + ".",
         "",
         *report.markdown_extra,

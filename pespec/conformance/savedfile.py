@@ -15,7 +15,7 @@ from typing import Any
 from numpy.typing import NDArray
 
 from pespec.conformance._readers import read_npy, read_npz, read_text_table
-from pespec.properties.base import DTYPES
+from pespec.numerics.formats import DTYPES
 
 __all__ = ["SavedOutput", "load_output", "read_npy", "read_output", "read_text_table"]
 """``read_npy`` and ``read_text_table`` (:mod:`pespec.conformance._readers`) are public here:

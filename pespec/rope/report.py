@@ -4,7 +4,7 @@ stage tuple, the position domain checked and the configuration reader's notes.
 A rotary report is a :class:`~pespec.conformance.report.Report` (family ``rope``) whose
 family fields this module fills: :func:`report_fields` when the suite or the from-file check
 builds it, :func:`refresh` after its data changed (the domain advice, the reader's notes, the
-level found late), :func:`rebuilt` when :mod:`pespec.conformance.report_load` reads it back
+level found late), :func:`rebuilt` when :mod:`pespec.supervised.report_load` reads it back
 from its JSON. :func:`RopeReport` is the deprecated name of the old subclass.
 """
 
@@ -20,6 +20,21 @@ __all__ = ["COMMAND", "FAMILY", "RopeReport", "rebuilt", "refresh", "report_fiel
 
 FAMILY: Final = "rope"
 COMMAND: Final = "pespec rope check"
+
+SHARED_CONVENTION: Final[dict[str, Any]] = {
+    "name": "canonical",
+    "layout": "interleaved",
+    "frequency_shift": 0.0,
+    "position_offset": 0,
+    "argument_scale": 1.0,
+    "declared": False,
+}
+"""The report schema 1.3's ``convention`` field (after ``level``), which every report has
+carried since the sinusoidal family's reports defined it: a rotary report writes the canonical
+one, not declared, as it always has (the value has no rotary meaning)."""
+
+SHARED_CONVENTION_MARKDOWN: Final = "convention `canonical`"
+"""The end of a rotary report's Markdown verdict line, as it has always read."""
 
 
 def report_fields(
@@ -41,6 +56,8 @@ def report_fields(
     fields: dict[str, Any] = {
         "family": FAMILY,
         "command": COMMAND,
+        "family_head": {"convention": dict(SHARED_CONVENTION)},
+        "judged_markdown": SHARED_CONVENTION_MARKDOWN,
         "family_data": data,
         "level_stages": dict(level_stages or {}),
         "advice": advice,
@@ -76,6 +93,7 @@ def rebuilt(report: Report, data: Mapping[str, Any]) -> None:
     ``report.family_data``)."""
     domain = data.get("domain")
     report.command = COMMAND
+    report.judged_markdown = SHARED_CONVENTION_MARKDOWN
     report.diagnosis_in_summary = True
     report.level_stages = dict(data["level"].get("stages") or {})
     report.advice = None if not domain else domain.get("advice")

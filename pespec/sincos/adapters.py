@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import Backend, Capabilities, callable_name
+from pespec.conformance.backends import Backend, callable_name
 from pespec.conformance.host import to_host
 from pespec.numerics.validation import check_non_negative_int
+from pespec.sincos.capabilities import Capabilities
 
 __all__ = ["DEFAULT_CACHE_SIZE", "module_backend", "table_backend"]
 

@@ -13,18 +13,23 @@ text file say which dtype it was read as and when the errors look like decimal t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
-from pespec.conformance.compare import compare_blocks
-from pespec.conformance.filerules import SMALL_SAMPLE_POSITIONS, file_record, truncation_note
+from pespec.conformance.filerules import file_record, truncation_note
 from pespec.conformance.report import Report
 from pespec.properties.base import parse_level
 from pespec.reference.validation import check_d_model
+from pespec.sincos.compare import compare_blocks
 from pespec.sincos.fromfile import compare_saved_output, parse_positions, read_output
 
 __all__ = ["check_file"]
+
+SMALL_SAMPLE_POSITIONS: Final = 128
+"""A file of fewer positions is called a small sample in its verdict line: 128 is the length
+of the d64-L128 golden set (positions 0 … 127), the shortest run of consecutive positions the
+suite checks. (A rotary file's threshold is its configuration's inputs, §8.6.)"""
 
 
 def check_file(

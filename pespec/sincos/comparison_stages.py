@@ -13,19 +13,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import Capabilities
 from pespec.conformance.compare import (
     FIXTURE_ERROR,
     PlannedCheck,
     Worst,
-    compare_blocks,
-    compare_fixture,
-    comparison_bound,
     comparison_result,
 )
-from pespec.conformance.contract import probe_base
 from pespec.conformance.report import CheckResult
 from pespec.properties.base import EncodingConfig, Level
+from pespec.sincos.capabilities import Capabilities
+from pespec.sincos.compare import compare_blocks, compare_fixture, comparison_bound
+from pespec.sincos.contract import probe_base
 from pespec.sincos.golden import FixtureSet
 
 if TYPE_CHECKING:

@@ -22,11 +22,9 @@ from pespec.conformance.compare import (
     SECTIONS,
     PlannedCheck,
     Worst,
-    compare_blocks,
-    compare_fixture,
     comparison_result,
 )
-from pespec.conformance.contract import BackendFailure, validate_output
+from pespec.conformance.contract import BackendFailure
 from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.savedfile import (
@@ -40,7 +38,10 @@ from pespec.numerics.formats import dtype_name
 from pespec.numerics.validation import check_positions
 from pespec.properties.base import LEVELS, Level, parse_level
 from pespec.reference.validation import check_base, check_d_model
+from pespec.sincos.call import validate_output
+from pespec.sincos.compare import compare_blocks, compare_fixture
 from pespec.sincos.golden import is_canonical_fixture, load_fixture_sets
+from pespec.sincos.report import report_fields
 
 __all__ = ["SavedOutput", "compare_saved_output", "load_output", "parse_positions", "read_output"]
 
@@ -146,6 +147,7 @@ def compare_saved_output(
         checks=checks,
         timestamp=started,
         duration_s=time.perf_counter() - clock,
+        **report_fields(),
     )
 
 

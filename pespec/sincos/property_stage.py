@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import Capabilities
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import BackendFailure, GuardedBackend
 from pespec.conformance.report import CheckResult
@@ -29,6 +28,7 @@ from pespec.properties.base import EncodingConfig, Level
 from pespec.properties.ratio import reported_ratio
 from pespec.reference.conventions import Convention
 from pespec.sincos.builtin_backends import REFERENCE_MAX_POSITION
+from pespec.sincos.capabilities import Capabilities
 from pespec.sincos.reproductions import Reproductions
 
 __all__ = ["MAX_KEPT_OUTPUTS", "Narrowed", "OutsideCapabilities", "PropertyStage"]

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from pespec.conformance.backends import Backend
-from pespec.conformance.loading import load_backend
 from pespec.properties.base import EncodingConfig, Level, level_for_dtype, parse_level
+from pespec.sincos.loading import load_backend
 
 __all__ = ["reproduce"]
 

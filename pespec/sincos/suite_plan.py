@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pespec.conformance.compare import SECTIONS, PlannedCheck
-from pespec.conformance.contract import CONTRACT_ITEMS
 from pespec.reference.conventions import Convention
+from pespec.sincos.contract import CONTRACT_ITEMS
 from pespec.sincos.golden import is_canonical_fixture
 
 __all__ = ["make_plan"]

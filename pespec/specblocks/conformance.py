@@ -4,23 +4,20 @@ from __future__ import annotations
 
 import math
 
-from pespec.conformance.backends import Capabilities
-from pespec.conformance.compare import (
-    BLOCK_ELEMENTS,
-    EXACT_REFERENCE_LIMIT,
-    FIXTURE_ERROR,
-    REFERENCE_ERROR,
-)
-from pespec.conformance.contract import CONTRACT_ITEMS, contract_probes
+from pespec.conformance.compare import BLOCK_ELEMENTS, FIXTURE_ERROR
+from pespec.conformance.engine import DEFAULT_TIMEOUT
 from pespec.conformance.report import (
     REPORT_SCHEMA,
     REPORT_SCHEMA_VERSION,
     STATUSES,
     SUITE_VERSION,
 )
-from pespec.conformance.runner import DEFAULT_TIMEOUT, LARGE_SIZES
 from pespec.properties.registry import PROPERTIES
+from pespec.sincos.capabilities import Capabilities
+from pespec.sincos.compare import EXACT_REFERENCE_LIMIT, REFERENCE_ERROR
+from pespec.sincos.contract import CONTRACT_ITEMS, contract_probes
 from pespec.sincos.golden import is_canonical_fixture, load_fixture_sets
+from pespec.sincos.run import LARGE_SIZES
 
 __all__ = ["REPORT_FIELDS", "contract_probes_text", "report_schema_table", "suite_table"]
 

@@ -235,7 +235,7 @@ def test_both_families_report_one_shape_of_level(
 
 def test_the_supervisor_rebuilds_the_level_and_family_of_both() -> None:
     from pespec.conformance.report import Report
-    from pespec.conformance.report_load import report_from_dict
+    from pespec.supervised.report_load import report_from_dict
 
     for report in (_sin_report(), _rope_report()):
         data = report.to_dict()

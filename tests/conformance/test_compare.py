@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from pespec.conformance import load_backend
-from pespec.conformance.compare import REFERENCE_ERROR, compare_blocks
 from pespec.properties.base import LEVELS
 from pespec.reference.encoding import encode
+from pespec.sincos.compare import REFERENCE_ERROR, compare_blocks
 
 
 def test_large_comparison_locates_a_single_corrupted_element() -> None:

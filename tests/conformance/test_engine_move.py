@@ -100,7 +100,7 @@ def test_every_form_of_every_report_is_unchanged(fresh: dict[str, Any]) -> None:
 
 @pytest.mark.slow
 def test_a_rebuilt_report_renders_the_same(fresh: dict[str, Any]) -> None:
-    from pespec.conformance.report_load import report_from_dict
+    from pespec.supervised.report_load import report_from_dict
 
     for name, forms in fresh.items():
         document = {**forms["dict"], "execution": {"device": "cpu", "libraries": {}}}

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from pespec.conformance.compare import compare_blocks, comparison_message
+from pespec.conformance.compare import comparison_message
 from pespec.properties.base import parse_level
 from pespec.reference.encoding import encode
+from pespec.sincos.compare import compare_blocks
 
 D_MODEL = 64
 

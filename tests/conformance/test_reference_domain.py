@@ -52,7 +52,7 @@ def test_a_declared_max_position_is_compared_exactly_for_integer_positions() -> 
     # 2^53 + 1 as float64 rounds to 2^53 (ties to even), so a float comparison admits it under
     # a 2^53 limit; the capability must compare integers exactly (found merging issue 24:
     # the rotation property shifted 2^53 by +1 and called encode outside its domain).
-    from pespec.conformance.backends import Capabilities
+    from pespec.sincos.capabilities import Capabilities
 
     caps = Capabilities(max_position=2.0**53)
     positions = np.array([2**53 - 1, 2**53, 2**53 + 1, -(2**53) - 1], dtype=np.int64)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from pespec.conformance.supervisor import ended_cause
+from pespec.supervised.supervisor import ended_cause
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the supervisor is POSIX only")
 

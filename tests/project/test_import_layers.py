@@ -30,9 +30,10 @@ first:
    strings), ``python -m pespec`` and
    the pytest plugin ``pespec.pytest_plugin`` (the ``pytest11`` entry point), which serve
    both families, and the supervisor that both run the backend under
-   (``pespec.conformance.supervisor``, its child ``worker`` and ``report_load``, which
+   (``pespec.supervised``: the supervisor, its child ``worker`` and ``report_load``, which
    rebuild any family's suite and report and draw the error picture: front-end machinery,
-   in the engine's folder until issue 25 moves the front ends out). The plugin's test module
+   out of the engine's folder since issue 25; the old ``pespec.conformance`` paths are
+   aliases). The plugin's test module
    ``pespec.conformance.test_suite`` stays in the engine's folder, since ``pytest --pyargs
    pespec.conformance`` collects it there, and imports nothing of pespec: it ranks with the
    engine, and any import it gained from a front end would show here.
@@ -67,9 +68,6 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec.tables", 1),
     ("pespec.teaching", 2),
     ("pespec.properties", 3),
-    ("pespec.conformance.supervisor", 8),
-    ("pespec.conformance.worker", 8),
-    ("pespec.conformance.report_load", 8),
     ("pespec.conformance", 4),
     ("pespec.sincos", 5),
     ("pespec.rope", 5),
@@ -77,6 +75,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec.specblocks", 7),
     ("pespec.cli", 8),
     ("pespec.families", 8),
+    ("pespec.supervised", 8),
     ("pespec.__main__", 8),
     ("pespec.pytest_plugin", 8),
 )
@@ -85,15 +84,10 @@ RANKS: tuple[tuple[str, int], ...] = (
 FACADES = frozenset({"pespec", "pespec.conformance", "pespec.rope"})
 """Lazy facades, exempt as importers (with the alias modules, :func:`is_alias_facade`)."""
 
-PENDING: dict[str, str] = {
-    "pespec.conformance.runner": "the sinusoidal suite (its stages, plan, reproductions, "
-    "diagnosis) until it becomes the sinusoidal family's run object and leaves the engine",
-    "pespec.conformance.backends": "Capabilities checks a declared convention "
-    "(pespec.sincos.declared) until its sinusoidal fields move to the family",
-    "pespec.conformance.loading": "the built-in backend names are the sinusoidal family's "
-    "(pespec.sincos.builtin_backends) until the registry names each family's built-ins",
-}
-"""Engine module -> why it still imports :mod:`pespec.sincos` (rank 4 -> 5), for now."""
+PENDING: dict[str, str] = {}
+"""Engine module -> why it still imports :mod:`pespec.sincos` (rank 4 -> 5): empty since the
+engine stopped naming the sinusoidal family (issue 25); kept so that a temporary edge has a
+place to be listed, with its reason."""
 
 
 def is_alias_facade(source: str) -> bool:
@@ -226,11 +220,11 @@ def test_an_alias_module_is_exempt_and_only_an_alias_is() -> None:
     assert back_edges("pespec.rope.suite", "import pespec.sincos.golden\n") == []  # same rank
 
 
-@pytest.mark.parametrize("importer", sorted(PENDING))
-def test_each_pending_engine_edge_is_still_needed(importer: str) -> None:
+def test_each_pending_engine_edge_is_still_needed() -> None:
     """An engine module in :data:`PENDING` still imports the sinusoidal family; once it no
-    longer does, its entry goes (the list only shrinks)."""
-    path = PACKAGE.parent / Path(*importer.split(".")).with_suffix(".py")
-    source = path.read_text(encoding="utf-8")
-    targets = [t for t, _ in imported(source, importer, False) if t.startswith("pespec.sincos")]
-    assert targets, f"{importer} no longer imports pespec.sincos: remove it from PENDING"
+    longer does, its entry goes (the list only shrinks; empty now)."""
+    for importer in sorted(PENDING):
+        path = PACKAGE.parent / Path(*importer.split(".")).with_suffix(".py")
+        source = path.read_text(encoding="utf-8")
+        found = [t for t, _ in imported(source, importer, False) if t.startswith("pespec.sincos")]
+        assert found, f"{importer} no longer imports pespec.sincos: remove it from PENDING"

@@ -119,7 +119,7 @@ def test_the_supervised_child_refuses_a_tampered_fixture_as_a_usage_error(
 ) -> None:
     """Under the supervisor the child reads the fixtures while planning: a changed file is a
     ``load_error`` (the parent exits 2), not a crash of the child (exit 1)."""
-    from pespec.conformance import worker
+    from pespec.supervised import worker
 
     _tamper_y(copy)
     sent: list[tuple[str, dict[str, object]]] = []

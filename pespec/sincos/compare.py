@@ -1,0 +1,105 @@
+"""The sinusoidal family's comparisons: an output against the exact reference or the golden
+values, block by block (SPEC §6.2).
+
+Used by the suite's stages (:mod:`pespec.sincos.comparison_stages`) and by the checks of
+saved outputs (:mod:`pespec.sincos.fromfile`, :mod:`pespec.sincos.checkfile`). Each element's
+tolerance is its SPEC §4 bound plus the reference's own error; the engine's
+:class:`~pespec.conformance.compare.Worst` keeps the worst element.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.conformance.compare import BLOCK_ELEMENTS, FIXTURE_ERROR, Worst
+from pespec.properties.base import EncodingConfig, Level
+from pespec.properties.errormodel import element_bound_parts
+from pespec.reference import oracle
+from pespec.reference.conventions import CANONICAL, Convention
+from pespec.reference.encoding import encode
+
+__all__ = [
+    "EXACT_REFERENCE_LIMIT",
+    "REFERENCE_ERROR",
+    "compare_blocks",
+    "compare_fixture",
+    "comparison_bound",
+]
+
+REFERENCE_ERROR = 2.0**-52
+"""Max abs error of the exact float64 reference against the exact value (SPEC Annex C), valid for
+|position| < :data:`EXACT_REFERENCE_LIMIT`; beyond it the comparison uses the oracle."""
+
+EXACT_REFERENCE_LIMIT = 2.0**31
+"""|position| below which the exact reference's error is at most REFERENCE_ERROR (SPEC Annex C)."""
+
+
+def comparison_bound(
+    reference: NDArray[np.float64], config: EncodingConfig, level: Level, reference_error: float
+) -> NDArray[np.float64]:
+    """Tolerance for |y − reference| at ``level``, shape (n, d_model).
+
+    The element bound of SPEC §4 with |x| ≤ |reference| + ``reference_error`` in its rounding
+    term, plus ``reference_error`` itself (triangle inequality: the reference is not exact).
+    """
+    magnitude = np.minimum(np.abs(reference) + reference_error, 1.0)
+    bound = element_bound_parts(config, level, magnitude).total
+    return np.asarray(bound, dtype=np.float64) + reference_error
+
+
+def compare_blocks(
+    output: NDArray[Any],
+    positions: NDArray[Any],
+    d_model: int,
+    base: float,
+    level: Level,
+    *,
+    block_elements: int = BLOCK_ELEMENTS,
+    convention: Convention = CANONICAL,
+    slack: float = 0.0,
+) -> Worst:
+    """Compare a (n, d_model) output with the exact float64 reference, row block by row block.
+
+    Each block's tolerance is :func:`comparison_bound` with the reference's own error
+    :data:`REFERENCE_ERROR`, plus ``slack`` (0 except for a text file's truncation recheck).
+    Memory: a few float64 arrays of ``block_elements``.
+    """
+    worst = Worst()
+    columns = np.arange(d_model, dtype=np.intp)
+    rows = max(1, block_elements // d_model)
+    for start in range(0, positions.shape[0], rows):
+        chunk = positions[start : start + rows]
+        if chunk.size and float(np.max(np.abs(chunk))) >= EXACT_REFERENCE_LIMIT:
+            reference = oracle.encode(chunk, d_model, base=base, convention=convention)
+            reference_error = FIXTURE_ERROR  # beyond the exact domain: correctly rounded
+        else:
+            reference = encode(chunk, d_model, base=base, convention=convention)
+            reference_error = REFERENCE_ERROR
+        config = EncodingConfig(chunk, d_model, base, convention)
+        bound = comparison_bound(reference, config, level, reference_error) + slack
+        worst.update(np.asarray(output[start : start + rows]), reference, bound, chunk, columns)
+    return worst
+
+
+def compare_fixture(
+    output: NDArray[Any],
+    fixture: Any,
+    rows: NDArray[np.intp],
+    positions: NDArray[Any],
+    level: Level,
+) -> Worst:
+    """Compare ``output`` (n, d_model), the backend's rows for ``positions``, with the golden
+    values of ``fixture`` at ``rows``, at the fixture's columns; tolerance with FIXTURE_ERROR."""
+    d_model = int(fixture.d_model)
+    columns = np.asarray(fixture.columns, dtype=np.intp)
+    reference = np.asarray(fixture.values, dtype=np.float64)[rows]
+    full = np.zeros((positions.shape[0], d_model), dtype=np.float64)
+    full[:, columns] = reference
+    config = EncodingConfig(positions, d_model, float(fixture.base), fixture.convention)
+    bound = comparison_bound(full, config, level, FIXTURE_ERROR)[:, columns]
+    worst = Worst()
+    worst.update(np.asarray(output)[:, columns], reference, bound, positions, columns)
+    return worst
