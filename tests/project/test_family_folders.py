@@ -102,6 +102,23 @@ def cross_family_imports(sources: dict[str, tuple[str, bool]]) -> list[str]:
     return problems
 
 
+@pytest.fixture(autouse=True)
+def _package_attributes_kept() -> object:
+    """Importing an old alias path sets it as an attribute of its package, where it would
+    hide a function of the same name (``pespec.conformance.reproduce``) for the tests that
+    run later in the same process: put each package's attributes back."""
+    import sys
+
+    packages = ("pespec.conformance", "pespec.reference", "pespec.properties")
+    saved = {name: dict(vars(sys.modules[name])) for name in packages if name in sys.modules}
+    yield
+    for name, attributes in saved.items():
+        namespace = vars(sys.modules[name])
+        for key in set(namespace) - set(attributes):
+            del namespace[key]
+        namespace.update(attributes)
+
+
 def test_the_two_family_folders_never_import_each_other() -> None:
     sources = {
         module_name(path): (path.read_text(encoding="utf-8"), path.name == "__init__.py")
