@@ -32,15 +32,8 @@ FAMILY_WORDS = frozenset(
 """Family vocabulary, compared lower-case with whole words (``check_base`` and ``RopeConfig``
 count; ``database`` and ``property`` do not)."""
 
-ROPE_MAY_IMPORT = frozenset(
-    {
-        "pespec.reference.golden",  # verified_directory: fixture plumbing (a later step)
-        "pespec.reference.golden_write",  # export_with: fixture plumbing
-        "pespec.reference.fixture_formats",  # the fixture format registry
-        "pespec.properties.profiles",  # resolve_profile: moves with the engine (a later step)
-    }
-)
-"""The sinusoidal modules the rotary family may still import (issue 25, migration step 1)."""
+SINUSOIDAL_PACKAGES = ("pespec.sincos", "pespec.reference", "pespec.properties")
+"""The sinusoidal family: its suite folder and its definition and property layers."""
 
 
 def _modules(folder: Path) -> list[Path]:
@@ -143,13 +136,21 @@ def test_numerics_names_no_family() -> None:
     assert not problems, "family vocabulary in pespec/numerics:\n" + "\n".join(problems)
 
 
-def test_rope_imports_no_sinusoidal_module_beyond_the_allowed_list() -> None:
+def test_the_families_import_nothing_of_each_other() -> None:
+    """The rotary family imports no sinusoidal module (the fixture plumbing and the profiles
+    it once borrowed are the engine's now), and the sinusoidal packages import nothing of
+    the rotary family: each family reaches the other's facts only through numerics and the
+    engine."""
     problems = []
     for path in _modules(PACKAGE / "rope"):
         for module in imported_modules(path.read_text("utf-8"), _module_name(path)):
-            sinusoidal = _inside(module, ("pespec.reference", "pespec.properties"))
-            if sinusoidal and not _inside(module, ROPE_MAY_IMPORT):
+            if _inside(module, SINUSOIDAL_PACKAGES):
                 problems.append(f"{_module_name(path)} imports {module}")
+    for package in SINUSOIDAL_PACKAGES:
+        for path in _modules(PACKAGE / package.split(".")[1]):
+            for module in imported_modules(path.read_text("utf-8"), _module_name(path)):
+                if _inside(module, ("pespec.rope",)):
+                    problems.append(f"{_module_name(path)} imports {module}")
     assert not problems, "\n".join(sorted(set(problems)))
 
 
