@@ -8,10 +8,15 @@ which imports nothing of pespec and runs each check through this plugin's ``pe_r
         [--pe-convention NAME|FILE.json]
         [--pe-profile ci|dev|thorough] [--pe-skip-file F] [--pe-xfail-file F] [--pe-json PATH]
     pytest --pyargs pespec.conformance --pe-rope-backend torch-bfloat16 --pe-rope-config PRESET
+    pytest --pyargs pespec.conformance --pe-family NAME --pe-backend SPEC [--pe-option K=V ...]
 
 The rotary suite (SPEC §8.8) runs through the same machinery: ``--pe-rope-backend`` with
 ``--pe-rope-config`` (a preset name or a JSON file, as ``pespec rope check --config``) builds a
 :class:`~pespec.rope.suite.RopeSuite`; ``--pe-level`` then names a stage tuple.
+
+``--pe-family NAME`` runs any family of :mod:`pespec.families`, an entry-point family of another
+package included, through its registered suite factory; ``--pe-option KEY=VALUE`` passes the
+family's own keywords (VALUE read as JSON).
 
 One test per planned check (``test_conformance[golden:tiny]``, ``...[property:norm]``), run by
 the same :class:`~pespec.sincos.run.Suite` as ``pespec check``, so the verdicts agree.
@@ -55,6 +60,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--pe-rope-config", default=None, help="rotary configuration: a preset name or a JSON file"
     )
+    group.addoption(
+        "--pe-family",
+        default=None,
+        help="the family of --pe-backend (default sinusoidal; rope, or a family of the "
+        "pespec.families entry points)",
+    )
+    group.addoption(
+        "--pe-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a keyword of the family's suite (repeatable; VALUE is read as JSON, else text)",
+    )
     group.addoption("--pe-level", default=None, help="level, e.g. float16 or float16@float64")
     group.addoption(
         "--pe-convention",
@@ -91,8 +109,11 @@ def _suite(config: pytest.Config) -> Any:
         from pespec.cli.check import hypothesis_storage_outside_cwd
 
         hypothesis_storage_outside_cwd()
+    family = config.getoption("--pe-family")
     if spec and config.getoption("--pe-rope-backend"):
         suite = _rope_suite(config, spec)
+    elif spec and family not in (None, "sinusoidal"):
+        suite = _family_suite(config, str(family), spec)
     elif spec:
         from pespec.conformance.engine import DEFAULT_TIMEOUT
         from pespec.conformance.guard import BackendLoadError
@@ -167,6 +188,49 @@ def _rope_suite(config: pytest.Config, spec: str) -> Any:
         ) or RopeSuite(spec, reading.config, **options)
     except (BackendLoadError, ValueError, TypeError) as exc:
         raise pytest.UsageError(f"--pe-rope-backend {spec!r}: {exc}") from None
+
+
+def _family_suite(config: pytest.Config, name: str, spec: str) -> Any:
+    """The suite of family ``name`` (:mod:`pespec.families`, entry points included) for
+    ``--pe-backend``: the options every family takes, plus the ``--pe-option`` keywords."""
+    from pespec.conformance.engine import DEFAULT_TIMEOUT
+    from pespec.conformance.guard import BackendLoadError
+    from pespec.families import get_family
+
+    try:
+        factory = get_family(name).load("suite")
+    except (ValueError, ImportError, AttributeError) as exc:
+        raise pytest.UsageError(f"--pe-family {name!r}: {exc}") from None
+    stages = config.getoption("--pe-stages")
+    options: dict[str, Any] = {
+        "level": config.getoption("--pe-level"),
+        "profile": config.getoption("--pe-profile"),
+        "timeout": config.getoption("--pe-timeout") or DEFAULT_TIMEOUT,
+    }
+    if stages is not None:
+        options["stages"] = [s.strip() for s in stages.split(",")]
+    options.update(family_options(config.getoption("--pe-option")))
+    try:
+        return _supervised(config, name, spec, options) or factory(spec, **options)
+    except (BackendLoadError, ValueError, TypeError) as exc:
+        raise pytest.UsageError(f"--pe-backend {spec!r} (family {name}): {exc}") from None
+
+
+def family_options(pairs: list[str]) -> dict[str, Any]:
+    """``--pe-option KEY=VALUE`` pairs as suite keywords: VALUE read as JSON (``3``,
+    ``true``, ``[1, 2]``), else kept as text; a pair without ``=`` is a usage error."""
+    import json
+
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise pytest.UsageError(f"--pe-option must be KEY=VALUE with KEY a name; got {pair!r}")
+        try:
+            options[key.strip()] = json.loads(text)
+        except ValueError:
+            options[key.strip()] = text
+    return options
 
 
 def _supervised(config: pytest.Config, family: str, spec: str, options: dict[str, Any]) -> Any:

@@ -29,8 +29,10 @@ COMMANDS: tuple[str, ...] = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every available sub-command registered."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The top-level parser with every available sub-command registered; ``argv`` (the
+    command line to parse) lets ``pespec check --family NAME`` of a family another package
+    adds take that family's own options."""
     parser = argparse.ArgumentParser(
         prog="pespec",
         description="Reference specification and conformance suite for sinusoidal "
@@ -45,6 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
             continue  # a sub-command whose module is not part of this build
         module = importlib.import_module(module_name)
         module.register(subparsers)
+    if "check" in subparsers.choices:
+        from pespec.cli.check import add_requested_family
+
+        add_requested_family(subparsers.choices["check"], sys.argv[1:] if argv is None else argv)
     return parser
 
 
@@ -62,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     handler = getattr(args, "func", None)
     if handler is None:  # no sub-command: a usage error, told briefly (--help has the rest)

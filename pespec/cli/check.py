@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,37 @@ def register(subparsers: Any) -> None:
         for option in family.options:
             option.add_to(group)
     parser.set_defaults(func=_run)
+
+
+def requested_family(argv: Sequence[str]) -> str | None:
+    """The NAME of ``check --family NAME`` (or ``--family=NAME``) in ``argv``, else None."""
+    words = list(argv)
+    if "check" not in words:
+        return None
+    for index, word in enumerate(words[words.index("check") + 1 :], words.index("check") + 1):
+        if word == "--family" and index + 1 < len(words):
+            return words[index + 1]
+        if word.startswith("--family="):
+            return word.partition("=")[2]
+    return None
+
+
+def add_requested_family(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
+    """Add the own options of the family ``argv`` names with ``check --family`` when a package
+    adds it (entry point ``pespec.families``): read only then, so other runs load no entry
+    point. A name that does not load adds nothing (the check reports it, exit 2)."""
+    from pespec.families import FAMILIES, get_family
+
+    name = requested_family(argv)
+    if name is None or name in FAMILIES:
+        return
+    try:
+        family = get_family(name)
+    except ValueError:
+        return
+    group = parser.add_argument_group(f"--family {family.name}: {family.summary}")
+    for option in family.options:
+        option.add_to(group)
 
 
 def add_common_options(parser: argparse.ArgumentParser, *, rope: bool = False) -> None:

@@ -179,6 +179,72 @@ def test_check_family_toy_supervised(backend: str, code: int, words: str, tmp_pa
     assert (tmp_path / "r.md").read_text(encoding="utf-8").strip()
 
 
+@pytest.mark.slow
+def test_check_family_toy_takes_its_own_option(tmp_path: Path) -> None:
+    """``--heads`` is the toy family's own option (``Family.options``): ``pespec check``
+    adds it when ``--family toy`` names the entry-point family, and it reaches the suite
+    (heads 1 and 8 planned, not the default 2, 4, ...). Without ``--family toy`` the option
+    is unknown (exit 2)."""
+    args = ["check", "--family", "toy", "toyfamily.examples:correct", "--heads", "1,8"]
+    done = _pespec([*args, "--json", "r.json"], tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    ids = [c["id"] for c in json.loads((tmp_path / "r.json").read_text("utf-8"))["checks"]]
+    assert ids == ["contract:call", "reference:heads-1", "reference:heads-8"], ids
+    plain = _pespec(["check", "numpy", "--heads", "1,8"], tmp_path / "again")
+    assert plain.returncode == 2 and "--heads" in plain.stderr, plain.stderr
+
+
+def _plugin(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m pytest --pyargs pespec.conformance ARGS`` with toyfamily's entry point."""
+    site = _dist_info(cwd)
+    root = Path(pespec.__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(THIRDPARTY), str(site), str(root)])}
+    command = [sys.executable, "-m", "pytest", "--pyargs", "pespec.conformance", "-q"]
+    return subprocess.run(
+        [*command, "-p", "no:cacheprovider", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", [[], ["--pe-in-process"]], ids=["supervised", "in-process"])
+@pytest.mark.parametrize(
+    ("backend", "code", "words"),
+    [("correct", 0, "passed"), ("from_zero", 1, "reference:heads-1")],
+)
+def test_the_pytest_plugin_runs_a_third_party_family(
+    backend: str, code: int, words: str, where: list[str], tmp_path: Path
+) -> None:
+    """``--pe-family toy`` builds the entry-point family's suite through the registry (the
+    worker too), one test per planned check; a wrong backend fails the session naming the
+    failed check. ``--pe-option`` passes the family's own keyword (here ``heads``, a JSON
+    list)."""
+    spec = f"toyfamily.examples:{backend}"
+    args = ["--pe-family", "toy", "--pe-backend", spec, "--pe-option", "heads=[1, 8]", *where]
+    done = _plugin([*args, "-vv"], tmp_path)  # -q -vv: one line per test
+    assert done.returncode == code, done.stdout + done.stderr
+    assert words in done.stdout, done.stdout
+    # the option reached the suite: heads 1 and 8 planned, not the default 2, 4, ...
+    assert "reference:heads-8" in done.stdout and "reference:heads-2" not in done.stdout
+
+
+def test_pe_option_values_are_json_else_text() -> None:
+    from pespec.pytest_plugin import family_options
+
+    assert family_options(["heads=[1, 8]", "name=abc", "n=3", "flag=true"]) == {
+        "heads": [1, 8],
+        "name": "abc",
+        "n": 3,
+        "flag": True,
+    }
+    with pytest.raises(pytest.UsageError, match="KEY=VALUE"):
+        family_options(["heads"])
+
+
 # -- the engine holds no registry of families --------------------------------------------
 
 ENGINE = Path(pespec.__file__).parent / "conformance"
@@ -261,3 +327,21 @@ def test_the_check_finds_a_family_name_and_a_family_import() -> None:
         "the string 'rope'",
     ]
     assert _is_alias(ast.parse("import sys\nsys.modules[__name__] = m\n"))
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["check", "--family", "toy", "x"], "toy"),
+        (["check", "x", "--family=toy"], "toy"),
+        (["check", "x"], None),
+        (["golden", "--family", "toy"], None),
+        (["check", "--family"], None),
+    ],
+)
+def test_requested_family_reads_the_check_command_line(
+    argv: list[str], expected: str | None
+) -> None:
+    from pespec.cli.check import requested_family
+
+    assert requested_family(argv) == expected

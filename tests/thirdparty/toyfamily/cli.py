@@ -2,8 +2,10 @@
 
 It takes the options every family shares (BACKEND, ``--level``, ``--profile``, ``--json``,
 ``--markdown``, ``--timeout``, ``--quiet``, ``--verbose``, ``--in-process``); the head counts
-are the backend's declared ``heads``, else the profile's. By default the backend runs in
-pespec's supervised child process, which builds this family's suite through the registry.
+are ``--heads H,H,...`` (the family's own option, which ``pespec check`` adds when
+``--family toy`` names it), else the backend's declared ``heads``, else the profile's. By
+default the backend runs in pespec's supervised child process, which builds this family's
+suite through the registry.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
         return 2
     timeout = DEFAULT_TIMEOUT if args.timeout is None else float(args.timeout)
     options: dict[str, Any] = {"level": args.level, "profile": args.profile, "timeout": timeout}
+    if getattr(args, "heads", None) is not None:
+        options["heads"] = [int(h) for h in str(args.heads).split(",")]
     if supervising(args):
         return int(run_and_report(prog, args, lambda: run_checked(FAMILY, args, options)))
     return int(run_and_report(prog, args, lambda: check(args.backend, **options)))

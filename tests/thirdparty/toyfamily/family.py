@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pespec.families import Family
+from pespec.families import Family, option
 
 FAMILY = Family(
     name="toy",
@@ -13,4 +13,13 @@ FAMILY = Family(
     check_file="toyfamily.cli:run",  # no from-file check: the command refuses --from-file
     command="toyfamily.cli:run",
     report="toyfamily.report",
+    options=(
+        option(
+            "--heads",
+            default=None,
+            metavar="H,H,...",
+            help="the head counts to check (powers of two; default: the backend's declared "
+            "heads, else the profile's)",
+        ),
+    ),
 )
