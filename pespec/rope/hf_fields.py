@@ -209,14 +209,16 @@ def _head_dim(source: _Source) -> int:
 
 def _rotary_dim(source: _Source, block: Mapping[str, Any], head_dim: int, notes: list[str]) -> int:
     """rotary_dim (GPT-J), or int(head_dim × partial_rotary_factor / rotary_pct), or the
-    model type's default fraction (Annex E.7, with a note), or head_dim."""
+    model type's default fraction (Annex E.8, with a note), or head_dim."""
     if source.get("rotary_dim") is not None:
         return whole_count("rotary_dim", source.get("rotary_dim"), 2)
+    entry = MODEL_ROTARY.get(source.model_type)
+    if entry is not None and entry.rotated == "qk_rope_head_dim":
+        return head_dim  # MLA: all of qk_rope_head_dim; a fraction there is of the full head
     key, fraction = "partial_rotary_factor", block.get("partial_rotary_factor")
     for other in ("partial_rotary_factor", "rotary_pct"):
         if fraction is None:
             key, fraction = other, source.get(other)
-    entry = MODEL_ROTARY.get(source.model_type)
     if fraction is None and entry is not None and entry.fraction is not None:
         notes.append(
             f"d_r = ⌊head_dim · {entry.fraction:g}⌋, {source.model_type}'s transformers "
@@ -228,7 +230,7 @@ def _rotary_dim(source: _Source, block: Mapping[str, Any], head_dim: int, notes:
 
 def _pairing(source: _Source, notes: list[str]) -> str:
     """The model type's pairing where its code ignores the keys, else ``rope_interleave``,
-    else the model type's (SPEC Annex E.7), else halves with a note."""
+    else the model type's (SPEC Annex E.8), else halves with a note."""
     entry = MODEL_ROTARY.get(source.model_type)
     if entry is not None and entry.switch is None:
         return entry.pairing
@@ -243,7 +245,7 @@ def _pairing(source: _Source, notes: list[str]) -> str:
         named = f"model_type {source.model_type!r}" if source.model_type else "no model_type"
         notes.append(
             f"pairing defaulted to halves: {named} is not among the model types pespec "
-            "knows (SPEC Annex E.7) and the config has no rope_interleave"
+            "knows (SPEC Annex E.8) and the config has no rope_interleave"
         )
     return PAIRINGS[0]
 
@@ -258,7 +260,7 @@ def _refuse_non_rotary(source: _Source) -> None:
     if unsupported is not None:
         raise ValueError(
             f"model_type {source.model_type!r} {unsupported}: no rotary configuration of "
-            "pespec describes it (SPEC Annex E.7)"
+            "pespec describes it (SPEC Annex E.8)"
         )
     reason = NO_ROTARY_MODEL_TYPES.get(source.model_type)
     if reason is not None and all(source.get(key) is None for key in _ROTARY_KEYS):

@@ -1,4 +1,4 @@
-"""What a transformers model type's code does with the rotary dimensions (SPEC Annex E.7).
+"""What a transformers model type's code does with the rotary dimensions (SPEC Annex E.8).
 
 A ``config.json`` rarely says how the pairs are formed: the modeling code of the model type
 decides (GLM and Cohere rotate interleaved pairs, Llama halves). This table is the survey of
@@ -126,7 +126,7 @@ MODEL_ROTARY: Mapping[str, ModelRotary] = {
     ),
 }
 """The surveyed model types whose rotary application is not ``rotate_half`` on the halves of
-a full head (transformers 5.24), by ``model_type`` (SPEC Annex E.7)."""
+a full head (transformers 5.24), by ``model_type`` (SPEC Annex E.8)."""
 
 UNSUPPORTED_MODEL_TYPES: Mapping[str, str] = {
     "deepseek_v4": "rotates the last d_r components of the head (modeling_deepseek_v4.py: "

@@ -1,4 +1,4 @@
-"""The pairing and d_r a config.json implies through its model type (SPEC Annex E.7, issue 26).
+"""The pairing and d_r a config.json implies through its model type (SPEC Annex E.8, issue 26).
 
 The expected pairings are what transformers 5.24's modeling code does, read from its source
 (the table's ``source`` column): GLM's ``apply_rotary_pos_emb`` repeats the first half of cos
@@ -111,10 +111,19 @@ def test_rope_interleave_is_a_pairing_key_so_no_note() -> None:
 
 @pytest.mark.parametrize("model_type", sorted(UNSUPPORTED_MODEL_TYPES))
 def test_a_rotation_no_configuration_describes_is_refused(model_type: str) -> None:
-    with pytest.raises(ValueError, match=f"model_type '{model_type}'.*SPEC Annex E.7"):
+    with pytest.raises(ValueError, match=f"model_type '{model_type}'.*SPEC Annex E.8"):
         from_hf({**SMALL, "model_type": model_type})
 
 
 def test_the_table_and_the_halves_list_do_not_overlap() -> None:
     assert not set(MODEL_ROTARY) & HALVES_MODEL_TYPES
     assert not set(UNSUPPORTED_MODEL_TYPES) & (HALVES_MODEL_TYPES | set(MODEL_ROTARY))
+
+
+def test_mla_rotates_all_of_qk_rope_head_dim() -> None:
+    # Mistral4Config: head_dim 128, qk_rope_head_dim 64, rope_parameters' partial_rotary_factor
+    # 0.5 (of the 128-wide head): its rotary module builds cos/sin for all 64 rotated columns
+    block = {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}
+    hf = {**SMALL, "model_type": "mistral4", "head_dim": 128, "qk_rope_head_dim": 64}
+    config = from_hf({**hf, "rope_parameters": block})
+    assert (config.head_dim, config.d_r) == (64, 64)

@@ -1,4 +1,4 @@
-"""The real transformers rotary code of the surveyed model types (SPEC Annex E.7) through the
+"""The real transformers rotary code of the surveyed model types (SPEC Annex E.8) through the
 rotary suite, from the configuration the reader gives (optional: skipped without torch and
 transformers).
 
