@@ -127,10 +127,19 @@ def _longrope(config: RopeConfig, omega: list[mpmath.mpf]) -> Schedule:
     return out, attention
 
 
+def _ntk(config: RopeConfig, omega: list[mpmath.mpf]) -> Schedule:
+    """Static NTK: ω of the enlarged base θ·s^(d_r/(d_r − 2)) (SPEC §8.3 ``ntk``)."""
+    mpf = mpmath.mpf
+    d_r = config.d_r
+    base = mpf(config.theta) * mpf(config.factor) ** (mpf(d_r) / (d_r - 2))
+    return _omega(base, d_r), mpf(1)
+
+
 _SCHEDULES: dict[str, Callable[[RopeConfig, list[mpmath.mpf]], Schedule]] = {
     "linear": _linear,
     "dynamic": _dynamic,
     "yarn": _yarn,
     "llama3": _llama3,
     "longrope": _longrope,
+    "ntk": _ntk,
 }

@@ -44,3 +44,46 @@ def torch_backend(model_dtype: Any, *, module_cast: bool = False, positions_dtyp
         return torch.cat(((rot * cos) + (half * sin), rest), dim=-1)
 
     return backend
+
+
+def ntk_port(exponent: str = "d_r"):  # type: ignore[no-untyped-def]
+    """A float32 NumPy port of static NTK as rotary-embedding-torch writes it.
+
+    ``theta *= theta_rescale_factor ** (dim / (dim - 2))`` in Python floats, then
+    ``1 / theta ** (arange(0, dim, 2) / dim)`` in float32, the phase, cos/sin and the rotation
+    in float32 (rotary_embedding_torch.py, ``RotaryEmbedding.__init__``). ``exponent`` is the
+    one parameter a wrong port gets wrong: ``"d_r"`` (correct), ``"none"`` (θ·s, diffusers'
+    ``ntk_factor`` read as the NTK factor) or ``"head_dim"`` (the exponent over head_dim).
+    """
+
+    def backend(x: F64, positions: NDArray[np.int64], rope: RopeConfig) -> Any:
+        assert rope.factor is not None
+        d_r = rope.d_r
+        dim = {"d_r": d_r, "head_dim": rope.head_dim}.get(exponent)
+        power = 1.0 if dim is None else dim / (dim - 2)
+        theta = rope.theta * rope.factor**power
+        return _float32_rotation(x, positions, rope, _float32_inv_freq(theta, d_r, d_r))
+
+    return backend
+
+
+def _float32_inv_freq(theta: float, count: int, denominator: int) -> NDArray[np.float32]:
+    """1 / θ ** (arange(0, count, 2) / denominator), every step in float32 (torch's order)."""
+    exponents = np.arange(0, count, 2, dtype=np.float32) / np.float32(denominator)
+    return np.float32(1.0) / np.power(np.float32(theta), exponents)
+
+
+def _float32_rotation(
+    x: F64,
+    positions: NDArray[np.int64],
+    rope: RopeConfig,
+    inv_freq: NDArray[np.float32],
+    attention: float = 1.0,
+) -> Any:
+    """The phase p·ω', cos/sin (times A) and the rotation in float32 (rotate_pairs' layout)."""
+    from pespec.rope.diagnosis.examples import rotate_pairs
+
+    phase = positions.astype(np.float32)[:, None] * inv_freq[None, :]
+    a = np.float32(attention)
+    cos, sin = np.cos(phase) * a, np.sin(phase) * a
+    return rotate_pairs(x.astype(np.float32), cos, sin, rope.d_r, rope.pairing)
