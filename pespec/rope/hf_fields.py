@@ -248,7 +248,7 @@ def _refuse_non_rotary(source: _Source) -> None:
 
 
 def _schedule(
-    kind: str, block: Mapping[str, Any], source: _Source, seq_len: int | None
+    kind: str, block: Mapping[str, Any], source: _Source, seq_len: int | None, head_dim: int
 ) -> dict[str, Any]:
     """The schedule's fields (s, L, L0, ℓ and the block's own keys), read by the schedule."""
     schedule = SCHEDULES[kind]
@@ -268,7 +268,7 @@ def _schedule(
         )
     big_l = _lookup(block, source, "max_position_embeddings") or source.get("n_positions")
     small_l = _lookup(block, source, "original_max_position_embeddings")
-    return schedule.hf_fields(HfBlock(block, big_l, small_l, seq_len))
+    return schedule.hf_fields(HfBlock(block, big_l, small_l, seq_len, head_dim))
 
 
 def read_fields(
@@ -314,7 +314,7 @@ def read_fields(
         "rope_type": kind,
         "pairing": _pairing(source),
     }
-    fields.update(_schedule(kind, block, source, seq_len))
+    fields.update(_schedule(kind, block, source, seq_len, head_dim))
     context = source.get("max_position_embeddings") or source.get("n_positions")
     fields["context_length"] = context  # the suite's default positions (SPEC R8.17)
     return fields, tuple(notes)
