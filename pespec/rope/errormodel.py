@@ -141,7 +141,8 @@ def schedule_constant(config: RopeConfig, dtype: str) -> F64:
     rescaled base, +1 for its rounding; longrope +2 (factor rounded, product); llama3 +2, and
     in the wavelength band the smooth factor's error times (s − 1); yarn +5 (interpolated
     frequency and the blend), and in the ramp the ramp's error times (s − 1). Each schedule
-    states its part in its module; custom's ω' are given, so K_j = 1 (their rounding) (:class:`pespec.rope.schedules.base.Schedule`: ``float64_base``,
+    states its part in its module (custom's ω' are given:
+    K_j = 1, their rounding) (:class:`pespec.rope.schedules.base.Schedule`: ``float64_base``,
     ``constant``, ``band_term``).
     """
     half = config.d_r // 2

@@ -285,8 +285,8 @@ def read_fields(
     _refuse_non_rotary(source)
     block, theta_override = _block(source, layer_type)
     kind = block.get("rope_type") or block.get("type") or "default"
-    if kind == "dynamic" and block.get("alpha") is not None:
-        kind = "ntk"  # HunYuan: "dynamic" with a fixed alpha is static NTK (SPEC Annex E.5)
+    # a schedule may claim a block written under another kind (HunYuan's fixed alpha)
+    kind = next((s.name for s in SCHEDULES.values() if s.claims(block)), kind)
     if not isinstance(kind, str) or kind not in ROPE_TYPES:
         raise ValueError(
             f"rope_type {kind!r:.60} is not a schedule pespec defines; allowed: {list(ROPE_TYPES)}"

@@ -9,7 +9,6 @@ written to do.
 from __future__ import annotations
 
 import mpmath
-import numpy as np
 import pytest
 from rope_mpmath import mp_schedule
 from rope_ports import ntk_port
@@ -52,7 +51,7 @@ def test_domain() -> None:
         RopeConfig(head_dim=2, rope_type="ntk", factor=2.0)
     with pytest.raises(ValueError, match="factor is required for rope_type 'ntk'"):
         RopeConfig(head_dim=8, rope_type="ntk")
-    with pytest.raises(ValueError, match="factor must be a finite real number >= 1; got 0.5"):
+    with pytest.raises(ValueError, match=r"factor must be a finite real number >= 1; got 0\.5"):
         RopeConfig(head_dim=8, rope_type="ntk", factor=0.5)
 
 

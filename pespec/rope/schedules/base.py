@@ -178,6 +178,10 @@ def _none(config: ScheduleConfig) -> None:
     return None
 
 
+def _claims_nothing(block: Mapping[str, Any]) -> bool:
+    return False
+
+
 def _no_slips(config: ScheduleConfig) -> list[Slip]:
     return []
 
@@ -196,8 +200,10 @@ class Schedule:
     construction (asked only when ``attention_factor`` is not given); ``float64_base`` and
     ``constant`` (+ ``band_term(config, e, K, u)``) -> the error constant K_j of SPEC §8.7;
     ``hf_fields`` -> the RopeConfig fields read from a config.json block; ``uses_seq_len``:
-    the schedule needs ℓ; ``computed``: ω' goes through pow (else given); ``context`` -> the default context length (N, why) it implies, or
-    None; ``slips`` / ``attention_slips`` -> the diagnosis candidates of its parameters.
+    the schedule needs ℓ; ``computed``: ω' goes through pow (else given); ``claims`` -> a
+    block of another kind is this schedule's; ``context`` -> the default context length (N,
+    why) it implies, or None; ``slips`` / ``attention_slips`` -> the diagnosis candidates of
+    its parameters.
     """
 
     name: str
@@ -216,6 +222,8 @@ class Schedule:
     attention_slips: Callable[[ScheduleConfig, float], list[tuple[float, str]]] = field(
         default=_no_attention_slips
     )
+    claims: Callable[[Mapping[str, Any]], bool] = _claims_nothing
+    """Whether a config.json block written under another kind is this schedule's."""
     computed: bool = True
     """ω'_j computed through θ^(−2j/d_r) (the base term of SPEC §8.7); False: given, so only
     their rounding to the phase dtype counts (K_j = 1 + ``constant``)."""

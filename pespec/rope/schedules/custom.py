@@ -19,7 +19,8 @@ __all__ = ["SCHEDULE", "SPEC_ORDER"]
 
 
 def _check(config: ScheduleConfig, rotary: int, fields: dict[str, Any]) -> dict[str, Any]:
-    values, pairs = config.omegas, rotary // 2
+    values: Any = config.omegas
+    pairs = rotary // 2
     allowed = f"a sequence of {pairs} finite real numbers >= 0 (one per pair, d_r/2)"
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
         raise TypeError(f"omegas must be {allowed}; got {show(values)}")
@@ -53,9 +54,7 @@ def _slips(c: ScheduleConfig) -> list[Slip]:
     out = []
     backwards = tuple(reversed(c.omegas))
     if backwards != c.omegas:
-        out.append(
-            Slip({"omegas": backwards}, "the frequency list applied in reverse order", {})
-        )
+        out.append(Slip({"omegas": backwards}, "the frequency list applied in reverse order", {}))
     if all(w > 0 for w in c.omegas):
         periods = tuple(1.0 / w for w in c.omegas)
         if periods != c.omegas:

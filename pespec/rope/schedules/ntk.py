@@ -13,6 +13,7 @@ itself (the exponent left out), and the exponent taken over head_dim instead of 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -50,7 +51,7 @@ def _exact(config: ScheduleConfig, ar: Arith) -> tuple[list[Any], Any]:
 def _float64_base(config: ScheduleConfig) -> float:
     """θ' = θ·s^(d_r/(d_r − 2)) in float64, as an implementation computes it."""
     assert config.factor is not None
-    return config.theta * config.factor ** (config.d_r / (config.d_r - 2))
+    return float(config.theta * config.factor ** (config.d_r / (config.d_r - 2)))
 
 
 def _theta_term(config: ScheduleConfig, e: F64, k: F64, u: float) -> F64:
@@ -65,6 +66,13 @@ def _hf_fields(source: HfBlock) -> dict[str, Any]:
     """HunYuan's ``alpha`` (its ``factor`` is then unused), else ``factor``."""
     alpha = source.block.get("alpha")
     return {"factor": source.block.get("factor") if alpha is None else alpha}
+
+
+def _claims(block: Mapping[str, Any]) -> bool:
+    """HunYuan's block: "dynamic" with a fixed ``alpha`` is static NTK (transformers
+    ``HunYuanDenseV1RotaryEmbedding.compute_ntk_alpha_rope_parameters``)."""
+    kind = block.get("rope_type") or block.get("type")
+    return kind == "dynamic" and block.get("alpha") is not None
 
 
 def _slips(c: ScheduleConfig) -> list[Slip]:
@@ -106,5 +114,6 @@ SCHEDULE = Schedule(
     float64_base=_float64_base,
     band_term=_theta_term,
     slips=_slips,
+    claims=_claims,
 )
 """The static NTK schedule."""

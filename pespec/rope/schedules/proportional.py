@@ -63,7 +63,9 @@ def _hf_fields(source: HfBlock) -> dict[str, Any]:
     return {
         "rotary_dim": head_dim,
         "factor": source.block.get("factor"),
-        "rotated_pairs": transformers_rotated_pairs(1.0 if fraction is None else fraction, head_dim),
+        "rotated_pairs": transformers_rotated_pairs(
+            1.0 if fraction is None else fraction, head_dim
+        ),
     }
 
 
@@ -79,7 +81,9 @@ def _slips(c: ScheduleConfig) -> list[Slip]:
         s = 1.0 if c.factor is None else c.factor
         narrow = [c.theta ** (-2 * j / (2 * k)) / s for j in range(k)]
         omegas = tuple(narrow + [0.0] * (c.d_r // 2 - k))
-        text = f"ω computed over 2k = {2 * k} instead of d_r = {c.d_r} (proportional read as partial)"
+        text = (
+            f"ω computed over 2k = {2 * k} instead of d_r = {c.d_r} (proportional read as partial)"
+        )
         out.append(Slip({"rope_type": "custom", "omegas": omegas}, text, {"omega_dim": 2 * k}))
     return out
 
