@@ -273,7 +273,7 @@ def _refuse_non_rotary(source: _Source) -> None:
 
 
 def _schedule(
-    kind: str, block: Mapping[str, Any], source: _Source, seq_len: int | None
+    kind: str, block: Mapping[str, Any], source: _Source, seq_len: int | None, head_dim: int
 ) -> dict[str, Any]:
     """The schedule's fields (s, L, L0, ℓ and the block's own keys), read by the schedule."""
     schedule = SCHEDULES[kind]
@@ -293,7 +293,7 @@ def _schedule(
         )
     big_l = _lookup(block, source, "max_position_embeddings") or source.get("n_positions")
     small_l = _lookup(block, source, "original_max_position_embeddings")
-    return schedule.hf_fields(HfBlock(block, big_l, small_l, seq_len))
+    return schedule.hf_fields(HfBlock(block, big_l, small_l, seq_len, head_dim))
 
 
 def read_fields(
@@ -310,6 +310,8 @@ def read_fields(
     _refuse_non_rotary(source)
     block, theta_override = _block(source, layer_type)
     kind = block.get("rope_type") or block.get("type") or "default"
+    # a schedule may claim a block written under another kind (HunYuan's fixed alpha)
+    kind = next((s.name for s in SCHEDULES.values() if s.claims(block)), kind)
     if not isinstance(kind, str) or kind not in ROPE_TYPES:
         raise ValueError(
             f"rope_type {kind!r:.60} is not a schedule pespec defines; allowed: {list(ROPE_TYPES)}"
@@ -337,7 +339,7 @@ def read_fields(
         "rope_type": kind,
         "pairing": _pairing(source, notes),
     }
-    fields.update(_schedule(kind, block, source, seq_len))
+    fields.update(_schedule(kind, block, source, seq_len, head_dim))
     context = source.get("max_position_embeddings") or source.get("n_positions")
     fields["context_length"] = context  # the suite's default positions (SPEC R8.17)
     return fields, tuple(notes)
