@@ -8,6 +8,7 @@ far (in position) its encoding stays meaningful.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -186,9 +187,15 @@ def _matching_presets(convention: Convention) -> list[str]:
 
 
 def describe(candidate: Candidate, d_model: int) -> dict[str, Any]:
-    """The JSON ``convention`` object of a candidate."""
+    """The JSON ``convention`` object of a candidate; its presets include its output scale
+    (a √(2/d) fit is ``mlx``, not ``tensor2tensor``)."""
     data = candidate.to_dict(d_model)
-    names = _matching_presets(candidate.convention)
+    convention = candidate.convention
+    if candidate.output_scale_rule == "sqrt(2/d)":
+        convention = dataclasses.replace(convention, output_scale="sqrt(2/d)")
+    elif 0.0 < candidate.output_scale <= 1.0:
+        convention = dataclasses.replace(convention, output_scale=candidate.output_scale)
+    names = _matching_presets(convention) if candidate.output_scale > 0 else []
     data["preset"] = names[0] if names else None
     data["matching_presets"] = names
     return data
