@@ -219,6 +219,16 @@ def _residuals(
     }
 
 
+def _preset_candidate(preset: Convention, amplitude: float) -> Candidate:
+    """A preset as a candidate: its output scale becomes the candidate's rule (candidates
+    hold unscaled conventions; :func:`model` applies the scale once)."""
+    unscaled = dataclasses.replace(preset, output_scale=1.0)
+    if preset.output_scale == "sqrt(2/d)":
+        return Candidate(unscaled, PRIMARY_BASE, True, 1.0, "sqrt(2/d)", 0)
+    scale = amplitude * float(preset.output_scale)
+    return Candidate(unscaled, PRIMARY_BASE, True, scale, "constant", 0)
+
+
 def closest(
     fitted: Candidate | None, probes: list[Probe], level: Level, amplitude: float
 ) -> list[dict[str, Any]]:
@@ -229,7 +239,7 @@ def closest(
     dims = sorted({probe.d_model for probe in probes}, reverse=True)
     for preset in PRESETS.values():
         if all(d / 2 - preset.frequency_shift > 0 for d in dims):
-            pool.append(Candidate(preset, PRIMARY_BASE, True, amplitude, "constant", 0))
+            pool.append(_preset_candidate(preset, amplitude))
     ranked = sorted(pool, key=lambda candidate: rms(candidate, probes))
     listed: list[dict[str, Any]] = []
     for candidate in ranked:
