@@ -13,7 +13,7 @@ A :class:`Convention` fixes everything except ``d_model`` and ``base``:
   (fairseq-style tables start real tokens at padding_idx + 1).
 * ``argument_scale`` c: the angle is c·(p + o)·ω_k (diffusers' ``scale``).
 * ``output_scale`` A: both columns are multiplied by A, a float64 in (0, 1] or the
-  exact irrational ``"sqrt(2/d)"`` (mlx's default; SPEC §3.1, Annex F.5).
+  exact irrational ``"sqrt(2/d)"`` (mlx's default; SPEC §3.1, Annex F.7).
 
 So for pair k, with θ = c·(p + o)·ω_k, the pair's two columns hold A·sin θ and
 A·cos θ, placed by ``layout``. ``base`` is not part of the convention: every
@@ -306,7 +306,7 @@ MLX = Convention(layout="sin_cos_halves", frequency_shift=1, output_scale="sqrt(
 ln min_freq) = 10^4^(−k/(d/2 − 1)) (s = 1, base 1/min_freq = 10^4), y = x[..., None]·sigmas,
 concatenate([sin y, cos y]), then y·scale. The module computes the scale in float64 and
 multiplies in the input's format (float32): the exact √(2/d) is the convention, that rounding
-belongs to the error model (SPEC Annex F.5)."""
+belongs to the error model (SPEC Annex F.7)."""
 
 PRESETS: dict[str, Convention] = {
     "canonical": CANONICAL,

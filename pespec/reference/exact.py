@@ -670,7 +670,7 @@ def apply_output_scale(out: F64, convention: Convention) -> None:
 
     Each value v̂ within 2^-52 of v (|v̂| ≤ 1) becomes fl(Â·v̂) within
     A·(2^-52 + u·(1 + 2^-52)·(2 + u)) ≤ A·2^-51·(1 + 2^-52) of A·v (|Â − A| ≤ u·A, then one
-    rounding): :func:`scaled_reference_error`, SPEC Annex C.6.
+    rounding): :func:`scaled_reference_error`, SPEC Annex C.7.
     """
     if convention.output_scale != 1.0:
         np.multiply(out, convention.amplitude(out.shape[-1]), out=out)

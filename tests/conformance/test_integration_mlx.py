@@ -1,4 +1,4 @@
-"""mlx's ``nn.SinusoidalPositionalEncoding`` with its defaults as a backend (SPEC Annex F.5).
+"""mlx's ``nn.SinusoidalPositionalEncoding`` with its defaults as a backend (SPEC Annex F.7).
 
 The real module (mlx 0.32.4, CPU) must be CONFORMANT at float32 to the ``mlx`` preset (output
 scale √(2/d)) and not to ``tensor2tensor`` (the same frequencies without the scale), whose
@@ -32,7 +32,9 @@ mlx_default.pespec_capabilities = {"max_d_model": 512}  # type: ignore[attr-defi
 @pytest.mark.slow
 def test_the_default_mlx_module_is_conformant_to_the_mlx_preset() -> None:
     report = check(mlx_default, level="float32", convention="mlx", profile="ci")
-    assert report.verdict == "conformant", [c.message for c in report.checks if c.status == "failed"]
+    assert report.verdict == "conformant", [
+        c.message for c in report.checks if c.status == "failed"
+    ]
 
 
 @pytest.mark.slow

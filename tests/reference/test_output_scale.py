@@ -1,8 +1,8 @@
-"""The output scale A of a convention (SPEC §3.1, Annex F.5): mlx's default √(2/d).
+"""The output scale A of a convention (SPEC §3.1, Annex F.7): mlx's default √(2/d).
 
 The oracle is checked against an independent mpmath transcription of the scaled encoding
 at 400 bits; the exact float64 reference against the oracle within its scaled error
-(Annex C.6); the §4 bound with the product by a rounded A (Annex A.7) against float32
+(Annex C.7); the §4 bound with the product by a rounded A (Annex A.7) against float32
 ports; the diagnosis names the missing scale.
 """
 
@@ -171,7 +171,9 @@ def test_scale_term_is_needed_for_the_bound() -> None:
 @pytest.mark.slow
 def test_correct_float32_port_is_conformant_to_mlx() -> None:
     report = check(_float32_port(True), level="float32", convention="mlx", profile="ci")
-    assert report.verdict == "conformant", [c.message for c in report.checks if c.status == "failed"]
+    assert report.verdict == "conformant", [
+        c.message for c in report.checks if c.status == "failed"
+    ]
 
 
 def test_port_without_the_scale_fails_and_the_diagnosis_names_the_scale() -> None:
