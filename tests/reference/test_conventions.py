@@ -263,4 +263,5 @@ def test_presets_table_lists_every_preset() -> None:
     for name in PRESETS:
         assert f"| `{name}` |" in table
     # s = 1 presets have lowest frequency exactly 1/base: 10000^-1
-    assert "| `whisper` | sin_cos_halves | 1 | 0 | 1 | 0.0001 |" in table
+    assert "| `whisper` | sin_cos_halves | 1 | 0 | 1 | 1 | 0.0001 |" in table
+    assert "| `mlx` | sin_cos_halves | 1 | 0 | 1 | √(2/d) | 0.0001 |" in table
