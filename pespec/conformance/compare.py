@@ -22,6 +22,7 @@ from pespec.properties.ratio import error_ratio, finite_error
 from pespec.reference import oracle
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.encoding import encode
+from pespec.reference.exact import scaled_reference_error
 from pespec.reference.golden import FixtureSet
 
 __all__ = [
@@ -204,7 +205,7 @@ def compare_blocks(
             reference_error = FIXTURE_ERROR  # beyond the exact domain: correctly rounded
         else:
             reference = encode(chunk, d_model, base=base, convention=convention)
-            reference_error = REFERENCE_ERROR
+            reference_error = max(REFERENCE_ERROR, scaled_reference_error(convention, d_model))
         config = EncodingConfig(chunk, d_model, base, convention)
         bound = comparison_bound(reference, config, level, reference_error) + slack
         worst.update(np.asarray(output[start : start + rows]), reference, bound, chunk, columns)

@@ -51,6 +51,7 @@ __all__ = [
     "TWO_PI_LO",
     "Factors",
     "Rotator",
+    "apply_output_scale",
     "dyadic",
     "error_budget",
     "exact_encode",
@@ -59,6 +60,7 @@ __all__ = [
     "fill_positions",
     "inv_two_pi_fixed",
     "iter_encoding_chunks",
+    "scaled_reference_error",
     "turn_pieces",
 ]
 
@@ -657,7 +659,33 @@ def fill_positions(out: F64, p: NDArray[Any], rotator: Rotator) -> None:
 
     Integer values (ints, and floats with integral values) go through the block rotation,
     other floats through the exact path, so every element depends on its position only.
+    An output scale A multiplies the result once at the end (:func:`apply_output_scale`).
     """
+    _fill_unscaled(out, p, rotator)
+    apply_output_scale(out, rotator.convention)
+
+
+def apply_output_scale(out: F64, convention: Convention) -> None:
+    """out (n, d) ← fl(Â·out), Â the float64 nearest the output scale A (nothing when A = 1).
+
+    Each value v̂ within 2^-52 of v (|v̂| ≤ 1) becomes fl(Â·v̂) within
+    A·(2^-52 + u·(1 + 2^-52)·(2 + u)) ≤ A·2^-51·(1 + 2^-52) of A·v (|Â − A| ≤ u·A, then one
+    rounding): :func:`scaled_reference_error`, SPEC Annex C.7.
+    """
+    if convention.output_scale != 1.0:
+        np.multiply(out, convention.amplitude(out.shape[-1]), out=out)
+
+
+def scaled_reference_error(convention: Convention, d_model: int) -> float:
+    """|x_ref − x| of this reference for ``convention`` at ``d_model`` (|p + o| < 2^31,
+    |c·(p + o)| ≤ 2^40): 2^-52, or A·2^-51·(1 + 2^-50) with an output scale A (rounded up)."""
+    if convention.output_scale == 1.0:
+        return 2.0**-52
+    return convention.amplitude(d_model) * 2.0**-51 * (1.0 + 2.0**-50)
+
+
+def _fill_unscaled(out: F64, p: NDArray[Any], rotator: Rotator) -> None:
+    """:func:`fill_positions` without the output scale."""
     pieces, convention = rotator.pieces, rotator.convention
     offset = int(convention.position_offset)
     _check_domain(p, offset)
@@ -779,6 +807,7 @@ def exact_sinusoidal_positional_encoding(
         x0 = start + int(convention.position_offset)
         _check_range(x0, x0 + n - 1)
         rotator.fill_range(out, x0)
+        apply_output_scale(out, convention)
     return out
 
 
