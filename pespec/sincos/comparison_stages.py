@@ -26,6 +26,7 @@ from pespec.conformance.compare import (
 from pespec.conformance.contract import probe_base
 from pespec.conformance.report import CheckResult
 from pespec.properties.base import EncodingConfig, Level
+from pespec.reference.exact import scaled_reference_error
 from pespec.sincos.golden import FixtureSet
 
 if TYPE_CHECKING:
@@ -103,7 +104,16 @@ def large_check(suite: StageSuite, planned: PlannedCheck, level: Level) -> Check
         output = suite.guard(positions, d_model, 10000.0)
     finally:
         suite.guard.check_finite = True
-    worst = compare_blocks(output, positions, d_model, 10000.0, level, convention=suite.convention)
+    convention = suite.convention
+    worst = compare_blocks(
+        output,
+        positions,
+        d_model,
+        10000.0,
+        level,
+        convention=convention,
+        reference_error=scaled_reference_error(convention, d_model),
+    )
     return _comparison_result(suite, planned, worst, d_model, 10000.0, level)
 
 
