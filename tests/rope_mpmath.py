@@ -127,10 +127,39 @@ def _longrope(config: RopeConfig, omega: list[mpmath.mpf]) -> Schedule:
     return out, attention
 
 
+def _ntk(config: RopeConfig, omega: list[mpmath.mpf]) -> Schedule:
+    """Static NTK: ω of the enlarged base θ·s^(d_r/(d_r − 2)) (SPEC §8.3 ``ntk``)."""
+    mpf = mpmath.mpf
+    d_r = config.d_r
+    base = mpf(config.theta) * mpf(config.factor) ** (mpf(d_r) / (d_r - 2))
+    return _omega(base, d_r), mpf(1)
+
+
+def _proportional(config: RopeConfig, omega: list[mpmath.mpf]) -> Schedule:
+    """Gemma 4: 1/θ^(2j/d_r) for the first k pairs, zeros after, all divided by s."""
+    mpf = mpmath.mpf
+    k = config.rotated_pairs
+    assert k is not None
+    s = mpf(1) if config.factor is None else mpf(config.factor)
+    theta = mpf(config.theta)
+    rotated = [1 / theta ** (mpf(2 * j) / config.d_r) for j in range(k)]
+    return [w / s for w in rotated + [mpf(0)] * (config.d_r // 2 - k)], mpf(1)
+
+
+def _custom(config: RopeConfig, omega: list[mpmath.mpf]) -> Schedule:
+    """The given ω (float64 values, exact) and A (1 when absent)."""
+    assert config.omegas is not None
+    given = config.attention_factor
+    return [mpmath.mpf(w) for w in config.omegas], mpmath.mpf(1 if given is None else given)
+
+
 _SCHEDULES: dict[str, Callable[[RopeConfig, list[mpmath.mpf]], Schedule]] = {
     "linear": _linear,
     "dynamic": _dynamic,
     "yarn": _yarn,
     "llama3": _llama3,
     "longrope": _longrope,
+    "ntk": _ntk,
+    "proportional": _proportional,
+    "custom": _custom,
 }

@@ -44,3 +44,82 @@ def torch_backend(model_dtype: Any, *, module_cast: bool = False, positions_dtyp
         return torch.cat(((rot * cos) + (half * sin), rest), dim=-1)
 
     return backend
+
+
+def ntk_port(exponent: str = "d_r"):  # type: ignore[no-untyped-def]
+    """A float32 NumPy port of static NTK as rotary-embedding-torch writes it.
+
+    ``theta *= theta_rescale_factor ** (dim / (dim - 2))`` in Python floats, then
+    ``1 / theta ** (arange(0, dim, 2) / dim)`` in float32, the phase, cos/sin and the rotation
+    in float32 (rotary_embedding_torch.py, ``RotaryEmbedding.__init__``). ``exponent`` is the
+    one parameter a wrong port gets wrong: ``"d_r"`` (correct), ``"none"`` (θ·s, diffusers'
+    ``ntk_factor`` read as the NTK factor) or ``"head_dim"`` (the exponent over head_dim).
+    """
+
+    def backend(x: F64, positions: NDArray[np.int64], rope: RopeConfig) -> Any:
+        assert rope.factor is not None
+        d_r = rope.d_r
+        dim = {"d_r": d_r, "head_dim": rope.head_dim}.get(exponent)
+        power = 1.0 if dim is None else dim / (dim - 2)
+        theta = rope.theta * rope.factor**power
+        return _float32_rotation(x, positions, rope, _float32_inv_freq(theta, d_r, d_r))
+
+    return backend
+
+
+def _float32_inv_freq(theta: float, count: int, denominator: int) -> NDArray[np.float32]:
+    """1 / θ ** (arange(0, count, 2) / denominator), every step in float32 (torch's order)."""
+    exponents = np.arange(0, count, 2, dtype=np.float32) / np.float32(denominator)
+    return np.float32(1.0) / np.power(np.float32(theta), exponents)
+
+
+def _float32_rotation(
+    x: F64,
+    positions: NDArray[np.int64],
+    rope: RopeConfig,
+    inv_freq: NDArray[np.float32],
+    attention: float = 1.0,
+) -> Any:
+    """The phase p·ω', cos/sin (times A) and the rotation in float32 (rotate_pairs' layout)."""
+    from pespec.rope.diagnosis.examples import rotate_pairs
+
+    phase = positions.astype(np.float32)[:, None] * inv_freq[None, :]
+    a = np.float32(attention)
+    cos, sin = np.cos(phase) * a, np.sin(phase) * a
+    return rotate_pairs(x.astype(np.float32), cos, sin, rope.d_r, rope.pairing)
+
+
+def proportional_port(denominator: str = "d_r", extra_pairs: int = 0):  # type: ignore[no-untyped-def]
+    """A float32 NumPy port of transformers' ``_compute_proportional_rope_parameters``.
+
+    ``1 / θ ** (arange(0, 2k, 2) / head_dim)`` in float32 for the k rotated pairs, zeros for
+    the rest, divided by ``factor``; the phase, cos/sin and ``rotate_half`` over the full head
+    in float32. A wrong port: ``denominator="2k"`` (ω over the rotated width, as partial
+    rotary), or ``extra_pairs`` more pairs rotated than k.
+    """
+
+    def backend(x: F64, positions: NDArray[np.int64], rope: RopeConfig) -> Any:
+        assert rope.rotated_pairs is not None
+        k = rope.rotated_pairs + extra_pairs
+        width = rope.d_r if denominator == "d_r" else 2 * k
+        rotated = _float32_inv_freq(rope.theta, 2 * k, width)
+        inv_freq = np.concatenate([rotated, np.zeros(rope.d_r // 2 - k, dtype=np.float32)])
+        inv_freq = inv_freq / np.float32(1.0 if rope.factor is None else rope.factor)
+        return _float32_rotation(x, positions, rope, inv_freq.astype(np.float32))
+
+    return backend
+
+
+def custom_port(order: str = "given"):  # type: ignore[no-untyped-def]
+    """A float32 port handed the frequency list (ONNX ``RotaryEmbedding`` with its cos/sin
+    cache built from it): ω cast to float32, the phase, cos/sin times A, the rotation in
+    float32. A wrong port: ``order="reversed"`` (the list applied backwards)."""
+
+    def backend(x: F64, positions: NDArray[np.int64], rope: RopeConfig) -> Any:
+        assert rope.omegas is not None
+        given = rope.omegas if order == "given" else tuple(reversed(rope.omegas))
+        inv_freq = np.asarray(given, dtype=np.float32)
+        attention = 1.0 if rope.attention_factor is None else rope.attention_factor
+        return _float32_rotation(x, positions, rope, inv_freq, attention)
+
+    return backend

@@ -97,12 +97,13 @@ def prop_norm(ctx: Context) -> PropertyResult:
     config = ctx.config
     rows = evaluate(ctx, config.positions)
     d = config.d_model
-    exact = math.sqrt(d / 2)
+    exact = math.sqrt(d / 2) * config.convention.amplitude(d)  # A·√(d/2), two roundings
     with np.errstate(over="ignore", invalid="ignore"):
         norms = np.sqrt(np.sum(rows.y * rows.y, axis=1))
         error = np.where(np.isfinite(norms), np.abs(norms - exact), np.inf)
     bound_norm = norm_up(rows.angle_free)
-    evaluation = gamma(d + 4, U64) * (exact + bound_norm)
+    scaled = config.convention.output_scale != 1.0
+    evaluation = gamma(d + (6 if scaled else 4), U64) * (exact + bound_norm)
     tolerance = (bound_norm + evaluation) * EVALUATION_SAFETY
     ratio = error_ratio(error, tolerance)
     (r,) = worst_index(ratio)

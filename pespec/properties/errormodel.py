@@ -270,13 +270,35 @@ def element_bound_parts(
     pair, _ = config.convention.column_roles(config.d_model)
     working = np.take(error_pairs, pair, axis=1)  # = error_pairs[:, pair], without the
     theta = np.take(theta_pairs, pair, axis=1)  # slower general fancy-indexing path
-    if exact_values is None:
-        magnitude = np.ones_like(working)
-    else:
-        magnitude = np.abs(np.asarray(exact_values, dtype=np.float64)) + working
-    rounding = output_rounding(magnitude, level)
+    exact = None if exact_values is None else np.abs(np.asarray(exact_values, dtype=np.float64))
     function = u_function(level)
+    if config.convention.output_scale != 1.0:
+        working, function = _scaled_working(working, exact, config, level)
+    magnitude = np.ones_like(working) if exact is None else exact + working
+    rounding = output_rounding(magnitude, level)
     return ElementBound(working=working, rounding=rounding, theta=theta, function=function)
+
+
+def _scaled_working(
+    working: NDArray[np.float64],
+    exact: NDArray[np.float64] | None,
+    config: EncodingConfig,
+    level: Level,
+) -> tuple[NDArray[np.float64], float]:
+    """(E_A, A·(c_f·u_w + γ(4))): the working error after the output scale (SPEC §4.1 A7).
+
+    ŷ = fl(Â·v̂) with |v̂ − v| ≤ E, |v̂| ≤ m = min(|v| + E, 1) (A5) and |Â − A| ≤ γ(3)·A:
+    |ŷ − A·v| ≤ u_w·|Â·v̂| + |Â − A|·|v̂| + A·|v̂ − v| ≤ A·(E + m·((1 + u_w)(1 + γ(3)) − 1))
+    ≤ A·(E + m·γ(4)) (Higham 2002, Lemma 3.3). |v| = |x|/A from the scaled exact x.
+    """
+    amplitude = config.convention.amplitude(config.d_model)  # within 2^-53: EVALUATION_SAFETY
+    g4 = float(gamma(np.array(4.0), level.u_work))
+    if exact is None:
+        m = np.ones_like(working)
+    else:
+        m = np.minimum(exact / amplitude + working, 1.0)
+    scaled: NDArray[np.float64] = amplitude * (working + m * g4)
+    return scaled, amplitude * (u_function(level) + g4)
 
 
 def element_bound(config: EncodingConfig, level: Level) -> NDArray[np.float64]:

@@ -198,16 +198,20 @@ def _exact_dot_products(config: EncodingConfig, diffs: NDArray[Any]) -> NDArray[
     the oracle's cosines at δ (offset 0)."""
     _, cos_cols = pair_columns(config)
     cosines = oracle_values(config, diffs, without_offset(config))[:, cos_cols]
-    sums: NDArray[np.float64] = np.sum(cosines, axis=1)
+    amplitude = config.convention.amplitude(config.d_model)
+    sums: NDArray[np.float64] = np.sum(cosines, axis=1) * (amplitude * amplitude)  # A²·S
     return sums
 
 
-def _dot_tolerance(rows: Rows, norm_y: NDArray[np.float64], d: int) -> NDArray[np.float64]:
-    """√(d/2)(‖b_p‖ + ‖b_q‖) + ‖b_p‖‖b_q‖ plus the float64 error of the dot product and of
-    the sum S (d/2 oracle cosines, each within 2^-54); shape (m, m)."""
-    sum_error = (d / 2) * ORACLE_ERROR + gamma(d, U64) * (d / 2)
+def _dot_tolerance(
+    rows: Rows, norm_y: NDArray[np.float64], d: int, amplitude: float = 1.0
+) -> NDArray[np.float64]:
+    """A√(d/2)(‖b_p‖ + ‖b_q‖) + ‖b_p‖‖b_q‖ plus the float64 error of the dot product and of
+    A²·S (d/2 oracle cosines, each within 2^-54, A² and its product: γ(4)); shape (m, m)."""
+    extra, widen = (0, 1.0) if amplitude == 1.0 else (4, 1.0 + 2.0**-50)
+    sum_error = ((d / 2) * ORACLE_ERROR + gamma(d + extra, U64) * (d / 2)) * amplitude**2 * widen
     norm_b = norm_up(rows.bound)
-    root = math.sqrt(d / 2)
+    root = math.sqrt(d / 2) * amplitude * widen
     tolerance: NDArray[np.float64] = (
         root * (norm_b[:, None] + norm_b[None, :])
         + norm_b[:, None] * norm_b[None, :]
@@ -229,7 +233,10 @@ def prop_dot_products(ctx: Context, *, max_rows: int = MAX_ROWS) -> PropertyResu
         dots = rows.y @ rows.y.T
         error = np.where(np.isfinite(dots), np.abs(dots - expected), np.inf)
     norm_y = norm_up(rows.y)
-    tolerance = _dot_tolerance(rows, norm_y, ctx.config.d_model)
+    config = ctx.config
+    tolerance = _dot_tolerance(
+        rows, norm_y, config.d_model, config.convention.amplitude(config.d_model)
+    )
     ratio = np.where(valid, error_ratio(error, tolerance), 0.0)
     # A pair whose tolerance exceeds every error finite outputs could have (|y_p·y_q| ≤
     # ‖y_p‖‖y_q‖, |S| ≤ d/2) cannot fail: at positions so large that the level cannot resolve
@@ -292,8 +299,10 @@ def _separation_lower_bound(config: EncodingConfig, diffs: NDArray[Any]) -> NDAr
     )
     sin_cols, _ = pair_columns(config)
     sines = oracle_values(config, halves, without_offset(config))[:, sin_cols]
-    # ‖ŝ − s‖ ≤ 2^-54·√(d/2), so σ ≥ 2·(‖ŝ‖ − 2^-54·√(d/2)).
+    # ‖ŝ − s‖ ≤ 2^-54·√(d/2), so σ ≥ 2·(‖ŝ‖ − 2^-54·√(d/2)); times A (float64 A within u,
+    # the product rounded down by the factor 1 − 2^-51)
     sigma_low = 2.0 * np.maximum(norm_down(sines) - ORACLE_ERROR * math.sqrt(d / 2), 0.0)
+    sigma_low = sigma_low * (config.convention.amplitude(d) * (1.0 - 2.0**-51))
     bound: NDArray[np.float64] = np.where(halves_exact, sigma_low, 0.0)
     return bound
 

@@ -199,8 +199,9 @@ def norm_down(values: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64
 
 
 def without_offset(config: EncodingConfig) -> Any:
-    """The convention with position offset 0: angles of a position *difference*."""
-    return dataclasses.replace(config.convention, position_offset=0)
+    """The convention with position offset 0 and output scale 1: the sines and cosines of
+    the angles of a position *difference* (the callers apply the output scale A)."""
+    return dataclasses.replace(config.convention, position_offset=0, output_scale=1.0)
 
 
 def shift_positions(

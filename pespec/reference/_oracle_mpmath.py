@@ -53,5 +53,12 @@ def mpmath_row(
         for column in wanted:
             theta = x * mpmath_omega(d_model, base, convention, int(pair[column]))
             value = mpmath.sin(theta) if is_sin[column] else mpmath.cos(theta)
-            row.append(mpf_to_float(value))
+            row.append(mpf_to_float(_amplitude(convention, d_model) * value))
     return row
+
+
+def _amplitude(convention: Convention, d_model: int) -> mpmath.mpf:
+    """The output scale A at the current precision: mpmath.sqrt(2/d) or the float."""
+    if convention.output_scale == "sqrt(2/d)":
+        return mpmath.sqrt(mpmath.mpf(2) / d_model)
+    return mpmath.mpf(convention.output_scale)

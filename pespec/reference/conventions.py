@@ -12,9 +12,11 @@ A :class:`Convention` fixes everything except ``d_model`` and ``base``:
 * ``position_offset`` o: the encoding of position p is computed at p + o
   (fairseq-style tables start real tokens at padding_idx + 1).
 * ``argument_scale`` c: the angle is c·(p + o)·ω_k (diffusers' ``scale``).
+* ``output_scale`` A: both columns are multiplied by A, a float64 in (0, 1] or the
+  exact irrational ``"sqrt(2/d)"`` (mlx's default; SPEC §3.1, Annex F.8).
 
-So for pair k, with θ = c·(p + o)·ω_k, the pair's two columns hold sin θ and
-cos θ, placed by ``layout``. ``base`` is not part of the convention: every
+So for pair k, with θ = c·(p + o)·ω_k, the pair's two columns hold A·sin θ and
+A·cos θ, placed by ``layout``. ``base`` is not part of the convention: every
 function takes it as its own parameter.
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
@@ -37,6 +40,8 @@ __all__ = [
     "GUIDED_DIFFUSION",
     "LAYOUTS",
     "MARIAN",
+    "MLX",
+    "OUTPUT_SCALE_RULES",
     "PRESETS",
     "PRESET_SOURCES",
     "TENSOR2TENSOR",
@@ -53,6 +58,8 @@ __all__ = [
 
 Layout = Literal["interleaved", "sin_cos_halves", "cos_sin_halves"]
 LAYOUTS: tuple[Layout, ...] = ("interleaved", "sin_cos_halves", "cos_sin_halves")
+OUTPUT_SCALE_RULES: tuple[str, ...] = ("sqrt(2/d)",)
+"""The symbolic output scales: exact irrational values that depend on d (SPEC §3.1)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,7 @@ class Convention:
     position_offset: int = 0
     argument_scale: float = 1.0
     name: str = field(default="canonical", compare=False)
+    output_scale: float | str = 1.0
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
@@ -89,6 +97,7 @@ class Convention:
             raise ValueError("argument_scale must be non-zero; got 0")
         if not isinstance(self.name, str):
             raise TypeError(f"name must be a str; got {self.name!r}")
+        object.__setattr__(self, "output_scale", _check_output_scale(self.output_scale))
         if self.name == "canonical" and not self.is_canonical:
             object.__setattr__(self, "name", "custom")  # the default name would mislead
 
@@ -100,7 +109,19 @@ class Convention:
             and self.frequency_shift == 0
             and self.position_offset == 0
             and self.argument_scale == 1
+            and self.output_scale == 1.0
         )
+
+    def amplitude_squared(self, d_model: int) -> Fraction:
+        """A², exactly: the output scale A = √(A²) at ``d_model`` (A² = 2/d for "sqrt(2/d)")."""
+        d = check_d_model(d_model)
+        if self.output_scale == "sqrt(2/d)":
+            return Fraction(2, d)
+        return Fraction(self.output_scale) ** 2
+
+    def amplitude(self, d_model: int) -> float:
+        """The output scale A at ``d_model``, correctly rounded to float64 (1.0 when unscaled)."""
+        return _sqrt_nearest(self.amplitude_squared(d_model))
 
     def denominator(self, d_model: int) -> float:
         """d/2 − s, the denominator of the frequency exponent; raises if ≤ 0."""
@@ -156,25 +177,29 @@ class Convention:
         return pair, is_sin
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready description (used by fixtures and reports)."""
-        return {
+        """JSON-ready description (used by fixtures and reports); ``output_scale`` only when
+        it is not 1, so unscaled conventions keep their JSON of spec 1.1 byte for byte."""
+        data: dict[str, Any] = {
             "name": self.name,
             "layout": self.layout,
             "frequency_shift": self.frequency_shift,
             "position_offset": self.position_offset,
             "argument_scale": self.argument_scale,
         }
+        if self.output_scale != 1.0:
+            data["output_scale"] = self.output_scale
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Convention:
         """Inverse of :meth:`to_dict`; a missing or unknown key raises ValueError naming it."""
         required = ("layout", "frequency_shift", "position_offset", "argument_scale")
         missing = [key for key in required if key not in data]
-        unknown = sorted(set(data) - {*required, "name"})
+        unknown = sorted(set(data) - {*required, "name", "output_scale"})
         if missing or unknown:
             raise ValueError(
-                f"convention dict must have keys {required} (and optionally 'name'); "
-                f"missing {missing}, unknown {unknown}"
+                f"convention dict must have keys {required} (and optionally 'name', "
+                f"'output_scale'); missing {missing}, unknown {unknown}"
             )
         return cls(
             layout=data["layout"],
@@ -182,7 +207,42 @@ class Convention:
             position_offset=data["position_offset"],
             argument_scale=data["argument_scale"],
             name=data.get("name", "custom"),
+            output_scale=data.get("output_scale", 1.0),
         )
+
+
+def _check_output_scale(value: Any) -> float | str:
+    """The output scale normalised: a float64 in (0, 1] or a name of OUTPUT_SCALE_RULES.
+
+    A ≤ 1 keeps every output in [−1, 1] (a rounded Â ≤ 1 times |v̂| ≤ 1 rounds to ≤ 1), so
+    the bounds of SPEC §4–§5 that use |x| ≤ 1 stay sound."""
+    if isinstance(value, str):
+        if value in OUTPUT_SCALE_RULES:
+            return value
+        raise ValueError(
+            f"output_scale must be a float in (0, 1] or one of {OUTPUT_SCALE_RULES}; got {value!r}"
+        )
+    allowed = "a float64 number in (0, 1] or one of " + repr(OUTPUT_SCALE_RULES)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"output_scale must be {allowed}; got {value!r}")
+    try:
+        as_float = float(value)
+    except OverflowError:
+        raise ValueError(f"output_scale must be {allowed}; got {value!r}") from None
+    if as_float != value or not 0.0 < as_float <= 1.0:
+        raise ValueError(f"output_scale must be {allowed}; got {value!r}")
+    return as_float
+
+
+def _sqrt_nearest(square: Fraction) -> float:
+    """√square (0 < square ≤ 1) correctly rounded to float64: the integer square root with
+    ≥ 118 bits, and a sticky half when it is inexact, then one rounding (no double rounding;
+    A below 2^-1022 rounds twice)."""
+    shift = 2 * (121 + (square.denominator.bit_length() - square.numerator.bit_length()) // 2)
+    scaled, remainder = divmod(square.numerator << shift, square.denominator)
+    root = math.isqrt(scaled)
+    sticky = 0 if remainder == 0 and root * root == scaled else 1
+    return math.ldexp(float(Fraction(2 * root + sticky, 2)), -shift // 2)
 
 
 CANONICAL = Convention()
@@ -238,6 +298,16 @@ def diffusers_convention(
 DIFFUSERS_DEFAULT = diffusers_convention()
 """diffusers ``get_timestep_embedding`` with its default arguments."""
 
+MLX = Convention(layout="sin_cos_halves", frequency_shift=1, output_scale="sqrt(2/d)", name="mlx")
+"""mlx ``nn.SinusoidalPositionalEncoding(dims)`` with its defaults (mlx 0.32.4,
+``python/mlx/nn/layers/positional_encoding.py``, lines 78-128): ``min_freq=1e-4``,
+``max_freq=1``, ``scale=None`` → ``(2/dims)**0.5``, ``cos_first=False``,
+``full_turns=False``. sigmas = exp((1 − k/(dims/2 − 1))·(ln max_freq − ln min_freq) +
+ln min_freq) = 10^4^(−k/(d/2 − 1)) (s = 1, base 1/min_freq = 10^4), y = x[..., None]·sigmas,
+concatenate([sin y, cos y]), then y·scale. The module computes the scale in float64 and
+multiplies in the input's format (float32): the exact √(2/d) is the convention, that rounding
+belongs to the error model (SPEC Annex F.8)."""
+
 PRESETS: dict[str, Convention] = {
     "canonical": CANONICAL,
     "tensor2tensor": TENSOR2TENSOR,
@@ -246,6 +316,7 @@ PRESETS: dict[str, Convention] = {
     "guided-diffusion": GUIDED_DIFFUSION,
     "marian": MARIAN,
     "diffusers": DIFFUSERS_DEFAULT,
+    "mlx": MLX,
 }
 """Named presets by name; each documented above from its public source."""
 
@@ -258,6 +329,8 @@ PRESET_SOURCES: dict[str, str] = {
     "guided-diffusion": "openai/guided-diffusion `nn.timestep_embedding`; DiT",
     "marian": "HF `MarianSinusoidalPositionalEmbedding`; Transformer-XL `PositionalEmbedding`",
     "diffusers": "diffusers `get_timestep_embedding` (defaults)",
+    "mlx": "mlx `nn.SinusoidalPositionalEncoding` (defaults; mlx 0.32.4 "
+    "`nn/layers/positional_encoding.py` L78-128)",
 }
 """Where each preset's facts come from (the docstrings above give the formulas)."""
 

@@ -65,6 +65,7 @@ __all__ = [
     "Factors",
     "Rotator",
     "TableLayout",
+    "apply_output_scale",
     "dyadic",
     "error_budget",
     "exact_encode",
@@ -75,6 +76,7 @@ __all__ = [
     "inv_two_pi_fixed",
     "iter_encoding_chunks",
     "make_rotator",
+    "scaled_reference_error",
     "turn_pieces",
 ]
 
@@ -182,11 +184,33 @@ def _check_domain(p: NDArray[Any], offset: int) -> None:
         _check_range(math.ceil(float(np.max(np.abs(fractional)))) + abs(offset), 0)
 
 
-def fill_positions(out: F64, p: NDArray[Any], rotator: Rotator) -> None:
-    """out (n, d) ← encoding of the flat positions p (n,), int64 or float64, after checking
-    |p + o| ≤ 2^53 (:func:`pespec.numerics.rotation.fill_positions` does the work)."""
+def fill_positions(out: F64, p: NDArray[Any], rotator: Rotator, convention: Convention) -> None:
+    """out (n, d) ← encoding of the flat positions p (n,), int64 or float64, for the
+    ``convention`` the rotator was made for (:func:`make_rotator`), after checking
+    |p + o| ≤ 2^53 (:func:`pespec.numerics.rotation.fill_positions` does the work). An output
+    scale A multiplies the result once at the end (:func:`apply_output_scale`)."""
     _check_domain(p, rotator.layout.shift)
     fill_rows(out, p, rotator)
+    apply_output_scale(out, convention)
+
+
+def apply_output_scale(out: F64, convention: Convention) -> None:
+    """out (n, d) ← fl(Â·out), Â the float64 nearest the output scale A (nothing when A = 1).
+
+    Each value v̂ within 2^-52 of v (|v̂| ≤ 1) becomes fl(Â·v̂) within
+    A·(2^-52 + u·(1 + 2^-52)·(2 + u)) ≤ A·2^-51·(1 + 2^-52) of A·v (|Â − A| ≤ u·A, then one
+    rounding): :func:`scaled_reference_error`, SPEC Annex C.7.
+    """
+    if convention.output_scale != 1.0:
+        np.multiply(out, convention.amplitude(out.shape[-1]), out=out)
+
+
+def scaled_reference_error(convention: Convention, d_model: int) -> float:
+    """|x_ref − x| of this reference for ``convention`` at ``d_model`` (|p + o| < 2^31,
+    |c·(p + o)| ≤ 2^40): 2^-52, or A·2^-51·(1 + 2^-50) with an output scale A (rounded up)."""
+    if convention.output_scale == 1.0:
+        return 2.0**-52
+    return convention.amplitude(d_model) * 2.0**-51 * (1.0 + 2.0**-50)
 
 
 def exact_encode(
@@ -206,7 +230,7 @@ def exact_encode(
     d = check_d_model(d_model)
     rotator = make_rotator(d, base, convention)
     out = np.empty((p.size, d), dtype=np.float64)
-    fill_positions(out, p.reshape(-1), rotator)
+    fill_positions(out, p.reshape(-1), rotator, convention)
     return out.reshape((*p.shape, d))
 
 
@@ -231,6 +255,7 @@ def exact_sinusoidal_positional_encoding(
         x0 = start + int(convention.position_offset)
         _check_range(x0, x0 + n - 1)
         rotator.fill_range(out, x0)
+        apply_output_scale(out, convention)
     return out
 
 
@@ -259,32 +284,33 @@ def iter_encoding_chunks(
     if isinstance(positions, range):
         if len(positions):
             _check_range(positions[0] + offset, positions[-1] + offset)
-        return _stream_range(positions, d, rows, rotator)
+        return _stream_range(positions, d, rows, rotator, convention)
     p = check_positions(positions)
     if p.ndim != 1:
         raise ValueError(f"positions must be a range or one-dimensional; got shape {p.shape}")
     _check_domain(p, offset)
-    return _stream_array(p, d, rows, rotator)
+    return _stream_array(p, d, rows, rotator, convention)
 
 
 def _stream_range(
-    positions: range, d: int, rows: int, rotator: Rotator
+    positions: range, d: int, rows: int, rotator: Rotator, convention: Convention
 ) -> Iterator[tuple[int, F64]]:
     """The generator behind :func:`iter_encoding_chunks` for a validated range."""
     for first in range(0, len(positions), rows):
         chunk = positions[first : first + rows]
         block = np.empty((len(chunk), d), dtype=np.float64)
-        fill_positions(block, np.arange(chunk.start, chunk.stop, chunk.step), rotator)
+        chunk_positions = np.arange(chunk.start, chunk.stop, chunk.step)
+        fill_positions(block, chunk_positions, rotator, convention)
         yield first, block
 
 
 def _stream_array(
-    p: NDArray[Any], d: int, rows: int, rotator: Rotator
+    p: NDArray[Any], d: int, rows: int, rotator: Rotator, convention: Convention
 ) -> Iterator[tuple[int, F64]]:
     """The generator behind :func:`iter_encoding_chunks` for a validated 1-D array."""
     for first in range(0, p.shape[0], rows):
         block = np.empty((min(rows, p.shape[0] - first), d), dtype=np.float64)
-        fill_positions(block, p[first : first + rows], rotator)
+        fill_positions(block, p[first : first + rows], rotator, convention)
         yield first, block
 
 

@@ -49,6 +49,8 @@ def naive_encode(
     out = np.empty((*p.shape, d_model), dtype=np.float64)
     out[..., convention.sin_columns(d_model)] = np.sin(theta)
     out[..., convention.cos_columns(d_model)] = np.cos(theta)
+    if convention.output_scale != 1.0:  # one product by the nearest float64 to A (SPEC §4.1 A7)
+        out *= convention.amplitude(d_model)
     return out
 
 

@@ -49,6 +49,7 @@ from pespec.reference.validation import check_base, check_d_model
 __all__ = [
     "GUARD_BITS",
     "PARALLEL_THRESHOLD",
+    "amplitude_mpfr",
     "dyadic_to_mpfr",
     "encode",
     "encode_decimal",
@@ -266,23 +267,53 @@ def _scalar_value(
     want_sin: bool,
     precision: int,
     rounder: Callable[[Any], _R] = float,  # type: ignore[assignment]
+    square: Fraction | None = None,
 ) -> _R:
-    """rounder(sin or cos of x·ω_k), certified: recompute at doubled precision until the
-    whole error interval has one rounded result."""
+    """rounder(A·sin or A·cos of x·ω_k), certified: recompute at doubled precision until the
+    whole error interval has one rounded result. ``square``: A² (None: A = 1)."""
     t_upper = _ln(base) * k / float(den) * SLACK**2
     while precision <= _MAX_PRECISION:
         omega = _omega_at(base, den, range(k, k + 1), precision)[0]
         with gmpy2.context(precision=precision):
             theta = x * omega
             value = gmpy2.sin(theta) if want_sin else gmpy2.cos(theta)
+            if square is not None:
+                value = value * amplitude_mpfr(square)
         with gmpy2.context(precision=64, round=gmpy2.RoundUp):
             scaled = abs(theta) * _bound(4.0 * t_upper + 3.0) + 2 * abs(value)
+            if square is not None:  # A·(angle term) + |ỹ|·(2 + 1.5 + 1): √ and product
+                scaled = scaled + 4 * abs(value)
             err = scaled * gmpy2.mul_2exp(1, -precision)
         result = round_interval(value, err, rounder)
         if result is not None:
             return result
         precision *= 2
     raise RuntimeError(f"could not certify value at x={x}, k={k}")
+
+
+def _square(convention: Convention, d_model: int) -> Fraction | None:
+    """A² of the convention's output scale at ``d_model``; None when A = 1 (no product)."""
+    return None if convention.output_scale == 1.0 else convention.amplitude_squared(d_model)
+
+
+def amplitude_mpfr(square: Fraction) -> Any:
+    """A = √(A²) in the current gmpy2 context: within 1.5 units of its precision (the
+    rational rounded once, then a correctly rounded square root; exact for a float64 A)."""
+    return gmpy2.sqrt(gmpy2.mpfr(gmpy2.mpq(square.numerator, square.denominator)))
+
+
+def _sqrt_certified(square: Fraction) -> float:
+    """A correctly rounded to float64, certified like every oracle value."""
+    precision = 128
+    while True:
+        with gmpy2.context(precision=precision):
+            value = amplitude_mpfr(square)
+        with gmpy2.context(precision=64, round=gmpy2.RoundUp):
+            err = 2 * abs(value) * gmpy2.mul_2exp(1, -precision)
+        result = round_interval(value, err, float)
+        if result is not None:
+            return result
+        precision *= 2
 
 
 def _direct_rows(
@@ -292,18 +323,21 @@ def _direct_rows(
     den: Fraction,
     sin_out: NDArray[np.float64],
     cos_out: NDArray[np.float64],
+    square: Fraction | None = None,
 ) -> None:
     """Fill rows of (sin_out, cos_out) (shape (len(xs), d/2)) from sin_cos(x·ω̃_k).
 
-    Error bound per element (module docstring): |θ̃|·(4·t_k + 3)·u + 2·|ỹ|·u.
+    Error bound per element (module docstring): |θ̃|·(4·t_k + 3)·u + 2·|ỹ|·u. With an
+    output scale (``square`` = A², Ã = √A² at precision P within 1.5u, ỹ = fl(Ã·ṽ)):
+    A·|θ̃|·(4·t_k + 3)·u + 6·|ỹ|·u (2 of ṽ, 1.5 of Ã, 1 of the product, 1.5 spare).
     """
     half = d_model // 2
     t_max = _ln(base) * (half - 1) / float(den)
     sin_cos = gmpy2.sin_cos
     for row, x_exact in enumerate(xs):
-        if x_exact == 0:  # θ = 0 exactly: sin 0 = 0, cos 0 = 1
+        if x_exact == 0:  # θ = 0 exactly: sin 0 = 0, cos 0 = 1 (times A)
             sin_out[row] = 0.0
-            cos_out[row] = 1.0
+            cos_out[row] = 1.0 if square is None else _sqrt_certified(square)
             continue
         x = dyadic_to_mpfr(x_exact)
         precision = row_precision(_magnitude_bits(x_exact), t_max)
@@ -312,18 +346,25 @@ def _direct_rows(
             theta = abs(float(x)) * np.maximum(omega_f * SLACK, _F64_MIN_NORMAL)
             angle_term = theta * (4.0 * t_upper + 3.0)  # in units of 2^-precision
             angle_term[~(theta > F64_MIN_SAFE)] = np.inf  # underflow: scalar path
+        factor = 2
         with gmpy2.context(precision=precision):
             pairs = [sin_cos(x * w) for w in omegas]
             sines = [p[0] for p in pairs]
             cosines = [p[1] for p in pairs]
+            if square is not None:
+                amplitude = amplitude_mpfr(square)
+                sines = [amplitude * v for v in sines]
+                cosines = [amplitude * v for v in cosines]
+                angle_term = angle_term * (float(amplitude) * SLACK)
+                factor = 6
             results = [
-                (True, sin_out, *round_certified(sines, angle_term, 2, 0, precision)),
-                (False, cos_out, *round_certified(cosines, angle_term, 2, 0, precision)),
+                (True, sin_out, *round_certified(sines, angle_term, factor, 0, precision)),
+                (False, cos_out, *round_certified(cosines, angle_term, factor, 0, precision)),
             ]
         for want_sin, out, hi, failed in results:
             out[row] = hi
             for k in failed:
-                out[row, k] = _scalar_value(x, base, den, k, want_sin, 2 * precision)
+                out[row, k] = _scalar_value(x, base, den, k, want_sin, 2 * precision, float, square)
 
 
 _TABLE_BLOCK = 64
@@ -388,14 +429,19 @@ def _table_rows(
 
 
 def _certified_rows(
-    xs: Sequence[Fraction], d_model: int, base: Fraction, den: Fraction
+    xs: Sequence[Fraction],
+    d_model: int,
+    base: Fraction,
+    den: Fraction,
+    square: Fraction | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(sin, cos) certified float64 arrays of shape (len(xs), d/2) for the angles x·ω_k.
 
     Nonzero integer x go through the table path when that saves most ``sin_cos`` calls,
     the rest through the direct path; both certify every element with vectorised float64
     bounds, and the rare element that fails (or lies where those bounds could underflow)
-    is recomputed alone by :func:`_scalar_value`.
+    is recomputed alone by :func:`_scalar_value`. ``square`` = A² of an output scale (None:
+    A = 1); scaled rows all take the direct path.
     """
     half = d_model // 2
     sin_out = np.empty((len(xs), half), dtype=np.float64)
@@ -403,7 +449,7 @@ def _certified_rows(
     integer_rows = [i for i, x in enumerate(xs) if x.denominator == 1 and x != 0 and abs(x) < 2**62]
     ints = [int(xs[i]) for i in integer_rows]
     table_size = len({x // _TABLE_BLOCK for x in ints}) + len({x % _TABLE_BLOCK for x in ints})
-    if len(ints) >= 16 and 2 * table_size <= len(ints):
+    if square is None and len(ints) >= 16 and 2 * table_size <= len(ints):
         table_sin = np.empty((len(ints), half), dtype=np.float64)
         table_cos = np.empty((len(ints), half), dtype=np.float64)
         _table_rows(ints, d_model, base, den, table_sin, table_cos)
@@ -415,7 +461,7 @@ def _certified_rows(
     if other:
         direct_sin = np.empty((len(other), half), dtype=np.float64)
         direct_cos = np.empty((len(other), half), dtype=np.float64)
-        _direct_rows([xs[i] for i in other], d_model, base, den, direct_sin, direct_cos)
+        _direct_rows([xs[i] for i in other], d_model, base, den, direct_sin, direct_cos, square)
         sin_out[other] = direct_sin
         cos_out[other] = direct_cos
     return sin_out, cos_out
@@ -463,15 +509,23 @@ def _can_fork() -> bool:
 
 
 def _sin_cos_table(
-    xs: list[Fraction], d_model: int, base: Fraction, den: Fraction, workers: int
+    xs: list[Fraction],
+    d_model: int,
+    base: Fraction,
+    den: Fraction,
+    workers: int,
+    square: Fraction | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Certified (sin, cos) tables, shape (len(xs), d/2), using up to ``workers`` processes.
 
     The split is deterministic and every element is correctly rounded on its own, so the
     result does not depend on the number of workers. Results come back through shared
-    memory (no pickling); the parent computes the first chunk itself.
+    memory (no pickling); the parent computes the first chunk itself. ``square``: A² of an
+    output scale; scaled tables are computed in this process.
     """
     n_values = len(xs) * d_model
+    if square is not None:
+        return _certified_rows(xs, d_model, base, den, square)
     if workers <= 1 or n_values < PARALLEL_THRESHOLD or len(xs) < 2 or not _can_fork():
         return _certified_rows(xs, d_model, base, den)
     global _FORK_JOB
@@ -524,8 +578,9 @@ def encode(
 ) -> NDArray[np.float64]:
     """Certified correctly rounded encoding; shape (*positions.shape, d_model), float64.
 
-    Element [..., j] is the round-to-nearest-even float64 of sin θ or cos θ (per
-    ``convention.layout``), θ = c·(p + o)·base^(−k/(d/2 − s)) evaluated exactly.
+    Element [..., j] is the round-to-nearest-even float64 of A·sin θ or A·cos θ (per
+    ``convention.layout``), θ = c·(p + o)·base^(−k/(d/2 − s)) and A (the output scale)
+    evaluated exactly.
     ``positions``: an array or nested sequence of ints (any size) or floats (exact).
     ``workers``: processes for large requests (default: the CPU count, at most 8).
     """
@@ -538,7 +593,7 @@ def encode(
         workers = _default_workers()
     elif isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an int >= 1; got {workers!r}")
-    sin_table, cos_table = _sin_cos_table(xs, d, exact_base, den, workers)
+    sin_table, cos_table = _sin_cos_table(xs, d, exact_base, den, workers, _square(convention, d))
     out = np.empty((len(xs), d), dtype=np.float64)
     out[:, convention.sin_columns(d)] = sin_table
     out[:, convention.cos_columns(d)] = cos_table
@@ -573,11 +628,16 @@ def encode_decimal(
     def to_decimal(value: Any) -> str:
         return format(value, spec)
 
+    square = _square(convention, d)
     zero, one = to_decimal(gmpy2.mpfr(0)), to_decimal(gmpy2.mpfr(1))
     t_max = _ln(exact_base) * (d // 2 - 1) / float(den)
     rows = []
     for x_exact in xs:
-        if x_exact == 0:
+        if x_exact == 0:  # sin 0 = 0 (never −0), cos 0 = 1 times A
+            if square is not None:
+                one = _scalar_value(
+                    gmpy2.mpfr(0), exact_base, den, 0, False, 128, to_decimal, square
+                )
             rows.append([zero if s else one for s in is_sin.tolist()])
             continue
         x = dyadic_to_mpfr(x_exact)
@@ -585,7 +645,7 @@ def encode_decimal(
         precision = row_precision(x_bits + math.ceil(digits * math.log2(10)) - 53, t_max)
         rows.append(
             [
-                _scalar_value(x, exact_base, den, k, s, precision, to_decimal)
+                _scalar_value(x, exact_base, den, k, s, precision, to_decimal, square)
                 for k, s in zip(pair.tolist(), is_sin.tolist(), strict=True)
             ]
         )

@@ -56,6 +56,8 @@ class RopeConfig:
     high_freq_factor: float | None = None
     short_factor: tuple[float, ...] | None = None
     long_factor: tuple[float, ...] | None = None
+    rotated_pairs: int | None = None
+    omegas: tuple[float, ...] | None = None
     context_length: int | None = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self) -> None:

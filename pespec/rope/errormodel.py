@@ -140,7 +140,8 @@ def schedule_constant(config: RopeConfig, dtype: str) -> F64:
     rescaled base, +1 for its rounding; longrope +2 (factor rounded, product); llama3 +2, and
     in the wavelength band the smooth factor's error times (s − 1); yarn +5 (interpolated
     frequency and the blend), and in the ramp the ramp's error times (s − 1). Each schedule
-    states its part in its module (:class:`pespec.rope.schedules.base.Schedule`: ``float64_base``,
+    states its part in its module (custom's ω' are given:
+    K_j = 1, their rounding) (:class:`pespec.rope.schedules.base.Schedule`: ``float64_base``,
     ``constant``, ``band_term``).
     """
     half = config.d_r // 2
@@ -148,6 +149,8 @@ def schedule_constant(config: RopeConfig, dtype: str) -> F64:
     schedule = SCHEDULES[config.rope_type]
     base = schedule.float64_base(config)
     k = e * (math.log(base) + 1.0) + 2.0 * LIBRARY_ULPS + 1.0
+    if not schedule.computed:  # ω' given (custom): one rounding to the phase dtype
+        k = np.ones(half, dtype=np.float64)
     k = k + schedule.constant
     if schedule.band_term is not None:
         k = k + schedule.band_term(config, e, k, _u(dtype))

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pespec.rope.hf_models import HALVES_MODEL_TYPES, MODEL_ROTARY, UNSUPPORTED_MODEL_TYPES
 from pespec.rope.schedules.base import HfBlock
 from pespec.rope.schedules.fields import whole_count
 from pespec.rope.schedules.registry import PAIRINGS, ROPE_TYPES, SCHEDULES
@@ -206,28 +207,46 @@ def _head_dim(source: _Source) -> int:
     )
 
 
-def _rotary_dim(source: _Source, block: Mapping[str, Any], head_dim: int) -> int:
-    """rotary_dim (GPT-J), or int(head_dim × partial_rotary_factor / rotary_pct)."""
+def _rotary_dim(source: _Source, block: Mapping[str, Any], head_dim: int, notes: list[str]) -> int:
+    """rotary_dim (GPT-J), or int(head_dim × partial_rotary_factor / rotary_pct), or the
+    model type's default fraction (Annex E.8, with a note), or head_dim."""
     if source.get("rotary_dim") is not None:
         return whole_count("rotary_dim", source.get("rotary_dim"), 2)
+    entry = MODEL_ROTARY.get(source.model_type)
+    if entry is not None and entry.rotated == "qk_rope_head_dim":
+        return head_dim  # MLA: all of qk_rope_head_dim; a fraction there is of the full head
     key, fraction = "partial_rotary_factor", block.get("partial_rotary_factor")
     for other in ("partial_rotary_factor", "rotary_pct"):
         if fraction is None:
             key, fraction = other, source.get(other)
+    if fraction is None and entry is not None and entry.fraction is not None:
+        notes.append(
+            f"d_r = ⌊head_dim · {entry.fraction:g}⌋, {source.model_type}'s transformers "
+            "default: no partial_rotary_factor, rotary_pct or rotary_dim in the config"
+        )
+        return int(head_dim * entry.fraction)
     return head_dim if fraction is None else int(head_dim * _fraction(key, fraction))
 
 
-def _pairing(source: _Source) -> str:
-    """rope_interleave when present, else what the model type implies (SPEC Annex E.5)."""
+def _pairing(source: _Source, notes: list[str]) -> str:
+    """The model type's pairing where its code ignores the keys, else ``rope_interleave``,
+    else the model type's (SPEC Annex E.8), else halves with a note."""
+    entry = MODEL_ROTARY.get(source.model_type)
+    if entry is not None and entry.switch is None:
+        return entry.pairing
     interleave = source.get("rope_interleave")
     if interleave is not None:
         if not isinstance(interleave, bool):
             raise TypeError(f"rope_interleave must be true or false; got {interleave!r:.60}")
         return PAIRINGS[2] if interleave else PAIRINGS[0]
-    if source.model_type == "gptj":
-        return PAIRINGS[1]
-    if source.model_type == "deepseek_v3":  # DeepseekV3Config defaults rope_interleave=True
-        return PAIRINGS[2]
+    if entry is not None:
+        return entry.pairing
+    if source.model_type not in HALVES_MODEL_TYPES:
+        named = f"model_type {source.model_type!r}" if source.model_type else "no model_type"
+        notes.append(
+            f"pairing defaulted to halves: {named} is not among the model types pespec "
+            "knows (SPEC Annex E.8) and the config has no rope_interleave"
+        )
     return PAIRINGS[0]
 
 
@@ -237,6 +256,12 @@ def _lookup(block: Mapping[str, Any], source: _Source, key: str) -> Any:
 
 def _refuse_non_rotary(source: _Source) -> None:
     """A model type known to have no rotary embedding, and no rotary key: a usage error."""
+    unsupported = UNSUPPORTED_MODEL_TYPES.get(source.model_type)
+    if unsupported is not None:
+        raise ValueError(
+            f"model_type {source.model_type!r} {unsupported}: no rotary configuration of "
+            "pespec describes it (SPEC Annex E.8)"
+        )
     reason = NO_ROTARY_MODEL_TYPES.get(source.model_type)
     if reason is not None and all(source.get(key) is None for key in _ROTARY_KEYS):
         raise ValueError(
@@ -248,7 +273,7 @@ def _refuse_non_rotary(source: _Source) -> None:
 
 
 def _schedule(
-    kind: str, block: Mapping[str, Any], source: _Source, seq_len: int | None
+    kind: str, block: Mapping[str, Any], source: _Source, seq_len: int | None, head_dim: int
 ) -> dict[str, Any]:
     """The schedule's fields (s, L, L0, ℓ and the block's own keys), read by the schedule."""
     schedule = SCHEDULES[kind]
@@ -268,7 +293,7 @@ def _schedule(
         )
     big_l = _lookup(block, source, "max_position_embeddings") or source.get("n_positions")
     small_l = _lookup(block, source, "original_max_position_embeddings")
-    return schedule.hf_fields(HfBlock(block, big_l, small_l, seq_len))
+    return schedule.hf_fields(HfBlock(block, big_l, small_l, seq_len, head_dim))
 
 
 def read_fields(
@@ -285,11 +310,13 @@ def read_fields(
     _refuse_non_rotary(source)
     block, theta_override = _block(source, layer_type)
     kind = block.get("rope_type") or block.get("type") or "default"
+    # a schedule may claim a block written under another kind (HunYuan's fixed alpha)
+    kind = next((s.name for s in SCHEDULES.values() if s.claims(block)), kind)
     if not isinstance(kind, str) or kind not in ROPE_TYPES:
         raise ValueError(
             f"rope_type {kind!r:.60} is not a schedule pespec defines; allowed: {list(ROPE_TYPES)}"
         )
-    theta, notes = theta_override, []
+    theta, notes = theta_override, list[str]()
     for key in ("rope_theta", "rotary_emb_base"):
         if theta is None:
             theta = _lookup(block, source, key)
@@ -307,12 +334,12 @@ def read_fields(
     head_dim = _head_dim(source)
     fields: dict[str, Any] = {
         "head_dim": head_dim,
-        "rotary_dim": _rotary_dim(source, block, head_dim),
+        "rotary_dim": _rotary_dim(source, block, head_dim, notes),
         "theta": theta,
         "rope_type": kind,
-        "pairing": _pairing(source),
+        "pairing": _pairing(source, notes),
     }
-    fields.update(_schedule(kind, block, source, seq_len))
+    fields.update(_schedule(kind, block, source, seq_len, head_dim))
     context = source.get("max_position_embeddings") or source.get("n_positions")
     fields["context_length"] = context  # the suite's default positions (SPEC R8.17)
     return fields, tuple(notes)

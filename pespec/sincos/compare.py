@@ -60,13 +60,16 @@ def compare_blocks(
     block_elements: int = BLOCK_ELEMENTS,
     convention: Convention = CANONICAL,
     slack: float = 0.0,
+    reference_error: float = REFERENCE_ERROR,
 ) -> Worst:
     """Compare a (n, d_model) output with the exact float64 reference, row block by row block.
 
     Each block's tolerance is :func:`comparison_bound` with the reference's own error
-    :data:`REFERENCE_ERROR`, plus ``slack`` (0 except for a text file's truncation recheck).
-    Memory: a few float64 arrays of ``block_elements``.
+    (``reference_error``, never below :data:`REFERENCE_ERROR`: the caller passes the family's
+    value for its convention, e.g. one scaled by an output scale), plus ``slack`` (0 except
+    for a text file's truncation recheck). Memory: a few float64 arrays of ``block_elements``.
     """
+    exact_error = max(REFERENCE_ERROR, reference_error)
     worst = Worst()
     columns = np.arange(d_model, dtype=np.intp)
     rows = max(1, block_elements // d_model)
@@ -74,12 +77,12 @@ def compare_blocks(
         chunk = positions[start : start + rows]
         if chunk.size and float(np.max(np.abs(chunk))) >= EXACT_REFERENCE_LIMIT:
             reference = oracle.encode(chunk, d_model, base=base, convention=convention)
-            reference_error = FIXTURE_ERROR  # beyond the exact domain: correctly rounded
+            error = FIXTURE_ERROR  # beyond the exact domain: correctly rounded
         else:
             reference = encode(chunk, d_model, base=base, convention=convention)
-            reference_error = REFERENCE_ERROR
+            error = exact_error
         config = EncodingConfig(chunk, d_model, base, convention)
-        bound = comparison_bound(reference, config, level, reference_error) + slack
+        bound = comparison_bound(reference, config, level, error) + slack
         worst.update(np.asarray(output[start : start + rows]), reference, bound, chunk, columns)
     return worst
 

@@ -21,6 +21,7 @@ from pespec.conformance.compare import (
 )
 from pespec.conformance.report import CheckResult
 from pespec.properties.base import EncodingConfig, Level
+from pespec.reference.exact import scaled_reference_error
 from pespec.sincos.capabilities import Capabilities
 from pespec.sincos.compare import compare_blocks, compare_fixture, comparison_bound
 from pespec.sincos.contract import probe_base
@@ -101,7 +102,16 @@ def large_check(suite: StageSuite, planned: PlannedCheck, level: Level) -> Check
         output = suite.guard(positions, d_model, 10000.0)
     finally:
         suite.guard.check_finite = True
-    worst = compare_blocks(output, positions, d_model, 10000.0, level, convention=suite.convention)
+    convention = suite.convention
+    worst = compare_blocks(
+        output,
+        positions,
+        d_model,
+        10000.0,
+        level,
+        convention=convention,
+        reference_error=scaled_reference_error(convention, d_model),
+    )
     return _comparison_result(suite, planned, worst, d_model, 10000.0, level)
 
 

@@ -51,6 +51,17 @@ def _matrix(rows: Iterable[list[Any]]) -> str:
     return "[\n" + ",\n".join(lines) + "\n ]"
 
 
+def _scale_clause(fixture: FixtureSet) -> str:
+    """The definition's words for an output scale (SPEC §3.1); empty when A = 1."""
+    if fixture.convention.output_scale == 1.0:
+        return ""
+    return (
+        "; with an output scale A (convention output_scale: a number, or sqrt(2/d) = the "
+        "exact square root of 2/d_model) each value is the correctly rounded float64 of A "
+        "times that sine or cosine"
+    )
+
+
 def render_fixture(fixture: FixtureSet) -> bytes:
     """The fixture's JSON file, byte-deterministic (fixed key order, one row per line)."""
     is_float = fixture.positions.dtype.kind == "f"
@@ -61,7 +72,7 @@ def render_fixture(fixture: FixtureSet) -> bytes:
         ("generator", _dump(GENERATOR)),
         ("name", _dump(fixture.name)),
         ("description", _dump(fixture.description)),
-        ("definition", _dump(DEFINITION)),
+        ("definition", _dump(DEFINITION + _scale_clause(fixture))),
         ("d_model", _dump(fixture.d_model)),
         ("base", _dump(float(fixture.base))),
         ("base_hex", _dump(float(fixture.base).hex())),

@@ -26,11 +26,16 @@ def timestep_presets_table(d_model: int = 256, base: float = 10000.0) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _scale_text(scale: float | str) -> str:
+    """The output scale A as the table shows it (√(2/d) for the symbolic rule)."""
+    return "√(2/d)" if scale == "sqrt(2/d)" else f"{float(scale):g}"
+
+
 def presets_table(d_model: int = 512, base: float = 10000.0) -> str:
     """The presets of SPEC §3: fields of every preset and its lowest frequency."""
     lines = [
-        f"| preset | layout | s | o | c | lowest ω (d={d_model}, base={base:g}) | source |",
-        "|---|---|---|---|---|---|---|",
+        f"| preset | layout | s | o | c | A | lowest ω (d={d_model}, base={base:g}) | source |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     half = d_model // 2
     for name, convention in PRESETS.items():
@@ -38,6 +43,7 @@ def presets_table(d_model: int = 512, base: float = 10000.0) -> str:
         lines.append(
             f"| `{name}` | {convention.layout} | {convention.frequency_shift:g} "
             f"| {convention.position_offset} | {convention.argument_scale:g} "
+            f"| {_scale_text(convention.output_scale)} "
             f"| {lowest:.6g} | {PRESET_SOURCES[name]} |"
         )
     return "\n".join(lines) + "\n"

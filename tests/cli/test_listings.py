@@ -15,16 +15,16 @@ from clirun import run_cli
 
 from pespec.reference.conventions import PRESETS, TIMESTEP_PRESETS
 
-ALL_CONVENTIONS = [*PRESETS, *TIMESTEP_PRESETS]  # SPEC §3.2 and §3.3: 7 + 6 = 13
+ALL_CONVENTIONS = [*PRESETS, *TIMESTEP_PRESETS]  # SPEC §3.2 and §3.3: 8 + 6 = 14 (mlx: issue 26)
 
 
 def test_conventions_lists_every_named_convention(capsys: pytest.CaptureFixture[str]) -> None:
-    assert len(ALL_CONVENTIONS) == 13
+    assert len(ALL_CONVENTIONS) == 14
     code, out, _ = run_cli(["conventions", "--names"], capsys)
     assert code == 0 and out.splitlines() == ALL_CONVENTIONS
     code, out, _ = run_cli(["conventions"], capsys)
     lines = out.splitlines()
-    assert code == 0 and len(lines) == 13
+    assert code == 0 and len(lines) == 14
     whisper = lines[ALL_CONVENTIONS.index("whisper")]
     assert whisper.startswith("whisper ") and "sin_cos_halves" in whisper
     assert "c=1000" in lines[ALL_CONVENTIONS.index("flux")]

@@ -28,3 +28,19 @@ def test_large_comparison_of_the_reference_with_itself_is_exact() -> None:
     worst = compare_blocks(reference, positions, 32, 10000.0, LEVELS["float64"])
     assert worst.violations == 0 and worst.max_abs_error == 0.0
     assert worst.bound is not None and worst.bound >= REFERENCE_ERROR
+
+
+def test_the_family_passes_its_reference_error_and_it_is_never_below_2_pow_minus_52() -> None:
+    """The engine names no convention's error model: a family whose reference is scaled (the
+    sinusoidal output scale A, error A·2^-51·(1 + 2^-50), SPEC Annex C.7) passes that error
+    in, and it enters each bound as |x| + e_ref and + e_ref (comparison_bound); a smaller
+    value keeps the unscaled reference's REFERENCE_ERROR."""
+    positions = np.arange(0, 50, dtype=np.int64)
+    reference = encode(positions, 16, base=10000.0)
+    level = LEVELS["float64"]
+    plain = compare_blocks(reference, positions, 16, 10000.0, level)
+    larger = compare_blocks(reference, positions, 16, 10000.0, level, reference_error=2.0**-40)
+    smaller = compare_blocks(reference, positions, 16, 10000.0, level, reference_error=2.0**-60)
+    assert plain.bound is not None and larger.bound is not None and smaller.bound is not None
+    assert larger.bound >= plain.bound + 2.0**-40 - 2.0**-52
+    assert smaller.bound == plain.bound

@@ -56,6 +56,16 @@ def _fairseq_like(n: int, d: int) -> NDArray[np.float64]:
     return np.concatenate([np.sin(args), np.cos(args)], axis=1)
 
 
+def _mlx(n: int, d: int) -> NDArray[np.float64]:
+    # mlx 0.32.4 python/mlx/nn/layers/positional_encoding.py, SinusoidalPositionalEncoding
+    # with its defaults (min_freq=1e-4, max_freq=1, scale=None, cos_first=False), in float64
+    one_zero = 1 - np.arange(0, d // 2) / (d // 2 - 1)
+    min_freq, max_freq = math.log(0.0001), math.log(1)
+    sigmas = np.exp(one_zero * (max_freq - min_freq) + min_freq)
+    y = np.arange(n)[:, None] * sigmas
+    return np.concatenate([np.sin(y), np.cos(y)], axis=-1) * (2 / d) ** 0.5
+
+
 def _guided_diffusion(n: int, d: int) -> NDArray[np.float64]:
     half = d // 2
     freqs = np.exp(-math.log(10000) * np.arange(half) / half)
@@ -122,6 +132,7 @@ PUBLISHED = [
     (PRESETS["guided-diffusion"], _guided_diffusion),
     (PRESETS["marian"], _marian),
     (PRESETS["diffusers"], _diffusers(False, 1.0, 1.0)),
+    (PRESETS["mlx"], _mlx),
     (diffusers_convention(True, 0.0, 1.0), _diffusers(True, 0.0, 1.0)),
     (diffusers_convention(False, 1.0, 1000.0), _diffusers(False, 1.0, 1000.0)),
     # the timestep presets of SPEC §3.3, as real pipelines call get_timestep_embedding
@@ -252,4 +263,5 @@ def test_presets_table_lists_every_preset() -> None:
     for name in PRESETS:
         assert f"| `{name}` |" in table
     # s = 1 presets have lowest frequency exactly 1/base: 10000^-1
-    assert "| `whisper` | sin_cos_halves | 1 | 0 | 1 | 0.0001 |" in table
+    assert "| `whisper` | sin_cos_halves | 1 | 0 | 1 | 1 | 0.0001 |" in table
+    assert "| `mlx` | sin_cos_halves | 1 | 0 | 1 | √(2/d) | 0.0001 |" in table

@@ -148,7 +148,13 @@ def test_rotary_dim_even_and_within_head_dim() -> None:
 
 
 def test_rope_type_and_pairing_are_named_values() -> None:
-    _raises(ValueError, {"head_dim": 8, "rope_type": "ntk"}, "rope_type", "'ntk'", "longrope")
+    _raises(
+        ValueError,
+        {"head_dim": 8, "rope_type": "ntk-by-parts"},
+        "rope_type",
+        "'ntk-by-parts'",
+        "longrope",
+    )
     _raises(ValueError, {"head_dim": 8, "pairing": "neox"}, "pairing", "'neox'", "halves")
 
 

@@ -30,12 +30,21 @@ def test_preset_equals_its_published_config(name: str) -> None:
     assert RopeConfig.from_hf(_load(source.copy), source.layer_type, source.seq_len) == config
 
 
+# The copies the model-type tests use (tests/rope/test_model_pairing.py), by Hub repository.
+SURVEY_COPIES = {
+    "glm-4-9b-chat-hf.json": "THUDM/glm-4-9b-chat-hf",
+    "c4ai-command-r-v01.json": "CohereForAI/c4ai-command-r-v01",
+}
+
+
 def test_every_copy_has_provenance() -> None:
     provenance = (DATA / "PROVENANCE.md").read_text(encoding="utf-8")
     copies = {path.name for path in DATA.glob("*.json")}
-    assert copies == {source.copy for source in PRESET_SOURCES.values()}
+    assert copies == {source.copy for source in PRESET_SOURCES.values()} | set(SURVEY_COPIES)
     for name, source in PRESET_SOURCES.items():
         assert f"`{source.copy}` | `{source.repo}`" in provenance, name
+    for copied, repo in SURVEY_COPIES.items():
+        assert f"`{copied}` | `{repo}`" in provenance, copied
 
 
 def test_published_figures() -> None:

@@ -38,7 +38,10 @@ def _named_schedules(path: Path) -> set[str]:
 
 
 def test_registry_order_is_spec_order() -> None:
-    assert ROPE_TYPES == ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
+    assert ROPE_TYPES == (
+        "default", "linear", "dynamic", "yarn", "llama3", "longrope", "ntk", "proportional",
+        "custom",
+    )  # fmt: skip
     assert tuple(s.name for s in SCHEDULES.values()) == ROPE_TYPES
 
 
@@ -71,8 +74,8 @@ def test_the_registry_finds_the_schedules_itself() -> None:
 
 
 def test_schedule_of_names_the_allowed_ones() -> None:
-    with pytest.raises(ValueError, match=r"rope_type must be one of \['default'.*got 'ntk'"):
-        schedule_of("ntk")
+    with pytest.raises(ValueError, match=r"rope_type must be one of \['default'.*got 'xpos'"):
+        schedule_of("xpos")
 
 
 def test_no_generic_rotary_module_names_a_schedule() -> None:

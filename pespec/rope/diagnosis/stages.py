@@ -138,7 +138,8 @@ def _matches(
     with np.errstate(over="ignore", invalid="ignore"):
         phi = round_to(round_to(positions, pos)[None, :, None] * stored[:, None, :], phase)
         exact = np.abs(positions[:, None] * omegas[None, :])
-        slack = noise + 32 * UNIT_ROUNDOFF["float64"] * exact * (1 + np.abs(np.log(omegas)))
+        magnitude = np.abs(np.log(np.where(omegas > 0, omegas, 1.0)))  # ω' = 0: no phase
+        slack = noise + 32 * UNIT_ROUNDOFF["float64"] * exact * (1 + magnitude)
         residual = np.abs(_wrap(angles[None] - sign * phi))
         measured_ok = np.isfinite(angles)[None]
         predicted_ok = np.isfinite(phi)

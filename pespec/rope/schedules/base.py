@@ -51,6 +51,8 @@ SCHEDULE_FIELDS: Final = (
     "high_freq_factor",
     "short_factor",
     "long_factor",
+    "rotated_pairs",
+    "omegas",
 )
 """Every schedule parameter of RopeConfig; those a schedule does not use stay None."""
 
@@ -98,6 +100,10 @@ class ScheduleConfig(Protocol):
     def short_factor(self) -> tuple[float, ...] | None: ...
     @property
     def long_factor(self) -> tuple[float, ...] | None: ...
+    @property
+    def rotated_pairs(self) -> int | None: ...
+    @property
+    def omegas(self) -> tuple[float, ...] | None: ...
 
 
 class Arith(Protocol):
@@ -125,6 +131,8 @@ class HfBlock(NamedTuple):
     small_l: Any
     """``original_max_position_embeddings`` (block, then the model)."""
     seq_len: int | None
+    head_dim: int | None = None
+    """The head size the reader found (before d_r is taken from it)."""
 
 
 class Slip(NamedTuple):
@@ -170,6 +178,10 @@ def _none(config: ScheduleConfig) -> None:
     return None
 
 
+def _claims_nothing(block: Mapping[str, Any]) -> bool:
+    return False
+
+
 def _no_slips(config: ScheduleConfig) -> list[Slip]:
     return []
 
@@ -188,8 +200,10 @@ class Schedule:
     construction (asked only when ``attention_factor`` is not given); ``float64_base`` and
     ``constant`` (+ ``band_term(config, e, K, u)``) -> the error constant K_j of SPEC §8.7;
     ``hf_fields`` -> the RopeConfig fields read from a config.json block; ``uses_seq_len``:
-    the schedule needs ℓ; ``context`` -> the default context length (N, why) it implies, or
-    None; ``slips`` / ``attention_slips`` -> the diagnosis candidates of its parameters.
+    the schedule needs ℓ; ``computed``: ω' goes through pow (else given); ``claims`` -> a
+    block of another kind is this schedule's; ``context`` -> the default context length (N,
+    why) it implies, or None; ``slips`` / ``attention_slips`` -> the diagnosis candidates of
+    its parameters.
     """
 
     name: str
@@ -208,3 +222,8 @@ class Schedule:
     attention_slips: Callable[[ScheduleConfig, float], list[tuple[float, str]]] = field(
         default=_no_attention_slips
     )
+    claims: Callable[[Mapping[str, Any]], bool] = _claims_nothing
+    """Whether a config.json block written under another kind is this schedule's."""
+    computed: bool = True
+    """ω'_j computed through θ^(−2j/d_r) (the base term of SPEC §8.7); False: given, so only
+    their rounding to the phase dtype counts (K_j = 1 + ``constant``)."""

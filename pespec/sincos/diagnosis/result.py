@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import asdict, dataclass, field
@@ -243,7 +244,9 @@ class Diagnosis:
                 "neither a different convention nor a lower working precision."
             )
         wanted = {**declared.to_dict(), "base_follows_argument": True, "base": PRIMARY_BASE}
-        wanted |= {"output_scale": 1.0, "output_scale_rule": "constant"}
+        rule = "sqrt(2/d)" if declared.output_scale == "sqrt(2/d)" else "constant"
+        scale = 1.0 if rule != "constant" else float(declared.output_scale)
+        wanted |= {"output_scale": scale, "output_scale_rule": rule}
         text = (
             f"Output computes {_convention_name(self.convention)} "
             f"({_details(self.convention)}), not {name} ({_details(wanted)})"
@@ -253,10 +256,17 @@ class Diagnosis:
 
 def _is_member(data: dict[str, Any], declared: Convention) -> bool:
     """True when the fitted convention ``data`` is ``declared`` (unit output, base honoured)."""
+    if declared.output_scale == "sqrt(2/d)":
+        scaled_as_declared = data["output_scale_rule"] == "sqrt(2/d)"
+    else:
+        scaled_as_declared = (
+            data["output_scale_rule"] == "constant"
+            and data["output_scale"] == declared.output_scale
+        )
+    unscaled = dataclasses.replace(declared, output_scale=1.0)
     return (
-        _convention_of(data) == declared
-        and data["output_scale_rule"] == "constant"
-        and data["output_scale"] == 1.0
+        _convention_of(data) == unscaled
+        and scaled_as_declared
         and (data["base_follows_argument"] or data["base"] == PRIMARY_BASE)
     )
 
@@ -331,13 +341,13 @@ def _shared_with_presets(data: dict[str, Any]) -> str:
 def _how_to_declare(data: dict[str, Any]) -> list[str]:
     """How to declare the fitted convention when it is the one intended (none when the fit
     has an output scale or a fixed base, which no convention declares)."""
+    names = data.get("matching_presets") or []
+    scaled_preset = data["output_scale_rule"] == "sqrt(2/d)" and names
     if not (
-        data["output_scale_rule"] == "constant"
-        and data["output_scale"] == 1.0
+        (scaled_preset or (data["output_scale_rule"] == "constant" and data["output_scale"] == 1.0))
         and data["base_follows_argument"]
     ):
         return []
-    names = data.get("matching_presets") or []
     if names:
         return [
             f"if the {names[0]} convention is intended, declare it: --convention {names[0]} "

@@ -8,6 +8,7 @@ far (in position) its encoding stays meaningful.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -186,9 +187,15 @@ def _matching_presets(convention: Convention) -> list[str]:
 
 
 def describe(candidate: Candidate, d_model: int) -> dict[str, Any]:
-    """The JSON ``convention`` object of a candidate."""
+    """The JSON ``convention`` object of a candidate; its presets include its output scale
+    (a √(2/d) fit is ``mlx``, not ``tensor2tensor``)."""
     data = candidate.to_dict(d_model)
-    names = _matching_presets(candidate.convention)
+    convention = candidate.convention
+    if candidate.output_scale_rule == "sqrt(2/d)":
+        convention = dataclasses.replace(convention, output_scale="sqrt(2/d)")
+    elif 0.0 < candidate.output_scale <= 1.0:
+        convention = dataclasses.replace(convention, output_scale=candidate.output_scale)
+    names = _matching_presets(convention) if candidate.output_scale > 0 else []
     data["preset"] = names[0] if names else None
     data["matching_presets"] = names
     return data
@@ -212,6 +219,16 @@ def _residuals(
     }
 
 
+def _preset_candidate(preset: Convention, amplitude: float) -> Candidate:
+    """A preset as a candidate: its output scale becomes the candidate's rule (candidates
+    hold unscaled conventions; :func:`model` applies the scale once)."""
+    unscaled = dataclasses.replace(preset, output_scale=1.0)
+    if preset.output_scale == "sqrt(2/d)":
+        return Candidate(unscaled, PRIMARY_BASE, True, 1.0, "sqrt(2/d)", 0)
+    scale = amplitude * float(preset.output_scale)
+    return Candidate(unscaled, PRIMARY_BASE, True, scale, "constant", 0)
+
+
 def closest(
     fitted: Candidate | None, probes: list[Probe], level: Level, amplitude: float
 ) -> list[dict[str, Any]]:
@@ -222,7 +239,7 @@ def closest(
     dims = sorted({probe.d_model for probe in probes}, reverse=True)
     for preset in PRESETS.values():
         if all(d / 2 - preset.frequency_shift > 0 for d in dims):
-            pool.append(Candidate(preset, PRIMARY_BASE, True, amplitude, "constant", 0))
+            pool.append(_preset_candidate(preset, amplitude))
     ranked = sorted(pool, key=lambda candidate: rms(candidate, probes))
     listed: list[dict[str, Any]] = []
     for candidate in ranked:

@@ -25,7 +25,7 @@ STAGES = ("contract", "golden")
     [
         (positions_from_one, "its position offset is fairseq-style (fairseq's is +2)"),
         (denominator_half_minus_one,
-         "its frequency law is that of the tensor2tensor/fairseq/whisper/diffusers convention"),
+         "its frequency law is that of the tensor2tensor/fairseq/whisper/diffusers/mlx convention"),
     ],
 )  # fmt: skip
 def test_a_convention_no_preset_matches_names_the_presets_it_shares(
