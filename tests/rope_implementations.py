@@ -28,10 +28,7 @@ Fn = Callable[[np.ndarray, np.ndarray, RopeConfig], Any]
 
 def _pairs(array: Any, rope: RopeConfig, output: bool) -> tuple[Any, Any]:
     d_r, half = rope.d_r, rope.d_r // 2
-    interleaved = rope.pairing == "interleaved" or (
-        rope.pairing == "interleaved_in_halves_out" and not output
-    )
-    if interleaved:
+    if (rope.output_pairing if output else rope.input_pairing) == "interleaved":
         return array[..., 0:d_r:2], array[..., 1:d_r:2]
     return array[..., :half], array[..., half:d_r]
 

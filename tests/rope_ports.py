@@ -86,7 +86,7 @@ def _float32_rotation(
     phase = positions.astype(np.float32)[:, None] * inv_freq[None, :]
     a = np.float32(attention)
     cos, sin = np.cos(phase) * a, np.sin(phase) * a
-    return rotate_pairs(x.astype(np.float32), cos, sin, rope.d_r, rope.pairing)
+    return rotate_pairs(x.astype(np.float32), cos, sin, rope.d_r, rope.pairing, rope.output_layout)
 
 
 def proportional_port(denominator: str = "d_r", extra_pairs: int = 0):  # type: ignore[no-untyped-def]

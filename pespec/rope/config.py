@@ -17,9 +17,9 @@ from typing import Any
 
 from pespec.rope.schedules.base import SCHEDULE_FIELDS
 from pespec.rope.schedules.fields import check_int, check_positive, check_real, factor_list, show
-from pespec.rope.schedules.registry import PAIRINGS, ROPE_TYPES, SCHEDULES
+from pespec.rope.schedules.registry import OUTPUT_LAYOUTS, PAIRINGS, ROPE_TYPES, SCHEDULES
 
-__all__ = ["PAIRINGS", "ROPE_TYPES", "RopeConfig"]
+__all__ = ["OUTPUT_LAYOUTS", "PAIRINGS", "ROPE_TYPES", "RopeConfig", "pair_layouts"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,9 @@ class RopeConfig:
     through. ``theta`` is the base θ. ``rope_type`` picks the schedule of SPEC §8.3 and the
     remaining fields are its parameters (s = ``factor``, L = ``max_position_embeddings``,
     L0 = ``original_max_position_embeddings``, ℓ = ``seq_len``); unused ones stay ``None``.
+    ``output_layout`` ("halves" or "interleaved") says where each pair's two outputs are
+    written when that differs from what ``pairing`` implies; ``None`` (the default) means as
+    the pairing implies, and a declaration equal to it is stored as ``None``.
     ``rotary_dim=None`` means d_r = ``head_dim``. Factor lists are stored as tuples.
     ``context_length`` is the model's context (config.json's ``max_position_embeddings``):
     not part of the rotation, it sets the positions the suite checks by default (SPEC R8.17)
@@ -42,6 +45,7 @@ class RopeConfig:
     theta: float = 10000.0
     rope_type: str = "default"
     pairing: str = "halves"
+    output_layout: str | None = None
     factor: float | None = None
     max_position_embeddings: int | None = None
     original_max_position_embeddings: int | None = None
@@ -70,6 +74,16 @@ class RopeConfig:
         """The rotary dimension d_r (even, 2 <= d_r <= head_dim)."""
         assert self.rotary_dim is not None  # resolved in __post_init__
         return self.rotary_dim
+
+    @property
+    def input_pairing(self) -> str:
+        """Where pair j is read: "halves" (j, j + d_r/2) or "interleaved" (2j, 2j + 1)."""
+        return pair_layouts(self.pairing, self.output_layout)[0]
+
+    @property
+    def output_pairing(self) -> str:
+        """Where pair j's two outputs are written: "halves" or "interleaved" (SPEC §8.1)."""
+        return pair_layouts(self.pairing, self.output_layout)[1]
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the fields that are set (factor lists as lists)."""
@@ -108,6 +122,28 @@ class RopeConfig:
         return cls(**fields)
 
 
+def pair_layouts(pairing: str, output_layout: str | None = None) -> tuple[str, str]:
+    """(input, output) layout, each "halves" or "interleaved", of ``pairing`` with
+    ``output_layout`` (None: as the pairing implies). The one place that knows it (§8.1)."""
+    read = "halves" if pairing == "halves" else "interleaved"
+    if output_layout is not None:
+        return read, output_layout
+    return read, "interleaved" if pairing == "interleaved" else "halves"
+
+
+def _output_layout(config: RopeConfig) -> str | None:
+    """The declared output layout, or None where it is what the pairing implies."""
+    value = config.output_layout
+    if value is None:
+        return None
+    if value not in OUTPUT_LAYOUTS:
+        raise ValueError(
+            f"output_layout must be None (as the pairing implies) or one of "
+            f"{list(OUTPUT_LAYOUTS)}; got {show(value)}"
+        )
+    return None if value == pair_layouts(config.pairing)[1] else str(value)
+
+
 def _validated(config: RopeConfig) -> dict[str, Any]:
     """Every field normalised (ints, floats, tuples, defaults resolved), or raise."""
     out: dict[str, Any] = {}
@@ -130,6 +166,7 @@ def _validated(config: RopeConfig) -> dict[str, Any]:
         )
     if config.pairing not in PAIRINGS:
         raise ValueError(f"pairing must be one of {list(PAIRINGS)}; got {show(config.pairing)}")
+    out["output_layout"] = _output_layout(config)
     schedule = SCHEDULES[config.rope_type]
     allowed = set(schedule.required) | set(schedule.optional)
     for name in SCHEDULE_FIELDS:

@@ -283,11 +283,9 @@ def pair_indices(
     j = np.arange(half, dtype=np.intp)
     halves = (j, j + half)
     interleaved = (2 * j, 2 * j + 1)
-    if config.pairing == "halves":
-        return (*halves, *halves)
-    if config.pairing == "interleaved":
-        return (*interleaved, *interleaved)
-    return (*interleaved, *halves)
+    read = interleaved if config.input_pairing == "interleaved" else halves
+    write = interleaved if config.output_pairing == "interleaved" else halves
+    return (*read, *write)
 
 
 def _pair_values(

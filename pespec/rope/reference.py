@@ -110,10 +110,8 @@ def _check_x(x: Any, config: RopeConfig) -> F64:
 def pair_views(array: F64, config: RopeConfig, output: bool) -> tuple[F64, F64]:
     """The (a_j, b_j) columns of ``array`` for the input (output=False) or output layout."""
     d_r, half = config.d_r, config.d_r // 2
-    interleaved = config.pairing == "interleaved" or (
-        config.pairing == "interleaved_in_halves_out" and not output
-    )
-    if interleaved:
+    layout = config.output_pairing if output else config.input_pairing
+    if layout == "interleaved":
         return array[..., 0:d_r:2], array[..., 1:d_r:2]
     return array[..., :half], array[..., half:d_r]
 

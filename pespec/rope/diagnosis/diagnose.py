@@ -18,6 +18,7 @@ from pespec.rope.diagnosis.candidates import (
 from pespec.rope.diagnosis.formats import UNIT_ROUNDOFF
 from pespec.rope.diagnosis.layout import (
     detect_pairing,
+    layout_slip,
     pair_values,
     pass_through_changed,
 )
@@ -118,7 +119,7 @@ def diagnose(
             config,
             calls,
             "no pairing (halves, interleaved or interleaved in / "
-            "halves out) explains the rotated basis vectors",
+            "halves out, either output layout) explains the rotated basis vectors",
         )
     cos, sin = pair_values(matrices, config, pairing)
     attentions = attention_models(config)
@@ -178,8 +179,9 @@ def _causes(
     measured: float,
 ) -> list[str]:
     out = []
-    if pairing != config.pairing:
-        out.append(f"pairs formed as {pairing} where the config says {config.pairing}")
+    slip = layout_slip(config, pairing)
+    if slip:
+        out.append(slip)
     if model.slip:
         out.append(model.slip)
     if sign < 0:

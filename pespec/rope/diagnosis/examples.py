@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.rope.config import RopeConfig
+from pespec.rope.config import RopeConfig, pair_layouts
 from pespec.rope.diagnosis.formats import round_to
 from pespec.rope.schedules import frequencies
 
@@ -27,17 +27,24 @@ Backend = Callable[[F64, NDArray[np.int64], RopeConfig], NDArray[Any]]
 
 
 def rotate_pairs(
-    x: NDArray[Any], cos: NDArray[Any], sin: NDArray[Any], d_r: int, pairing: str
+    x: NDArray[Any],
+    cos: NDArray[Any],
+    sin: NDArray[Any],
+    d_r: int,
+    pairing: str,
+    output_layout: str | None = None,
 ) -> NDArray[Any]:
-    """y = (a cos − b sin, a sin + b cos) per pair, in x's dtype; cos, sin (n, d_r/2)."""
+    """y = (a cos − b sin, a sin + b cos) per pair, in x's dtype; cos, sin (n, d_r/2);
+    read by ``pairing``, written as ``output_layout`` (None: as the pairing implies)."""
     half = d_r // 2
+    read, write = pair_layouts(pairing, output_layout)
     y: NDArray[Any] = x.copy()
-    if pairing == "halves":
+    if read == "halves":
         a, b = x[:, :half], x[:, half:d_r]
     else:
         a, b = x[:, 0:d_r:2], x[:, 1:d_r:2]
     ya, yb = a * cos - b * sin, a * sin + b * cos
-    if pairing == "interleaved":
+    if write == "interleaved":
         y[:, 0:d_r:2], y[:, 1:d_r:2] = ya, yb
     else:
         y[:, :half], y[:, half:d_r] = ya, yb
@@ -51,7 +58,8 @@ def numpy_backend(dtype: type, *, pairing: str | None = None) -> Backend:
         omegas, attention = frequencies(rope)
         phase: NDArray[Any] = positions.astype(dtype)[:, None] * omegas.astype(dtype)[None, :]
         cos, sin = np.cos(phase) * dtype(attention), np.sin(phase) * dtype(attention)
-        return rotate_pairs(x.astype(dtype), cos, sin, rope.d_r, pairing or rope.pairing)
+        layout = (pairing, None) if pairing else (rope.pairing, rope.output_layout)
+        return rotate_pairs(x.astype(dtype), cos, sin, rope.d_r, *layout)
 
     return backend
 
@@ -67,7 +75,7 @@ def table_backend(omegas: F64, attention: float, pairing: str | None = None) -> 
             np.cos(phase) * a,
             np.sin(phase) * a,
             rope.d_r,
-            pairing or rope.pairing,
+            *((pairing, None) if pairing else (rope.pairing, rope.output_layout)),
         )
 
     return backend
@@ -119,7 +127,7 @@ def fp16_cache_backend(max_positions: int = 1 << 20) -> Backend:
             freqs = np.outer(t, inv_freq).astype(np.float16)
             cos, sin = np.cos(freqs), np.sin(freqs)  # float16 cache
             c, s = cos[positions].astype(np.float32), sin[positions].astype(np.float32)
-            return rotate_pairs(x.astype(np.float32), c, s, d, rope.pairing)
+            return rotate_pairs(x.astype(np.float32), c, s, d, rope.pairing, rope.output_layout)
 
     return backend
 
@@ -134,7 +142,12 @@ def fast_math_backend() -> Backend:
         two_pi = np.float32(np.float16(2 * math.pi))
         reduced = phase - two_pi * np.round(phase / two_pi)
         return rotate_pairs(
-            x.astype(np.float32), np.cos(reduced), np.sin(reduced), rope.d_r, rope.pairing
+            x.astype(np.float32),
+            np.cos(reduced),
+            np.sin(reduced),
+            rope.d_r,
+            rope.pairing,
+            rope.output_layout,
         )
 
     return backend
@@ -161,20 +174,11 @@ def bfloat16_stack(*, inv_freq_bf16: bool = False, positions_bf16: bool = False)
         q = round_to(x, "bfloat16")
         half = rope.d_r // 2
         out = q.copy()
-        if rope.pairing == "halves":
-            a, b, slots = (
-                q[:, :half],
-                q[:, half : rope.d_r],
-                (slice(0, half), slice(half, rope.d_r)),
-            )
-        else:
-            a, b, slots = (
-                q[:, 0 : rope.d_r : 2],
-                q[:, 1 : rope.d_r : 2],
-                (slice(0, rope.d_r, 2), slice(1, rope.d_r, 2)),
-            )
-        if rope.pairing == "interleaved_in_halves_out":
-            slots = (slice(0, half), slice(half, rope.d_r))
+        halves = (slice(0, half), slice(half, rope.d_r))
+        interleaved = (slice(0, rope.d_r, 2), slice(1, rope.d_r, 2))
+        read = halves if rope.input_pairing == "halves" else interleaved
+        slots = halves if rope.output_pairing == "halves" else interleaved
+        a, b = q[:, read[0]], q[:, read[1]]
 
         def bf(values: F64) -> F64:
             return round_to(values, "bfloat16")

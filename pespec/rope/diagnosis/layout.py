@@ -15,10 +15,19 @@ from typing import Final
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.rope.config import PAIRINGS, RopeConfig
+from pespec.rope.config import RopeConfig, pair_layouts
 from pespec.rope.oracle import pair_indices
 
-__all__ = ["OFF_SUPPORT_LIMIT", "detect_pairing", "pair_values", "pass_through_changed"]
+__all__ = [
+    "LAYOUTS",
+    "OFF_SUPPORT_LIMIT",
+    "detect_pairing",
+    "layout_name",
+    "layout_of",
+    "layout_slip",
+    "pair_values",
+    "pass_through_changed",
+]
 
 F64 = NDArray[np.float64]
 
@@ -27,8 +36,29 @@ OFF_SUPPORT_LIMIT: Final = 1e-3
 its support (a wrong pairing leaves the sines of the fast pairs outside: about half)."""
 
 
-def _support(config: RopeConfig, pairing: str) -> NDArray[np.bool_]:
-    ra, rb, wa, wb = pair_indices(dataclasses.replace(config, pairing=pairing))
+LAYOUTS: Final = {
+    "halves": ("halves", None),
+    "interleaved": ("interleaved", None),
+    "interleaved_in_halves_out": ("interleaved_in_halves_out", None),
+    "halves_in_interleaved_out": ("halves", "interleaved"),
+}
+"""Every (input, output) layout a backend can show, by name: (pairing, output_layout)."""
+
+
+def layout_of(config: RopeConfig, name: str) -> RopeConfig:
+    """``config`` with the pairing and output layout of the layout ``name``."""
+    pairing, output_layout = LAYOUTS[name]
+    return dataclasses.replace(config, pairing=pairing, output_layout=output_layout)
+
+
+def layout_name(config: RopeConfig) -> str:
+    """The name in :data:`LAYOUTS` of the configuration's (input, output) layout."""
+    want = (config.input_pairing, config.output_pairing)
+    return next(n for n, (p, o) in LAYOUTS.items() if pair_layouts(p, o) == want)
+
+
+def _support(config: RopeConfig, name: str) -> NDArray[np.bool_]:
+    ra, rb, wa, wb = pair_indices(layout_of(config, name))
     support = np.zeros((config.head_dim, config.head_dim), dtype=bool)
     for read in (ra, rb):
         support[wa, read] = True
@@ -39,27 +69,44 @@ def _support(config: RopeConfig, pairing: str) -> NDArray[np.bool_]:
 
 
 def detect_pairing(matrices: F64, config: RopeConfig) -> tuple[str, dict[str, float]]:
-    """The pairing (or 'undetermined') and each pairing's off-support energy fraction.
+    """The layout (a name in :data:`LAYOUTS`, or 'undetermined') and each layout's
+    off-support energy fraction; the configuration's own layout wins where it fits.
 
     ``matrices`` (m, head_dim, head_dim) at positions where every value is finite.
     """
     squares = matrices**2
     total = float(squares.sum())
     off = {}
-    for pairing in PAIRINGS:
-        outside = float(squares[:, ~_support(config, pairing)].sum())
-        off[pairing] = outside / total if total > 0 else 1.0
-    fits = [p for p in PAIRINGS if off[p] < OFF_SUPPORT_LIMIT]
-    if config.pairing in fits:
-        return config.pairing, off
+    for name in LAYOUTS:
+        outside = float(squares[:, ~_support(config, name)].sum())
+        off[name] = outside / total if total > 0 else 1.0
+    fits = [name for name in LAYOUTS if off[name] < OFF_SUPPORT_LIMIT]
+    own = layout_name(config)
+    if own in fits:
+        return own, off
     if len(fits) == 1:
         return fits[0], off
     return "undetermined", off
 
 
+def layout_slip(config: RopeConfig, name: str) -> str | None:
+    """The cause when the backend's layout ``name`` is not the configuration's, else None:
+    pairs read otherwise, or (same pairs) the outputs written in the other layout."""
+    found = layout_of(config, name)
+    if found.input_pairing != config.input_pairing:
+        return f"pairs formed as {name} where the config says {config.pairing}"
+    if found.output_pairing != config.output_pairing:
+        return (
+            f"output written as {found.output_pairing} pairs where the configuration says "
+            f"{config.output_pairing} (declare output_layout={found.output_pairing!r})"
+        )
+    return None
+
+
 def pair_values(matrices: F64, config: RopeConfig, pairing: str) -> tuple[F64, F64]:
-    """(A·cos, A·sin) the backend applied, each (m, d_r/2), read from the a_j columns."""
-    ra, _, wa, wb = pair_indices(dataclasses.replace(config, pairing=pairing))
+    """(A·cos, A·sin) the backend applied, each (m, d_r/2), read from the a_j columns of
+    the layout ``pairing`` (a name in :data:`LAYOUTS`)."""
+    ra, _, wa, wb = pair_indices(layout_of(config, pairing))
     return matrices[:, wa, ra], matrices[:, wb, ra]
 
 

@@ -18,7 +18,7 @@ from typing import Final
 
 from pespec.rope.schedules.base import Schedule
 
-__all__ = ["PAIRINGS", "ROPE_TYPES", "SCHEDULES", "schedule_of"]
+__all__ = ["OUTPUT_LAYOUTS", "PAIRINGS", "ROPE_TYPES", "SCHEDULES", "schedule_of"]
 
 
 def _discovered() -> dict[str, Schedule]:
@@ -45,6 +45,9 @@ ROPE_TYPES: Final = tuple(SCHEDULES)
 
 PAIRINGS: Final = ("halves", "interleaved", "interleaved_in_halves_out")
 """How the rotary dimensions form pairs (SPEC §8.1)."""
+
+OUTPUT_LAYOUTS: Final = ("halves", "interleaved")
+"""Where a pair's two outputs may be written when declared apart from the pairing (§8.2)."""
 
 
 def schedule_of(rope_type: str) -> Schedule:
