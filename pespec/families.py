@@ -195,6 +195,13 @@ ROPE = Family(
         option("--layer-type", default=None, help="layer type of a config.json"),
         option("--seq-len", type=int, default=None, help="ℓ for dynamic/longrope"),
         option(
+            "--output-layout",
+            choices=("halves", "interleaved"),
+            default=None,
+            help="where each pair's two outputs are written, when not as the pairing implies "
+            "(sets the config's output_layout; SPEC §8.2)",
+        ),
+        option(
             "--max-position",
             type=int,
             default=None,

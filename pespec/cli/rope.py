@@ -11,7 +11,8 @@ R8.16; for C, CUDA and other kernels Python cannot call).
 
 ``--config`` is a preset name (``pespec rope presets`` lists them), or a JSON file holding a
 RopeConfig dict (``to_dict``) or a transformers ``config.json`` (read by
-:func:`pespec.rope.from_hf`; ``--layer-type`` and ``--seq-len`` as there). Exit codes as
+:func:`pespec.rope.from_hf`; ``--layer-type`` and ``--seq-len`` as there);
+``--output-layout`` sets its ``output_layout`` (SPEC §8.2). Exit codes as
 ``pespec check``: 0 conformant, 1 non-conformant, 2 usage error or backend not loadable,
 130 interrupted.
 """
@@ -19,6 +20,7 @@ RopeConfig dict (``to_dict``) or a transformers ``config.json`` (read by
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from typing import Any
 
@@ -121,10 +123,12 @@ def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
             if path:
                 check_writable(path, option)
         reading = load_config(args.config, args.layer_type, args.seq_len)
+        config, notes = reading.config, list(reading.notes)
+        if getattr(args, "output_layout", None) is not None:
+            config = dataclasses.replace(config, output_layout=args.output_layout)
     except (OSError, ValueError, TypeError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
-    config, notes = reading.config, list(reading.notes)
     if args.from_file is not None:
         from pespec.rope.fromfile import check_file
 

@@ -126,3 +126,43 @@ def test_cli_check_reads_the_field_from_a_config_file(
     )
     assert code == 0, out + err
     assert "CONFORMANT" in out.splitlines()[0]
+
+
+def test_cli_output_layout_option_declares_it_on_a_preset(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["rope", "check", "numpy", "--config", "DeepSeek-V3", "--quiet"]
+    code, out, err = run_cli(
+        [*args, "--max-position", "4096", "--output-layout", "interleaved"], capsys
+    )
+    assert code == 0, out + err
+    code, out, err = run_cli([*args, "--output-layout", "diagonal"], capsys)
+    assert code == 2 and "Traceback" not in err
+    assert "--output-layout" in err and "'diagonal'" in err
+
+
+def test_pespec_check_family_rope_takes_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "report.json"
+    code, out, err = run_cli(
+        [
+            "check",
+            "numpy",
+            "--family",
+            "rope",
+            "--config",
+            "DeepSeek-V3",
+            "--output-layout",
+            "interleaved",
+            "--max-position",
+            "4096",
+            "--quiet",
+            "--json",
+            str(report),
+        ],
+        capsys,
+    )
+    assert code == 0, out + err
+    doc = json.loads(report.read_text(encoding="utf-8"))
+    assert json.dumps(doc).count('"output_layout": "interleaved"') >= 1
