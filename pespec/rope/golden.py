@@ -11,6 +11,7 @@ stated formula).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import re
@@ -53,6 +54,7 @@ __all__ = [
     "load_rope_fixtures",
     "parse_rope_fixture",
     "positions_for_length",
+    "relaid",
     "render_rope_files",
     "render_rope_fixture",
     "verify_rope_fixture",
@@ -322,8 +324,25 @@ def load_rope_fixtures(directory: Path | None = None) -> list[RopeFixture]:
 
 
 def fixture_for(config: RopeConfig, directory: Path | None = None) -> RopeFixture | None:
-    """The verified rotary set whose configuration is ``config`` (a preset's), or None."""
-    return next((f for f in load_rope_fixtures(directory) if f.config == config), None)
+    """The verified rotary set whose configuration is ``config`` (a preset's), or None.
+
+    A preset's configuration with another ``output_layout`` declared (SPEC R8.1) gets the
+    preset's set with its y values moved to the declared layout: the same values."""
+    plain = dataclasses.replace(config, output_layout=None)
+    found = next((f for f in load_rope_fixtures(directory) if f.config == plain), None)
+    if found is None or found.config == config:
+        return found
+    return dataclasses.replace(found, config=config, y=relaid(found.y, found.config, config))
+
+
+def relaid(y: NDArray[np.float64], written: RopeConfig, wanted: RopeConfig) -> NDArray[np.float64]:
+    """``y`` (..., head_dim) written in ``written``'s output layout, moved to ``wanted``'s."""
+    from pespec.rope.reference import pair_views
+
+    out = y.copy()
+    source, target = pair_views(y, written, output=True), pair_views(out, wanted, output=True)
+    target[0][...], target[1][...] = source
+    return out
 
 
 def verify_rope_fixture(fixture: RopeFixture) -> list[str]:

@@ -21,6 +21,7 @@ from clirun import run_cli
 from pespec.rope import PRESETS, RopeCapabilities, RopeConfig, check, oracle
 from pespec.rope.diagnosis import diagnose
 from pespec.rope.diagnosis.examples import numpy_backend
+from pespec.rope.golden import fixture_for
 from pespec.rope.reference import rotate
 
 DEEPSEEK = PRESETS["DeepSeek-V3"]  # pairing interleaved_in_halves_out, as config.json reads
@@ -47,12 +48,15 @@ def test_interleaved_out_port_fails_undeclared_and_the_permutation_is_named() ->
 def test_interleaved_out_port_is_conformant_when_declared() -> None:
     report = check(MLX_PORT, DECLARED, level="float32", max_position=MAX_POSITION)
     assert report.conformant, report.summary()
+    assert "golden:rope-deepseek-v3" in [c.id for c in report.checks]  # the preset's fixture
     assert diagnose(MLX_PORT, DECLARED).causes == ()
 
 
 def test_halves_out_port_fails_the_interleaved_declaration_and_is_named() -> None:
     report = check(HF_PORT, DECLARED, level="float32", max_position=MAX_POSITION)
     assert not report.conformant
+    failed = {c.id for c in report.checks if c.status == "failed"}
+    assert "golden:rope-deepseek-v3" in failed, report.summary()
     result = diagnose(HF_PORT, DECLARED)
     expected = (
         "output written as halves pairs where the configuration says interleaved "
@@ -86,6 +90,16 @@ def test_the_reference_output_is_the_permutation_and_nothing_else() -> None:
     np.testing.assert_array_equal(interleaved[:, 1::2], halves[:, half:])
     exact = oracle.rotate(x, positions, DECLARED)
     np.testing.assert_allclose(interleaved, exact, rtol=0, atol=1e-12)
+
+
+def test_the_preset_fixture_is_moved_to_the_declared_layout() -> None:
+    """The stored correctly rounded y values, in the declared places: equal bit for bit to the
+    oracle's rotation for the declared configuration."""
+    fixture = fixture_for(DECLARED)
+    assert fixture is not None and fixture.config == DECLARED
+    expected = oracle.rotate(fixture.x, fixture.positions, DECLARED)
+    np.testing.assert_array_equal(fixture.y, expected)
+    assert fixture_for(dataclasses.replace(DEEPSEEK, theta=20000.0)) is None
 
 
 @pytest.mark.parametrize("value", ["Interleaved", "interleaved_in_halves_out", 1, ""])
