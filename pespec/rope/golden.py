@@ -339,7 +339,7 @@ def relaid(y: NDArray[np.float64], written: RopeConfig, wanted: RopeConfig) -> N
     """``y`` (..., head_dim) written in ``written``'s output layout, moved to ``wanted``'s."""
     from pespec.rope.reference import pair_views
 
-    out = y.copy()
+    out: NDArray[np.float64] = np.array(y, dtype=np.float64)
     source, target = pair_views(y, written, output=True), pair_views(out, wanted, output=True)
     target[0][...], target[1][...] = source
     return out
