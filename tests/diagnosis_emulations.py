@@ -225,7 +225,7 @@ EMULATIONS: list[Expected] = [
         ),
         "sin_cos_halves",
         1.0,
-        "tensor2tensor",
+        "mlx",  # SPEC §3.2's mlx preset: this layout, shift and base, A = √(2/d)
         "float32",
         output_scale_rule="sqrt(2/d)",
     ),

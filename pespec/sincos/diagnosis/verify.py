@@ -187,14 +187,14 @@ def _matching_presets(convention: Convention) -> list[str]:
 
 
 def describe(candidate: Candidate, d_model: int) -> dict[str, Any]:
-    """The JSON ``convention`` object of a candidate; its presets include its output scale
-    (a √(2/d) fit is ``mlx``, not ``tensor2tensor``)."""
+    """The JSON ``convention`` object of a candidate. A √(2/d) fit is matched with that scale
+    (``mlx``, not ``tensor2tensor``: the scale is part of that preset); a constant factor is no
+    preset's, so it is matched apart from it (``canonical``, the factor in ``output_scale``),
+    whatever its value."""
     data = candidate.to_dict(d_model)
     convention = candidate.convention
     if candidate.output_scale_rule == "sqrt(2/d)":
         convention = dataclasses.replace(convention, output_scale="sqrt(2/d)")
-    elif 0.0 < candidate.output_scale <= 1.0:
-        convention = dataclasses.replace(convention, output_scale=candidate.output_scale)
     names = _matching_presets(convention) if candidate.output_scale > 0 else []
     data["preset"] = names[0] if names else None
     data["matching_presets"] = names
