@@ -15,7 +15,6 @@ rotation in DTYPE; every stage in float64 for torch-float64).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -26,8 +25,8 @@ from numpy.typing import NDArray
 from pespec._suggest import did_you_mean
 from pespec.conformance.backends import Backend, BackendCapabilities
 from pespec.conformance.guard import BackendLoadError, CallingConvention
+from pespec.conformance.libraries import import_optional, library_spec, torch_device
 from pespec.conformance.loading import load_backend
-from pespec.numerics.formats import DTYPES
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import parse_rope_level
 from pespec.rope.hf import ConfigReading
@@ -183,31 +182,19 @@ def _numpy_float32(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -
 
 
 def _torch_backend(dtype_name: str, device: str, spec: str) -> Backend:
-    try:
-        torch = importlib.import_module("torch")
-    except ImportError as exc:
-        raise BackendLoadError(
-            f"backend {spec!r} needs torch, which is not installed ({exc}); "
-            "install it with: pip install 'pespec[torch]'"
-        ) from None
-    try:
-        torch_device = torch.device(device)
-        torch.zeros(1, device=torch_device)
-    except (RuntimeError, AssertionError) as exc:
-        raise BackendLoadError(
-            f"backend {spec!r}: torch device {device!r} is not available: {exc}"
-        ) from None
+    torch = import_optional("torch", "torch", spec)
+    on_device = torch_device(torch, device, spec)
     dtype = getattr(torch, dtype_name)
     work = torch.float64 if dtype_name == "float64" else torch.float32
 
     def rotate_torch(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
         omega, attention = _omega32(rope)
-        w = torch.from_numpy(omega).to(work).to(torch_device)
-        p = torch.from_numpy(np.array(positions, copy=True)).to(torch_device).to(work)
+        w = torch.from_numpy(omega).to(work).to(on_device)
+        p = torch.from_numpy(np.array(positions, copy=True)).to(on_device).to(work)
         phase = torch.outer(p, w)
         cos = (phase.cos() * attention).to(dtype)
         sin = (phase.sin() * attention).to(dtype)
-        xs = torch.from_numpy(np.asarray(x)).to(torch_device).to(dtype)
+        xs = torch.from_numpy(np.asarray(x)).to(on_device).to(dtype)
         out = xs.clone()
         a, b = _pair_views(xs, rope, output=False)
         ya, yb = _pair_views(out, rope, output=True)
@@ -218,7 +205,7 @@ def _torch_backend(dtype_name: str, device: str, spec: str) -> Backend:
         spec,
         rotate_torch,
         capabilities=RopeCapabilities(),
-        device=str(torch_device),
+        device=str(on_device),
         spec=spec,
         libraries={"torch": torch.__version__},
     )
@@ -234,15 +221,10 @@ def _builtin(text: str) -> Backend | None:
         return Backend(
             text, _numpy_float32, capabilities=RopeCapabilities(), spec=text, libraries=libraries
         )
-    head, _, device = text.partition(":")
-    library, _, dtype_name = head.partition("-")
-    if library != "torch" or "." in head:
+    head = text.partition(":")[0]
+    if head.partition("-")[0] != "torch" or "." in head:
         return None
-    dtype_name = dtype_name or "float32"
-    if dtype_name not in DTYPES:
-        raise BackendLoadError(
-            f"backend {text!r}: dtype must be one of {sorted(DTYPES)}; got {dtype_name!r}"
-        )
+    _, dtype_name, device = library_spec(text)
     return _torch_backend(dtype_name, device or "cpu", text)
 
 

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend
 from pespec.conformance.guard import BackendLoadError
+from pespec.conformance.libraries import import_optional, library_spec, torch_device
 from pespec.numerics.formats import DTYPES
 
 __all__ = ["BUILTIN_BACKENDS", "REFERENCE_MAX_POSITION", "builtin_backend"]
@@ -96,36 +97,20 @@ def _numpy_backend(dtype_name: str) -> Backend:
 # torch and JAX backends (optional libraries)
 
 
-def _import_optional(module: str, extra: str, spec: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise BackendLoadError(
-            f"backend {spec!r} needs {module}, which is not installed ({exc}); "
-            f"install it with: pip install 'pespec[{extra}]'"
-        ) from None
-
-
 def _torch_backend(dtype_name: str, device: str, spec: str) -> Backend:
     """torch: θ = p·ω in float32 on ``device`` (float64 for torch-float64), stored in the dtype."""
-    torch = _import_optional("torch", "torch", spec)
-    try:
-        torch_device = torch.device(device)
-        torch.zeros(1, device=torch_device)
-    except (RuntimeError, AssertionError) as exc:
-        raise BackendLoadError(
-            f"backend {spec!r}: torch device {device!r} is not available: {exc}"
-        ) from None
+    torch = import_optional("torch", "torch", spec)
+    on_device = torch_device(torch, device, spec)
     out_dtype = getattr(torch, dtype_name)
     work_dtype = torch.float64 if dtype_name == "float64" else torch.float32
 
     def encode_torch(positions: NDArray[Any], d_model: int, base: float) -> Any:
         from pespec.reference.encoding import frequencies
 
-        omega = torch.from_numpy(frequencies(d_model, base)).to(work_dtype).to(torch_device)
-        p = torch.from_numpy(np.array(positions, copy=True)).to(torch_device).to(work_dtype)
+        omega = torch.from_numpy(frequencies(d_model, base)).to(work_dtype).to(on_device)
+        p = torch.from_numpy(np.array(positions, copy=True)).to(on_device).to(work_dtype)
         theta = torch.outer(p, omega)
-        out = torch.empty((p.shape[0], d_model), dtype=out_dtype, device=torch_device)
+        out = torch.empty((p.shape[0], d_model), dtype=out_dtype, device=on_device)
         out[:, 0::2] = torch.sin(theta).to(out_dtype)
         out[:, 1::2] = torch.cos(theta).to(out_dtype)
         return out
@@ -133,7 +118,7 @@ def _torch_backend(dtype_name: str, device: str, spec: str) -> Backend:
     return Backend(
         spec,
         encode_torch,
-        device=str(torch_device),
+        device=str(on_device),
         spec=spec,
         libraries={"torch": torch.__version__},
     )
@@ -141,7 +126,7 @@ def _torch_backend(dtype_name: str, device: str, spec: str) -> Backend:
 
 def _jax_backend(dtype_name: str, spec: str) -> Backend:
     """JAX: θ = p·ω in float32 (float64 needs jax_enable_x64), stored in the dtype."""
-    jax = _import_optional("jax", "jax", spec)
+    jax = import_optional("jax", "jax", spec)
     jnp = importlib.import_module("jax.numpy")
     out_dtype = DTYPES[dtype_name]
     work = np.float64 if dtype_name == "float64" else np.float32
@@ -160,13 +145,7 @@ def _jax_backend(dtype_name: str, spec: str) -> Backend:
 
 def _library_backend(spec: str) -> Backend:
     """``torch[-DTYPE][:DEVICE]`` or ``jax[-DTYPE]``."""
-    head, _, device = spec.partition(":")
-    library, _, dtype_name = head.partition("-")
-    dtype_name = dtype_name or "float32"
-    if dtype_name not in DTYPES:
-        raise BackendLoadError(
-            f"backend {spec!r}: dtype must be one of {sorted(DTYPES)}; got {dtype_name!r}"
-        )
+    library, dtype_name, device = library_spec(spec)
     if library == "torch":
         return _torch_backend(dtype_name, device or "cpu", spec)
     if device:
