@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import pespec
+from tests.project.source_words import source_texts
 
 PACKAGE = Path(pespec.__file__).parent
 
@@ -76,24 +77,7 @@ ENGINE_BASES = frozenset({"Suite", "Report", "GuardedBackend", "EngineSuite"})
 
 def _words(tree: ast.AST) -> list[tuple[int, str]]:
     """(line, text) of every identifier, attribute, argument and string of ``tree``."""
-    found: list[tuple[int, str]] = []
-    for node in ast.walk(tree):
-        line = getattr(node, "lineno", 0)
-        if isinstance(node, ast.Name):
-            found.append((line, node.id))
-        elif isinstance(node, ast.Attribute):
-            found.append((line, node.attr))
-        elif isinstance(node, ast.arg):
-            found.append((line, node.arg))
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
-            found.append((line, node.name))
-        elif isinstance(node, ast.alias):
-            found.append((line, node.name))
-        elif isinstance(node, ast.keyword) and node.arg:
-            found.append((line, node.arg))
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            found.append((line, node.value))
-    return found
+    return source_texts(tree)
 
 
 def family_words(module: str) -> list[str]:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.project.source_words import source_texts
 from tests.project.test_import_layers import (
     PACKAGE,
     imported,
@@ -170,28 +171,11 @@ def family_words(source: str) -> list[str]:
     """Every family word (:data:`VOCABULARY`) in ``source``'s identifiers, attributes,
     arguments, keywords and string constants, with its line."""
     pattern = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(VOCABULARY) + r")(?![A-Za-z0-9])", re.I)
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        texts: list[str] = []
-        if isinstance(node, ast.Name):
-            texts = [node.id]
-        elif isinstance(node, ast.Attribute):
-            texts = [node.attr]
-        elif isinstance(node, ast.arg):
-            texts = [node.arg]
-        elif isinstance(node, ast.keyword) and node.arg is not None:
-            texts = [node.arg]
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
-            texts = [node.name]
-        elif isinstance(node, ast.alias):
-            texts = [node.name, node.asname or ""]
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            texts = [node.value]
-        for text in texts:  # "_" separates words ("base_hex"), letters do not ("database")
-            found += [
-                f"{getattr(node, 'lineno', '?')}: {m.group(0)!r} in {text[:60]!r}"
-                for m in pattern.finditer(text)
-            ]
+    found = [  # "_" separates words ("base_hex"), letters do not ("database")
+        f"{line}: {m.group(0)!r} in {text[:60]!r}"
+        for line, text in source_texts(source)
+        for m in pattern.finditer(text)
+    ]
     return sorted(set(found))
 
 

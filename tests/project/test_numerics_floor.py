@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import pespec
+from tests.project.source_words import source_texts
 
 PACKAGE = Path(pespec.__file__).parent
 NUMERICS = PACKAGE / "numerics"
@@ -92,27 +93,10 @@ def _words(text: str) -> set[str]:
 def vocabulary_problems(source: str, where: str) -> list[str]:
     """Family words in identifiers, attribute names, arguments and string constants."""
     problems = []
-    for node in ast.walk(ast.parse(source)):
-        texts: list[str] = []
-        if isinstance(node, ast.Name):
-            texts = [node.id]
-        elif isinstance(node, ast.Attribute):
-            texts = [node.attr]
-        elif isinstance(node, ast.arg):
-            texts = [node.arg]
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            texts = [node.name]
-        elif isinstance(node, ast.alias):
-            texts = [node.asname or node.name]
-        elif isinstance(node, ast.keyword) and node.arg:
-            texts = [node.arg]
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            texts = [node.value]
-        for text in texts:
-            found = _words(text) & FAMILY_WORDS
-            if found:
-                line = getattr(node, "lineno", 0)
-                problems.append(f"{where}:{line}: {sorted(found)} in {text[:60]!r}")
+    for line, text in source_texts(source):
+        found = _words(text) & FAMILY_WORDS
+        if found:
+            problems.append(f"{where}:{line}: {sorted(found)} in {text[:60]!r}")
     return problems
 
 
