@@ -38,6 +38,7 @@ from pespec.numerics.formats import (
     ulp,
 )
 from pespec.properties.base import LEVELS, EncodingConfig, Level
+from pespec.properties.loglinear import log_linear_gamma
 from pespec.reference.conventions import CANONICAL, Convention
 from pespec.reference.validation import check_base, check_d_model
 
@@ -239,7 +240,7 @@ def working_error(
     omega, lam = frequencies_and_logs(config.d_model, config.base, config.convention)
     q = _scaled_positions(config)
     theta = np.abs(q)[:, None] * omega[None, :]
-    g = angle_gamma(level, lam, config.base)[None, :]
+    g = _angle_terms(config, level, lam)[None, :]
     delta_q = _position_error(q, config.positions, config, level)
     with np.errstate(over="ignore", invalid="ignore"):
         error = u_function(level) + g * theta
@@ -247,6 +248,17 @@ def working_error(
         overflow = np.abs(q) > MAX_FINITE[level.working_dtype]
         error = np.where(overflow[:, None] | ~np.isfinite(error), np.inf, error)
     return error, theta
+
+
+def _angle_terms(
+    config: EncodingConfig, level: Level, lam: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """γ(K_θ(k)) per pair (A3), or for a convention declaring the log-linear frequency formula
+    the larger of it and that formula's term (A8, Annex A.8): either computation passes."""
+    g = angle_gamma(level, lam, config.base)
+    if config.convention.frequency_formula == "log-linear":
+        g = np.maximum(g, log_linear_gamma(level, config.d_model, config.base, config.convention))
+    return g
 
 
 def reference_error_bound(config: EncodingConfig) -> NDArray[np.float64]:

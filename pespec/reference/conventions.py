@@ -14,6 +14,10 @@ A :class:`Convention` fixes everything except ``d_model`` and ``base``:
 * ``argument_scale`` c: the angle is c·(p + o)·ω_k (diffusers' ``scale``).
 * ``output_scale`` A: both columns are multiplied by A, a float64 in (0, 1] or the
   exact irrational ``"sqrt(2/d)"`` (mlx's default; SPEC §3.1, Annex F.8).
+* ``frequency_formula``: how a backend of this convention computes ω_k, for the error model
+  only (the exact values do not depend on it, so it is not compared): ``"power"`` (SPEC §4.1
+  A3: exp(−k·ln(base)/(d/2 − s)) or a power) or ``"log-linear"`` (mlx: exp of a linspace
+  from ln base down to 0, minus ln base; SPEC §4.1 A8, Annex A.8). Needs an integer s.
 
 So for pair k, with θ = c·(p + o)·ω_k, the pair's two columns hold A·sin θ and
 A·cos θ, placed by ``layout``. ``base`` is not part of the convention: every
@@ -37,6 +41,7 @@ __all__ = [
     "CANONICAL",
     "DIFFUSERS_DEFAULT",
     "FAIRSEQ",
+    "FREQUENCY_FORMULAS",
     "GUIDED_DIFFUSION",
     "LAYOUTS",
     "MARIAN",
@@ -60,6 +65,8 @@ Layout = Literal["interleaved", "sin_cos_halves", "cos_sin_halves"]
 LAYOUTS: tuple[Layout, ...] = ("interleaved", "sin_cos_halves", "cos_sin_halves")
 OUTPUT_SCALE_RULES: tuple[str, ...] = ("sqrt(2/d)",)
 """The symbolic output scales: exact irrational values that depend on d (SPEC §3.1)."""
+FREQUENCY_FORMULAS: tuple[str, ...] = ("power", "log-linear")
+"""How ω_k is computed, for the error model (SPEC §4.1 A3, A8); not part of the exact values."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,7 @@ class Convention:
     argument_scale: float = 1.0
     name: str = field(default="canonical", compare=False)
     output_scale: float | str = 1.0
+    frequency_formula: str = field(default="power", compare=False)
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
@@ -98,6 +106,7 @@ class Convention:
         if not isinstance(self.name, str):
             raise TypeError(f"name must be a str; got {self.name!r}")
         object.__setattr__(self, "output_scale", _check_output_scale(self.output_scale))
+        _check_frequency_formula(self.frequency_formula, self.frequency_shift)
         if self.name == "canonical" and not self.is_canonical:
             object.__setattr__(self, "name", "custom")  # the default name would mislead
 
@@ -178,7 +187,8 @@ class Convention:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description (used by fixtures and reports); ``output_scale`` only when
-        it is not 1, so unscaled conventions keep their JSON of spec 1.1 byte for byte."""
+        it is not 1 and ``frequency_formula`` only when it is not "power", so the other
+        conventions keep their JSON of spec 1.1 byte for byte."""
         data: dict[str, Any] = {
             "name": self.name,
             "layout": self.layout,
@@ -188,6 +198,8 @@ class Convention:
         }
         if self.output_scale != 1.0:
             data["output_scale"] = self.output_scale
+        if self.frequency_formula != "power":
+            data["frequency_formula"] = self.frequency_formula
         return data
 
     @classmethod
@@ -195,11 +207,11 @@ class Convention:
         """Inverse of :meth:`to_dict`; a missing or unknown key raises ValueError naming it."""
         required = ("layout", "frequency_shift", "position_offset", "argument_scale")
         missing = [key for key in required if key not in data]
-        unknown = sorted(set(data) - {*required, "name", "output_scale"})
+        unknown = sorted(set(data) - {*required, "name", "output_scale", "frequency_formula"})
         if missing or unknown:
             raise ValueError(
                 f"convention dict must have keys {required} (and optionally 'name', "
-                f"'output_scale'); missing {missing}, unknown {unknown}"
+                f"'output_scale', 'frequency_formula'); missing {missing}, unknown {unknown}"
             )
         return cls(
             layout=data["layout"],
@@ -208,6 +220,7 @@ class Convention:
             argument_scale=data["argument_scale"],
             name=data.get("name", "custom"),
             output_scale=data.get("output_scale", 1.0),
+            frequency_formula=data.get("frequency_formula", "power"),
         )
 
 
@@ -232,6 +245,18 @@ def _check_output_scale(value: Any) -> float | str:
     if as_float != value or not 0.0 < as_float <= 1.0:
         raise ValueError(f"output_scale must be {allowed}; got {value!r}")
     return as_float
+
+
+def _check_frequency_formula(value: Any, frequency_shift: float) -> None:
+    """ValueError unless ``value`` is one of FREQUENCY_FORMULAS; "log-linear" needs an integer
+    frequency_shift (its linspace divides by d/2 − s exactly, SPEC §4.1 A8)."""
+    if value not in FREQUENCY_FORMULAS:
+        raise ValueError(f"frequency_formula must be one of {FREQUENCY_FORMULAS}; got {value!r}")
+    if value == "log-linear" and not float(frequency_shift).is_integer():
+        raise ValueError(
+            "frequency_formula 'log-linear' needs an integer frequency_shift (mlx: 1); got "
+            f"{frequency_shift!r}"
+        )
 
 
 def _sqrt_nearest(square: Fraction) -> float:
@@ -298,7 +323,13 @@ def diffusers_convention(
 DIFFUSERS_DEFAULT = diffusers_convention()
 """diffusers ``get_timestep_embedding`` with its default arguments."""
 
-MLX = Convention(layout="sin_cos_halves", frequency_shift=1, output_scale="sqrt(2/d)", name="mlx")
+MLX = Convention(
+    layout="sin_cos_halves",
+    frequency_shift=1,
+    output_scale="sqrt(2/d)",
+    name="mlx",
+    frequency_formula="log-linear",
+)
 """mlx ``nn.SinusoidalPositionalEncoding(dims)`` with its defaults (mlx 0.32.4,
 ``python/mlx/nn/layers/positional_encoding.py``, lines 78-128): ``min_freq=1e-4``,
 ``max_freq=1``, ``scale=None`` → ``(2/dims)**0.5``, ``cos_first=False``,
@@ -306,7 +337,8 @@ MLX = Convention(layout="sin_cos_halves", frequency_shift=1, output_scale="sqrt(
 ln min_freq) = 10^4^(−k/(d/2 − 1)) (s = 1, base 1/min_freq = 10^4), y = x[..., None]·sigmas,
 concatenate([sin y, cos y]), then y·scale. The module computes the scale in float64 and
 multiplies in the input's format (float32): the exact √(2/d) is the convention, that rounding
-belongs to the error model (SPEC Annex F.8)."""
+belongs to the error model (SPEC Annex F.8). So does the float32 linspace (1 − k/(d/2 − 1))
+·ln(10^4) − ln(10^4) under the exp: ``frequency_formula="log-linear"`` (SPEC Annex A.8)."""
 
 PRESETS: dict[str, Convention] = {
     "canonical": CANONICAL,
@@ -330,7 +362,7 @@ PRESET_SOURCES: dict[str, str] = {
     "marian": "HF `MarianSinusoidalPositionalEmbedding`; Transformer-XL `PositionalEmbedding`",
     "diffusers": "diffusers `get_timestep_embedding` (defaults)",
     "mlx": "mlx `nn.SinusoidalPositionalEncoding` (defaults; mlx 0.32.4 "
-    "`nn/layers/positional_encoding.py` L78-128)",
+    "`nn/layers/positional_encoding.py` L78-128); `frequency_formula` log-linear (§4.1 A8)",
 }
 """Where each preset's facts come from (the docstrings above give the formulas)."""
 

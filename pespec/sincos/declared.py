@@ -71,8 +71,13 @@ def resolve_convention(value: Any, what: str = "convention") -> Convention:
 def certified_fixture(fixture: Any, convention: Convention) -> tuple[Any, str | None]:
     """``fixture`` with its values re-certified by the oracle for ``convention`` (same
     positions, d_model, base and columns), or (None, why) when the convention is undefined
-    at the fixture's d_model. A fixture already of ``convention`` is returned as it is."""
+    at the fixture's d_model. A fixture already of ``convention`` keeps its values; it takes
+    the declared frequency formula, which fixtures do not store (SPEC §4.1 A8)."""
     if fixture.convention == convention:
+        formula = convention.frequency_formula
+        if fixture.convention.frequency_formula != formula:
+            relabelled = dataclasses.replace(fixture.convention, frequency_formula=formula)
+            fixture = dataclasses.replace(fixture, convention=relabelled)
         return fixture, None
     from pespec.reference import oracle
 

@@ -8,6 +8,7 @@ ports; the diagnosis names the missing scale.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from fractions import Fraction
 
@@ -199,8 +200,9 @@ def test_scale_term_is_needed_for_the_bound() -> None:
     level = parse_level("float32")
     x = oracle.encode(positions, 64, convention=MLX)
     scaled = element_bound_parts(EncodingConfig(positions, 64, 10000.0, MLX), level, np.abs(x))
+    unscaled = dataclasses.replace(TENSOR2TENSOR, frequency_formula="log-linear")  # as MLX
     plain = element_bound_parts(
-        EncodingConfig(positions, 64, 10000.0, TENSOR2TENSOR), level, np.abs(x) / 0.25
+        EncodingConfig(positions, 64, 10000.0, unscaled), level, np.abs(x) / 0.25
     )
     amplitude = MLX.amplitude(64)
     g4 = 4 * level.u_work / (1 - 4 * level.u_work)
