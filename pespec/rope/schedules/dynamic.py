@@ -77,6 +77,10 @@ def _slips(c: ScheduleConfig) -> list[Slip]:
     return [Slip({"seq_len": length}, text, {"seq_len": length})]
 
 
+def _threshold(config: ScheduleConfig) -> int | None:
+    return config.max_position_embeddings
+
+
 SPEC_ORDER = 2
 """Where SPEC §8.3 lists this schedule (the registry's order, and ``ROPE_TYPES``')."""
 
@@ -91,5 +95,6 @@ SCHEDULE = Schedule(
     float64_base=_float64_base,
     uses_seq_len=True,
     slips=_slips,
+    length_threshold=_threshold,
 )
 """The dynamic NTK schedule."""
