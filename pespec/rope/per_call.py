@@ -26,6 +26,7 @@ from pespec.conformance.report import CheckResult, Report
 from pespec.rope.config import RopeConfig
 from pespec.rope.domain import position_domain
 from pespec.rope.guard import rope_guard
+from pespec.rope.report import report_fields
 from pespec.rope.schedules.registry import SCHEDULES
 
 __all__ = ["PerCallRun", "at_seq_len", "call_lengths", "per_call_run"]
@@ -136,13 +137,14 @@ class PerCallRun:
     def report_fields(self) -> dict[str, Any]:
         """The first group's level and dtypes, the declared configuration and domain."""
         fields: dict[str, Any] = next(iter(self.runs.values())).report_fields()
-        data = dict(fields["family_data"])
-        data.update(
-            config=self.config.to_dict(),
-            domain=self.domain.to_dict(),
-            config_notes=self.config_notes,
+        fields.update(
+            report_fields(
+                config=self.config.to_dict(),
+                level_stages=fields["level_stages"],
+                domain=self.domain.to_dict(),
+                config_notes=self.config_notes,
+            )
         )
-        fields["family_data"] = data
         return fields
 
     def diagnose(self, report: Report) -> None:
