@@ -39,7 +39,7 @@ ENTRY_POINT_GROUP = "pespec.families"
 
 
 def seq_len_argument(text: str) -> int | str:
-    """``--seq-len``: an int ℓ or ``per-call`` (SPEC Annex G.4); ValueError otherwise."""
+    """``--seq-len``: an int ℓ or ``per-call`` (SPEC Annex G.1); ValueError otherwise."""
     if text == "per-call":
         return text
     try:

@@ -48,7 +48,7 @@ class RopeConfig:
     written when that differs from what ``pairing`` implies; ``None`` (the default) means as
     the pairing implies, and a declaration equal to it is stored as ``None``.
     ``seq_len_rule="per-call"`` (dynamic, longrope; ``seq_len`` None) says ℓ is each call's
-    largest position + 1, as models run them (SPEC Annex G.4); ``short_mscale`` /
+    largest position + 1, as models run them (SPEC Annex G.1); ``short_mscale`` /
     ``long_mscale`` are longrope's A per regime (PhiMoE).
     ``rotary_dim=None`` means d_r = ``head_dim``. Factor lists are stored as tuples.
     ``context_length`` is the model's context (config.json's ``max_position_embeddings``):
@@ -210,7 +210,7 @@ def _validated(config: RopeConfig) -> dict[str, Any]:
 
 
 def _per_call(config: RopeConfig, uses_seq_len: bool) -> bool:
-    """Whether ℓ is per call (``seq_len_rule="per-call"``, SPEC Annex G.4), or raise."""
+    """Whether ℓ is per call (``seq_len_rule="per-call"``, SPEC Annex G.1), or raise."""
     rule = config.seq_len_rule
     if rule is None:
         return False

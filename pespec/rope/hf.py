@@ -34,7 +34,7 @@ def from_hf(
     ``layer_type`` picks ``"full_attention"`` or ``"sliding_attention"`` where the rotary
     parameters differ per layer type (Gemma 3); ``seq_len`` is the sequence length ℓ that the
     ``dynamic`` and ``longrope`` schedules require (SPEC §8.4), or ``"per-call"`` (ℓ is each
-    call's largest position + 1, SPEC Annex G.4), and must be None otherwise.
+    call's largest position + 1, SPEC Annex G.1), and must be None otherwise.
     A model type known to have no rotary embedding (:data:`NO_ROTARY_MODEL_TYPES`) is a
     ValueError. :func:`read_hf` also returns what was filled in by default.
     """

@@ -278,7 +278,7 @@ def _schedule(
     """The schedule's fields (s, L, L0, ℓ and the block's own keys), read by the schedule."""
     schedule = SCHEDULES[kind]
     rule = {"seq_len_rule": seq_len} if seq_len in SEQ_LEN_RULES else {}
-    if rule and schedule.uses_seq_len:  # ℓ per call (SPEC Annex G.4)
+    if rule and schedule.uses_seq_len:  # ℓ per call (SPEC Annex G.1)
         seq_len = None
     if schedule.uses_seq_len:
         if seq_len is None and not rule:

@@ -1,4 +1,4 @@
-"""ℓ per call (SPEC Annex G.4): ``dynamic`` and ``longrope`` checked as models run them.
+"""ℓ per call (SPEC Annex G.1): ``dynamic`` and ``longrope`` checked as models run them.
 
 A model does not know a fixed ℓ: transformers takes ℓ = (the largest position of the call)
 + 1 (dynamic NTK rescales θ once ℓ > L; longrope switches to the long factors and A once

@@ -412,7 +412,7 @@ def _from_json(
             f"--layer-type applies to a transformers config.json, not to a "
             f"RopeConfig dict; got --layer-type {layer_type}"
         )
-    if seq_len == "per-call":  # ℓ per call (SPEC Annex G.4)
+    if seq_len == "per-call":  # ℓ per call (SPEC Annex G.1)
         data = {**data, "seq_len_rule": seq_len}
     elif seq_len is not None:
         if data.get("seq_len") not in (None, seq_len):

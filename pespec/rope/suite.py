@@ -452,7 +452,7 @@ def RopeSuite(  # the class it was; the engine's Suite now
 ) -> Suite:
     """The rotary suite of ``backend`` for ``config``: the engine's Suite (a factory since
     issue 25) on a :class:`RopeRun` (see it for the arguments), or ℓ per call on the
-    :class:`~pespec.rope.per_call.PerCallRun` of one (SPEC Annex G.4)."""
+    :class:`~pespec.rope.per_call.PerCallRun` of one (SPEC Annex G.1)."""
     run = RopeRun(
         backend,
         config,

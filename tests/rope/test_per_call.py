@@ -1,4 +1,4 @@
-"""ℓ per call (SPEC Annex G.4): ``seq_len_rule="per-call"`` for dynamic and longrope.
+"""ℓ per call (SPEC Annex G.1): ``seq_len_rule="per-call"`` for dynamic and longrope.
 
 A model takes ℓ = (the call's largest position) + 1 (transformers' ``dynamic_rope_update``:
 ``seq_len = torch.max(position_ids) + 1``). The suite checks such a configuration in groups

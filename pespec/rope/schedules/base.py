@@ -232,7 +232,7 @@ class Schedule:
     """Whether a config.json block written under another kind is this schedule's."""
     length_threshold: Callable[[ScheduleConfig], int | None] = _none
     """The largest ℓ of the schedule's unscaled regime (L0 for longrope, L for dynamic): the
-    per-call ℓ groups of SPEC Annex G.4 sit at it, just past it and at the domain's end."""
+    per-call ℓ groups of SPEC Annex G.1 sit at it, just past it and at the domain's end."""
     computed: bool = True
     """ω'_j computed through θ^(−2j/d_r) (the base term of SPEC §8.7); False: given, so only
     their rounding to the phase dtype counts (K_j = 1 + ``constant``)."""

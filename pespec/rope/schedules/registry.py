@@ -57,7 +57,7 @@ OUTPUT_LAYOUTS: Final = ("halves", "interleaved")
 """Where a pair's two outputs may be written when declared apart from the pairing (§8.2)."""
 
 SEQ_LEN_RULES: Final = ("per-call",)
-"""How ℓ may be declared instead of a fixed ``seq_len`` (SPEC Annex G.4): each call's largest
+"""How ℓ may be declared instead of a fixed ``seq_len`` (SPEC Annex G.1): each call's largest
 position + 1."""
 
 
