@@ -39,13 +39,16 @@ ENTRY_POINT_GROUP = "pespec.families"
 
 
 def seq_len_argument(text: str) -> int | str:
-    """``--seq-len``: an int ℓ or ``per-call`` (SPEC Annex G.1); ValueError otherwise."""
+    """``--seq-len``: an int ℓ or ``per-call`` (SPEC Annex G.1); an argparse usage error
+    naming both otherwise."""
+    import argparse
+
     if text == "per-call":
         return text
     try:
         return int(text)
     except ValueError:
-        raise ValueError(f"--seq-len must be an int or per-call; got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be an int or per-call; got {text!r}") from None
 
 
 @dataclass(frozen=True)

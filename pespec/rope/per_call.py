@@ -29,12 +29,21 @@ from pespec.rope.guard import rope_guard
 from pespec.rope.report import report_fields
 from pespec.rope.schedules.registry import SCHEDULES
 
-__all__ = ["PerCallRun", "at_seq_len", "call_lengths", "per_call_run"]
+__all__ = ["PerCallRun", "at_seq_len", "call_config", "call_lengths", "per_call_run"]
 
 
 def at_seq_len(config: RopeConfig, length: int) -> RopeConfig:
     """The per-call configuration at one call's ℓ (a fixed ``seq_len``)."""
     return dataclasses.replace(config, seq_len=length, seq_len_rule=None)
+
+
+def call_config(config: RopeConfig, positions: Any) -> RopeConfig:
+    """The configuration one call runs: at ℓ = its largest position + 1 when ℓ is per call
+    (as transformers finds ℓ), else ``config`` itself. For backends that compute ℓ."""
+    if config.seq_len_rule is None:
+        return config
+    p = np.asarray(positions)
+    return at_seq_len(config, max(int(np.floor(p.max())) + 1, 1) if p.size else 1)
 
 
 def call_lengths(config: RopeConfig, max_position: int) -> tuple[int, ...]:

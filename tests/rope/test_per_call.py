@@ -11,6 +11,7 @@ inv_freq without ℓ in its forward (so the short factors at every ℓ), fails w
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import importlib
 import json
@@ -25,7 +26,8 @@ from pespec.rope import RopeConfig, check, frequencies
 from pespec.rope.hf import read_hf
 from pespec.rope.per_call import at_seq_len, call_lengths
 
-PHI = json.loads((HF_CONFIGS / "phi-3.5-mini-instruct.json").read_text())
+PHI_PATH = HF_CONFIGS / "phi-3.5-mini-instruct.json"
+PHI = json.loads(PHI_PATH.read_text())
 LLAMA = {
     **json.loads((HF_CONFIGS / "llama-2-7b-hf.json").read_text()),
     "rope_scaling": {"type": "dynamic", "factor": 4.0},
@@ -69,12 +71,19 @@ def test_call_lengths() -> None:
     assert call_lengths(llama(), 4095) == (4096,)
 
 
-def test_cli_seq_len_per_call(tmp_path: Any) -> None:
+def test_cli_seq_len_per_call(capsys: pytest.CaptureFixture[str]) -> None:
     from pespec.cli.rope import _seq_len
 
     assert _seq_len("per-call") == "per-call" and _seq_len("4096") == 4096
-    with pytest.raises(ValueError, match="--seq-len must be an int or per-call; got 'x'"):
+    with pytest.raises(argparse.ArgumentTypeError, match="must be an int or per-call; got 'x'"):
         _seq_len("x")
+    from clirun import run_cli
+
+    argv = ["rope", "check", "numpy", "--config", str(PHI_PATH), "--seq-len"]
+    code, _, err = run_cli([*argv, "x"], capsys)
+    assert code == 2 and "argument --seq-len: must be an int or per-call; got 'x'" in err
+    code, out, _ = run_cli([*argv, "per-call", "--quiet"], capsys)
+    assert code == 0 and "checked in calls of ℓ = 4096, 4097, 67584, 131072" in out, out
 
 
 @pytest.mark.parametrize(
