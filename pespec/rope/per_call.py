@@ -24,7 +24,6 @@ from pespec.conformance.backends import Backend
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.report import CheckResult, Report
 from pespec.rope.config import RopeConfig
-from pespec.rope.domain import position_domain
 from pespec.rope.guard import rope_guard
 from pespec.rope.report import report_fields
 from pespec.rope.schedules.registry import SCHEDULES
@@ -89,7 +88,7 @@ class PerCallRun:
                 "largest integer position of a call + 1); got True"
             )
         self.config: RopeConfig = run.config
-        self.domain = position_domain(self.config, caps, max_position=run.domain.max_position)
+        self.domain = run.domain
         self.lengths = call_lengths(self.config, self.domain.max_position)
         self.pinned = _Pinned(run.backend, self.config)
         self.backend = dataclasses.replace(
