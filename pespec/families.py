@@ -31,10 +31,24 @@ __all__ = [
     "Option",
     "families",
     "get_family",
+    "seq_len_argument",
 ]
 
 DEFAULT_FAMILY = "sinusoidal"
 ENTRY_POINT_GROUP = "pespec.families"
+
+
+def seq_len_argument(text: str) -> int | str:
+    """``--seq-len``: an int ℓ or ``per-call`` (SPEC Annex G.1); an argparse usage error
+    naming both otherwise."""
+    import argparse
+
+    if text == "per-call":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an int or per-call; got {text!r}") from None
 
 
 @dataclass(frozen=True)
@@ -193,7 +207,12 @@ ROPE = Family(
             "RopeConfig dict or a transformers config.json",
         ),
         option("--layer-type", default=None, help="layer type of a config.json"),
-        option("--seq-len", type=int, default=None, help="ℓ for dynamic/longrope"),
+        option(
+            "--seq-len",
+            type=seq_len_argument,
+            default=None,
+            help="ℓ for dynamic/longrope (an int, or per-call)",
+        ),
         option(
             "--output-layout",
             choices=("halves", "interleaved"),

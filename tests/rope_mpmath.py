@@ -115,14 +115,21 @@ def _llama3(config: RopeConfig, omega: list[mpmath.mpf]) -> Schedule:
 
 
 def _longrope(config: RopeConfig, omega: list[mpmath.mpf]) -> Schedule:
-    """ω_j/f_j with the long factors past L0 (the short ones up to it), A = √(1 + ln s/ln L0)."""
+    """ω_j/f_j with the long factors past L0 (the short ones up to it); A = long_mscale past
+    L0 (short_mscale up to it) when both are given, else attention_factor, else
+    √(1 + ln s/ln L0) with s = factor (else L/L0)."""
     mpf = mpmath.mpf
     assert config.seq_len and config.original_max_position_embeddings
     l0 = config.original_max_position_embeddings
-    factors = config.long_factor if config.seq_len > l0 else config.short_factor
+    long = config.seq_len > l0
+    factors = config.long_factor if long else config.short_factor
     assert factors is not None
     out = [w / mpf(f) for w, f in zip(omega, factors, strict=True)]
-    s = mpf(config.max_position_embeddings) / l0
+    if config.short_mscale is not None and config.long_mscale is not None:
+        return out, mpf(config.long_mscale if long else config.short_mscale)
+    if config.attention_factor is not None:
+        return out, mpf(config.attention_factor)
+    s = mpf(config.factor) if config.factor else mpf(config.max_position_embeddings) / l0
     attention = mpmath.sqrt(1 + mpmath.log(s) / mpmath.log(l0)) if s > 1 else mpf(1)
     return out, attention
 

@@ -123,3 +123,57 @@ def custom_port(order: str = "given"):  # type: ignore[no-untyped-def]
         return _float32_rotation(x, positions, rope, inv_freq, attention)
 
     return backend
+
+
+def _call_length(positions: NDArray[np.int64], rope: RopeConfig, mode: str) -> int:
+    """ℓ as a model finds it: the call's largest position + 1 (``seq_len_rule="per-call"``),
+    else the configuration's ``seq_len``; ``mode="fixed"`` keeps the configuration's context."""
+    if mode == "fixed" or rope.seq_len_rule is None:
+        return rope.seq_len or rope.context_length or 1
+    return int(np.max(positions)) + 1 if positions.size else 1
+
+
+def longrope_port(mode: str = "correct"):  # type: ignore[no-untyped-def]
+    """A float32 NumPy port of LongRoPE as transformers' PhiMoE module runs it.
+
+    ``1 / (ext_factors * base ** (arange(0, dim, 2) / dim))`` in float32 with the long factors
+    once ℓ > L0 (``_compute_longrope_parameters``), A = long_mscale / short_mscale by the
+    same test (``PhimoeRotaryEmbedding.forward``), else attention_factor or √(1 + ln s/ln L0).
+    Wrong ports: ``"swap-mscale"`` (the other regime's mscale), ``"always-long"`` (the long
+    factors and mscale at every ℓ), ``"fixed"`` (ℓ = the context, not the call's).
+    """
+    import math
+
+    def backend(x: F64, positions: NDArray[np.int64], rope: RopeConfig) -> Any:
+        l0 = rope.original_max_position_embeddings
+        assert l0 is not None and rope.short_factor and rope.long_factor
+        long = mode == "always-long" or _call_length(positions, rope, mode) > l0
+        factors = np.asarray(rope.long_factor if long else rope.short_factor, np.float32)
+        exponents = np.arange(0, rope.d_r, 2, dtype=np.float32) / np.float32(rope.d_r)
+        inv_freq = np.float32(1.0) / (factors * np.power(np.float32(rope.theta), exponents))
+        if rope.short_mscale is not None and rope.long_mscale is not None:
+            attention = rope.long_mscale if long != (mode == "swap-mscale") else rope.short_mscale
+        elif rope.attention_factor is not None:
+            attention = rope.attention_factor
+        else:
+            s = rope.factor or (rope.max_position_embeddings or l0) / l0
+            attention = math.sqrt(1 + math.log(s) / math.log(l0)) if s > 1 else 1.0
+        return _float32_rotation(x, positions, rope, inv_freq, attention)
+
+    return backend
+
+
+def dynamic_port(mode: str = "correct"):  # type: ignore[no-untyped-def]
+    """A float32 NumPy port of transformers' dynamic NTK (``_compute_dynamic_ntk_parameters``):
+    θ' = θ·(s·ℓ/L − (s − 1))^(d_r/(d_r − 2)) in Python floats once ℓ > L, then inv_freq, the
+    phase and the rotation in float32. Wrong port: ``"fixed"`` (ℓ = the context, not the
+    call's)."""
+
+    def backend(x: F64, positions: NDArray[np.int64], rope: RopeConfig) -> Any:
+        s, big_l, d_r = rope.factor, rope.max_position_embeddings, rope.d_r
+        assert s is not None and big_l is not None
+        length = max(_call_length(positions, rope, mode), big_l)
+        theta = rope.theta * (s * length / big_l - (s - 1)) ** (d_r / (d_r - 2))
+        return _float32_rotation(x, positions, rope, _float32_inv_freq(theta, d_r, d_r))
+
+    return backend

@@ -36,6 +36,12 @@ def register(subparsers: Any) -> None:
     rope.set_defaults(func=_no_subcommand)
 
 
+def _seq_len(text: str) -> int | str:
+    from pespec.families import seq_len_argument
+
+    return seq_len_argument(text)
+
+
 def _register_presets(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "presets",
@@ -79,7 +85,7 @@ def _register_check(sub: Any) -> None:
         "--config", required=True, help="preset name (pespec rope presets lists them) or JSON file"
     )
     inputs.add_argument("--layer-type", default=None, help="layer type of a config.json")
-    inputs.add_argument("--seq-len", type=int, default=None, help="ℓ for dynamic/longrope")
+    inputs.add_argument("--seq-len", type=_seq_len, default=None, help="ℓ: an int, or per-call")
     inputs.add_argument("-o", "--output", metavar="PATH", help="inputs.csv or inputs.npz")
     inputs.set_defaults(func=_inputs)
 

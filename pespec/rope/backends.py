@@ -144,9 +144,12 @@ class RopeCapabilities(BackendCapabilities):
         return data
 
 
-def _omega32(config: RopeConfig) -> tuple[NDArray[np.float64], float]:
+def _omega32(config: RopeConfig, positions: Any) -> tuple[NDArray[np.float64], float]:
+    """ω' and A of the call (at ℓ = its largest position + 1 when ℓ is per call)."""
     from pespec.rope.oracle import attention_factor, frequencies
+    from pespec.rope.per_call import call_config
 
+    config = call_config(config, positions)
     omega, _ = frequencies(config)
     return omega, attention_factor(config)
 
@@ -158,14 +161,15 @@ def _pair_views(array: Any, config: RopeConfig, output: bool) -> tuple[Any, Any]
 
 
 def _numpy_float64(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+    from pespec.rope.per_call import call_config
     from pespec.rope.reference import rotate
 
-    return rotate(x, positions, rope)
+    return rotate(x, positions, call_config(rope, positions))
 
 
 def _numpy_float32(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
     """Every stage in float32: ω' rounded, p·ω', cos/sin, A folded in, the rotation."""
-    omega, attention = _omega32(rope)
+    omega, attention = _omega32(rope, positions)
     w = omega.astype(np.float32)
     a32 = np.float32(attention)
     xs = np.asarray(x, dtype=np.float32)
@@ -188,7 +192,7 @@ def _torch_backend(dtype_name: str, device: str, spec: str) -> Backend:
     work = torch.float64 if dtype_name == "float64" else torch.float32
 
     def rotate_torch(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
-        omega, attention = _omega32(rope)
+        omega, attention = _omega32(rope, positions)
         w = torch.from_numpy(omega).to(work).to(on_device)
         p = torch.from_numpy(np.array(positions, copy=True)).to(on_device).to(work)
         phase = torch.outer(p, w)

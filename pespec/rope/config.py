@@ -17,9 +17,22 @@ from typing import Any
 
 from pespec.rope.schedules.base import SCHEDULE_FIELDS
 from pespec.rope.schedules.fields import check_int, check_positive, check_real, factor_list, show
-from pespec.rope.schedules.registry import OUTPUT_LAYOUTS, PAIRINGS, ROPE_TYPES, SCHEDULES
+from pespec.rope.schedules.registry import (
+    OUTPUT_LAYOUTS,
+    PAIRINGS,
+    ROPE_TYPES,
+    SCHEDULES,
+    SEQ_LEN_RULES,
+)
 
-__all__ = ["OUTPUT_LAYOUTS", "PAIRINGS", "ROPE_TYPES", "RopeConfig", "pair_layouts"]
+__all__ = [
+    "OUTPUT_LAYOUTS",
+    "PAIRINGS",
+    "ROPE_TYPES",
+    "SEQ_LEN_RULES",
+    "RopeConfig",
+    "pair_layouts",
+]
 
 
 @dataclass(frozen=True)
@@ -34,6 +47,9 @@ class RopeConfig:
     ``output_layout`` ("halves" or "interleaved") says where each pair's two outputs are
     written when that differs from what ``pairing`` implies; ``None`` (the default) means as
     the pairing implies, and a declaration equal to it is stored as ``None``.
+    ``seq_len_rule="per-call"`` (dynamic, longrope; ``seq_len`` None) says ℓ is each call's
+    largest position + 1, as models run them (SPEC Annex G.1); ``short_mscale`` /
+    ``long_mscale`` are longrope's A per regime (PhiMoE).
     ``rotary_dim=None`` means d_r = ``head_dim``. Factor lists are stored as tuples.
     ``context_length`` is the model's context (config.json's ``max_position_embeddings``):
     not part of the rotation, it sets the positions the suite checks by default (SPEC R8.17)
@@ -62,6 +78,9 @@ class RopeConfig:
     long_factor: tuple[float, ...] | None = None
     rotated_pairs: int | None = None
     omegas: tuple[float, ...] | None = None
+    short_mscale: float | None = None
+    long_mscale: float | None = None
+    seq_len_rule: str | None = None
     context_length: int | None = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -109,7 +128,10 @@ class RopeConfig:
 
     @classmethod
     def from_hf(
-        cls, config: Mapping[str, Any], layer_type: str | None = None, seq_len: int | None = None
+        cls,
+        config: Mapping[str, Any],
+        layer_type: str | None = None,
+        seq_len: int | str | None = None,
     ) -> RopeConfig:
         """Read a transformers ``config.json`` (as a dict); see :func:`pespec.rope.hf.from_hf`.
 
@@ -168,11 +190,12 @@ def _validated(config: RopeConfig) -> dict[str, Any]:
         raise ValueError(f"pairing must be one of {list(PAIRINGS)}; got {show(config.pairing)}")
     out["output_layout"] = _output_layout(config)
     schedule = SCHEDULES[config.rope_type]
+    per_call = _per_call(config, schedule.uses_seq_len)
     allowed = set(schedule.required) | set(schedule.optional)
     for name in SCHEDULE_FIELDS:
         value = getattr(config, name)
         if value is None:
-            if name in schedule.required:
+            if name in schedule.required and not (per_call and name == "seq_len"):
                 raise ValueError(f"{name} is required for rope_type {schedule.name!r}; got None")
         elif name not in allowed:
             raise ValueError(
@@ -184,6 +207,29 @@ def _validated(config: RopeConfig) -> dict[str, Any]:
     if config.context_length is not None:
         out["context_length"] = check_int("context_length", config.context_length, 1)
     return out
+
+
+def _per_call(config: RopeConfig, uses_seq_len: bool) -> bool:
+    """Whether ℓ is per call (``seq_len_rule="per-call"``, SPEC Annex G.1), or raise."""
+    rule = config.seq_len_rule
+    if rule is None:
+        return False
+    if rule not in SEQ_LEN_RULES:
+        raise ValueError(
+            f"seq_len_rule must be None or one of {list(SEQ_LEN_RULES)}; got {show(rule)}"
+        )
+    if not uses_seq_len:
+        users = [name for name, s in SCHEDULES.items() if s.uses_seq_len]
+        raise ValueError(
+            f"seq_len_rule is used only by rope_types {users}; got {show(rule)} for "
+            f"{config.rope_type!r}"
+        )
+    if config.seq_len is not None:
+        raise ValueError(
+            f"seq_len must be None with seq_len_rule 'per-call' (ℓ is each call's largest "
+            f"position + 1); got {show(config.seq_len)}"
+        )
+    return True
 
 
 def _schedule_fields(config: RopeConfig, rotary: int) -> dict[str, Any]:
@@ -204,6 +250,8 @@ def _schedule_fields(config: RopeConfig, rotary: int) -> dict[str, Any]:
         "mscale_all_dim",
         "low_freq_factor",
         "high_freq_factor",
+        "short_mscale",
+        "long_mscale",
     ):
         if getattr(config, name) is not None:
             out[name] = check_positive(name, getattr(config, name))

@@ -27,13 +27,14 @@ class ConfigReading:
 
 
 def from_hf(
-    config: Mapping[str, Any], layer_type: str | None = None, seq_len: int | None = None
+    config: Mapping[str, Any], layer_type: str | None = None, seq_len: int | str | None = None
 ) -> RopeConfig:
     """The :class:`RopeConfig` of a transformers ``config.json`` (parsed into a dict).
 
     ``layer_type`` picks ``"full_attention"`` or ``"sliding_attention"`` where the rotary
     parameters differ per layer type (Gemma 3); ``seq_len`` is the sequence length ℓ that the
-    ``dynamic`` and ``longrope`` schedules require (SPEC §8.4) and must be None otherwise.
+    ``dynamic`` and ``longrope`` schedules require (SPEC §8.4), or ``"per-call"`` (ℓ is each
+    call's largest position + 1, SPEC Annex G.1), and must be None otherwise.
     A model type known to have no rotary embedding (:data:`NO_ROTARY_MODEL_TYPES`) is a
     ValueError. :func:`read_hf` also returns what was filled in by default.
     """
@@ -41,7 +42,7 @@ def from_hf(
 
 
 def read_hf(
-    config: Mapping[str, Any], layer_type: str | None = None, seq_len: int | None = None
+    config: Mapping[str, Any], layer_type: str | None = None, seq_len: int | str | None = None
 ) -> ConfigReading:
     """:func:`from_hf` with its notes: the values the file left out and that were defaulted."""
     fields, notes = read_fields(config, layer_type, seq_len)

@@ -21,7 +21,7 @@ from typing import Any
 from pespec.rope.hf_models import HALVES_MODEL_TYPES, MODEL_ROTARY, UNSUPPORTED_MODEL_TYPES
 from pespec.rope.schedules.base import HfBlock
 from pespec.rope.schedules.fields import whole_count
-from pespec.rope.schedules.registry import PAIRINGS, ROPE_TYPES, SCHEDULES
+from pespec.rope.schedules.registry import PAIRINGS, ROPE_TYPES, SCHEDULES, SEQ_LEN_RULES
 
 __all__ = ["NO_ROTARY_MODEL_TYPES", "ConfigArgumentError", "read_fields"]
 
@@ -273,12 +273,15 @@ def _refuse_non_rotary(source: _Source) -> None:
 
 
 def _schedule(
-    kind: str, block: Mapping[str, Any], source: _Source, seq_len: int | None, head_dim: int
+    kind: str, block: Mapping[str, Any], source: _Source, seq_len: Any, head_dim: int
 ) -> dict[str, Any]:
     """The schedule's fields (s, L, L0, ℓ and the block's own keys), read by the schedule."""
     schedule = SCHEDULES[kind]
+    rule = {"seq_len_rule": seq_len} if seq_len in SEQ_LEN_RULES else {}
+    if rule and schedule.uses_seq_len:  # ℓ per call (SPEC Annex G.1)
+        seq_len = None
     if schedule.uses_seq_len:
-        if seq_len is None:
+        if seq_len is None and not rule:
             raise ConfigArgumentError(
                 "seq_len",
                 f"{{name}} is required for rope_type "
@@ -293,11 +296,12 @@ def _schedule(
         )
     big_l = _lookup(block, source, "max_position_embeddings") or source.get("n_positions")
     small_l = _lookup(block, source, "original_max_position_embeddings")
-    return schedule.hf_fields(HfBlock(block, big_l, small_l, seq_len, head_dim))
+    fields = schedule.hf_fields(HfBlock(block, big_l, small_l, seq_len, head_dim))
+    return {**fields, **rule}
 
 
 def read_fields(
-    config: Mapping[str, Any], layer_type: str | None = None, seq_len: int | None = None
+    config: Mapping[str, Any], layer_type: str | None = None, seq_len: int | str | None = None
 ) -> tuple[dict[str, Any], tuple[str, ...]]:
     """The RopeConfig fields of a transformers ``config.json`` (parsed into a dict), and notes
     on the values the file left out and that were defaulted; see :func:`pespec.rope.hf.read_hf`.

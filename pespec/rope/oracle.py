@@ -70,6 +70,11 @@ _GUARD_BITS = 24
 def _check_config(config: Any) -> RopeConfig:
     if not isinstance(config, RopeConfig):
         raise TypeError(f"config must be a pespec.rope.RopeConfig; got {type(config).__name__}")
+    if config.seq_len_rule is not None:
+        raise ValueError(
+            f"config must have a fixed seq_len here; got seq_len_rule {config.seq_len_rule!r} "
+            "(ω' depends on each call's ℓ: take pespec.rope.per_call.at_seq_len(config, ℓ))"
+        )
     return config
 
 

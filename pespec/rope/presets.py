@@ -358,7 +358,7 @@ def _looks_like_path(text: str) -> bool:
 
 
 def load_config(
-    text: str, layer_type: str | None = None, seq_len: int | None = None
+    text: str, layer_type: str | None = None, seq_len: int | str | None = None
 ) -> ConfigReading:
     """``--config``: a preset name or a JSON file (RopeConfig dict or config.json), with the
     reader's notes; messages name the command-line flags (``--seq-len``, ``--layer-type``)."""
@@ -401,7 +401,7 @@ def load_config(
 
 
 def _from_json(
-    data: dict[str, object], layer_type: str | None, seq_len: int | None
+    data: dict[str, object], layer_type: str | None, seq_len: int | str | None
 ) -> ConfigReading:
     """A RopeConfig dict (``to_dict``; ``--seq-len`` fills a missing ℓ) or a config.json."""
     known = set(RopeConfig.__dataclass_fields__)
@@ -412,13 +412,19 @@ def _from_json(
             f"--layer-type applies to a transformers config.json, not to a "
             f"RopeConfig dict; got --layer-type {layer_type}"
         )
-    if seq_len is not None:
+    if seq_len == "per-call":  # ℓ per call (SPEC Annex G.1)
+        data = {**data, "seq_len_rule": seq_len}
+    elif seq_len is not None:
         if data.get("seq_len") not in (None, seq_len):
             raise ValueError(
                 f"--seq-len {seq_len} differs from the file's seq_len {data['seq_len']!r}"
             )
         data = {**data, "seq_len": seq_len}
-    elif data.get("rope_type") in ("dynamic", "longrope") and data.get("seq_len") is None:
+    elif (
+        data.get("rope_type") in ("dynamic", "longrope")
+        and data.get("seq_len") is None
+        and not (data.get("seq_len_rule"))
+    ):
         raise ValueError(
             f"--seq-len is required for rope_type {data['rope_type']!r}: the "
             "sequence length ℓ, an int >= 1 (SPEC §8.4); the file has no seq_len"
@@ -426,6 +432,8 @@ def _from_json(
     return ConfigReading(RopeConfig.from_dict(data))
 
 
-def read_config(text: str, layer_type: str | None = None, seq_len: int | None = None) -> RopeConfig:
+def read_config(
+    text: str, layer_type: str | None = None, seq_len: int | str | None = None
+) -> RopeConfig:
     """A RopeConfig from a preset name or a JSON file (RopeConfig dict or config.json)."""
     return load_config(text, layer_type, seq_len).config

@@ -51,6 +51,7 @@ from pespec.rope.errormodel import (
     rope_level_for_dtype,
 )
 from pespec.rope.guard import RopeGuard, rope_call, rope_guard
+from pespec.rope.per_call import per_call_run
 from pespec.rope.report import RopeReport, refresh, report_fields
 from pespec.rope.suite_checks import (
     CONTRACT,
@@ -449,22 +450,21 @@ def RopeSuite(  # the class it was; the engine's Suite now
     fractional_positions: bool | None = None,
     config_notes: Sequence[str] = (),
 ) -> Suite:
-    """The rotary suite of ``backend`` for ``config``: the engine's
-    :class:`~pespec.conformance.engine.Suite` on a :class:`RopeRun` (see it for the
-    arguments). A factory since issue 25; the class is ``pespec.conformance.engine.Suite``."""
-    return Suite(
-        RopeRun(
-            backend,
-            config,
-            level=level,
-            profile=profile,
-            timeout=timeout,
-            stages=stages,
-            max_position=max_position,
-            fractional_positions=fractional_positions,
-            config_notes=config_notes,
-        )
+    """The rotary suite of ``backend`` for ``config``: the engine's Suite (a factory since
+    issue 25) on a :class:`RopeRun` (see it for the arguments), or ℓ per call on the
+    :class:`~pespec.rope.per_call.PerCallRun` of one (SPEC Annex G.1)."""
+    run = RopeRun(
+        backend,
+        config,
+        level=level,
+        profile=profile,
+        timeout=timeout,
+        stages=stages,
+        max_position=max_position,
+        fractional_positions=fractional_positions,
+        config_notes=config_notes,
     )
+    return Suite(per_call_run(run))
 
 
 def check(

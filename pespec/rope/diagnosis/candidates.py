@@ -122,9 +122,12 @@ def frequency_models(config: RopeConfig) -> list[FrequencyModel]:
 
 
 def attention_models(config: RopeConfig) -> list[AttentionModel]:
-    """The configured A first, then its slips (missing, applied twice, the wrong form)."""
+    """The configured A first, then its slips: the schedule's own (the wrong form, first where
+    a value coincides), missing, applied twice."""
     _, exact = frequencies(config)
     out = [AttentionModel(exact)]
+    for value, slip in SCHEDULES[config.rope_type].attention_slips(config, exact):
+        out.append(AttentionModel(value, slip))
     if exact != 1.0:
         out.append(AttentionModel(1.0, f"the attention factor A = {exact:.6g} is missing"))
         out.append(
@@ -133,8 +136,6 @@ def attention_models(config: RopeConfig) -> list[AttentionModel]:
                 f"the attention factor A = {exact:.6g} is applied twice ({exact * exact:.6g})",
             )
         )
-    for value, slip in SCHEDULES[config.rope_type].attention_slips(config, exact):
-        out.append(AttentionModel(value, slip))
     return [
         m for i, m in enumerate(out) if i == 0 or not math.isclose(m.value, exact, rel_tol=1e-12)
     ]

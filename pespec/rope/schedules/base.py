@@ -53,6 +53,8 @@ SCHEDULE_FIELDS: Final = (
     "long_factor",
     "rotated_pairs",
     "omegas",
+    "short_mscale",
+    "long_mscale",
 )
 """Every schedule parameter of RopeConfig; those a schedule does not use stay None."""
 
@@ -104,6 +106,10 @@ class ScheduleConfig(Protocol):
     def rotated_pairs(self) -> int | None: ...
     @property
     def omegas(self) -> tuple[float, ...] | None: ...
+    @property
+    def short_mscale(self) -> float | None: ...
+    @property
+    def long_mscale(self) -> float | None: ...
 
 
 class Arith(Protocol):
@@ -224,6 +230,9 @@ class Schedule:
     )
     claims: Callable[[Mapping[str, Any]], bool] = _claims_nothing
     """Whether a config.json block written under another kind is this schedule's."""
+    length_threshold: Callable[[ScheduleConfig], int | None] = _none
+    """The largest ℓ of the schedule's unscaled regime (L0 for longrope, L for dynamic): the
+    per-call ℓ groups of SPEC Annex G.1 sit at it, just past it and at the domain's end."""
     computed: bool = True
     """ω'_j computed through θ^(−2j/d_r) (the base term of SPEC §8.7); False: given, so only
     their rounding to the phase dtype counts (K_j = 1 + ``constant``)."""

@@ -67,14 +67,23 @@ def _hf_fields(source: HfBlock) -> dict[str, Any]:
 
 def _slips(c: ScheduleConfig) -> list[Slip]:
     assert c.factor is not None and c.max_position_embeddings is not None
-    length = int(c.factor * c.max_position_embeddings)
-    if length == c.seq_len:
-        return []
-    text = (
-        f"dynamic NTK collapsed to a constant: the cache is always "
-        f"built at ℓ = s·L = {length} (the config says ℓ = {c.seq_len})"
-    )
-    return [Slip({"seq_len": length}, text, {"seq_len": length})]
+    big_l = c.max_position_embeddings
+    length = int(c.factor * big_l)
+    slips = []
+    if length != c.seq_len:
+        text = (
+            f"dynamic NTK collapsed to a constant: the cache is always "
+            f"built at ℓ = s·L = {length} (the config says ℓ = {c.seq_len})"
+        )
+        slips.append(Slip({"seq_len": length}, text, {"seq_len": length}))
+    if c.seq_len is not None and c.seq_len > big_l:
+        text = f"dynamic NTK never rescaled: θ unscaled at ℓ = {c.seq_len} > L = {big_l}"
+        slips.append(Slip({"seq_len": big_l}, text, {"seq_len": big_l}))
+    return slips
+
+
+def _threshold(config: ScheduleConfig) -> int | None:
+    return config.max_position_embeddings
 
 
 SPEC_ORDER = 2
@@ -91,5 +100,6 @@ SCHEDULE = Schedule(
     float64_base=_float64_base,
     uses_seq_len=True,
     slips=_slips,
+    length_threshold=_threshold,
 )
 """The dynamic NTK schedule."""

@@ -18,7 +18,14 @@ from typing import Final
 
 from pespec.rope.schedules.base import Schedule
 
-__all__ = ["OUTPUT_LAYOUTS", "PAIRINGS", "ROPE_TYPES", "SCHEDULES", "schedule_of"]
+__all__ = [
+    "OUTPUT_LAYOUTS",
+    "PAIRINGS",
+    "ROPE_TYPES",
+    "SCHEDULES",
+    "SEQ_LEN_RULES",
+    "schedule_of",
+]
 
 
 def _discovered() -> dict[str, Schedule]:
@@ -48,6 +55,10 @@ PAIRINGS: Final = ("halves", "interleaved", "interleaved_in_halves_out")
 
 OUTPUT_LAYOUTS: Final = ("halves", "interleaved")
 """Where a pair's two outputs may be written when declared apart from the pairing (§8.2)."""
+
+SEQ_LEN_RULES: Final = ("per-call",)
+"""How ℓ may be declared instead of a fixed ``seq_len`` (SPEC Annex G.1): each call's largest
+position + 1."""
 
 
 def schedule_of(rope_type: str) -> Schedule:
