@@ -52,6 +52,7 @@ from pespec.rope.errormodel import (
 )
 from pespec.rope.guard import RopeGuard, rope_call, rope_guard
 from pespec.rope.report import RopeReport, refresh, report_fields
+from pespec.rope.scores import check_mode, score_accuracy, score_plan
 from pespec.rope.suite_checks import (
     CONTRACT,
     contract_results,
@@ -78,21 +79,7 @@ MAX_POSITION: Final = 2**20
 """The largest position of :func:`reference_positions`' default sweep."""
 
 
-_PROPERTY_POSITIONS: Final = (
-    0,
-    1,
-    2,
-    3,
-    7,
-    100,
-    1000,
-    4095,
-    4096,
-    65535,
-    65536,
-    100_000,
-    1_000_000,
-)
+_PROPERTY_POSITIONS: Final = (0, 1, 2, 3, 7, 100, 1000, 4095, 4096, 65535, 65536, 10**5, 10**6)
 """The positions of the property checks (then the domain's largest), those admitted."""
 
 
@@ -137,8 +124,11 @@ class RopeRun:
         max_position: int | None = None,
         fractional_positions: bool | None = None,
         config_notes: Sequence[str] = (),
+        mode: str = "elements",
     ) -> None:
         from pespec.conformance.profiles import resolve_profile
+
+        self.mode = check_mode(mode)  # "scores": q·k scores, not elements (pespec.rope.scores)
 
         self.backend = load_rope_backend(backend)
         reading = resolve_reading(config)
@@ -222,7 +212,7 @@ class RopeRun:
                 for k, v in props.PROPERTIES.items()
                 if k != "accuracy"
             ]
-        return planned
+        return planned if self.mode == "elements" else score_plan(planned)
 
     # -- running -------------------------------------------------------------------------
 
@@ -248,7 +238,8 @@ class RopeRun:
                 )
             elif planned.stage == "reference":
                 positions = self._admitted(planned.payload)
-                outcome = props.accuracy(call, positions, self.config, level, self.output_dtype)
+                judge = props.accuracy if self.mode == "elements" else score_accuracy
+                outcome = judge(call, positions, self.config, level, self.output_dtype)
             else:
                 outcome = self._property(planned.id.partition(":")[2], call, level)
         except BackendFailure as failure:
@@ -371,6 +362,7 @@ class RopeRun:
                 level_stages=None if level is None else level.stages(),
                 domain=self.domain.to_dict(),
                 config_notes=self.config_notes,
+                mode=self.mode,
             ),
         }
 
@@ -402,6 +394,7 @@ class RopeRun:
                 stages=self.stages,
                 max_position=max(domain.default_max, 1),
                 fractional_positions=False,
+                mode=self.mode,
             )
             if not narrow.run(diagnose=False).conformant:
                 return None
@@ -448,6 +441,7 @@ def RopeSuite(  # the class it was; the engine's Suite now
     max_position: int | None = None,
     fractional_positions: bool | None = None,
     config_notes: Sequence[str] = (),
+    mode: str = "elements",
 ) -> Suite:
     """The rotary suite of ``backend`` for ``config``: the engine's
     :class:`~pespec.conformance.engine.Suite` on a :class:`RopeRun` (see it for the
@@ -463,6 +457,7 @@ def RopeSuite(  # the class it was; the engine's Suite now
             max_position=max_position,
             fractional_positions=fractional_positions,
             config_notes=config_notes,
+            mode=mode,
         )
     )
 
@@ -480,6 +475,7 @@ def check(
     progress: Progress | None = None,
     diagnose: bool = True,
     config_notes: Sequence[str] = (),
+    mode: str = "elements",
 ) -> Report:
     """Run the rotary suite on ``backend`` for ``config``; the report has ``.conformant`` and
     ``.summary()``. ``max_position`` / ``fractional_positions`` claim positions [0,
@@ -496,5 +492,6 @@ def check(
         max_position=max_position,
         fractional_positions=fractional_positions,
         config_notes=config_notes,
+        mode=mode,
     )
     return suite.run(progress, diagnose=diagnose)
