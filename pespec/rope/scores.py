@@ -90,6 +90,19 @@ def _pair_norms(x: F64, config: RopeConfig) -> F64:
     return norms
 
 
+def _difference(m: NDArray[Any], n: NDArray[Any]) -> NDArray[np.int64]:
+    """m − n, exact in int64; ValueError for positions that are not integers (the score stage
+    sends integer positions only, so the difference is exact)."""
+    pm, pn = np.asarray(m), np.asarray(n)
+    for name, p in (("m", pm), ("n", pn)):
+        if p.dtype.kind not in "iu" and not (
+            p.dtype.kind == "f" and np.all(np.isfinite(p)) and np.all(p == np.round(p))
+        ):
+            raise ValueError(f"{name} must hold integer positions; got dtype {p.dtype}")
+    diff: NDArray[np.int64] = pm.astype(np.int64) - pn.astype(np.int64)
+    return diff
+
+
 def exact_scores(q: F64, k: F64, m: NDArray[Any], n: NDArray[Any], config: RopeConfig) -> F64:
     """s(m, n) per row from the relative-position identity (module docstring), float64.
 
@@ -99,7 +112,7 @@ def exact_scores(q: F64, k: F64, m: NDArray[Any], n: NDArray[Any], config: RopeC
     from pespec.rope.oracle import attention_factor
     from pespec.rope.reference import cos_sin, pair_views
 
-    cos, sin = cos_sin(np.asarray(m, np.int64) - np.asarray(n, np.int64), config)
+    cos, sin = cos_sin(_difference(m, n), config)
     qa, qb = pair_views(q, config, output=False)
     ka, kb = pair_views(k, config, output=False)
     big_a = attention_factor(config)
@@ -176,10 +189,14 @@ def score_bound(
 
 
 def score_positions(positions: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:
-    """The (m, n) pairs of the score stage: each position m with the position at the mirrored
-    index as n (0 with the largest, …): m − n spans −P … P, both ends of the domain meet."""
+    """The (m, n) pairs of the score stage, each position m twice: with the position at the
+    mirrored index (0 with the largest, …: m − n spans −P … P) and with its predecessor
+    (neighbours: both positions small where the element bounds are small, so a slip at small
+    positions is not hidden under a large position's bound). Shapes (2·len(positions),)."""
     ordered = np.sort(np.asarray(positions))
-    return ordered, ordered[::-1].copy()
+    m = np.concatenate([ordered, ordered])
+    n = np.concatenate([ordered[::-1], np.roll(ordered, 1)])
+    return m, n
 
 
 def score_accuracy(
