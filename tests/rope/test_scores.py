@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import mpmath
@@ -270,3 +272,18 @@ def test_pytest_plugin_passes_mode_through(tmp_path: Path) -> None:
     assert data["mode"] == "scores" and "scores:0..4095" in [c["id"] for c in data["checks"]]
     bad = run_plugin("numpy-float32", *options, "--pe-option", "mode=x")
     assert bad.returncode != 0 and "mode must be one of elements, scores" in bad.stdout + bad.stderr
+
+
+@pytest.mark.slow
+def test_pytest_plugin_rope_backend_takes_the_mode_option(tmp_path: Path) -> None:
+    written = tmp_path / "report.json"
+    command = [
+        *("python", "-m", "pytest", "--pyargs", "pespec.conformance", "-q"),
+        *("-p", "no:cacheprovider", "--pe-rope-backend", "numpy-float32"),
+        *("--pe-rope-config", "Llama-2-7B", "--pe-option", "mode=scores"),
+        *("--pe-json", str(written)),
+    ]
+    command[0] = sys.executable
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(written.read_text())["mode"] == "scores"
