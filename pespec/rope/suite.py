@@ -106,7 +106,8 @@ class RopeRun:
     ``max_position`` / ``fractional_positions``: claim positions [0, max_position] /
     fractional ones (None: the backend's capabilities, else the configuration's context).
     ``config_notes``: what the caller's config reader filled in (shown with the verdict), added
-    to the notes of reading a config.json dict given here.
+    to the notes of reading a config.json dict given here. ``mode``: ``elements`` (default)
+    or ``scores`` (q·k scores of rotated pairs, not the elements: :mod:`pespec.rope.scores`).
     """
 
     family = "rope"
@@ -480,8 +481,9 @@ def check(
     """Run the rotary suite on ``backend`` for ``config``; the report has ``.conformant`` and
     ``.summary()``. ``max_position`` / ``fractional_positions`` claim positions [0,
     max_position] / fractional ones (default: the backend's capabilities, else integer
-    positions 0 … N − 1 of the configuration's context; SPEC R8.17). Raises only for bad
-    arguments or a backend that cannot be loaded."""
+    positions 0 … N − 1 of the configuration's context; SPEC R8.17). ``mode="scores"``: judge
+    q·k scores, not elements (SPEC Annex A.8). Raises only for bad arguments or a backend that
+    cannot be loaded."""
     suite = RopeSuite(
         backend,
         config,
