@@ -221,6 +221,14 @@ ROPE = Family(
             "(sets the config's output_layout; SPEC §8.2)",
         ),
         option(
+            "--mode",
+            default=None,
+            metavar="elements|scores",
+            help="what is judged: elements (default: every rotated element and its layout) or "
+            "scores (q·k scores of rotated pairs only; a map applied alike to q and k, such as "
+            "an output permutation, passes; SPEC R8.14)",
+        ),
+        option(
             "--max-position",
             type=int,
             default=None,

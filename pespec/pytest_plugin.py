@@ -181,6 +181,7 @@ def _rope_suite(config: pytest.Config, spec: str) -> Any:
         "timeout": config.getoption("--pe-timeout") or DEFAULT_TIMEOUT,
         "stages": list(ROPE_STAGES) if stages is None else [s.strip() for s in stages.split(",")],
         "config_notes": list(reading.notes),
+        **family_options(config.getoption("--pe-option")),  # e.g. mode=scores
     }
     try:
         return _supervised(

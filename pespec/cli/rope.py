@@ -12,7 +12,8 @@ R8.16; for C, CUDA and other kernels Python cannot call).
 ``--config`` is a preset name (``pespec rope presets`` lists them), or a JSON file holding a
 RopeConfig dict (``to_dict``) or a transformers ``config.json`` (read by
 :func:`pespec.rope.from_hf`; ``--layer-type`` and ``--seq-len`` as there);
-``--output-layout`` sets its ``output_layout`` (SPEC §8.2). Exit codes as
+``--output-layout`` sets its ``output_layout`` (SPEC §8.2); ``--mode scores`` judges q·k scores
+of rotated pairs instead of the elements (:mod:`pespec.rope.scores`, SPEC R8.14). Exit codes as
 ``pespec check``: 0 conformant, 1 non-conformant, 2 usage error or backend not loadable,
 130 interrupted.
 """
@@ -128,6 +129,7 @@ def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
         for option, path in (("--json", args.json), ("--markdown", args.markdown)):
             if path:
                 check_writable(path, option)
+        mode = _mode(args)
         reading = load_config(args.config, args.layer_type, args.seq_len)
         config, notes = reading.config, list(reading.notes)
         if getattr(args, "output_layout", None) is not None:
@@ -158,6 +160,7 @@ def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
             "max_position": args.max_position,
             "fractional_positions": args.fractional_positions,
             "config_notes": notes,
+            "mode": mode,
         }
         return run_and_report(prog, args, lambda: run_checked("rope", args, options))
     return run_and_report(
@@ -172,8 +175,20 @@ def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
             max_position=args.max_position,
             fractional_positions=args.fractional_positions,
             config_notes=notes,
+            mode=mode,
         ),
     )
+
+
+def _mode(args: argparse.Namespace) -> str:
+    """``--mode`` checked (default ``elements``); ValueError for another value, or for
+    ``scores`` with ``--from-file`` (a saved file holds elements, not pairs)."""
+    from pespec.rope.scores import check_mode
+
+    mode = check_mode(getattr(args, "mode", None) or "elements", "--mode")
+    if args.from_file is not None and mode != "elements":
+        raise ValueError("--mode scores does not apply to --from-file (a file holds elements)")
+    return mode
 
 
 def _inputs(args: argparse.Namespace) -> int:

@@ -33,6 +33,12 @@ SHARED_CONVENTION: Final[dict[str, Any]] = {
 carried since the sinusoidal family's reports defined it: a rotary report writes the canonical
 one, not declared, as it always has (the value has no rotary meaning)."""
 
+SCORE_MODE_CLAIM: Final = (
+    ", mode scores: the verdict is on q·k scores (CONFORMANT: q·k scores conform; the element "
+    "layout was not judged)"
+)
+"""What a score-mode verdict claims, on its verdict line (SPEC R8.14, Annex A.9)."""
+
 SHARED_CONVENTION_MARKDOWN: Final = "convention `canonical`"
 """The end of a rotary report's Markdown verdict line, as it has always read."""
 
@@ -44,14 +50,17 @@ def report_fields(
     domain: Mapping[str, Any] | None = None,
     config_notes: Sequence[str] | None = None,
     advice: str | None = None,
+    mode: str = "elements",
 ) -> dict[str, Any]:
     """The :class:`Report` keywords of a rotary report: ``config`` (``RopeConfig.to_dict()``),
     the level's stages (phase, cache, rotation; None while unknown), the position domain
-    (``PositionDomain.to_dict()``), the reader's notes and the domain advice."""
+    (``PositionDomain.to_dict()``), the reader's notes, the domain advice and the check mode
+    (``elements`` or ``scores``, :mod:`pespec.rope.scores`; schema 1.4)."""
     data: dict[str, Any] = {
         "config": config,
         "config_notes": list(config_notes or ()),
         "domain": None if domain is None else dict(domain),
+        "mode": mode,
     }
     fields: dict[str, Any] = {
         "family": FAMILY,
@@ -111,7 +120,7 @@ def _texts(
     notes = "".join(f" ({note})" for note in data.get("config_notes") or ())
     judged = (
         f"rope {config.get('rope_type', 'unknown')} θ = {config.get('theta', 'unknown')!s}"
-        f"{notes}{where}"
+        f"{notes}{where}{SCORE_MODE_CLAIM if data.get('mode') == 'scores' else ''}"
     )
     shown = ", ".join(f"{k} {v}" for k, v in stages.items())
     extra = [
@@ -119,6 +128,8 @@ def _texts(
         f"- level stages: {shown or 'unknown'}",
         f"- positions checked: {(domain or {}).get('description', 'unknown')}",
     ]
+    if data.get("mode") == "scores":
+        extra.append(f"- mode scores{SCORE_MODE_CLAIM.partition(',')[2]}")
     if advice:
         extra.append(f"- {advice}")
     return judged, extra

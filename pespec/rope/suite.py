@@ -53,6 +53,7 @@ from pespec.rope.errormodel import (
 from pespec.rope.guard import RopeGuard, rope_call, rope_guard
 from pespec.rope.per_call import per_call_run
 from pespec.rope.report import RopeReport, refresh, report_fields
+from pespec.rope.scores import check_mode, score_accuracy, score_plan
 from pespec.rope.suite_checks import (
     CONTRACT,
     contract_results,
@@ -79,21 +80,7 @@ MAX_POSITION: Final = 2**20
 """The largest position of :func:`reference_positions`' default sweep."""
 
 
-_PROPERTY_POSITIONS: Final = (
-    0,
-    1,
-    2,
-    3,
-    7,
-    100,
-    1000,
-    4095,
-    4096,
-    65535,
-    65536,
-    100_000,
-    1_000_000,
-)
+_PROPERTY_POSITIONS: Final = (0, 1, 2, 3, 7, 100, 1000, 4095, 4096, 65535, 65536, 10**5, 10**6)
 """The positions of the property checks (then the domain's largest), those admitted."""
 
 
@@ -120,7 +107,8 @@ class RopeRun:
     ``max_position`` / ``fractional_positions``: claim positions [0, max_position] /
     fractional ones (None: the backend's capabilities, else the configuration's context).
     ``config_notes``: what the caller's config reader filled in (shown with the verdict), added
-    to the notes of reading a config.json dict given here.
+    to the notes of reading a config.json dict given here. ``mode``: ``elements`` (default)
+    or ``scores`` (q·k scores of rotated pairs, not the elements: :mod:`pespec.rope.scores`).
     """
 
     family = "rope"
@@ -138,8 +126,11 @@ class RopeRun:
         max_position: int | None = None,
         fractional_positions: bool | None = None,
         config_notes: Sequence[str] = (),
+        mode: str = "elements",
     ) -> None:
         from pespec.conformance.profiles import resolve_profile
+
+        self.mode = check_mode(mode)  # "scores": q·k scores, not elements (pespec.rope.scores)
 
         self.backend = load_rope_backend(backend)
         reading = resolve_reading(config)
@@ -223,7 +214,7 @@ class RopeRun:
                 for k, v in props.PROPERTIES.items()
                 if k != "accuracy"
             ]
-        return planned
+        return planned if self.mode == "elements" else score_plan(planned)
 
     # -- running -------------------------------------------------------------------------
 
@@ -249,7 +240,8 @@ class RopeRun:
                 )
             elif planned.stage == "reference":
                 positions = self._admitted(planned.payload)
-                outcome = props.accuracy(call, positions, self.config, level, self.output_dtype)
+                judge = props.accuracy if self.mode == "elements" else score_accuracy
+                outcome = judge(call, positions, self.config, level, self.output_dtype)
             else:
                 outcome = self._property(planned.id.partition(":")[2], call, level)
         except BackendFailure as failure:
@@ -372,6 +364,7 @@ class RopeRun:
                 level_stages=None if level is None else level.stages(),
                 domain=self.domain.to_dict(),
                 config_notes=self.config_notes,
+                mode=self.mode,
             ),
         }
 
@@ -403,6 +396,7 @@ class RopeRun:
                 stages=self.stages,
                 max_position=max(domain.default_max, 1),
                 fractional_positions=False,
+                mode=self.mode,
             )
             if not narrow.run(diagnose=False).conformant:
                 return None
@@ -449,6 +443,7 @@ def RopeSuite(  # the class it was; the engine's Suite now
     max_position: int | None = None,
     fractional_positions: bool | None = None,
     config_notes: Sequence[str] = (),
+    mode: str = "elements",
 ) -> Suite:
     """The rotary suite of ``backend`` for ``config``: the engine's Suite (a factory since
     issue 25) on a :class:`RopeRun` (see it for the arguments), or ℓ per call on the
@@ -463,6 +458,7 @@ def RopeSuite(  # the class it was; the engine's Suite now
         max_position=max_position,
         fractional_positions=fractional_positions,
         config_notes=config_notes,
+        mode=mode,
     )
     return Suite(per_call_run(run))
 
@@ -480,12 +476,14 @@ def check(
     progress: Progress | None = None,
     diagnose: bool = True,
     config_notes: Sequence[str] = (),
+    mode: str = "elements",
 ) -> Report:
     """Run the rotary suite on ``backend`` for ``config``; the report has ``.conformant`` and
     ``.summary()``. ``max_position`` / ``fractional_positions`` claim positions [0,
     max_position] / fractional ones (default: the backend's capabilities, else integer
-    positions 0 … N − 1 of the configuration's context; SPEC R8.17). Raises only for bad
-    arguments or a backend that cannot be loaded."""
+    positions 0 … N − 1 of the configuration's context; SPEC R8.17). ``mode="scores"``: judge
+    q·k scores, not elements (SPEC Annex A.9). Raises only for bad arguments or a backend that
+    cannot be loaded."""
     suite = RopeSuite(
         backend,
         config,
@@ -496,5 +494,6 @@ def check(
         max_position=max_position,
         fractional_positions=fractional_positions,
         config_notes=config_notes,
+        mode=mode,
     )
     return suite.run(progress, diagnose=diagnose)

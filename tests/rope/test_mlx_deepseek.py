@@ -6,7 +6,7 @@ without mlx-lm; issue 26, item 2).
 interleaved out, where transformers writes the outputs as halves. Built from a copy of the
 published config.json (tests/data/hf_configs/deepseek-v3.json), it is NON-CONFORMANT on the
 reader's configuration, with the permutation named, and CONFORMANT with
-``output_layout="interleaved"`` declared.
+``output_layout="interleaved"`` declared, or undeclared in score mode (item 3).
 """
 
 from __future__ import annotations
@@ -54,3 +54,11 @@ def test_mlx_deepseek_v3_is_conformant_with_interleaved_outputs_declared() -> No
     declared = dataclasses.replace(config, output_layout="interleaved")
     report = check(backend, declared, level="float32")
     assert report.conformant, report.summary()
+
+
+def test_mlx_deepseek_v3_is_conformant_in_score_mode_undeclared() -> None:
+    """Issue 26 item 3: q and k permuted alike leave every q·k score unchanged, so the reader's
+    configuration (halves out) with no declaration passes score mode (SPEC Annex A.9)."""
+    report = check(_mlx_backend(), from_hf(CONFIG), level="float32", mode="scores")
+    assert report.conformant, report.summary()
+    assert report.to_dict()["mode"] == "scores"
