@@ -18,6 +18,7 @@ from typing import Any
 from pespec.rope.schedules.base import SCHEDULE_FIELDS
 from pespec.rope.schedules.fields import check_int, check_positive, check_real, factor_list, show
 from pespec.rope.schedules.registry import OUTPUT_LAYOUTS, PAIRINGS, ROPE_TYPES, SCHEDULES
+from pespec.rope.xpos_fields import checked_xpos
 
 __all__ = ["OUTPUT_LAYOUTS", "PAIRINGS", "ROPE_TYPES", "RopeConfig", "pair_layouts"]
 
@@ -38,6 +39,7 @@ class RopeConfig:
     ``context_length`` is the model's context (config.json's ``max_position_embeddings``):
     not part of the rotation, it sets the positions the suite checks by default (SPEC R8.17)
     and is left out of equality, so two configurations that rotate alike are equal.
+    ``xpos_*``: the xPos scale of each pair (:mod:`pespec.rope.xpos_fields`), None without.
     """
 
     head_dim: int
@@ -62,6 +64,10 @@ class RopeConfig:
     long_factor: tuple[float, ...] | None = None
     rotated_pairs: int | None = None
     omegas: tuple[float, ...] | None = None
+    xpos_scale_base: float | None = None
+    xpos_gamma: float | None = None
+    xpos_center: int | None = None
+    xpos_role: str | None = None
     context_length: int | None = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -181,6 +187,7 @@ def _validated(config: RopeConfig) -> dict[str, Any]:
                 "expected None"
             )
     out.update(_schedule_fields(config, rotary))
+    out.update(checked_xpos(config))
     if config.context_length is not None:
         out["context_length"] = check_int("context_length", config.context_length, 1)
     return out
