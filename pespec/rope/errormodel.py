@@ -202,7 +202,7 @@ def element_bound(
     if output_dtype != level.rotation:
         pair = pair + u_o * (mass * (big_a + big_e) + rot)
     pair = pair * (1 + 2.0**-50) + eta
-    if config.xpos_scale_base is not None:  # σ_j(p) on each pair (SPEC Annex I.1)
+    if config.xpos_scale_base is not None:  # σ_j(p) on each pair (SPEC Annex J)
         pair = _xpos_bound(pair, big_a * mass, p, config, level)
     bound = np.zeros(values.shape, dtype=np.float64)
     y_a, y_b = _views(bound, config, output=True)

@@ -291,7 +291,7 @@ PROPERTIES: dict[str, str] = {
 def unplanned(config: RopeConfig) -> frozenset[str]:
     """The properties the suite does not plan for ``config``: accuracy (the reference stage),
     and with xPos those stated with A alone (norm, R(0), relative position: σ_j(p) and the
-    role change them, SPEC Annex I.1), and row independence when c is each call's n//2."""
+    role change them, SPEC Annex J), and row independence when c is each call's n//2."""
     if config.xpos_scale_base is None:
         return frozenset({"accuracy"})
     out = {"accuracy", "norm", "r-zero", "relative-position"}

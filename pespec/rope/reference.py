@@ -159,7 +159,7 @@ def rotate(x: Any, positions: Any, config: RopeConfig) -> F64:
         if attention != 1.0:
             np.multiply(y_a, attention, out=y_a)
             np.multiply(y_b, attention, out=y_b)
-    if config.xpos_scale_base is not None:  # σ̂_j(p) on each pair (SPEC Annex I.1)
+    if config.xpos_scale_base is not None:  # σ̂_j(p) on each pair (SPEC Annex J)
         out *= element_scales(p, config)
     return out
 
@@ -167,7 +167,7 @@ def rotate(x: Any, positions: Any, config: RopeConfig) -> F64:
 def rotation_bound(x: Any, config: RopeConfig, positions: Any = None) -> F64:
     """Per-component bound on |rotate − exact| (SPEC Annex C.6), same shape as x.
 
-    With xPos the positions are needed (σ_j(p) scales the bound; SPEC Annex I.1).
+    With xPos the positions are needed (σ_j(p) scales the bound; SPEC Annex J).
 
     For the output of pair j: 8u·A·‖(a_j, b_j)‖₂ + 2^-1071·max(1, A) (u = 2^-53, A the
     exact attention factor, bounded here by its float64 times 1 + 2u); 0 for k ≥ d_r.
@@ -188,7 +188,7 @@ def rotation_bound(x: Any, config: RopeConfig, positions: Any = None) -> F64:
 
 def _xpos_bound(bound: F64, values: F64, positions: Any, config: RopeConfig) -> F64:
     """With xPos: σ̂(1 + ε)·bound + (ε + u)(1 + ε)·σ̂·A·‖(a_j, b_j)‖₂ (σ̂ within ε·σ of σ,
-    then one rounding of the product; SPEC Annex I.1)."""
+    then one rounding of the product; SPEC Annex J)."""
     if config.xpos_scale_base is None:
         return bound
     sigma = element_scales(positions, config)

@@ -1,4 +1,4 @@
-"""xPos (SPEC §8.2, Annex I.1): the per-position, per-pair scale of the rotated vector.
+"""xPos (SPEC §8.2, Annex J): the per-position, per-pair scale of the rotated vector.
 
 A configuration with ``xpos_scale_base`` = b multiplies pair j of the rotated vector at
 position p by σ_j(p) = ζ_j^(s·(p − c)/b), ζ_j = (2j + γ·d_r)/((1 + γ)·d_r), s = +1 for
@@ -9,7 +9,7 @@ when it is None (rotary-embedding-torch's ``get_scale``: ``t - len(t) // 2``). T
 Three forms: :func:`scale_oracle` (σ correctly rounded to float64, Ziv on mpmath intervals);
 :func:`pair_scales` (the float64 reference's σ̂ = exp(fl((p − c)·L_j)), L_j = ln ζ_j / b
 correctly rounded, within :func:`reference_scale_error` relative); :func:`backend_scale_error`
-(a backend's σ in its stage formats, the term the element bound adds, SPEC Annex I.1).
+(a backend's σ in its stage formats, the term the element bound adds, SPEC Annex J).
 
 Shapes: positions (n,); per-pair arrays (n, d_r/2); per-element arrays (n, head_dim).
 """
@@ -159,7 +159,7 @@ def pair_scales(positions: Any, config: RopeConfig) -> F64:
 
 def reference_scale_error(positions: Any, config: RopeConfig) -> F64:
     """|σ̂ − σ| ≤ this·σ, shape (n, d_r/2): L_j and the product each one rounding of |t|
-    (2|t|u), exp within LIBRARY_ULPS ulp (2·LIBRARY_ULPS·u) (SPEC Annex I.1)."""
+    (2|t|u), exp within LIBRARY_ULPS ulp (2·LIBRARY_ULPS·u) (SPEC Annex J)."""
     t = np.abs(_exponents(positions, config))
     error: F64 = (2.0 * t + 2.0 * LIBRARY_ULPS) * _U64 * (1 + 2.0**-40)
     return error
@@ -167,7 +167,7 @@ def reference_scale_error(positions: Any, config: RopeConfig) -> F64:
 
 def backend_scale_error(positions: Any, config: RopeConfig, phase: str, cache: str) -> F64:
     """A backend's relative error of σ computed in ``phase`` and stored in ``cache``, shape
-    (n, d_r/2) (SPEC Annex I.1): ζ_j from four roundings (4u) and (p − c)/b from two (2u),
+    (n, d_r/2) (SPEC Annex J): ζ_j from four roundings (4u) and (p − c)/b from two (2u),
     each times |power| or |power·ln ζ_j| in the exponent, pow within LIBRARY_ULPS ulp, one
     more rounding for the key's reciprocal, one for the cache; the rotation's extra product
     is the element bound's (:func:`pespec.rope.errormodel.element_bound`)."""

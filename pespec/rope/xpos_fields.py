@@ -1,4 +1,4 @@
-"""The xPos declaration's fields (SPEC §8.2, Annex I.1): checks, below RopeConfig.
+"""The xPos declaration's fields (SPEC §8.2, Annex J): checks, below RopeConfig.
 
 xPos (Sun et al. 2022; x-transformers, rotary-embedding-torch ``use_xpos``, flash-attn
 ``scale_base``) multiplies pair j of a rotated vector at position p by

@@ -1,4 +1,4 @@
-"""xPos (SPEC §8.2, Annex I.1): the declaration, the scale oracle, the reference and its
+"""xPos (SPEC §8.2, Annex J): the declaration, the scale oracle, the reference and its
 bound, rotary-embedding-torch's ``use_xpos`` through the suite, and the diagnosis.
 
 Expected values: an independent mpmath transcription at 400 bits written from

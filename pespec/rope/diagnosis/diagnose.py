@@ -107,7 +107,7 @@ def diagnose(
         raise TypeError(f"config must be a pespec.rope.RopeConfig; got {type(config).__name__}")
     if max_position is None:
         max_position = declared_max_position(backend)
-    if config.xpos_scale_base is not None:  # γ, b, role, c measured first (Annex I.1)
+    if config.xpos_scale_base is not None:  # γ, b, role, c measured first (Annex J)
         return _diagnose_xpos(backend, config, timeout, max_position, output_dtype)
     probes, calls = run_probes(backend, config, timeout, max_position)
     if not probes:

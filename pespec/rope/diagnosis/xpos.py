@@ -1,4 +1,4 @@
-"""The xPos diagnosis (SPEC Annex I.1, informative): γ, b, the role's sign and c measured.
+"""The xPos diagnosis (SPEC Annex J, informative): γ, b, the role's sign and c measured.
 
 One backend call rotates, at n = 33 spread positions, a vector whose every pair is (1, 0);
 pair j's output norm is A·σ_j(p) = A·ζ_j^(s(p − c)/b) (a rotation keeps the norm), so
