@@ -16,6 +16,7 @@ Shapes: positions (n,); per-pair arrays (n, d_r/2); per-element arrays (n, head_
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
@@ -32,12 +33,14 @@ from pespec.rope.config import RopeConfig
 
 __all__ = [
     "MAX_EXPONENT",
+    "XPOS_CONTEXT_EXPONENT",
     "backend_scale_error",
     "center",
     "element_scales",
     "pair_scales",
     "reference_scale_error",
     "scale_oracle",
+    "xpos_context",
     "zetas",
 ]
 
@@ -49,6 +52,20 @@ MAX_EXPONENT: Final = 700.0
 _U64: Final = 2.0**-53
 _START_BITS: Final = 128
 _MAX_BITS: Final = 1 << 14
+
+
+XPOS_CONTEXT_EXPONENT: Final = 80.0
+"""The default context of an xPos configuration keeps |p·ln ζ_0|/b within this: σ and 1/σ
+inside float32's normal range (e^±87), the format xPos libraries compute it in."""
+
+
+def xpos_context(config: RopeConfig) -> tuple[int, str]:
+    """N for an xPos configuration that names no context: positions 0 … N − 1 keep
+    |p·ln ζ_0|/b ≤ :data:`XPOS_CONTEXT_EXPONENT`, at most 2^20 (SPEC R8.20)."""
+    assert config.xpos_scale_base is not None
+    rate = abs(math.log(float(zetas(config)[0]))) / config.xpos_scale_base
+    n = min(int(XPOS_CONTEXT_EXPONENT / rate) + 1, 1 << 20)
+    return n, f"no context length in the configuration: xPos keeps σ within float32 ({n})"
 
 
 def center(config: RopeConfig, n: int) -> int:

@@ -10,6 +10,9 @@ and the diagnosis must name that parameter.
 
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import mpmath
 import numpy as np
 import pytest
@@ -19,7 +22,9 @@ from rope_mpmath import mp_schedule
 from pespec.reference._oracle_mpmath import mpf_to_float
 from pespec.rope import RopeConfig, check
 from pespec.rope import reference as ref
+from pespec.rope.backends import RopeCapabilities
 from pespec.rope.diagnosis import diagnose
+from pespec.rope.domain import position_domain
 from pespec.rope.properties import unplanned
 from pespec.rope.xpos import pair_scales, reference_scale_error, scale_oracle
 
@@ -106,6 +111,14 @@ def test_declaration_checked() -> None:
         ref.rotate(np.ones((1, 8)), [2**20], RopeConfig(head_dim=8, xpos_scale_base=64))
 
 
+def test_default_context_keeps_sigma_within_float32() -> None:
+    # |p·ln ζ_0|/b ≤ 80 with ζ_0 = 0.4/1.4: p ≤ 80·512/ln 3.5 = 32695.4, so N = 32696
+    assert position_domain(QUERY, RopeCapabilities()).max_position == 32695
+    assert math.floor(80 * 512 / math.log(3.5)) == 32695
+    declared = dataclasses.replace(QUERY, context_length=4096)
+    assert position_domain(declared, RopeCapabilities()).max_position == 4095
+
+
 def test_properties_stated_with_a_alone_are_not_planned() -> None:
     assert unplanned(RopeConfig(head_dim=8)) == {"accuracy"}
     assert {"norm", "r-zero", "relative-position", "row-independence"} <= unplanned(QUERY)
@@ -122,8 +135,9 @@ def test_rotary_embedding_torch_xpos_conformant(role: str) -> None:
         head_dim=64, rotary_dim=32, pairing="interleaved", xpos_scale_base=512, xpos_role=role
     )
     fn = impl.rotary_embedding_torch_xpos("float32")
-    report = check(fn, config, level="float32", max_position=4096)
+    report = check(fn, config, level="float32")  # the default domain: 0 .. 32695
     assert report.conformant, report.summary()
+    assert report.to_dict()["domain"]["max_position"] == 32695
     found = diagnose(fn, config, max_position=4096)  # xPos as declared, then the rotation
     assert found.causes == () and "no bug found" in found.sentence, found.sentence
     assert found.parameters["xpos_gamma"] == pytest.approx(0.4, rel=1e-4)
