@@ -183,3 +183,22 @@ def test_one_parameter_wrong_is_named(wrong: dict[str, float], role: str, words:
     result = diagnose(fn, config, max_position=4096)
     assert result.explained and len(result.causes) == 1, result.sentence
     assert words in result.sentence, result.sentence
+
+
+def test_centre_per_call_declared_fixed_is_named() -> None:
+    # rotary-embedding-torch centres each call at n//2 (16 for the 33 probe rows), not at 0
+    config = dataclasses.replace(_config("query"), xpos_center=0)
+    result = diagnose(impl.rotary_embedding_torch_xpos("float32"), config, max_position=4096)
+    assert result.causes == ("xpos_center: the power is zero at p = 16, not the declared centre 0",)
+
+
+def test_diagnosis_probes_inside_the_domain() -> None:
+    seen: list[int] = []
+    inner = impl.rotary_embedding_torch_xpos("float32")
+
+    def recording(x: np.ndarray, positions: np.ndarray, rope: RopeConfig) -> object:
+        seen.extend(positions.tolist())
+        return inner(x, positions, rope)
+
+    result = diagnose(recording, _config("key"), max_position=20)
+    assert seen and max(seen) <= 20, result.sentence

@@ -64,8 +64,10 @@ def measure_xpos(
     """{"xpos_gamma", "xpos_scale_base", "xpos_role", "xpos_center", "scaled"} measured
     with one call, or None when the call fails or gives no usable amplitudes."""
     assert config.xpos_scale_base is not None
-    top = int(min(8 * config.xpos_scale_base, max_position or 2**20, 2**20))
-    positions = np.unique(np.linspace(0, max(top, PROBE_ROWS), PROBE_ROWS).astype(np.int64))
+    top = int(min(8 * config.xpos_scale_base, 2**20 if max_position is None else max_position))
+    positions = np.unique(np.linspace(0, top, PROBE_ROWS).astype(np.int64))
+    if positions.size < 3:  # no slope and root to measure inside the domain
+        return None
     x = np.zeros((positions.size, config.head_dim))
     a, _ = pair_views(x, config, output=False)
     a[...] = 1.0
