@@ -48,11 +48,11 @@ def _fit_gamma(ratios: F64, d_r: int) -> float:
     """γ whose ln ζ_j/ln ζ_0 is closest to ``ratios`` (least squares on a grid over
     [1e-3, 1e3], then twice on a finer grid around the best)."""
     grid = np.geomspace(1e-3, 1e3, 6001)
-    for _ in range(3):
+    for step in range(3):
         logs = _log_zeta(grid, d_r)
         misfit = np.sum((logs / logs[:, :1] - ratios[None, :]) ** 2, axis=1)
         best = int(np.argmin(misfit))
-        if _ == 2:
+        if step == 2:
             break
         grid = np.linspace(grid[max(best - 1, 0)], grid[min(best + 1, grid.size - 1)], 2001)
     return float(grid[best])
