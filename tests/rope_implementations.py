@@ -224,6 +224,46 @@ def rotary_embedding_torch(dtype_name: str) -> Fn:
     return fn
 
 
+def rotary_embedding_torch_xpos(
+    dtype_name: str,
+    *,
+    gamma: float | None = None,
+    scale_base: float | None = None,
+    invert_key: bool = True,
+) -> Fn:
+    """rotary-embedding-torch's RotaryEmbedding(use_xpos=True) at explicit positions: its
+    ``forward`` (freqs), ``get_scale`` (ζ^((t − len(t)//2)/b)), the key's ``scale ** -1`` and
+    ``apply_rotary_emb(..., scale=...)``, as ``rotate_queries_and_keys`` does for
+    t = 0..n − 1. ``gamma`` / ``scale_base`` / ``invert_key=False``: one parameter wrong (the
+    module's ζ rebuilt with another γ, another b, the key scaled as a query)."""
+    torch = importlib.import_module("torch")
+    ret = importlib.import_module("rotary_embedding_torch")
+    dtype = getattr(torch, dtype_name)
+
+    def fn(x: np.ndarray, positions: np.ndarray, rope: RopeConfig) -> Any:
+        assert rope.pairing == "interleaved" and rope.xpos_scale_base is not None
+        module = ret.RotaryEmbedding(
+            dim=rope.d_r,
+            theta=rope.theta,
+            use_xpos=True,
+            xpos_scale_base=rope.xpos_scale_base if scale_base is None else scale_base,
+            cache_if_possible=False,
+        )
+        if gamma is not None:  # the module's own formula with another constant
+            dim = rope.d_r
+            module.scale = (torch.arange(0, dim, 2) + gamma * dim) / ((1 + gamma) * dim)
+        t = torch.from_numpy(positions).float()
+        with torch.no_grad():
+            freqs = module(t)
+            scale = module.get_scale(t)
+            if rope.xpos_role == "key" and invert_key:
+                scale = scale**-1
+            xs = torch.from_numpy(x).to(dtype)
+            return ret.apply_rotary_emb(freqs, xs, scale=scale.to(dtype))
+
+    return fn
+
+
 # ---------------------------------------------------------------------------------------------
 # One-stage bugs (issue 17's list)
 

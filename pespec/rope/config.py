@@ -24,6 +24,7 @@ from pespec.rope.schedules.registry import (
     SCHEDULES,
     SEQ_LEN_RULES,
 )
+from pespec.rope.xpos_fields import checked_xpos
 
 __all__ = [
     "OUTPUT_LAYOUTS",
@@ -54,6 +55,7 @@ class RopeConfig:
     ``context_length`` is the model's context (config.json's ``max_position_embeddings``):
     not part of the rotation, it sets the positions the suite checks by default (SPEC R8.17)
     and is left out of equality, so two configurations that rotate alike are equal.
+    ``xpos_*``: the xPos scale of each pair (:mod:`pespec.rope.xpos_fields`), None without.
     """
 
     head_dim: int
@@ -81,6 +83,10 @@ class RopeConfig:
     short_mscale: float | None = None
     long_mscale: float | None = None
     seq_len_rule: str | None = None
+    xpos_scale_base: float | None = None
+    xpos_gamma: float | None = None
+    xpos_center: int | None = None
+    xpos_role: str | None = None
     context_length: int | None = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -204,6 +210,7 @@ def _validated(config: RopeConfig) -> dict[str, Any]:
                 "expected None"
             )
     out.update(_schedule_fields(config, rotary))
+    out.update(checked_xpos(config))
     if config.context_length is not None:
         out["context_length"] = check_int("context_length", config.context_length, 1)
     return out

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from pespec.rope.config import RopeConfig
 from pespec.rope.schedules.registry import SCHEDULES
+from pespec.rope.xpos import xpos_context
 
 __all__ = ["DEFAULT_CONTEXT", "PositionDomain", "context_length", "position_domain"]
 
@@ -41,6 +42,8 @@ def context_length(config: RopeConfig) -> tuple[int, str]:
         n, why = config.max_position_embeddings, "the schedule's max_position_embeddings"
     elif implied is not None:
         n, why = implied
+    elif config.xpos_scale_base is not None:
+        n, why = xpos_context(config)
     else:
         n, why = DEFAULT_CONTEXT, "no context length in the configuration: the default 2^20"
     if config.seq_len is not None and config.seq_len > n:

@@ -202,8 +202,22 @@ def element_bound(
     if output_dtype != level.rotation:
         pair = pair + u_o * (mass * (big_a + big_e) + rot)
     pair = pair * (1 + 2.0**-50) + eta
+    if config.xpos_scale_base is not None:  # σ_j(p) on each pair (SPEC Annex J)
+        pair = _xpos_bound(pair, big_a * mass, p, config, level)
     bound = np.zeros(values.shape, dtype=np.float64)
     y_a, y_b = _views(bound, config, output=True)
     y_a[...] = pair
     y_b[...] = pair
     return bound
+
+
+def _xpos_bound(pair: F64, exact: F64, p: F64, config: RopeConfig, level: RopeLevel) -> F64:
+    """The pair bound with xPos: σ(1 + ε_σ)·bound + σ·(ε_σ + 2u_r)·A·(|a| + |b|), ε_σ the
+    backend's scale error, 2u_r the scale's product in the rotation (a·c·σ, b·s·σ)."""
+    from pespec.rope.xpos import backend_scale_error, pair_scales
+
+    sigma = pair_scales(p, config)
+    eps = backend_scale_error(p, config, level.phase, level.cache)
+    extra = sigma * (eps + 2 * _u(level.rotation) * (1 + eps)) * exact
+    out: F64 = (sigma * (1 + eps) * pair + extra) * (1 + 2.0**-50)
+    return out

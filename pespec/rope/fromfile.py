@@ -362,7 +362,7 @@ def _reference(
         p = positions[r0 : r0 + CHUNK_ROWS]
         x = x_vectors(p.shape[0], rope.head_dim, start=r0)
         y = np.asarray(output[r0 : r0 + CHUNK_ROWS], dtype=np.float64)
-        bound = element_bound(x, p, rope, level, out_dtype) + rotation_bound(x, rope) + slack
+        bound = element_bound(x, p, rope, level, out_dtype) + rotation_bound(x, rope, p) + slack
         outcome = props.fold_outcome(outcome, np.abs(y - rotate(x, p, rope)), bound, p)
     outcome = outcome or props.Outcome(-1.0, 0.0, 0.0, None, None, 0)
     final = props.finish_outcome(outcome, "reference")

@@ -32,6 +32,7 @@ __all__ = [
     "r_zero",
     "relative_position",
     "row_independence",
+    "unplanned",
 ]
 
 F64 = NDArray[np.float64]
@@ -140,7 +141,7 @@ def accuracy(
         p = positions[r0 : r0 + CHUNK_ROWS]
         x = inputs(p.shape[0], config.head_dim, seed=r0 // CHUNK_ROWS)
         y = np.asarray(call(x, p), dtype=np.float64)
-        bound = element_bound(x, p, config, level, output_dtype) + rotation_bound(x, config)
+        bound = element_bound(x, p, config, level, output_dtype) + rotation_bound(x, config, p)
         outcome = fold_outcome(outcome, np.abs(y - rotate(x, p, config)), bound, p)
     return finish_outcome(outcome or Outcome(-1.0, 0.0, 0.0, None, None, 0), "accuracy")
 
@@ -285,3 +286,15 @@ PROPERTIES: dict[str, str] = {
     "row-independence": "a row rotated alone equals the same row in a batch",
 }
 """The properties the suite checks, by id, with the statement each checks (SPEC §8.8)."""
+
+
+def unplanned(config: RopeConfig) -> frozenset[str]:
+    """The properties the suite does not plan for ``config``: accuracy (the reference stage),
+    and with xPos those stated with A alone (norm, R(0), relative position: σ_j(p) and the
+    role change them, SPEC Annex J), and row independence when c is each call's n//2."""
+    if config.xpos_scale_base is None:
+        return frozenset({"accuracy"})
+    out = {"accuracy", "norm", "r-zero", "relative-position"}
+    if config.xpos_center is None:
+        out.add("row-independence")
+    return frozenset(out)

@@ -29,6 +29,7 @@ from pespec.numerics.turns import cut_turn_pieces
 from pespec.numerics.validation import check_positions
 from pespec.rope.config import RopeConfig
 from pespec.rope.oracle import attention_factor, frequencies_dd
+from pespec.rope.xpos import element_scales, reference_scale_error
 
 __all__ = ["COS_SIN_BOUND", "MAX_PHASE", "cos_sin", "pair_views", "rotate", "rotation_bound"]
 
@@ -158,11 +159,15 @@ def rotate(x: Any, positions: Any, config: RopeConfig) -> F64:
         if attention != 1.0:
             np.multiply(y_a, attention, out=y_a)
             np.multiply(y_b, attention, out=y_b)
+    if config.xpos_scale_base is not None:  # σ̂_j(p) on each pair (SPEC Annex J)
+        out *= element_scales(p, config)
     return out
 
 
-def rotation_bound(x: Any, config: RopeConfig) -> F64:
+def rotation_bound(x: Any, config: RopeConfig, positions: Any = None) -> F64:
     """Per-component bound on |rotate − exact| (SPEC Annex C.6), same shape as x.
+
+    With xPos the positions are needed (σ_j(p) scales the bound; SPEC Annex J).
 
     For the output of pair j: 8u·A·‖(a_j, b_j)‖₂ + 2^-1071·max(1, A) (u = 2^-53, A the
     exact attention factor, bounded here by its float64 times 1 + 2u); 0 for k ≥ d_r.
@@ -176,4 +181,24 @@ def rotation_bound(x: Any, config: RopeConfig) -> F64:
     y_a, y_b = pair_views(bound, config, output=True)
     y_a[...] = pair
     y_b[...] = pair
-    return bound
+    if positions is None and config.xpos_scale_base is not None:
+        raise ValueError("positions must be given for an xPos configuration (σ_j(p) scales it)")
+    return bound if positions is None else _xpos_bound(bound, values, positions, config)
+
+
+def _xpos_bound(bound: F64, values: F64, positions: Any, config: RopeConfig) -> F64:
+    """With xPos: σ̂(1 + ε)·bound + (ε + u)(1 + ε)·σ̂·A·‖(a_j, b_j)‖₂ (σ̂ within ε·σ of σ,
+    then one rounding of the product; SPEC Annex J)."""
+    if config.xpos_scale_base is None:
+        return bound
+    sigma = element_scales(positions, config)
+    eps = np.ones_like(sigma)
+    a, b = pair_views(values, config, output=False)
+    magnitude = np.zeros(values.shape, dtype=np.float64)
+    m_a, m_b = pair_views(magnitude, config, output=True)
+    m_a[...] = m_b[...] = attention_factor(config) * (1 + 2 * _U) * np.hypot(a, b)
+    e_a, e_b = pair_views(eps, config, output=True)
+    e_a[...] = e_b[...] = reference_scale_error(positions, config)
+    relative = (1 + eps) * (1 + 2 * _U)
+    out: F64 = sigma * relative * (bound + (eps + _U) * magnitude)
+    return out

@@ -212,7 +212,7 @@ class RopeRun:
             planned += [
                 PlannedCheck(f"property:{k}", "property", v, "§8.8")
                 for k, v in props.PROPERTIES.items()
-                if k != "accuracy"
+                if k not in props.unplanned(self.config)
             ]
         return planned if self.mode == "elements" else score_plan(planned)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -106,6 +107,8 @@ def diagnose(
         raise TypeError(f"config must be a pespec.rope.RopeConfig; got {type(config).__name__}")
     if max_position is None:
         max_position = declared_max_position(backend)
+    if config.xpos_scale_base is not None:  # γ, b, role, c measured first (Annex J)
+        return _diagnose_xpos(backend, config, timeout, max_position, output_dtype)
     probes, calls = run_probes(backend, config, timeout, max_position)
     if not probes:
         return _failed(config, calls, "the backend failed on the first probe call")
@@ -167,6 +170,33 @@ def diagnose(
         tuple(causes),
         output,
         round(fit.score, 6),
+    )
+
+
+def _diagnose_xpos(
+    backend: Callable[..., Any],
+    config: RopeConfig,
+    timeout: float | None,
+    max_position: float | None,
+    output_dtype: str | None,
+) -> RopeDiagnosis:
+    """xPos measured; when it matches the declaration, the descaled backend diagnosed."""
+    from pespec.rope.diagnosis import xpos
+
+    found = xpos.measure_xpos(backend, config, max_position)
+    if found is None or xpos.xpos_causes(config, found):
+        return xpos.xpos_diagnosis(config, found, 1)
+    inner = diagnose(
+        xpos.descaled(backend, config),
+        xpos.plain(config),
+        timeout=timeout,
+        max_position=max_position,
+        output_dtype=output_dtype,
+    )
+    return dataclasses.replace(
+        inner,
+        backend_calls=inner.backend_calls + 1,
+        parameters={**inner.parameters, **{k: v for k, v in found.items() if k[:5] == "xpos_"}},
     )
 
 
