@@ -15,6 +15,7 @@ from pespec.rope.diagnosis.candidates import (
     attention_models,
     frequency_models,
 )
+from pespec.rope.diagnosis.fit import ATTENTION
 from pespec.rope.diagnosis.formats import UNIT_ROUNDOFF
 from pespec.rope.diagnosis.layout import (
     detect_pairing,
@@ -22,6 +23,8 @@ from pespec.rope.diagnosis.layout import (
     pair_values,
     pass_through_changed,
 )
+from pespec.rope.diagnosis.measure import measure_pairs
+from pespec.rope.diagnosis.naming import measured_causes, pair_table
 from pespec.rope.diagnosis.probes import (
     Probe,
     declared_max_position,
@@ -151,13 +154,29 @@ def diagnose(
             "|φ| beyond (no full range reduction)"
         )
         explained = True
+    measured = measure_pairs(cos, sin, positions, noise, _phase_roundoff(rotation))
+    declared = (models[0].omegas, attentions[0].value)
+    rope_type = fit.model.rope_type
+    if not explained:
+        found, fitted, fits = measured_causes(
+            measured, config, declared, noise, attention is not None
+        )
+        if fitted:
+            base = _causes(config, pairing, models[0], fit.sign, attention, measured_a)
+            if attention is None and fits[0].parameter in ATTENTION:
+                base = [c for c in base if "matches no attention factor" not in c]
+                attention = AttentionModel(measured_a)
+            causes = base + found
+            explained, rope_type = attention is not None, fits[0].schedule
+        else:
+            causes += found
     reach = _reach(probes, config)
     parameters = dict(fit.model.parameters)
     parameters["attention_factor"] = attention.value if attention else measured_a
-    text = sentence(pairing, fit.model.rope_type, stages, causes, explained, reach)
+    text = sentence(pairing, rope_type, stages, causes, explained, reach)
     return RopeDiagnosis(
         pairing,
-        fit.model.rope_type,
+        rope_type,
         parameters,
         stages,
         reach,
@@ -167,7 +186,13 @@ def diagnose(
         tuple(causes),
         output,
         round(fit.score, 6),
+        {"measured": measured.to_dict(), "pairs": pair_table(measured, *declared)},
     )
+
+
+def _phase_roundoff(rotation: str) -> float:
+    """u of the phase's format at the level: float64 for a float64 rotation, else float32."""
+    return UNIT_ROUNDOFF["float64" if rotation == "float64" else "float32"]
 
 
 def _causes(
