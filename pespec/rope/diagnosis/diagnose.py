@@ -23,7 +23,7 @@ from pespec.rope.diagnosis.layout import (
     pair_values,
     pass_through_changed,
 )
-from pespec.rope.diagnosis.measure import measure_pairs
+from pespec.rope.diagnosis.measure import Measurement, measure_pairs
 from pespec.rope.diagnosis.naming import measured_causes, pair_table
 from pespec.rope.diagnosis.probes import (
     Probe,
@@ -158,18 +158,10 @@ def diagnose(
     declared = (models[0].omegas, attentions[0].value)
     rope_type = fit.model.rope_type
     if not explained:
-        found, fitted, fits = measured_causes(
-            measured, config, declared, noise, attention is not None
+        base = _causes(config, pairing, models[0], fit.sign, attention, measured_a)
+        causes, explained, rope_type = _refit(
+            measured, config, (declared, noise), (base, causes, rope_type), attention is not None
         )
-        if fitted:
-            base = _causes(config, pairing, models[0], fit.sign, attention, measured_a)
-            if attention is None and fits[0].parameter in ATTENTION:
-                base = [c for c in base if "matches no attention factor" not in c]
-                attention = AttentionModel(measured_a)
-            causes = base + found
-            explained, rope_type = attention is not None, fits[0].schedule
-        else:
-            causes += found
     reach = _reach(probes, config)
     parameters = dict(fit.model.parameters)
     parameters["attention_factor"] = attention.value if attention else measured_a
@@ -188,6 +180,26 @@ def diagnose(
         round(fit.score, 6),
         {"measured": measured.to_dict(), "pairs": pair_table(measured, *declared)},
     )
+
+
+def _refit(
+    measured: Measurement,
+    config: RopeConfig,
+    against: tuple[tuple[F64, float], float],
+    found: tuple[list[str], list[str], str],
+    attention_ok: bool,
+) -> tuple[list[str], bool, str]:
+    """(causes, explained, rope_type) once the measurement is fitted (SPEC Annex D.9):
+    ``against`` the declared (ω_j, A) and the noise; ``found`` the causes with the
+    configured schedule, those of the closest model tried, and its schedule."""
+    (declared, noise), (base, closest, rope_type) = against, found
+    named, fitted, fits = measured_causes(measured, config, declared, noise, attention_ok)
+    if not fitted:
+        return closest + named, False, rope_type
+    if not attention_ok and fits[0].parameter in ATTENTION:
+        base = [c for c in base if "matches no attention factor" not in c]
+        attention_ok = True
+    return base + named, attention_ok, fits[0].schedule
 
 
 def _phase_roundoff(rotation: str) -> float:

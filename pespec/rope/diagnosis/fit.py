@@ -40,6 +40,7 @@ DEFAULTS: dict[str, Any] = {
     "beta_fast": 32.0,
     "beta_slow": 1.0,
     "truncate": True,
+    "factor": 1.0,
     "low_freq_factor": 1.0,
     "high_freq_factor": 4.0,
 }
@@ -63,7 +64,7 @@ class _Float64:
         return float(value)
 
     def power(self, base: Fraction, exponent: Fraction) -> float:
-        return float(base) ** float(exponent)
+        return math.pow(float(base), float(exponent))
 
     def log(self, value: Any) -> float:
         return math.log(float(value))
@@ -105,6 +106,17 @@ class Fit:
     declared: float | None
     relative_error: float
     fits: bool
+
+    @property
+    def digits(self) -> int:
+        """The fewest significant digits (1 to 7) of a number inside the fitted interval
+        (8: none): a slip comes from a written value, so a round value is the likelier."""
+        lo, hi = min(self.interval), max(self.interval)
+        for digits in range(1, 8):
+            shown = float(f"{self.value:.{digits - 1}e}")
+            if lo <= shown <= hi:
+                return digits
+        return 8
 
 
 def fields_of(config: RopeConfig) -> dict[str, Any]:
@@ -218,8 +230,10 @@ def _fit_one(m: Measurement, fields: dict[str, Any], key: str, declared: float |
     worst = objective.worst(value)
     interval = (value, value)
     if worst <= 1:
+
         def fits(v: float) -> bool:
             return objective.worst(v) <= 1
+
         interval = (_edge(fits, value, math.exp(lo - 0.1)), _edge(fits, value, math.exp(hi + 0.1)))
     model = evaluate({**fields, key: value})
     rel = math.inf
@@ -232,8 +246,9 @@ def _fit_one(m: Measurement, fields: dict[str, Any], key: str, declared: float |
 def fit_parameters(
     m: Measurement, config: RopeConfig, keys: tuple[str, ...] | None = None
 ) -> list[Fit]:
-    """Every candidate's fit (only parameters in ``keys`` when given), those that fit
-    first, ranked by relative error then order."""
+    """Every candidate's fit (only parameters in ``keys`` when given): those that fit
+    first, the roundest value first among them (θ and s of NTK are one product: s = 2
+    rather than θ = 4945.29), then by relative error and order."""
     own = fields_of(config)
     out = []
     for fields, key in _candidates(config):
@@ -242,4 +257,12 @@ def fit_parameters(
         declared = own.get(key) if fields["rope_type"] == config.rope_type else None
         out.append(_fit_one(m, fields, key, declared))
     order = {id(f): i for i, f in enumerate(out)}
-    return sorted(out, key=lambda f: (not f.fits, round(f.relative_error, 9), order[id(f)]))
+    return sorted(
+        out,
+        key=lambda f: (
+            not f.fits,
+            f.digits if f.fits else 0,
+            round(f.relative_error, 9),
+            order[id(f)],
+        ),
+    )

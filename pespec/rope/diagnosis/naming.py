@@ -62,7 +62,8 @@ def _sentence(fit: Fit, config: RopeConfig) -> str:
     if fit.schedule == config.rope_type:
         if fit.parameter == "theta":
             d_prime = config.d_r * math.log(config.theta) / math.log(fit.value)
-            if abs(d_prime - round(d_prime)) < 1e-3 and round(d_prime) % 2 == 0:
+            whole = abs(d_prime - round(d_prime)) < 1e-3 and round(d_prime) % 2 == 0
+            if whole and fit.digits > 3:  # a round θ is a θ slip (1e4 is 1e6 over d = 192)
                 return (
                     f"ω computed over d = {round(d_prime)} instead of d_r = {config.d_r} "
                     f"(θ^(−2j/{round(d_prime)}); as θ it measures {value})"
@@ -133,10 +134,14 @@ def _attention_causes(
     if fits and fits[0].fits:
         return [_sentence(fits[0], config)], True, fits
     measured = float(np.nanmedian(m.attention))
-    return [
-        f"the attention factor measured {_num(measured, 6)}, the config says "
-        f"{_num(attention, 6)}"
-    ], False, fits
+    return (
+        [
+            f"the attention factor measured {_num(measured, 6)}, the config says "
+            f"{_num(attention, 6)}"
+        ],
+        False,
+        fits,
+    )
 
 
 def measured_causes(
@@ -167,11 +172,27 @@ def pair_table(m: Measurement, declared: F64, attention: float) -> dict[str, Any
     for j in range(len(declared)):
         ratio = m.omega[j] / declared[j] if declared[j] else math.nan
         rows.append(
-            [j, float(m.omega[j]), float(declared[j]), float(ratio), float(m.attention[j]),
-             attention, float(m.precision[j]), bool(bad[j])]
+            [
+                j,
+                float(m.omega[j]),
+                float(declared[j]),
+                float(ratio),
+                float(m.attention[j]),
+                attention,
+                float(m.precision[j]),
+                bool(bad[j]),
+            ]
         )
     return {
-        "columns": ["pair", "omega_measured", "omega_declared", "ratio", "attention_measured",
-                    "attention_declared", "precision", "deviates"],
+        "columns": [
+            "pair",
+            "omega_measured",
+            "omega_declared",
+            "ratio",
+            "attention_measured",
+            "attention_declared",
+            "precision",
+            "deviates",
+        ],
         "rows": rows,
     }
