@@ -4,7 +4,7 @@ Every schedule of the registry is evaluated in float64 through its own exact for
 (:attr:`Schedule.exact` with a float64 arithmetic: no certified bounds are needed to fit).
 A candidate is one free parameter of one schedule, the others as the configuration says
 (or, for another schedule, the configuration's θ and factor and that schedule's defaults).
-Its value is found on a log grid over [v/64, 64·v] (θ: [v/10^4, 10^4·v]), then polished by
+Its value is found on a 61-point log grid over [v/64, 64·v] (θ: [v/10^4, 10^4·v]), then polished by
 golden-section search on the summed squared residuals; the values that still fit form the
 stated interval (the measurement's precision in that parameter). A candidate fits when every
 pair's ω'_j lies within 4 precisions of ω̂_j; candidates are ranked by their worst relative
@@ -44,6 +44,8 @@ DEFAULTS: dict[str, Any] = {
     "low_freq_factor": 1.0,
     "high_freq_factor": 4.0,
 }
+GRID = 61
+"""Points of the log grid of each candidate (a step of 14 % in [v/64, 64v])."""
 INTEGERS = ("original_max_position_embeddings", "max_position_embeddings", "seq_len")
 ATTENTION = ("attention_factor", "mscale", "mscale_all_dim")
 NAMES = {
@@ -187,7 +189,7 @@ class _Objective:
         return math.inf if r is None or not np.all(np.isfinite(r)) else float(np.sum(r * r))
 
 
-def _golden(f: Any, lo: float, hi: float, steps: int = 40) -> float:
+def _golden(f: Any, lo: float, hi: float, steps: int = 32) -> float:
     """The minimiser of ``f(exp(t))`` for t in [lo, hi] (golden-section), as exp(t)."""
     g = (math.sqrt(5) - 1) / 2
     a, b = lo, hi
@@ -208,7 +210,7 @@ def _golden(f: Any, lo: float, hi: float, steps: int = 40) -> float:
 def _edge(fits: Any, inside: float, outside: float) -> float:
     """Bisection (in log) for the last value that fits between ``inside`` and ``outside``."""
     a, b = math.log(inside), math.log(outside)
-    for _ in range(30):
+    for _ in range(24):
         mid = (a + b) / 2
         a, b = (mid, b) if fits(math.exp(mid)) else (a, mid)
     return math.exp(a)
@@ -218,7 +220,7 @@ def _fit_one(m: Measurement, fields: dict[str, Any], key: str, declared: float |
     objective = _Objective(m, fields, key)
     start = float(fields[key]) if fields.get(key) else 1.0
     span = math.log(1e4 if key == "theta" else 64.0)
-    grid = np.linspace(math.log(start) - span, math.log(start) + span, 97)
+    grid = np.linspace(math.log(start) - span, math.log(start) + span, GRID)
     scores = [objective.worst(math.exp(t)) for t in grid]
     best = int(np.argmin(scores))
     lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
