@@ -166,7 +166,8 @@ class _Objective:
         self.m, self.fields, self.key = m, fields, key
         self.ok = np.isfinite(m.omega) & np.isfinite(m.precision)
         self.scale = SPREAD * m.precision + 1e-12 * np.abs(m.omega)
-        self.a_hat = float(np.nanmedian(m.attention)) if np.any(self.ok) else 1.0
+        finite = m.attention[np.isfinite(m.attention)]
+        self.a_hat = float(np.median(finite)) if finite.size else 1.0
 
     def residual(self, value: float) -> F64 | None:
         if self.key in INTEGERS:

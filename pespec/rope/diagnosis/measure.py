@@ -15,6 +15,7 @@ last position p used (u: the level's phase format; the angle noise of the output
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -94,11 +95,10 @@ def measure_pairs(cos: F64, sin: F64, positions: F64, noise: float, u: float) ->
         angles = np.where(np.isfinite(amplitude), np.arctan2(sin, cos), np.nan)
     rows = [_pair(angles[:, j], positions, noise, u) for j in range(angles.shape[1])]
     omega, sigma, offset, reach, brk = (np.array(c) for c in zip(*rows, strict=True))
-    with np.errstate(invalid="ignore"):
-        finite = np.where(np.isfinite(amplitude), amplitude, np.nan)
-        attention = (
-            np.nanmedian(finite, axis=0) if np.any(np.isfinite(finite)) else np.zeros(len(rows))
-        )
+    finite = np.where(np.isfinite(amplitude), amplitude, np.nan)
+    with warnings.catch_warnings():  # a pair never finite: NaN, said so by the table
+        warnings.simplefilter("ignore", RuntimeWarning)
+        attention = np.nanmedian(finite, axis=0)
     return Measurement(
         omega.astype(np.float64),
         sigma.astype(np.float64),

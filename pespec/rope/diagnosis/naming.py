@@ -133,7 +133,8 @@ def _attention_causes(
     fits = fit_parameters(m, config, ATTENTION)
     if fits and fits[0].fits:
         return [_sentence(fits[0], config)], True, fits
-    measured = float(np.nanmedian(m.attention))
+    finite = m.attention[np.isfinite(m.attention)]
+    measured = float(np.median(finite)) if finite.size else math.nan
     return (
         [
             f"the attention factor measured {_num(measured, 6)}, the config says "
