@@ -3,7 +3,8 @@
 Every schedule of the registry is evaluated in float64 through its own exact formula
 (:attr:`Schedule.exact` with a float64 arithmetic: no certified bounds are needed to fit).
 A candidate is one free parameter of one schedule, the others as the configuration says
-(or, for another schedule, the configuration's θ and factor and that schedule's defaults).
+(or, for another schedule of :func:`cross_schedules`, the configuration's θ and factor and
+that schedule's defaults: its factor is fitted, or θ when it has none).
 Its value is found on a 61-point log grid over [v/64, 64·v] (θ: [v/10^4, 10^4·v]), then polished by
 golden-section search on the summed squared residuals; the values that still fit form the
 stated interval (the measurement's precision in that parameter). A candidate fits when every
@@ -34,8 +35,23 @@ __all__ = ["Fit", "evaluate", "fit_parameters"]
 F64 = NDArray[np.float64]
 SPREAD = 4.0
 """A model fits when every ω'_j is within this many precisions σ_j of ω̂_j."""
-CROSS = ("default", "linear", "ntk", "llama3", "yarn")
-"""The schedules tried in place of the declared one (parameters they can take from it)."""
+LISTS = ("short_factor", "long_factor", "omegas", "rotated_pairs")
+"""Fields no other schedule's configuration supplies: a schedule requiring one is not tried
+in place of the declared one."""
+
+
+def cross_schedules() -> list[str]:
+    """The schedules tried in place of the declared one: computed through θ^(−2j/d_r),
+    needing no per-pair list and no sequence length (the registry's order)."""
+    return [
+        name
+        for name, schedule in SCHEDULES.items()
+        if schedule.computed
+        and not schedule.uses_seq_len
+        and not set(schedule.required) & set(LISTS)
+    ]
+
+
 DEFAULTS: dict[str, Any] = {
     "beta_fast": 32.0,
     "beta_slow": 1.0,
@@ -153,10 +169,10 @@ def _candidates(config: RopeConfig) -> Iterator[tuple[dict[str, Any], str]]:
     for key in ("theta", *schedule.required, *schedule.optional):
         if isinstance(own.get(key), (int, float)) and not isinstance(own.get(key), bool):
             yield own, key
-    for name in CROSS:
+    for name in cross_schedules():
         cross = None if name == config.rope_type else _cross_fields(config, name)
         if cross is not None:
-            yield cross, ("theta" if name == "default" else "factor")
+            yield cross, ("factor" if "factor" in SCHEDULES[name].required else "theta")
 
 
 class _Objective:

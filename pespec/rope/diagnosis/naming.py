@@ -46,16 +46,27 @@ def deviating(m: Measurement, declared: F64) -> NDArray[np.bool_]:
 
 
 def _relation(value: float, config: RopeConfig) -> str:
-    """How a fitted linear factor relates to the configuration's s (or its value)."""
+    """How a fitted factor relates to the configuration's s (or its value)."""
     s, d = config.factor, config.d_r
     if s is not None and d > 2:
         for text, v in (("s", s), ("s^(d/(d−2))", s ** (d / (d - 2)))):
             if math.isclose(value, v, rel_tol=1e-4):
-                return f"a linear scaling by {text}"
-    return f"a linear scaling by {_num(value, 4)}"
+                return text
+    return _num(value, 4)
 
 
-def _sentence(fit: Fit, config: RopeConfig) -> str:
+def _uniform(m: Measurement, declared: F64) -> float | None:
+    """ω̂_j/ω_j when it is one number for every pair (within the precisions), else None."""
+    ok = np.isfinite(m.omega) & (declared > 0)
+    if not np.any(ok):
+        return None
+    ratio = m.omega[ok] / declared[ok]
+    middle = float(np.median(ratio))
+    spread = SPREAD * m.precision[ok] / declared[ok] + 1e-12
+    return middle if bool(np.all(np.abs(ratio - middle) <= spread)) else None
+
+
+def _sentence(fit: Fit, config: RopeConfig, uniform: float | None = None) -> str:
     """The cause named by a fitting candidate."""
     name = NAMES.get(fit.parameter, fit.parameter)
     value = _num(fit.value, _digits(fit))
@@ -69,11 +80,10 @@ def _sentence(fit: Fit, config: RopeConfig) -> str:
                     f"(θ^(−2j/{round(d_prime)}); as θ it measures {value})"
                 )
         return f"{name} measured {value}, the config says {_num(float(fit.declared or 0), 7)}"
-    if fit.schedule == "linear":
-        ratio = _num(fit.value, 3)
+    if uniform is not None and uniform > 0 and fit.parameter == "factor":
         return (
-            f"every frequency divided by {ratio}: {_relation(fit.value, config)} where the "
-            f"config says {config.rope_type}"
+            f"every frequency divided by {_num(1 / uniform, 3)}: a {fit.schedule} scaling "
+            f"by {_relation(fit.value, config)} where the config says {config.rope_type}"
         )
     return (
         f"the frequencies of a {fit.schedule} schedule with {name} = {value} where the config "
@@ -162,7 +172,7 @@ def measured_causes(
         return _pattern(m, omegas, bad, noise), False, []
     fits = fit_parameters(m, config)
     if fits and fits[0].fits:
-        return [_sentence(fits[0], config)], True, fits
+        return [_sentence(fits[0], config, _uniform(m, omegas))], True, fits
     return _pattern(m, omegas, bad, noise), False, fits
 
 
