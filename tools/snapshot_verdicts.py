@@ -144,6 +144,11 @@ def _scrub(value: Any) -> Any:
     return value
 
 
+UNSNAPPED = ("sentence", "measured_vs_declared")
+"""Diagnosis fields the snapshot leaves out: the sentence (kept normalised apart) and the
+per-pair measurement table (numbers at the last digits of a platform's libm)."""
+
+
 def normalise(report: dict[str, Any]) -> dict[str, Any]:
     """What the snapshot keeps of a JSON report (SPEC §6.4): verdict, failures, diagnosis."""
     diagnosis = report.get("diagnosis") or {}
@@ -151,7 +156,7 @@ def normalise(report: dict[str, Any]) -> dict[str, Any]:
         "verdict": report["verdict"],
         "level": report["level"]["name"],
         "failed": [c["id"] for c in report["checks"] if c["status"] == "failed"],
-        "diagnosis": _scrub({k: v for k, v in diagnosis.items() if k != "sentence"}),
+        "diagnosis": _scrub({k: v for k, v in diagnosis.items() if k not in UNSNAPPED}),
         "diagnosis_sentence": _text(report.get("diagnosis_sentence")),
     }
 
@@ -245,7 +250,7 @@ def normalise_rope(report: dict[str, Any]) -> dict[str, Any]:
         "domain": _text(domain.get("description")),
         "failed": [c["id"] for c in report["checks"] if c["status"] == "failed"],
         "diagnosis": _scrub(
-            {k: v for k, v in (report.get("diagnosis") or {}).items() if k != "sentence"}
+            {k: v for k, v in (report.get("diagnosis") or {}).items() if k not in UNSNAPPED}
         ),
         "diagnosis_sentence": _text(report.get("diagnosis_sentence")),
     }

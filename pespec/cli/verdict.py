@@ -89,6 +89,7 @@ def _print_lead(console: Any, report: Any) -> None:
     console.print(f"[bold red]{escape(report.headline())}[/]", soft_wrap=True)
     if report.diagnosis_sentence:
         console.print(f"[bold]Diagnosis:[/] {escape(report.diagnosis_sentence)}")
+        _print_table(console, report)
     shown = []
     for stage in dict.fromkeys(c.stage for c in report.failed):
         first = next(c for c in report.failed if c.stage == stage)
@@ -118,6 +119,15 @@ def _print_everything(console: Any, report: Any) -> None:
             console.print(f"  reproduce: {escape(failed.reproduction)}", soft_wrap=True)
     if report.diagnosis_sentence and report.diagnosis_sentence not in report.summary():
         console.print(f"[bold]Diagnosis:[/] {escape(report.diagnosis_sentence)}")
+    _print_table(console, report)
+
+
+def _print_table(console: Any, report: Any) -> None:
+    """The diagnosis's first deviating rows of measured vs declared (SPEC Annex D.9)."""
+    from pespec.conformance.measured_table import terminal_lines
+
+    for line in terminal_lines(report.diagnosis):
+        console.print(escape(line), soft_wrap=True)
 
 
 def escape(text: str) -> str:

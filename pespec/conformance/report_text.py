@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from pespec._version import SPEC_VERSION, SUITE_VERSION, __version__
+from pespec.conformance.measured_table import markdown_lines
 from pespec.conformance.report_json import json_number
 
 __all__ = ["CheckView", "ReportView", "markdown", "rich_table"]
@@ -150,6 +151,7 @@ def markdown(report: ReportView, error_plot: str | None = None) -> str:
         lines += [f"- `{check}`: {reason}" for check, reason in report.not_run.items()]
     if report.diagnosis_sentence:
         lines += ["", f"**Diagnosis:** {report.diagnosis_sentence}"]
+        lines += markdown_lines(report.diagnosis)
     lines += [
         "",
         "| check | status | max abs error | worst: \\|error\\| | bound | ratio | position "

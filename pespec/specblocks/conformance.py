@@ -111,7 +111,11 @@ REPORT_FIELDS: tuple[tuple[str, str], ...] = (
         "id, stage, title, section, status, message, max_error, bound, ratio, "
         "worst_position, worst_column, reproduction, duration_s, details",
     ),
-    ("diagnosis, diagnosis_sentence", "Annex D, only when non-conformant (else null)"),
+    (
+        "diagnosis, diagnosis_sentence",
+        "Annex D, only when non-conformant (else null); rotary "
+        "`diagnosis.measured_vs_declared` (schema 1.4): per pair ω̂, ω, ratio, Â (D.9)",
+    ),
 )
 """The JSON report's top-level fields (comma-separated names per row) and what each holds;
 a test requires exactly the fields of :meth:`Report.to_dict` and ``checks[]``'s."""

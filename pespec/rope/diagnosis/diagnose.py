@@ -16,6 +16,7 @@ from pespec.rope.diagnosis.candidates import (
     attention_models,
     frequency_models,
 )
+from pespec.rope.diagnosis.fit import ATTENTION
 from pespec.rope.diagnosis.formats import UNIT_ROUNDOFF
 from pespec.rope.diagnosis.layout import (
     detect_pairing,
@@ -23,6 +24,8 @@ from pespec.rope.diagnosis.layout import (
     pair_values,
     pass_through_changed,
 )
+from pespec.rope.diagnosis.measure import Measurement, measure_pairs
+from pespec.rope.diagnosis.naming import measured_causes, pair_table
 from pespec.rope.diagnosis.probes import (
     Probe,
     declared_max_position,
@@ -154,13 +157,21 @@ def diagnose(
             "|φ| beyond (no full range reduction)"
         )
         explained = True
+    measured = measure_pairs(cos, sin, positions, noise, _phase_roundoff(rotation))
+    declared = (models[0].omegas, attentions[0].value)
+    rope_type = fit.model.rope_type
+    if not explained:
+        base = _causes(config, pairing, models[0], fit.sign, attention, measured_a)
+        causes, explained, rope_type = _refit(
+            measured, config, (declared, noise), (base, causes, rope_type), attention is not None
+        )
     reach = _reach(probes, config)
     parameters = dict(fit.model.parameters)
     parameters["attention_factor"] = attention.value if attention else measured_a
-    text = sentence(pairing, fit.model.rope_type, stages, causes, explained, reach)
+    text = sentence(pairing, rope_type, stages, causes, explained, reach)
     return RopeDiagnosis(
         pairing,
-        fit.model.rope_type,
+        rope_type,
         parameters,
         stages,
         reach,
@@ -170,6 +181,7 @@ def diagnose(
         tuple(causes),
         output,
         round(fit.score, 6),
+        {"measured": measured.to_dict(), "pairs": pair_table(measured, *declared)},
     )
 
 
@@ -198,6 +210,31 @@ def _diagnose_xpos(
         backend_calls=inner.backend_calls + 1,
         parameters={**inner.parameters, **{k: v for k, v in found.items() if k[:5] == "xpos_"}},
     )
+
+
+def _refit(
+    measured: Measurement,
+    config: RopeConfig,
+    against: tuple[tuple[F64, float], float],
+    found: tuple[list[str], list[str], str],
+    attention_ok: bool,
+) -> tuple[list[str], bool, str]:
+    """(causes, explained, rope_type) once the measurement is fitted (SPEC Annex D.9):
+    ``against`` the declared (ω_j, A) and the noise; ``found`` the causes with the
+    configured schedule, those of the closest model tried, and its schedule."""
+    (declared, noise), (base, closest, rope_type) = against, found
+    named, fitted, fits = measured_causes(measured, config, declared, noise, attention_ok)
+    if not fitted:
+        return closest + named, False, rope_type
+    if not attention_ok and fits[0].parameter in ATTENTION:
+        base = [c for c in base if "matches no attention factor" not in c]
+        attention_ok = True
+    return base + named, attention_ok, fits[0].schedule
+
+
+def _phase_roundoff(rotation: str) -> float:
+    """u of the phase's format at the level: float64 for a float64 rotation, else float32."""
+    return UNIT_ROUNDOFF["float64" if rotation == "float64" else "float32"]
 
 
 def _causes(

@@ -49,6 +49,7 @@ class RopeDiagnosis:
             "causes": list(self.causes),
             "output_dtype": self.output_dtype,
             "match_fraction": self.match_fraction,
+            **({"measured_vs_declared": self.details["pairs"]} if "pairs" in self.details else {}),
         }
 
 

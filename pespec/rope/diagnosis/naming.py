@@ -1,0 +1,209 @@
+"""The sentence from the fit, and the measured-vs-declared table (SPEC Annex D.9).
+
+:func:`measured_causes` names the best-fitting parameter with its measured value ("θ
+measured 1.000000e6, the config says 10000"); where none fits it says which pairs deviate
+and how ("pairs 32–63 are 2× too slow"), a frequency added to every pair (a phase error
+growing linearly with the position), a constant phase offset, or a phase that departs from
+a line at some position (a stepwise error). :func:`pair_table` is the per-pair table.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.rope.config import RopeConfig
+from pespec.rope.diagnosis.fit import ATTENTION, NAMES, SPREAD, Fit, fit_parameters
+from pespec.rope.diagnosis.measure import Measurement
+
+__all__ = ["deviating", "measured_causes", "pair_table"]
+
+F64 = NDArray[np.float64]
+
+
+def _num(value: float, digits: int = 7) -> str:
+    """``value`` with ``digits`` significant digits, exponent written e6 (not e+06)."""
+    text = f"{value:.{max(digits - 1, 0)}e}" if abs(value) >= 1e5 else f"{value:.{digits}g}"
+    mantissa, _, exponent = text.partition("e")
+    return mantissa + ("e" + str(int(exponent)) if exponent else "")
+
+
+def _digits(fit: Fit) -> int:
+    """Significant digits the fitted interval supports (3 to 7)."""
+    lo, hi = fit.interval
+    width = abs(hi - lo) / max(abs(fit.value), 1e-300)
+    return 7 if width <= 0 else int(min(7, max(3, math.floor(-math.log10(width)) + 1)))
+
+
+def deviating(m: Measurement, declared: F64) -> NDArray[np.bool_]:
+    """Pairs whose ω̂_j is further than its precision allows from the declared ω_j."""
+    with np.errstate(invalid="ignore"):
+        far = np.abs(m.omega - declared) > SPREAD * m.precision + 1e-12 * np.abs(declared)
+    return np.asarray(far & np.isfinite(m.omega), dtype=bool)
+
+
+def _relation(value: float, config: RopeConfig) -> str:
+    """How a fitted factor relates to the configuration's s (or its value)."""
+    s, d = config.factor, config.d_r
+    if s is not None and d > 2:
+        for text, v in (("s", s), ("s^(d/(d−2))", s ** (d / (d - 2)))):
+            if math.isclose(value, v, rel_tol=1e-4):
+                return text
+    return _num(value, 4)
+
+
+def _uniform(m: Measurement, declared: F64) -> float | None:
+    """ω̂_j/ω_j when it is one number for every pair (within the precisions), else None."""
+    ok = np.isfinite(m.omega) & (declared > 0)
+    if not np.any(ok):
+        return None
+    ratio = m.omega[ok] / declared[ok]
+    middle = float(np.median(ratio))
+    spread = SPREAD * m.precision[ok] / declared[ok] + 1e-12
+    return middle if bool(np.all(np.abs(ratio - middle) <= spread)) else None
+
+
+def _sentence(fit: Fit, config: RopeConfig, uniform: float | None = None) -> str:
+    """The cause named by a fitting candidate."""
+    name = NAMES.get(fit.parameter, fit.parameter)
+    value = _num(fit.value, _digits(fit))
+    if fit.schedule == config.rope_type:
+        if fit.parameter == "theta":
+            d_prime = config.d_r * math.log(config.theta) / math.log(fit.value)
+            whole = abs(d_prime - round(d_prime)) < 1e-3 and round(d_prime) % 2 == 0
+            if whole and fit.digits > 3:  # a round θ is a θ slip (1e4 is 1e6 over d = 192)
+                return (
+                    f"ω computed over d = {round(d_prime)} instead of d_r = {config.d_r} "
+                    f"(θ^(−2j/{round(d_prime)}); as θ it measures {value})"
+                )
+        return f"{name} measured {value}, the config says {_num(float(fit.declared or 0), 7)}"
+    if uniform is not None and uniform > 0 and fit.parameter == "factor":
+        return (
+            f"every frequency divided by {_num(1 / uniform, 3)}: a {fit.schedule} scaling "
+            f"by {_relation(fit.value, config)} where the config says {config.rope_type}"
+        )
+    return (
+        f"the frequencies of a {fit.schedule} schedule with {name} = {value} where the config "
+        f"says {config.rope_type}"
+    )
+
+
+def _runs(bad: NDArray[np.bool_], ratio: F64) -> list[str]:
+    """'pairs a–b are r× too slow/fast' for runs of deviating pairs with one ratio (1%)."""
+    out, j, n = [], 0, len(bad)
+    while j < n:
+        if not bad[j]:
+            j += 1
+            continue
+        k = j
+        while k + 1 < n and bad[k + 1] and math.isclose(ratio[k + 1], ratio[j], rel_tol=1e-2):
+            k += 1
+        r = float(np.median(ratio[j : k + 1]))
+        pairs = f"pair {j}" if j == k else f"pairs {j}–{k}"
+        speed = f"{_num(1 / r, 3)}× too slow" if r < 1 else f"{_num(r, 3)}× too fast"
+        out.append(f"{pairs} {'is' if j == k else 'are'} {speed}")
+        j = k + 1
+    return out[:4]
+
+
+def _pattern(m: Measurement, declared: F64, bad: NDArray[np.bool_], noise: float) -> list[str]:
+    """What the deviation looks like when no schedule fits."""
+    out = []
+    offset = float(np.median(m.offset))
+    if abs(offset) > 4 * noise:
+        out.append(f"a constant phase offset of {_num(offset, 4)} rad at every position")
+    delta = m.omega - declared
+    ok = np.isfinite(delta)
+    step = float(np.median(delta[ok])) if np.any(ok) else 0.0
+    spread = SPREAD * m.precision[ok] + 1e-12
+    if bad.any() and step != 0 and np.all(np.abs(delta[ok] - step) <= spread):
+        out.append(
+            f"every pair's phase grows by an extra {_num(step, 4)}·p rad (the same frequency "
+            "added to every pair: a phase error growing linearly with the position)"
+        )
+    elif bad.any():
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out += _runs(bad, m.omega / declared)
+    breaks = m.breaks[m.breaks > 0]
+    if breaks.size:
+        out.append(
+            f"the phase departs from a line from position {int(breaks.min())} on "
+            f"({breaks.size} pairs; a stepwise or growing error)"
+        )
+    return out
+
+
+def _attention_causes(
+    m: Measurement, config: RopeConfig, attention: float
+) -> tuple[list[str], bool, list[Fit]]:
+    """The attention parameter fitted to Â, else Â against the declared A."""
+    fits = fit_parameters(m, config, ATTENTION)
+    if fits and fits[0].fits:
+        return [_sentence(fits[0], config)], True, fits
+    finite = m.attention[np.isfinite(m.attention)]
+    measured = float(np.median(finite)) if finite.size else math.nan
+    return (
+        [
+            f"the attention factor measured {_num(measured, 6)}, the config says "
+            f"{_num(attention, 6)}"
+        ],
+        False,
+        fits,
+    )
+
+
+def measured_causes(
+    m: Measurement,
+    config: RopeConfig,
+    declared: tuple[F64, float],
+    noise: float,
+    attention_ok: bool = True,
+) -> tuple[list[str], bool, list[Fit]]:
+    """(causes, whether a fitted model explains ω̂, the fits ranked) for a measurement
+    against the declared (ω_j, A); ``attention_ok``: Â matched some attention model."""
+    omegas, attention = declared
+    bad = deviating(m, omegas)
+    if not bad.any():
+        if not attention_ok:
+            return _attention_causes(m, config, attention)
+        return _pattern(m, omegas, bad, noise), False, []
+    fits = fit_parameters(m, config)
+    if fits and fits[0].fits:
+        return [_sentence(fits[0], config, _uniform(m, omegas))], True, fits
+    return _pattern(m, omegas, bad, noise), False, fits
+
+
+def pair_table(m: Measurement, declared: F64, attention: float) -> dict[str, Any]:
+    """The measured-vs-declared table: one row per pair (j, ω̂, ω, ω̂/ω, Â, A, σ, deviates)."""
+    bad = deviating(m, declared)
+    rows = []
+    for j in range(len(declared)):
+        ratio = m.omega[j] / declared[j] if declared[j] else math.nan
+        rows.append(
+            [
+                j,
+                float(m.omega[j]),
+                float(declared[j]),
+                float(ratio),
+                float(m.attention[j]),
+                attention,
+                float(m.precision[j]),
+                bool(bad[j]),
+            ]
+        )
+    return {
+        "columns": [
+            "pair",
+            "omega_measured",
+            "omega_declared",
+            "ratio",
+            "attention_measured",
+            "attention_declared",
+            "precision",
+            "deviates",
+        ],
+        "rows": rows,
+    }
