@@ -1,0 +1,35 @@
+"""Hand ports of the 2-D sin-cos embeddings for the multi-axis tests: one correct numpy
+transcription and the documented bug classes (h/w swapped, grid scaling left out, positions
+in float32)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+
+def _one_d(d: int, pos: NDArray[Any]) -> NDArray[np.float64]:
+    """MAE's/diffusers' 1-D part: ω_k = 1/10000^(k/(d/2)), [sin | cos], in float64."""
+    omega = np.arange(d // 2, dtype=np.float64) / (d / 2.0)
+    omega = 1.0 / 10000**omega
+    out = np.outer(pos.astype(np.float64), omega)
+    return np.concatenate([np.sin(out), np.cos(out)], axis=1)
+
+
+def correct(positions: NDArray[Any], config: Any) -> NDArray[np.float64]:
+    """[1-D of w | 1-D of h] at the positions given (h = column 0, w = column 1)."""
+    d = config.d_model // 2
+    return np.concatenate([_one_d(d, positions[:, 1]), _one_d(d, positions[:, 0])], axis=1)
+
+
+def h_first(positions: NDArray[Any], config: Any) -> NDArray[np.float64]:
+    """The slip: the h coordinate feeds the first half."""
+    d = config.d_model // 2
+    return np.concatenate([_one_d(d, positions[:, 0]), _one_d(d, positions[:, 1])], axis=1)
+
+
+def correct_float32(positions: NDArray[Any], config: Any) -> NDArray[np.float32]:
+    """:func:`correct` rounded to float32 (a float32-level output)."""
+    return correct(positions, config).astype(np.float32)
