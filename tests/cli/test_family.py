@@ -53,7 +53,9 @@ def test_the_registry_names_both_families_and_loads_their_parts() -> None:
 
 
 def test_an_unknown_family_names_the_known_ones_and_the_closest() -> None:
-    with pytest.raises(ValueError, match=r"sinusoidal, rope, multiaxis; got 'rop'; did you mean rope\?"):
+    with pytest.raises(
+        ValueError, match=r"sinusoidal, rope, multiaxis; got 'rop'; did you mean rope\?"
+    ):
         get_family("rop")
 
 

@@ -1,0 +1,127 @@
+"""The multi-axis suite on hand-made backends and through ``pespec check --family
+multiaxis`` (SPEC §9.5–§9.6): verdicts, misbehaving backends, the report's sections."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from pespec.multiaxis.run import check, sample_rows
+from tests.multiaxis import ports
+
+ROOT = Path(__file__).resolve().parents[2]
+PORTS = "tests/multiaxis/ports.py"
+
+
+def test_a_correct_port_is_conformant_and_names_its_sections() -> None:
+    report = check(ports.correct, config="mae-vit-b-16")
+    assert report.verdict == "conformant", report.summary()
+    assert report.level == "float64"
+    ids = [c.id for c in report.checks]
+    assert "reference:section-0" in ids and "separability:axis-1" in ids
+    assert "section 0 (axis 1, d=384" in report.checks[1].title
+    assert report.family == "multiaxis"
+    assert report.family_data["config"]["sections"][0]["axis"] == 1
+
+
+def test_float32_output_is_judged_at_float32() -> None:
+    report = check(ports.correct_float32, config="dit-xl-2-256")
+    assert report.verdict == "conformant" and report.level == "float32"
+
+
+def test_h_first_fails_every_section_and_is_named() -> None:
+    report = check(ports.h_first, config="mae-vit-b-16")
+    assert report.verdict == "non-conformant"
+    failed = {c.id for c in report.failed}
+    assert {"reference:section-0", "reference:section-1"} <= failed
+    assert {"separability:axis-0", "separability:axis-1"} <= failed
+    assert "axes 0 and 1 swapped" in (report.diagnosis_sentence or "")
+
+
+def _one_ulp_off_in_w(positions: Any, config: Any) -> Any:
+    """Correct except column 1 (w section, sine of pair 1) raised by 2^-30 (its float64
+    bound is about 1e-14)."""
+    out = ports.correct(positions, config)
+    out[:, 1] = np.nextafter(out[:, 1], np.inf) + 2.0**-30
+    return out
+
+
+def test_a_small_error_in_one_section_fails_that_section_only() -> None:
+    report = check(_one_ulp_off_in_w, config="mae-vit-b-16", stages=["reference"])
+    status = {c.id: c.status for c in report.checks}
+    assert status == {"reference:section-0": "failed", "reference:section-1": "passed"}
+    assert report.failed[0].worst_column == 1
+
+
+def _wrong_shape(positions: Any, config: Any) -> Any:
+    return np.zeros((positions.shape[0], config.d_model + 1))
+
+
+def _raises(positions: Any, config: Any) -> Any:
+    raise RuntimeError("boom")
+
+
+def _nan(positions: Any, config: Any) -> Any:
+    out = ports.correct(positions, config)
+    out[0, 0] = np.nan
+    return out
+
+
+@pytest.mark.parametrize(
+    ("backend", "words"),
+    [(_wrong_shape, "returned shape"), (_raises, "RuntimeError: boom"), (_nan, "non-finite")],
+)
+def test_a_misbehaving_backend_fails_and_never_crashes(backend: Any, words: str) -> None:
+    report = check(backend, config="mae-vit-b-16")
+    assert report.verdict == "non-conformant"
+    assert words in report.failed[0].message
+
+
+def test_sample_rows_meet_every_coordinate_of_every_axis() -> None:
+    rows = sample_rows((192, 192), 4096)
+    assert rows.size <= 4096
+    assert set((rows // 192).tolist()) == set(range(192))
+    assert set((rows % 192).tolist()) == set(range(192))
+    assert sample_rows((14, 14), 4096).size == 196
+
+
+def test_bad_options_name_the_parameter() -> None:
+    with pytest.raises(ValueError, match="config must name a multiaxis preset"):
+        check(ports.correct)
+    with pytest.raises(ValueError, match="stages must be a subset"):
+        check(ports.correct, config="mae-vit-b-16", stages=["golden"])
+    with pytest.raises(ValueError, match="level must be"):
+        check(ports.correct, config="mae-vit-b-16", level="float8")
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pespec", "check", "--family", "multiaxis", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+
+
+def test_the_command_line_gives_0_1_2_and_the_report_names_sections(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    good = _cli(f"{PORTS}:correct", "--config", "mae-vit-b-16", "--json", str(out), "--quiet")
+    assert good.returncode == 0, good.stderr
+    data = json.loads(out.read_text())
+    assert data["family"] == "multiaxis" and data["config"]["name"] == "mae-vit-b-16"
+    bad = _cli(f"{PORTS}:h_first", "--config", "mae-vit-b-16")
+    assert bad.returncode == 1
+    assert "axes 0 and 1 swapped" in bad.stdout
+    usage = _cli(f"{PORTS}:correct", "--config", "nope")
+    assert usage.returncode == 2 and "Traceback" not in usage.stderr
+    assert "--config: config must be one of" in usage.stderr
+    other = _cli(f"{PORTS}:correct", "--config", "mae-vit-b-16", "--seq-len", "4")
+    assert other.returncode == 2 and "--seq-len does not apply" in other.stderr
