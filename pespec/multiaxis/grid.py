@@ -4,7 +4,9 @@ diffusers' ``get_2d_sincos_pos_embed(embed_dim, grid_size, base_size=b,
 interpolation_scale=s)`` puts coordinate i of an axis of size g at i / (g / b) / s: the
 grid is stretched to ``base_size`` and divided by the interpolation scale (SD3: g = 192,
 b = 64, so i/3; PixArt-α 1024: s = 2, so i/2). MAE and DiT use the indices i themselves
-(b = g, s = 1). Rows are in row-major order over the axes, the last axis fastest: row
+(b = g, s = 1). CogVideoX's ``get_3d_sincos_pos_embed`` divides t by its temporal and h, w
+by its spatial interpolation scale (1.875 for CogVideoX-2b), with no base_size. Rows are in
+row-major order over the axes, the last axis fastest: row
 r = i_h·W + i_w of a (H, W) grid, as both flatten their grids.
 """
 
@@ -18,7 +20,19 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["axis_values", "grid_positions"]
+__all__ = ["axis_values", "grid_positions", "per_axis"]
+
+
+def per_axis(scale: float | Sequence[float], axes: int) -> tuple[float, ...]:
+    """``scale`` as one value per axis (a single number repeated); ValueError naming a list
+    of the wrong length."""
+    if isinstance(scale, Sequence) and not isinstance(scale, (str, bytes)):
+        if len(scale) != axes:
+            raise ValueError(
+                f"interpolation_scale must be a number or a list of {axes}; got {list(scale)!r}"
+            )
+        return tuple(float(v) for v in scale)
+    return (float(scale),) * axes
 
 
 def _positive(name: str, value: object) -> Fraction:
@@ -46,14 +60,20 @@ def axis_values(
 
 
 def grid_positions(
-    sizes: Sequence[int], *, base_size: float | None = None, interpolation_scale: float = 1.0
+    sizes: Sequence[int],
+    *,
+    base_size: float | None = None,
+    interpolation_scale: float | Sequence[float] = 1.0,
 ) -> NDArray[np.float64] | NDArray[np.int64]:
     """Positions (n, k) of a k-axis grid of ``sizes`` (n = Π sizes), last axis fastest; each
-    axis scaled as :func:`axis_values` (``base_size`` None: no stretching)."""
+    axis scaled as :func:`axis_values` (``base_size`` None: no stretching;
+    ``interpolation_scale`` one for every axis or one per axis, as CogVideoX's t and h, w)."""
     if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence) or not sizes:
         raise ValueError(f"sizes must be a non-empty list of ints; got {sizes!r}")
+    scales = per_axis(interpolation_scale, len(sizes))
     axes = [
-        axis_values(g, base_size=base_size, interpolation_scale=interpolation_scale) for g in sizes
+        axis_values(g, base_size=base_size, interpolation_scale=s)
+        for g, s in zip(sizes, scales, strict=True)
     ]
     rows = list(itertools.product(*[a.tolist() for a in axes]))
     if all(a.dtype == np.int64 for a in axes):

@@ -1,6 +1,7 @@
 """Published 2-D sin-cos configurations, with their grids and sources (SPEC §9.3).
 
-Each preset is a :class:`MultiAxisConfig` (positions (h, w): axis 0 is h, axis 1 is w) and
+Each preset is a :class:`MultiAxisConfig` (positions (h, w): axis 0 is h, axis 1 is w;
+(t, h, w) for video) and
 the grid its model builds (:func:`pespec.multiaxis.grid.grid_positions`). diffusers'
 ``get_2d_sincos_pos_embed`` (0.42.1, ``models/embeddings.py``) and MAE's
 ``util/pos_embed.py`` both build ``meshgrid(grid_w, grid_h)`` and feed ``grid[0]``, the *w*
@@ -42,7 +43,7 @@ class Preset:
     config: MultiAxisConfig
     sizes: tuple[int, ...]
     base_size: float | None
-    interpolation_scale: float
+    interpolation_scale: float | tuple[float, ...]
     source: str
 
     def positions(self) -> NDArray[Any]:
@@ -56,7 +57,11 @@ class Preset:
             "config": self.config.to_dict(),
             "grid": list(self.sizes),
             "base_size": self.base_size,
-            "interpolation_scale": self.interpolation_scale,
+            "interpolation_scale": (
+                list(self.interpolation_scale)
+                if isinstance(self.interpolation_scale, tuple)
+                else self.interpolation_scale
+            ),
             "source": self.source,
         }
 
@@ -109,6 +114,20 @@ PRESETS: dict[str, Preset] = {
             "cls_token=True) for ViT-B/16 at 224²: positions 0..13; its first row (the cls "
             "token's zeros) is no encoding and is not part of the preset",
         ),
+        Preset(
+            "cogvideox-2b",
+            MultiAxisConfig(
+                (Section(0, 480), Section(2, 720), Section(1, 720)), axes=3, name="cogvideox-2b"
+            ),
+            (13, 30, 45),
+            None,
+            (1.0, 1.875, 1.875),
+            "THUDM/CogVideoX-2b transformer/config.json (30 heads × 64 = 1920, patch_size 2, "
+            "sample 60×90, 49 frames, temporal_compression_ratio 4, spatial/temporal "
+            "interpolation scale 1.875/1.0) → CogVideoXPatchEmbed: get_3d_sincos_pos_embed("
+            "1920, (45, 30), 13, 1.875, 1.0): columns [t: D/4 | w: 3D/8 | h: 3D/8], rows t, "
+            "h, w (w fastest), h and w at i/1.875",
+        ),
     )
 }
 """The presets by name (SPEC §9.3)."""
@@ -141,12 +160,13 @@ def _from_mapping(data: dict[str, Any]) -> Preset:
     sizes = tuple(data["grid"]) if isinstance(data["grid"], list) else data["grid"]
     if not isinstance(sizes, tuple) or len(sizes) != config.axes:
         raise ValueError(f"grid must be a list of {config.axes} sizes; got {data['grid']!r}")
+    scale = data.get("interpolation_scale", 1.0)
     result = Preset(
         config.name,
         config,
         sizes,
         data.get("base_size"),
-        float(data.get("interpolation_scale", 1.0)),
+        tuple(scale) if isinstance(scale, list) else scale,
         str(data.get("source", "a JSON file")),
     )
     result.positions()  # validates the grid now, naming the bad value

@@ -1,8 +1,9 @@
 """The multi-axis family's report fields, report hooks and diagnosis (SPEC §9.6).
 
-The diagnosis evaluates the exact reference of a few *neighbouring configurations* (axes of
-a 2-D section pair swapped, the grid scaling left out) at the checked rows and names the one
-the backend's output matches within its level's bound, when the declared one does not.
+The diagnosis evaluates the exact reference of a few *neighbouring configurations* (h and w
+swapped, the coordinates rounded to float32, the grid scaling left out) at the checked rows
+and names the one the backend's output matches within its level's bound, when the declared
+one does not.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 from pespec.conformance.contract import BackendFailure
 from pespec.conformance.report import Report
 from pespec.multiaxis.config import MultiAxisConfig, Section
-from pespec.multiaxis.grid import grid_positions
+from pespec.multiaxis.grid import grid_positions, per_axis
 from pespec.multiaxis.reference import encode, section_columns, section_positions
 from pespec.multiaxis.view import RunView
 from pespec.properties.base import EncodingConfig
@@ -80,10 +81,11 @@ def refresh(report: Report) -> None:
 
 
 def _swapped(config: MultiAxisConfig) -> MultiAxisConfig | None:
-    """The configuration with axes 0 and 1 exchanged (None for one axis)."""
+    """The configuration with its last two axes (h and w) exchanged (None for one axis)."""
     if config.axes < 2:
         return None
-    swap = {0: 1, 1: 0}
+    h, w = config.axes - 2, config.axes - 1
+    swap = {h: w, w: h}
     sections = tuple(
         Section(swap.get(s.axis, s.axis), s.d_model, s.base, s.convention) for s in config.sections
     )
@@ -115,17 +117,22 @@ def candidates(run: RunView) -> dict[str, tuple[MultiAxisConfig, Any]]:
     found: dict[str, tuple[MultiAxisConfig, Any]] = {}
     swapped = _swapped(run.config)
     if swapped is not None:
-        found["axes 0 and 1 swapped (h/w: which coordinate feeds the first columns)"] = (
+        found["h and w swapped (which coordinate feeds which section)"] = (
             swapped,
             run.positions,
         )
+    low = run.positions.astype(np.float32).astype(np.float64)
+    if not np.array_equal(low, run.positions):
+        found["grid coordinates rounded to float32 (computed in float32)"] = (run.config, low)
     preset = run.preset
-    if preset.base_size is not None or preset.interpolation_scale != 1.0:
+    if preset.base_size is not None or set(
+        per_axis(preset.interpolation_scale, len(preset.sizes))
+    ) != {1.0}:
         plain = grid_positions(preset.sizes)
         plain = plain[run.rows]
         found["grid scaling left out (positions are the grid indices)"] = (run.config, plain)
         if swapped is not None:
-            found["grid scaling left out and axes 0 and 1 swapped"] = (swapped, plain)
+            found["grid scaling left out and h and w swapped"] = (swapped, plain)
     return found
 
 
@@ -145,5 +152,7 @@ def diagnose(run: RunView, report: Report) -> None:
             report.diagnosis_sentence = f"the output is the declared encoding with {name}"
             return
     report.diagnosis_sentence = (
-        "no neighbouring configuration (axes swapped, grid scaling left out) reproduces the output"
+        "no neighbouring configuration (h and w swapped, coordinates in float32, grid "
+        "scaling left out) reproduces "
+        "the output"
     )

@@ -78,16 +78,23 @@ def load_multiaxis_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
 
 def sample_rows(sizes: Sequence[int], limit: int) -> NDArray[np.intp]:
     """Row indices of a grid checked under a limit: all rows, or every s-th row with s the
-    smallest stride ≥ n/limit coprime with the last axis's size (so every coordinate of the
-    last axis occurs, and s ≤ that size keeps every other coordinate: rows are last-axis
-    fastest)."""
+    smallest stride ≥ n/limit prime to the last axis's size (so every coordinate of the last
+    axis occurs), plus one row for each coordinate of another axis the stride skipped."""
     n = int(np.prod(sizes))
     if n <= limit:
         return np.arange(n, dtype=np.intp)
     stride = -(-n // limit)
     while np.gcd(stride, int(sizes[-1])) != 1:
         stride += 1
-    return np.arange(0, n, stride, dtype=np.intp)
+    rows = np.arange(0, n, stride, dtype=np.intp)
+    coordinates = np.unravel_index(rows, tuple(sizes))
+    extra = []
+    for axis, size in enumerate(sizes):
+        for missing in sorted(set(range(int(size))) - set(coordinates[axis].tolist())):
+            index = [0] * len(sizes)
+            index[axis] = missing
+            extra.append(int(np.ravel_multi_index(tuple(index), tuple(sizes))))
+    return np.unique(np.concatenate([rows, np.asarray(extra, dtype=np.intp)]))
 
 
 class MultiAxisRun:

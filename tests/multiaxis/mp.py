@@ -44,3 +44,19 @@ def grouped_row(h: float, w: float, dim: int) -> list[float]:
         row += [mpmath.cos(hh * omega(k, quarter)) for k in range(quarter)]
         row += [mpmath.cos(ww * omega(k, quarter)) for k in range(quarter)]
         return [float(v) for v in row]
+
+
+def cogvideox_row(t: float, h: float, w: float, dim: int) -> list[float]:
+    """diffusers' get_3d_sincos_pos_embed: [1-D of t (D/4) | 1-D of w (3D/8) | 1-D of h
+    (3D/8)], each 1-D part [sin | cos] with ω_k = 10000^(−k/(d/2)) for its own width d."""
+
+    def one_d(p: float, d: int) -> list[Any]:
+        half = d // 2
+        pp = mpmath.mpf(p)
+        return [mpmath.sin(pp * omega(k, half)) for k in range(half)] + [
+            mpmath.cos(pp * omega(k, half)) for k in range(half)
+        ]
+
+    with mpmath.workprec(PREC):
+        row = one_d(t, dim // 4) + one_d(w, 3 * dim // 8) + one_d(h, 3 * dim // 8)
+        return [float(v) for v in row]

@@ -33,3 +33,10 @@ def h_first(positions: NDArray[Any], config: Any) -> NDArray[np.float64]:
 def correct_float32(positions: NDArray[Any], config: Any) -> NDArray[np.float32]:
     """:func:`correct` rounded to float32 (a float32-level output)."""
     return correct(positions, config).astype(np.float32)
+
+
+def correct_3d(positions: NDArray[Any], config: Any) -> NDArray[np.float64]:
+    """CogVideoX's layout: [1-D of t (D/4) | 1-D of w (3D/8) | 1-D of h (3D/8)], (t, h, w)."""
+    quarter, spatial = config.d_model // 4, 3 * config.d_model // 8
+    t, h, w = positions[:, 0], positions[:, 1], positions[:, 2]
+    return np.concatenate([_one_d(quarter, t), _one_d(spatial, w), _one_d(spatial, h)], axis=1)

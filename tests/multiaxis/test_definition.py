@@ -12,7 +12,7 @@ from pespec.multiaxis.config import MultiAxisConfig, Section, check_positions_nd
 from pespec.multiaxis.grid import axis_values, grid_positions
 from pespec.multiaxis.presets import PRESETS, preset, resolve_config, sincos_2d
 from pespec.multiaxis.reference import encode, oracle_encode
-from tests.multiaxis.mp import diffusers_row, grouped_row
+from tests.multiaxis.mp import cogvideox_row, diffusers_row, grouped_row
 
 
 def test_sectioned_columns_are_consecutive_blocks_in_section_order() -> None:
@@ -97,7 +97,10 @@ def test_oracle_equals_an_independent_mpmath_transcription(name: str) -> None:
     rows = grid[[0, 1, grid.shape[0] // 2 + 5, grid.shape[0] - 1]]
     got = oracle_encode(rows, chosen.config)
     dim = chosen.config.d_model
-    want = np.array([diffusers_row(float(h), float(w), dim) for h, w in rows.tolist()])
+    if chosen.config.axes == 3:
+        want = np.array([cogvideox_row(*map(float, r), dim) for r in rows.tolist()])
+    else:
+        want = np.array([diffusers_row(float(h), float(w), dim) for h, w in rows.tolist()])
     np.testing.assert_array_equal(got, want)
 
 

@@ -74,6 +74,7 @@ def _sd3_rows() -> tuple[Any, Any]:
 def test_diffusers_sd3_scaling_fails_at_float64_for_its_float32_coordinates() -> None:
     backend, report = _sd3_rows()
     assert report.verdict == "non-conformant"
+    assert "grid coordinates rounded to float32" in (report.diagnosis_sentence or "")
     failed = [c for c in report.checks if c.status == "failed"]
     assert failed and all(c.stage in ("reference", "property") for c in failed)
     worst = next(c for c in failed if c.stage == "reference")
@@ -138,9 +139,57 @@ def test_a_faithful_port_is_conformant_and_the_slips_fail_with_their_cause() -> 
         grid_table_backend(_port(1152, 64, 64, 2.0, swap=True, scaled=True), name), config=name
     )
     assert swapped.verdict == "non-conformant"
-    assert "axes 0 and 1 swapped" in (swapped.diagnosis_sentence or "")
+    assert "h and w swapped" in (swapped.diagnosis_sentence or "")
     unscaled = check(
         grid_table_backend(_port(1152, 64, 64, 2.0, swap=False, scaled=False), name), config=name
     )
     assert unscaled.verdict == "non-conformant"
     assert "grid scaling left out" in (unscaled.diagnosis_sentence or "")
+
+
+COGVIDEOX_LIKE = {
+    "config": {
+        "name": "cogvideox-scaling",
+        "axes": 3,
+        "sections": [
+            {"axis": 0, "d_model": 16},
+            {"axis": 2, "d_model": 24},
+            {"axis": 1, "d_model": 24},
+        ],
+    },
+    "grid": [13, 30, 45],
+    "interpolation_scale": [1.0, 1.875, 1.875],
+    "source": "CogVideoX-2b's grid and scales at D = 64",
+}
+"""CogVideoX-2b's 3-D grid (13 × 30 × 45, h and w at i/1.875) at a small width."""
+
+
+def _cogvideox(dtype: Any = None) -> Any:
+    def table() -> Any:
+        out = embeddings.get_3d_sincos_pos_embed(64, (45, 30), 13, 1.875, 1.0).flatten(0, 1)
+        return out if dtype is None else out.to(dtype)
+
+    return table
+
+
+def test_diffusers_3d_is_non_conformant_at_float64_and_conformant_as_float32() -> None:
+    """t is an integer (exact); h and w are i/1.875 = 8i/15, divided in float32: float64
+    fails on the spatial sections only, float32 (the level of its coordinates) passes."""
+    report = check(grid_table_backend(_cogvideox(), COGVIDEOX_LIKE), config=COGVIDEOX_LIKE)
+    status = {c.id: c.status for c in report.checks if c.stage == "reference"}
+    assert status == {
+        "reference:section-0": "passed",
+        "reference:section-1": "failed",
+        "reference:section-2": "failed",
+    }
+    assert "grid coordinates rounded to float32" in (report.diagnosis_sentence or "")
+    as_float32 = grid_table_backend(_cogvideox(torch.float32), COGVIDEOX_LIKE)
+    report32 = check(as_float32, config=COGVIDEOX_LIKE)
+    assert report32.verdict == "conformant", report32.summary()
+    assert report32.level == "float32"
+
+
+def test_a_correct_3d_port_is_conformant_on_the_cogvideox_preset() -> None:
+    from tests.multiaxis.ports import correct_3d
+
+    assert check(correct_3d, config="cogvideox-2b").verdict == "conformant"

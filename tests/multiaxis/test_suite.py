@@ -41,7 +41,7 @@ def test_h_first_fails_every_section_and_is_named() -> None:
     failed = {c.id for c in report.failed}
     assert {"reference:section-0", "reference:section-1"} <= failed
     assert {"separability:axis-0", "separability:axis-1"} <= failed
-    assert "axes 0 and 1 swapped" in (report.diagnosis_sentence or "")
+    assert "h and w swapped" in (report.diagnosis_sentence or "")
 
 
 def _one_ulp_off_in_w(positions: Any, config: Any) -> Any:
@@ -89,6 +89,10 @@ def test_sample_rows_meet_every_coordinate_of_every_axis() -> None:
     assert set((rows // 192).tolist()) == set(range(192))
     assert set((rows % 192).tolist()) == set(range(192))
     assert sample_rows((14, 14), 4096).size == 196
+    # A stride larger than the last axis would skip middle coordinates: they are added.
+    rows = sample_rows((3, 1000, 2), 1000)
+    for axis, size in enumerate((3, 1000, 2)):
+        assert set(np.unravel_index(rows, (3, 1000, 2))[axis].tolist()) == set(range(size))
 
 
 def test_bad_options_name_the_parameter() -> None:
@@ -119,7 +123,7 @@ def test_the_command_line_gives_0_1_2_and_the_report_names_sections(tmp_path: Pa
     assert data["family"] == "multiaxis" and data["config"]["name"] == "mae-vit-b-16"
     bad = _cli(f"{PORTS}:h_first", "--config", "mae-vit-b-16")
     assert bad.returncode == 1
-    assert "axes 0 and 1 swapped" in bad.stdout
+    assert "h and w swapped" in bad.stdout
     usage = _cli(f"{PORTS}:correct", "--config", "nope")
     assert usage.returncode == 2 and "Traceback" not in usage.stderr
     assert "--config: config must be one of" in usage.stderr
