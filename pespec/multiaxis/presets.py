@@ -19,20 +19,31 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from pespec.multiaxis.config import MultiAxisConfig, Section
+from pespec.multiaxis.config import Arrangement, MultiAxisConfig, Section
 from pespec.multiaxis.grid import grid_positions
+from pespec.reference.conventions import Convention
 
 __all__ = ["PRESETS", "Preset", "preset", "resolve_config", "sincos_2d"]
 
 
-def sincos_2d(embed_dim: int, *, w_first: bool = True, name: str = "custom") -> MultiAxisConfig:
-    """The 2-D sin-cos of diffusers/MAE at width ``embed_dim``: two sections of D/2 in the
-    per-axis [sin | cos] layout, the w coordinate's first (``w_first``)."""
+def sincos_2d(
+    embed_dim: int,
+    *,
+    w_first: bool = True,
+    name: str = "custom",
+    arrangement: Arrangement = "sectioned",
+    frequency_shift: int = 0,
+) -> MultiAxisConfig:
+    """The 2-D sin-cos at width ``embed_dim``: two sections of D/2, each [sin | cos] with
+    ω_k = 10000^(−k/(D/4 − s)) (s = ``frequency_shift``: 0 for diffusers, MAE and timm, 1 for
+    big_vision), the w coordinate's first (``w_first``) in ``arrangement``."""
     if isinstance(embed_dim, bool) or not isinstance(embed_dim, int) or embed_dim % 4:
         raise ValueError(f"embed_dim must be an int divisible by 4; got {embed_dim!r}")
     first, second = (1, 0) if w_first else (0, 1)
     half = embed_dim // 2
-    return MultiAxisConfig((Section(first, half), Section(second, half)), axes=2, name=name)
+    layout = Convention(layout="sin_cos_halves", frequency_shift=frequency_shift, name="halves")
+    sections = (Section(first, half, convention=layout), Section(second, half, convention=layout))
+    return MultiAxisConfig(sections, axes=2, arrangement=arrangement, name=name)
 
 
 @dataclass(frozen=True)
@@ -113,6 +124,27 @@ PRESETS: dict[str, Preset] = {
             "facebookresearch/mae util/pos_embed.py get_2d_sincos_pos_embed(768, 14, "
             "cls_token=True) for ViT-B/16 at 224²: positions 0..13; its first row (the cls "
             "token's zeros) is no encoding and is not part of the preset",
+        ),
+        Preset(
+            "timm-sincos2d-768",
+            sincos_2d(768, w_first=False, arrangement="grouped", name="timm-sincos2d-768"),
+            (14, 14),
+            None,
+            1.0,
+            "timm layers/pos_embed_sincos.py build_sincos2d_pos_embed([14, 14], dim=768) with "
+            "its defaults (temperature 10000, reverse_coord=False, interleave_sin_cos=False): "
+            "bands 1/10000^(k/(D/4)), ndgrid (h, w), [sin h | sin w | cos h | cos w]; float32 "
+            "throughout; the 14×14 grid of a ViT-B/16 at 224²",
+        ),
+        Preset(
+            "big-vision-vit-s16",
+            sincos_2d(384, frequency_shift=1, name="big-vision-vit-s16"),
+            (14, 14),
+            None,
+            1.0,
+            "google-research/big_vision models/vit.py posemb_sincos_2d(14, 14, 384) (posemb "
+            "'sincos2d' of the ViT-S/16 i1k config): omega = arange(D/4)/(D/4 − 1), "
+            "1/10000^omega, [sin x | cos x | sin y | cos y] (x = w first): s = 1",
         ),
         Preset(
             "cogvideox-2b",

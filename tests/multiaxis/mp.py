@@ -60,3 +60,15 @@ def cogvideox_row(t: float, h: float, w: float, dim: int) -> list[float]:
     with mpmath.workprec(PREC):
         row = one_d(t, dim // 4) + one_d(w, 3 * dim // 8) + one_d(h, 3 * dim // 8)
         return [float(v) for v in row]
+
+
+def big_vision_row(h: float, w: float, dim: int) -> list[float]:
+    """big_vision posemb_sincos_2d: [sin x | cos x | sin y | cos y] (x = w), ω_k =
+    10000^(−k/(D/4 − 1))."""
+    quarter = dim // 4
+    with mpmath.workprec(PREC):
+        hh, ww = mpmath.mpf(h), mpmath.mpf(w)
+        row = []
+        for p, f in ((ww, mpmath.sin), (ww, mpmath.cos), (hh, mpmath.sin), (hh, mpmath.cos)):
+            row += [f(p * omega(k, quarter - 1)) for k in range(quarter)]
+        return [float(v) for v in row]

@@ -40,3 +40,23 @@ def correct_3d(positions: NDArray[Any], config: Any) -> NDArray[np.float64]:
     quarter, spatial = config.d_model // 4, 3 * config.d_model // 8
     t, h, w = positions[:, 0], positions[:, 1], positions[:, 2]
     return np.concatenate([_one_d(quarter, t), _one_d(spatial, w), _one_d(spatial, h)], axis=1)
+
+
+def big_vision(positions: NDArray[Any], config: Any) -> NDArray[np.float64]:
+    """big_vision's posemb_sincos_2d transcribed at the positions given: omega =
+    arange(D/4)/(D/4 − 1), [sin x | cos x | sin y | cos y], x = w."""
+    quarter = config.d_model // 4
+    omega = 1.0 / 10000 ** (np.arange(quarter, dtype=np.float64) / (quarter - 1))
+    y = np.outer(positions[:, 0].astype(np.float64), omega)
+    x = np.outer(positions[:, 1].astype(np.float64), omega)
+    return np.concatenate([np.sin(x), np.cos(x), np.sin(y), np.cos(y)], axis=1)
+
+
+def timm_float32(positions: NDArray[Any], config: Any) -> NDArray[np.float32]:
+    """timm's build_sincos2d_pos_embed transcribed in float32 at the positions given:
+    bands 1/10000^(k/(D/4)) in float32, [sin h | sin w | cos h | cos w]."""
+    quarter = config.d_model // 4
+    exponent = np.arange(quarter, dtype=np.float32) / np.float32(quarter)
+    bands = np.float32(1.0) / np.float32(10000.0) ** exponent
+    pos = positions.astype(np.float32)[:, :, None] * bands[None, None, :]  # (n, 2, D/4)
+    return np.stack([np.sin(pos), np.cos(pos)], axis=1).reshape(len(positions), -1)

@@ -12,7 +12,7 @@ from pespec.multiaxis.config import MultiAxisConfig, Section, check_positions_nd
 from pespec.multiaxis.grid import axis_values, grid_positions
 from pespec.multiaxis.presets import PRESETS, preset, resolve_config, sincos_2d
 from pespec.multiaxis.reference import encode, oracle_encode
-from tests.multiaxis.mp import cogvideox_row, diffusers_row, grouped_row
+from tests.multiaxis.mp import big_vision_row, cogvideox_row, diffusers_row, grouped_row
 
 
 def test_sectioned_columns_are_consecutive_blocks_in_section_order() -> None:
@@ -100,7 +100,10 @@ def test_oracle_equals_an_independent_mpmath_transcription(name: str) -> None:
     if chosen.config.axes == 3:
         want = np.array([cogvideox_row(*map(float, r), dim) for r in rows.tolist()])
     else:
-        want = np.array([diffusers_row(float(h), float(w), dim) for h, w in rows.tolist()])
+        row = {"timm-sincos2d-768": grouped_row, "big-vision-vit-s16": big_vision_row}.get(
+            name, diffusers_row
+        )
+        want = np.array([row(float(h), float(w), dim) for h, w in rows.tolist()])
     np.testing.assert_array_equal(got, want)
 
 

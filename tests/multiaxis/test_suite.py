@@ -129,3 +129,16 @@ def test_the_command_line_gives_0_1_2_and_the_report_names_sections(tmp_path: Pa
     assert "--config: config must be one of" in usage.stderr
     other = _cli(f"{PORTS}:correct", "--config", "mae-vit-b-16", "--seq-len", "4")
     assert other.returncode == 2 and "--seq-len does not apply" in other.stderr
+
+
+def test_big_vision_and_timm_transcriptions_meet_their_presets() -> None:
+    assert check(ports.big_vision, config="big-vision-vit-s16").verdict == "conformant"
+    timm = check(ports.timm_float32, config="timm-sincos2d-768")
+    assert timm.verdict == "conformant" and timm.level == "float32", timm.summary()
+
+
+def test_the_other_denominator_fails() -> None:
+    # diffusers' ω_k = 10000^(−k/(D/4)) against big_vision's 10000^(−k/(D/4 − 1)): every
+    # pair k ≥ 1 differs (far beyond the bound at the grid's positions ≥ 1).
+    report = check(ports.correct, config="big-vision-vit-s16", stages=["reference"])
+    assert [c.status for c in report.checks] == ["failed", "failed"]
