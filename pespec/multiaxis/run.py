@@ -197,6 +197,9 @@ def MultiAxisSuite(backend: str | Backend | Callable[..., Any], **options: Any) 
     return Suite(MultiAxisRun(backend, **options))
 
 
-def check(backend: str | Backend | Callable[..., Any], **options: Any) -> Report:
-    """Run the multi-axis suite on ``backend`` in this process and return the report."""
-    return MultiAxisSuite(backend, **options).run()
+def check(
+    backend: str | Backend | Callable[..., Any], *, diagnose: bool = True, **options: Any
+) -> Report:
+    """Run the multi-axis suite on ``backend`` in this process and return the report
+    (``diagnose``: explain a non-conformant one, SPEC §9.6)."""
+    return MultiAxisSuite(backend, **options).run(diagnose=diagnose)
