@@ -31,8 +31,11 @@ def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
         )
         return 2
     config = getattr(args, "config", None)
+    if config is None:
+        print(f"{prog}: error: --family multiaxis needs --config PRESET|FILE.json", file=sys.stderr)
+        return 2
     try:
-        resolve_config(config if config is not None else "")
+        resolve_config(config)
     except (ValueError, TypeError) as exc:
         print(f"{prog}: error: --config: {exc}", file=sys.stderr)
         return 2

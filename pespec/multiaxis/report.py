@@ -54,6 +54,7 @@ def report_fields(run: RunView) -> dict[str, Any]:
         "base_size": run.preset.base_size,
         "interpolation_scale": run.preset.interpolation_scale,
         "rows": int(run.positions.shape[0]),
+        "rows_declared_out": run.declared_out,
     }
     return {
         "output_dtype": run.output_dtype,

@@ -129,9 +129,25 @@ class MultiAxisRun:
         self.output_dtype: str | None = None
         self.guard = GuardedBackend(self.backend, timeout=float(timeout), describe=_describe)
         grid = self.preset.positions()
-        self.rows = sample_rows(self.preset.sizes, ROW_LIMITS.get(self.profile, 4096))
-        self.positions: NDArray[Any] = grid[self.rows]
         self.grid_rows = int(grid.shape[0])
+        self.rows, self.positions = self._admitted(grid)
+
+    def _admitted(self, grid: NDArray[Any]) -> tuple[NDArray[np.intp], NDArray[Any]]:
+        """The checked rows (profile's limit) the backend's declared capabilities admit
+        (every coordinate: integer, sign, magnitude; SPEC §6.1), and their positions."""
+        rows = sample_rows(self.preset.sizes, ROW_LIMITS.get(self.profile, 4096))
+        caps = self.backend.capabilities
+        admitted = caps.admits(grid[rows]).all(axis=1)
+        self.declared_out = int(np.count_nonzero(~admitted))
+        if not admitted.any():
+            raise ValueError(
+                f"the backend's declared capabilities {caps.to_dict()} admit no position of "
+                f"the grid of {self.preset.name}"
+            )
+        positions = grid[rows[admitted]]
+        if caps.integer_positions_only and positions.dtype.kind == "f":
+            positions = positions.astype(np.int64)
+        return rows[admitted], positions
 
     def output(self, positions: NDArray[Any]) -> NDArray[Any]:
         """The backend's output for ``positions`` (n, k), validated: shape (n, D), a pespec
@@ -145,6 +161,12 @@ class MultiAxisRun:
         if name is None:
             raise BackendFailure(
                 "dtype", f"returned dtype {out.dtype}, not one of {sorted(DTYPES)}"
+            )
+        if self.claimed is not None and name != self.claimed.output_dtype:
+            raise BackendFailure(
+                "dtype",
+                f"returned {name}; the level {self.claimed.name} claims "
+                f"{self.claimed.output_dtype} output",
             )
         if self.output_dtype is None:
             self.output_dtype = name

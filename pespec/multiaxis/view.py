@@ -23,6 +23,8 @@ class RunView(Protocol):
     rows: NDArray[Any]
     """Their indices in the preset's grid."""
     grid_rows: int
+    declared_out: int
+    """Checked rows left out because the backend's capabilities do not admit them."""
     stages: tuple[str, ...]
     level: str | None
     output_dtype: str | None

@@ -142,3 +142,30 @@ def test_the_other_denominator_fails() -> None:
     # pair k ≥ 1 differs (far beyond the bound at the grid's positions ≥ 1).
     report = check(ports.correct, config="big-vision-vit-s16", stages=["reference"])
     assert [c.status for c in report.checks] == ["failed", "failed"]
+
+
+def _declared_integer(positions: Any, config: Any) -> Any:
+    assert positions.dtype == np.int64  # only integer coordinates are sent
+    return ports.correct(positions, config)
+
+
+_declared_integer.pespec_capabilities = {"integer_positions_only": True}  # type: ignore[attr-defined]
+
+
+def test_declared_capabilities_narrow_the_grid_rows() -> None:
+    # PixArt-α's coordinates are i/2: an integer-only backend is checked on the even ones.
+    report = check(_declared_integer, config="pixart-alpha-1024")
+    assert report.verdict == "conformant", report.summary()
+    assert report.family_data["rows_declared_out"] == 4096 - 1024
+
+
+def test_a_claimed_level_must_match_the_output() -> None:
+    report = check(ports.correct, config="mae-vit-b-16", level="float32")
+    assert report.verdict == "non-conformant"
+    assert "the level float32 claims float32 output" in report.failed[0].message
+
+
+def test_the_command_line_needs_a_config() -> None:
+    usage = _cli(f"{PORTS}:correct")
+    assert usage.returncode == 2
+    assert "--family multiaxis needs --config" in usage.stderr
