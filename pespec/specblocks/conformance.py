@@ -86,7 +86,8 @@ REPORT_FIELDS: tuple[tuple[str, str], ...] = (
     (
         "family",
         '`"sinusoidal"`, `"rope"` (§8) or `"multiaxis"` (§9: its report adds config, grid, '
-        "base_size, interpolation_scale, rows, rows_declared_out): the family checked (`pespec check --family`)",
+        "base_size, interpolation_scale, rows, rows_declared_out): the family checked "
+        "(`pespec check --family`)",
     ),
     (
         "level",

@@ -169,3 +169,20 @@ def test_the_command_line_needs_a_config() -> None:
     usage = _cli(f"{PORTS}:correct")
     assert usage.returncode == 2
     assert "--family multiaxis needs --config" in usage.stderr
+
+
+def test_a_json_config_file_and_the_markdown_report(tmp_path: Path) -> None:
+    from pespec.multiaxis.presets import PRESETS
+
+    path = tmp_path / "mine.json"
+    data = PRESETS["mae-vit-b-16"].to_dict()
+    data["config"]["name"] = "mine"
+    path.write_text(json.dumps(data))
+    report = check(ports.correct, config=str(path))
+    assert report.verdict == "conformant"
+    markdown = report.to_markdown()
+    assert "section 0: axis 1, d = 384" in markdown and "grid [14, 14]" in markdown
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    with pytest.raises(ValueError, match="config file .* could not be read"):
+        check(ports.correct, config=str(broken))
