@@ -238,7 +238,8 @@ MULTIAXIS = Family(
             "--config",
             default=None,
             help="a multiaxis preset (sd3-medium, pixart-alpha-1024, dit-xl-2-256, "
-            "mae-vit-b-16) or a JSON file {config, grid, base_size, interpolation_scale}",
+            "mae-vit-b-16, timm-sincos2d-768, big-vision-vit-s16, cogvideox-2b) or a JSON "
+            "file {config, grid, base_size, interpolation_scale}",
         ),
     ),
 )

@@ -184,5 +184,13 @@ def test_a_json_config_file_and_the_markdown_report(tmp_path: Path) -> None:
     assert "section 0: axis 1, d = 384" in markdown and "grid [14, 14]" in markdown
     broken = tmp_path / "broken.json"
     broken.write_text("{")
-    with pytest.raises(ValueError, match="config file .* could not be read"):
+    with pytest.raises(ValueError, match=r"config file .* could not be read"):
         check(ports.correct, config=str(broken))
+
+
+def test_the_config_help_names_every_preset() -> None:
+    from pespec.families import FAMILIES
+    from pespec.multiaxis.presets import PRESETS
+
+    (option,) = FAMILIES["multiaxis"].options
+    assert all(name in option.help for name in PRESETS)
