@@ -1,7 +1,8 @@
 """The registry of families: each family named once, with what the front ends need.
 
-A family is a kind of position encoding pespec checks: ``sinusoidal`` (SPEC §1–§7) and
-``rope`` (rotary, §8). Its entry names, as ``module:attribute`` strings imported on first use
+A family is a kind of position encoding pespec checks: ``sinusoidal`` (SPEC §1–§7),
+``rope`` (rotary, §8) and ``multiaxis`` (sin-cos over 2-D/3-D grids, §9). Its entry names,
+as ``module:attribute`` strings imported on first use
 (so ``pespec --help`` imports no family), the suite class, the check function, the backend
 loader, the from-file check and the command-line runner; and, as data, the ``pespec check``
 options only that family takes. ``pespec check --family NAME`` and the reports' ``family``
@@ -57,6 +58,11 @@ class Option:
 
     flags: tuple[str, ...]
     kwargs: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def help(self) -> str:
+        """The option's help text (empty when it has none)."""
+        return str(dict(self.kwargs).get("help", ""))
 
     @property
     def dest(self) -> str:
@@ -245,7 +251,27 @@ ROPE = Family(
     ),
 )
 
-FAMILIES: dict[str, Family] = {family.name: family for family in (SINUSOIDAL, ROPE)}
+MULTIAXIS = Family(
+    name="multiaxis",
+    summary="multi-axis sin-cos encodings: 2-D/3-D grids, one 1-D section per axis (SPEC §9)",
+    suite="pespec.multiaxis.run:MultiAxisSuite",
+    check="pespec.multiaxis.run:check",
+    load_backend="pespec.multiaxis.run:load_multiaxis_backend",
+    check_file="pespec.cli.multiaxis:run",  # no from-file check yet: the command refuses it
+    command="pespec.cli.multiaxis:run",
+    report="pespec.multiaxis.report",
+    options=(
+        option(
+            "--config",
+            default=None,
+            help="a multiaxis preset (sd3-medium, pixart-alpha-1024, dit-xl-2-256, "
+            "mae-vit-b-16, timm-sincos2d-768, big-vision-vit-s16, cogvideox-2b) or a JSON "
+            "file {config, grid, base_size, interpolation_scale}",
+        ),
+    ),
+)
+
+FAMILIES: dict[str, Family] = {family.name: family for family in (SINUSOIDAL, ROPE, MULTIAXIS)}
 """The built-in families, by name (the default first)."""
 
 

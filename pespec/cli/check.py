@@ -45,10 +45,15 @@ def register(subparsers: Any) -> None:
         "a package adds (entry-point group pespec.families)",
     )
     add_common_options(parser)
+    seen: set[str] = set()  # an option two families share (--config) is added once
     for family in FAMILIES.values():
         group = parser.add_argument_group(f"--family {family.name}: {family.summary}")
         for option in family.options:
-            option.add_to(group)
+            if seen.isdisjoint(option.flags):
+                option.add_to(group)
+            else:
+                group.description = f"also takes {', '.join(option.flags)}: {option.help}"
+            seen.update(option.flags)
     parser.set_defaults(func=_run)
 
 

@@ -83,7 +83,12 @@ REPORT_FIELDS: tuple[tuple[str, str], ...] = (
         "{given, count, first, last, min, max}, columns {name, count}, coverage, "
         "small_sample), output_dtype, declared capabilities",
     ),
-    ("family", '`"sinusoidal"` or `"rope"` (§8): the family checked (`pespec check --family`)'),
+    (
+        "family",
+        '`"sinusoidal"`, `"rope"` (§8) or `"multiaxis"` (§9: its report adds config, grid, '
+        "base_size, interpolation_scale, rows, rows_declared_out): the family checked "
+        "(`pespec check --family`)",
+    ),
     (
         "level",
         "one shape in both families: name (`float16`, `float16@float64`; rope "

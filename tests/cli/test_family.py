@@ -34,7 +34,7 @@ def _report(path: Path) -> dict[str, Any]:
 
 
 def test_the_registry_names_both_families_and_loads_their_parts() -> None:
-    assert list(FAMILIES) == ["sinusoidal", "rope"]
+    assert list(FAMILIES) == ["sinusoidal", "rope", "multiaxis"]
     from pespec.conformance.runner import Suite, check
     from pespec.rope.suite import RopeSuite
 
@@ -42,6 +42,9 @@ def test_the_registry_names_both_families_and_loads_their_parts() -> None:
     assert get_family("sinusoidal").load("suite") is Suite
     assert get_family("sinusoidal").load("check") is check
     assert get_family("rope").load("suite") is RopeSuite
+    from pespec.multiaxis.run import MultiAxisSuite
+
+    assert get_family("multiaxis").load("suite") is MultiAxisSuite
     for family in FAMILIES.values():
         for role in ("suite", "check", "load_backend", "check_file", "command"):
             assert callable(family.load(role)), (family.name, role)
@@ -50,7 +53,9 @@ def test_the_registry_names_both_families_and_loads_their_parts() -> None:
 
 
 def test_an_unknown_family_names_the_known_ones_and_the_closest() -> None:
-    with pytest.raises(ValueError, match=r"sinusoidal, rope; got 'rop'; did you mean rope\?"):
+    with pytest.raises(
+        ValueError, match=r"sinusoidal, rope, multiaxis; got 'rop'; did you mean rope\?"
+    ):
         get_family("rop")
 
 
@@ -75,7 +80,7 @@ def test_a_family_from_the_entry_point_group_is_found(monkeypatch: pytest.Monkey
         Entry(Family("rope", "a clash", "", "", "", "", "")),
     ]
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: entries)
-    assert list(families()) == ["sinusoidal", "rope", "mine"]
+    assert list(families()) == ["sinusoidal", "rope", "multiaxis", "mine"]
     assert get_family("mine") is mine
     assert families()["rope"] is FAMILIES["rope"]
 

@@ -21,7 +21,10 @@ first:
    test_family_folders.py``): ``pespec.sincos``, the absolute sinusoidal family (its
    fixtures, stages, built-ins, from-file check, reproductions, diagnosis: issue 25), and
    ``pespec.rope``, the rotary family; both build on the engine, never the other way round;
-6. ``pespec.plot``: pictures of a backend's error (loads backends through conformance);
+6. ``pespec.plot``: pictures of a backend's error (loads backends through conformance), and
+   ``pespec.multiaxis``, the multi-axis sin-cos family (issue 28): a combinator over the
+   sinusoidal family (its reference, bounds, properties and comparisons, section by
+   section), so it ranks above the families it combines, and the engine never names it;
 7. ``pespec.specblocks``: the generated blocks of SPEC.md and the docs, rendered from every
    layer below (reference, properties, conformance, the families); only the front ends
    (``pespec tables``) and ``tools/`` may import it;
@@ -71,6 +74,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec.conformance", 4),
     ("pespec.sincos", 5),
     ("pespec.rope", 5),
+    ("pespec.multiaxis", 6),
     ("pespec.plot", 6),
     ("pespec.specblocks", 7),
     ("pespec.cli", 8),
