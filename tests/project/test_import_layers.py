@@ -72,6 +72,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec.sincos", 5),
     ("pespec.rope", 5),
     ("pespec.plot", 6),
+    ("pespec.clients", 6),
     ("pespec.specblocks", 7),
     ("pespec.cli", 8),
     ("pespec.families", 8),
