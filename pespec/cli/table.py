@@ -47,9 +47,9 @@ def register(subparsers: Any) -> None:
 
 
 def _list() -> int:
-    from pespec.clients.catalog import CLIENTS
+    from pespec.clients.catalog import all_clients
 
-    for client in CLIENTS.values():
+    for client in all_clients().values():
         configs = ", ".join(client.configs)
         dtypes = "/".join(client.dtypes)
         print(f"{client.name}  [{client.family}] {client.entry}  ({configs}; {dtypes})")

@@ -9,13 +9,18 @@ the table; the configurations are rotary presets or published config.json copies
 
 from __future__ import annotations
 
+import importlib.metadata
 from collections.abc import Mapping
 from types import MappingProxyType
 
 from pespec._suggest import did_you_mean
 from pespec.clients.model import Client
 
-__all__ = ["CLIENTS", "get_client"]
+__all__ = ["CLIENTS", "ENTRY_POINT_GROUP", "all_clients", "get_client"]
+
+ENTRY_POINT_GROUP = "pespec.clients"
+"""Entry-point group through which another package declares clients: each entry's object is
+a :class:`Client` or a sequence of them (built-in names win)."""
 
 _TORCH_DTYPES = ("float32", "bfloat16")
 _HF = "huggingface/transformers"
@@ -143,14 +148,31 @@ _SINUSOIDS = (
 )
 
 CLIENTS: Mapping[str, Client] = MappingProxyType({c.name: c for c in _ROTARY + _SINUSOIDS})
-"""Every client by name, in table order."""
+"""The built-in clients by name, in table order."""
+
+
+def all_clients() -> dict[str, Client]:
+    """The built-in clients, then those of the entry-point group :data:`ENTRY_POINT_GROUP`."""
+    found = dict(CLIENTS)
+    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            declared = entry.load()
+        except Exception:  # a broken package's clients are left out, never a crash here
+            continue
+        for client in [declared] if isinstance(declared, Client) else list(declared):
+            if isinstance(client, Client) and client.name not in found:
+                found[client.name] = client
+    return found
 
 
 def get_client(name: str) -> Client:
     """The client called ``name``; ValueError naming close matches."""
     if name in CLIENTS:
         return CLIENTS[name]
+    known = all_clients()
+    if name in known:
+        return known[name]
     raise ValueError(
         f"client must be one of the names `pespec table --list` prints; got {name!r}"
-        f"{did_you_mean(name, CLIENTS)}"
+        f"{did_you_mean(name, known)}"
     )

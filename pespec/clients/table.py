@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pespec._version import SPEC_VERSION, __version__
-from pespec.clients.catalog import CLIENTS
+from pespec.clients.catalog import all_clients, get_client
 from pespec.clients.model import Client
 
 __all__ = ["TABLE_SCHEMA", "build_table", "planned_rows", "reproduction", "select_clients"]
@@ -41,7 +41,7 @@ def select_clients(
     """The clients the filters keep, in catalog order (ValueError when none is left)."""
     kept = [
         c
-        for c in CLIENTS.values()
+        for c in all_clients().values()
         if (family is None or c.family == family)
         and (library is None or c.library == library)
         and (client is None or c.name == client)
@@ -125,7 +125,7 @@ def _read_report(row: dict[str, Any], path: Path) -> None:
 
 def run_row(row: dict[str, Any], timeout: float = ROW_TIMEOUT) -> dict[str, Any]:
     """``row`` with its verdict (or why it did not run), duration and reproduction."""
-    client = CLIENTS[row["client"]]
+    client = get_client(row["client"])
     out = {**row, "reproduction": reproduction(row), "verdict": "not run"}
     why = _not_run(client)
     if why is not None:
