@@ -17,5 +17,6 @@ ROOT = TESTS.parent
 CATALOG = TESTS / "catalog"
 """The catalog of backends (buggy, correct, tutorial, misbehaving, ...)."""
 
-HF_CONFIGS = TESTS / "data" / "hf_configs"
-"""Copies of the published config.json files (provenance in PROVENANCE.md)."""
+HF_CONFIGS = ROOT / "pespec" / "rope" / "published"
+"""Copies of the published config.json files behind the rotary presets and clients, shipped
+with the package (provenance in PROVENANCE.md)."""

@@ -22,7 +22,7 @@ import numpy as np
 
 from pespec.rope import PRESET_SOURCES, RopeConfig, frequencies
 
-DATA = Path(__file__).parent / "data" / "hf_configs"
+DATA = Path(__file__).parent.parent / "pespec" / "rope" / "published"
 Fn = Callable[[np.ndarray, np.ndarray, RopeConfig], Any]
 
 

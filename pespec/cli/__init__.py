@@ -26,6 +26,7 @@ COMMANDS: tuple[str, ...] = (
     "pespec.cli.rope",  # pespec rope check
     "pespec.cli.plot",  # pespec plot encoding|error
     "pespec.cli.tables",  # pespec tables
+    "pespec.cli.table",  # pespec table (the conformance table of real libraries)
 )
 
 

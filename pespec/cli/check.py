@@ -122,6 +122,16 @@ def add_common_options(parser: argparse.ArgumentParser, *, rope: bool = False) -
         help="print the table of every check and every failure (a failing run otherwise "
         "prints the verdict, the diagnosis and the first failure of each stage)",
     )
+    clients = parser.add_argument_group("real library entry points (pespec table --list)")
+    clients.add_argument(
+        "--client",
+        metavar="NAME",
+        help="check a client, e.g. transformers:llama (instead of BACKEND; the family is the "
+        "client's); the same as BACKEND client:NAME@DTYPE",
+    )
+    clients.add_argument(
+        "--dtype", help="the client's dtype (with --client; default its first, float32)"
+    )
     group = parser.add_argument_group("checking a saved output (non-Python implementations)")
     group.add_argument(
         "--from-file",
@@ -132,12 +142,42 @@ def add_common_options(parser: argparse.ArgumentParser, *, rope: bool = False) -
     group.add_argument("--key", help="array name inside an .npz file (with --from-file)")
 
 
+def client_family(args: argparse.Namespace) -> None:
+    """``--client NAME [--dtype D]`` (or BACKEND ``client:NAME@D``): set BACKEND to the
+    client's spec and ``--family`` to its family (ValueError for a conflicting argument)."""
+    from pespec.clients.resolve import CLIENT_PREFIX, client_spec, parse_client_spec
+
+    client = getattr(args, "client", None)
+    if client is None:
+        if getattr(args, "dtype", None) is not None:
+            raise ValueError("--dtype applies with --client")
+        if not (isinstance(args.backend, str) and args.backend.startswith(CLIENT_PREFIX)):
+            return
+    elif args.backend is not None or args.from_file is not None:
+        raise ValueError("give one of BACKEND, --from-file or --client")
+    else:
+        args.backend = client_spec(client, args.dtype or "")
+    found, dtype = parse_client_spec(args.backend)
+    if dtype not in found.dtypes:
+        raise ValueError(
+            f"--dtype must be one of {', '.join(found.dtypes)} for client {found.name}; "
+            f"got {dtype!r}"
+        )
+    args.backend = client_spec(found.name, dtype)
+    family = getattr(args, "family", None)
+    if family not in (None, found.family):
+        raise ValueError(f"client {found.name} is of --family {found.family}; got {family}")
+    args.family = found.family
+    args.client = args.dtype = None  # consumed: BACKEND says it now
+
+
 def _run(args: argparse.Namespace) -> int:
     """``pespec check``: the family's command on these arguments, after refusing another
     family's options (exit 2)."""
     from pespec.families import FAMILIES, get_family
 
     try:
+        client_family(args)
         family = get_family(args.family)
     except ValueError as exc:
         print(f"pespec check: error: {exc}", file=sys.stderr)
@@ -217,8 +257,10 @@ def _suite(args: argparse.Namespace) -> Any:
             "convention": args.convention,
         }
         return run_checked("sinusoidal", args, options, bar=True, picture_timeout=timeout)
+    from pespec.clients.resolve import resolve
+
     suite = Suite(
-        args.backend,
+        resolve(args.backend, None),
         level=args.level,
         profile=args.profile,
         timeout=timeout,

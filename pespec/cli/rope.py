@@ -100,6 +100,15 @@ def _no_subcommand(args: argparse.Namespace) -> int:
     return 2
 
 
+def _rope_client(args: argparse.Namespace) -> None:
+    """``--client`` (or a ``client:`` BACKEND) resolved to BACKEND; a rotary client only."""
+    from pespec.cli.check import client_family
+
+    client_family(args)
+    if getattr(args, "family", None) not in (None, "rope"):
+        raise ValueError(f"{args.backend} is of --family {args.family}, not rope")
+
+
 def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
     """The rotary family's check on parsed arguments (``pespec rope check``, and ``pespec
     check --family rope``: its command in :mod:`pespec.families`)."""
@@ -110,6 +119,7 @@ def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
     from pespec.rope.suite import check
 
     try:
+        _rope_client(args)
         if args.config is None:
             raise ValueError("give --config (a preset name or a JSON file) with --family rope")
         if (args.backend is None) == (args.from_file is None):
@@ -150,6 +160,7 @@ def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
         return run_and_report(prog, args, from_file)
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
     from pespec.cli.supervised import run_checked, supervising
+    from pespec.clients.resolve import resolve
 
     if supervising(args):  # the backend runs in a watched child process (SPEC §6.6)
         options = {
@@ -167,7 +178,7 @@ def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
         prog,
         args,
         lambda: check(
-            args.backend,
+            resolve(args.backend, args.config),
             config,
             level=args.level,
             profile=args.profile,

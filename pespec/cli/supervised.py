@@ -41,7 +41,13 @@ def run_checked(
     picture = None
     if args.markdown and picture_timeout is not None:
         picture = {"markdown": str(args.markdown), "timeout": picture_timeout}
-    request = {"family": family, "backend": args.backend, "options": options, "picture": picture}
+    request = {
+        "family": family,
+        "backend": args.backend,
+        "options": options,
+        "picture": picture,
+        "config_text": getattr(args, "config", None),  # a client builds its module from it
+    }
     if not bar:
         return run_supervised(request)
     from pespec.cli.terminal import progress_bar

@@ -2,7 +2,7 @@
 
 Every value below is transcribed from the model's ``config.json`` on the Hugging Face Hub
 (through transformers' defaults where the file leaves a field out, as for Gemma 3); the test
-suite reads a copy of each file (``tests/data/hf_configs/``, with its provenance in
+suite reads a copy of each file (``pespec/rope/published/``, with its provenance in
 ``PROVENANCE.md``) with :func:`pespec.rope.from_hf` and requires the result to equal the preset.
 Models for which no copy of the published file could be obtained are left out rather than
 guessed (Mistral-7B-v0.1, GPT-NeoX-20B: see SPEC Annex F.1).
@@ -315,7 +315,7 @@ PRESET_SOURCES: MappingProxyType[str, PresetSource] = MappingProxyType(
         ),
     }
 )
-"""For each preset: the Hub repository, the file name of its copy under tests/data/hf_configs."""
+"""For each preset: the Hub repository, the file name of its copy under pespec/rope/published."""
 
 
 MAX_HEAD_DIM = 4096
@@ -348,6 +348,15 @@ def preset_config(name: str) -> RopeConfig:
     )
 
 
+PUBLISHED = Path(__file__).parent / "published"
+"""The copies of published config.json files shipped with pespec (PROVENANCE.md there)."""
+
+
+def published_config(name: str) -> Path:
+    """The shipped copy of a published config.json called ``name`` (without ``.json``)."""
+    return PUBLISHED / f"{name}.json"
+
+
 def _looks_like_path(text: str) -> bool:
     return (
         text.endswith(".json")
@@ -371,12 +380,14 @@ def load_config(
                 )
         return ConfigReading(PRESETS[text])
     path = Path(text)
+    if not path.is_file() and not _looks_like_path(text) and published_config(text).is_file():
+        path = published_config(text)  # a published copy shipped with pespec, by its name
     if not path.is_file():
         if _looks_like_path(text):
             what = "a folder, not a file" if path.is_dir() else "no such file"
             raise ValueError(f"--config: {what}: {text}")
         raise ValueError(
-            f"--config must be a preset name or a JSON file; no preset "
+            f"--config must be a preset name, a published config's name or a JSON file; no preset "
             f"{text!r}{did_you_mean(text, PRESETS)} (pespec rope presets "
             "lists them)"
         )

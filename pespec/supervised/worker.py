@@ -54,10 +54,12 @@ class Events:
 def _build_suite(request: dict[str, Any]) -> Any:
     """The Suite of the family the request names, built by that family's suite factory in
     :mod:`pespec.families` (the options are its keywords); raises the load and usage errors."""
+    from pespec.clients.resolve import resolve
     from pespec.families import get_family
 
     factory = get_family(request["family"]).load("suite")
-    return factory(request["backend"], **request["options"])
+    backend = resolve(request["backend"], request.get("config_text"))
+    return factory(backend, **request["options"])
 
 
 def _load(request: dict[str, Any], events: Events) -> Any:

@@ -1,187 +1,27 @@
-"""Backends wrapping the real library code (transformers, diffusers), declaring their convention.
+"""The real library code as sinusoidal backends: pespec.clients.sinusoidal_libraries (issue 29
+moved them into the package so that the conformance table and ``--client`` reach them); the
+names stay here for the tests that use them."""
 
-Each adapts a published function or module to pespec's calling convention
-``(positions, d_model, base) -> (n, d_model)`` without re-implementing it: table-based
-modules (Whisper ``sinusoids``, M2M100, Marian, XLM) build their table for the requested
-d_model, as the model does, and rows are looked up; diffusers' ``get_timestep_embedding``
-and ``Timesteps`` are called on the positions as timesteps. Each declares the convention it
-implements and honest capabilities (``pespec_capabilities``). Module-level functions, so
-that reproductions can rebuild them as ``catalog.libraries:NAME``. torch, transformers and
-diffusers are imported when a backend is called (the ``[integration]`` extra).
-"""
-
-from __future__ import annotations
-
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
-
-WHISPER_POSITIONS = 1500
-"""openai/whisper-large: max_source_positions 1500, d_model 1280."""
-
-OPUS_POSITIONS = 512
-"""Helsinki-NLP/opus-mt-*: max_position_embeddings 512, d_model up to 1024 (big models)."""
-
-
-def _table_capabilities(rows: int, max_d_model: int, convention: str, **more: Any) -> Any:
-    return {
-        "integer_positions_only": True,
-        "non_negative_positions": True,
-        "max_position": rows - 1,
-        "max_d_model": max_d_model,
-        "convention": convention,
-        **more,
-    }
-
-
-def _rows(table: Any, positions: NDArray[Any]) -> NDArray[np.float32]:
-    import torch
-
-    index = torch.as_tensor(np.asarray(positions, dtype=np.int64))
-    rows: NDArray[np.float32] = table[index].detach().cpu().numpy()
-    return rows
-
-
-def whisper_sinusoids(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
-    """transformers ``models.whisper.modeling_whisper.sinusoids(length, channels,
-    max_timescale)``: the encoder's position table; base is its max_timescale."""
-    from transformers.models.whisper.modeling_whisper import sinusoids
-
-    return _rows(sinusoids(WHISPER_POSITIONS, d_model, max_timescale=base), positions)
-
-
-whisper_sinusoids.pespec_capabilities = _table_capabilities(  # type: ignore[attr-defined]
-    WHISPER_POSITIONS, 1280, "whisper"
+from pespec.clients.sinusoidal_libraries import (
+    diffusers_default,
+    diffusers_unet,
+    flux_timesteps,
+    flux_timesteps_bfloat16,
+    m2m100,
+    marian,
+    sd3_timesteps,
+    whisper_sinusoids,
+    xlm,
 )
 
-
-def m2m100(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
-    """transformers ``M2M100SinusoidalPositionalEmbedding.get_embedding(num, dim, padding_idx=1)``:
-    token i (from 0) is table row i + padding_idx + 1 = i + 2 (fairseq's make_positions), the
-    fairseq convention; base 10000 is fixed by the code."""
-    from transformers.models.m2m_100.modeling_m2m_100 import (
-        M2M100SinusoidalPositionalEmbedding,
-    )
-
-    offset = 2  # padding_idx + 1, as M2M100SinusoidalPositionalEmbedding.offset
-    table = M2M100SinusoidalPositionalEmbedding.get_embedding(
-        OPUS_POSITIONS + offset, d_model, padding_idx=1
-    )
-    return _rows(table, np.asarray(positions, dtype=np.int64) + offset)
-
-
-m2m100.pespec_capabilities = _table_capabilities(  # type: ignore[attr-defined]
-    OPUS_POSITIONS, 1024, "fairseq", bases=[10000.0]
-)
-
-
-def marian(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
-    """transformers ``MarianSinusoidalPositionalEmbedding(num_positions, dim).create_weight()``
-    (the table the model's weight init copies in); base 10000 is fixed by the code."""
-    from transformers.models.marian.modeling_marian import MarianSinusoidalPositionalEmbedding
-
-    module = MarianSinusoidalPositionalEmbedding(OPUS_POSITIONS, d_model)
-    return _rows(module.create_weight(), positions)
-
-
-marian.pespec_capabilities = _table_capabilities(  # type: ignore[attr-defined]
-    OPUS_POSITIONS, 1024, "marian", bases=[10000.0]
-)
-
-
-def xlm(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
-    """transformers ``models.xlm.modeling_xlm.create_sinusoidal_embeddings(n_pos, dim, out)``
-    into a float32 table: interleaved, canonical frequencies; base 10000 fixed."""
-    import torch
-    from transformers.models.xlm.modeling_xlm import create_sinusoidal_embeddings
-
-    out = torch.empty(OPUS_POSITIONS, d_model, dtype=torch.float32)
-    return _rows(create_sinusoidal_embeddings(OPUS_POSITIONS, d_model, out), positions)
-
-
-xlm.pespec_capabilities = _table_capabilities(  # type: ignore[attr-defined]
-    OPUS_POSITIONS, 1024, "canonical", bases=[10000.0]
-)
-
-
-def _timestep_embedding(
-    positions: NDArray[Any], d_model: int, base: float, **kwargs: Any
-) -> NDArray[Any]:
-    import torch
-    from diffusers.models.embeddings import get_timestep_embedding
-
-    timesteps = torch.as_tensor(np.asarray(positions, dtype=np.float64)).to(torch.float32)
-    out = get_timestep_embedding(timesteps, d_model, max_period=base, **kwargs)
-    result: NDArray[Any] = out.numpy()
-    return result
-
-
-def diffusers_default(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
-    """diffusers ``get_timestep_embedding(t, dim, max_period=base)`` with its defaults."""
-    return _timestep_embedding(positions, d_model, base)
-
-
-diffusers_default.pespec_capabilities = {"convention": "diffusers"}  # type: ignore[attr-defined]
-
-
-def diffusers_unet(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
-    """What ``UNet2DConditionModel`` calls (``Timesteps(C, flip_sin_to_cos=True,
-    freq_shift=0)``): ``get_timestep_embedding(t, dim, True, 0, max_period=base)``."""
-    return _timestep_embedding(
-        positions, d_model, base, flip_sin_to_cos=True, downscale_freq_shift=0
-    )
-
-
-diffusers_unet.pespec_capabilities = {"convention": "diffusers-unet"}  # type: ignore[attr-defined]
-
-
-def sd3_timesteps(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
-    """diffusers ``Timesteps(d_model, flip_sin_to_cos=True, downscale_freq_shift=0)``, the
-    module SD3 and PixArt build with 256 channels (max_period is its default 10000)."""
-    import torch
-    from diffusers.models.embeddings import Timesteps
-
-    module = Timesteps(d_model, flip_sin_to_cos=True, downscale_freq_shift=0)
-    timesteps = torch.as_tensor(np.asarray(positions, dtype=np.float64)).to(torch.float32)
-    result: NDArray[Any] = module(timesteps).numpy()
-    return result
-
-
-sd3_timesteps.pespec_capabilities = {  # type: ignore[attr-defined]
-    "convention": "sd3",
-    "bases": [10000.0],
-}
-
-
-def flux_timesteps(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
-    """Flux's timestep embedding as diffusers' Flux transformer forms it at float32: t in
-    [0, 1], ``Timesteps(dim, True, 0)(t * 1000)`` (c = 1000, the flux preset)."""
-    return _flux(positions, d_model, base, None)
-
-
-flux_timesteps.pespec_capabilities = {  # type: ignore[attr-defined]
-    "convention": "flux",
-    "bases": [10000.0],
-    "max_position": 1.0,
-}
-
-
-def flux_timesteps_bfloat16(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
-    """The same with t cast to bfloat16 first, as diffusers' ``FluxTransformer2DModel``
-    does (``timestep.to(hidden_states.dtype) * 1000``) in a bfloat16 pipeline."""
-    return _flux(positions, d_model, base, "bfloat16")
-
-
-flux_timesteps_bfloat16.pespec_capabilities = flux_timesteps.pespec_capabilities  # type: ignore[attr-defined]
-
-
-def _flux(positions: NDArray[Any], d_model: int, base: float, cast: str | None) -> NDArray[Any]:
-    import torch
-    from diffusers.models.embeddings import Timesteps
-
-    t = torch.as_tensor(np.asarray(positions, dtype=np.float64))
-    scaled = t.to(torch.bfloat16 if cast == "bfloat16" else torch.float32) * 1000
-    module = Timesteps(d_model, flip_sin_to_cos=True, downscale_freq_shift=0)
-    result: NDArray[Any] = module(scaled).to(torch.float32).numpy()
-    return result
+__all__ = [
+    "diffusers_default",
+    "diffusers_unet",
+    "flux_timesteps",
+    "flux_timesteps_bfloat16",
+    "m2m100",
+    "marian",
+    "sd3_timesteps",
+    "whisper_sinusoids",
+    "xlm",
+]

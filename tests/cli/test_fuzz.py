@@ -488,7 +488,7 @@ def test_process_exit_status_is_2(argv: list[str], tmp_path: Path) -> None:
 # --- the rotary command line and the config reader (issue 24) ----------------------------------
 #
 # Hypothesis (derandomized under the ci profile that tests/conftest.py loads) writes random and
-# truncated config.json files, built from the published copies in tests/data/hf_configs:
+# truncated config.json files, built from the published copies in pespec/rope/published:
 # every key set to a JSON value of a wrong type, removed, or given NaN, ±inf, a negative or a
 # huge number; unknown rope_types; truncation at a random byte. The reader must answer with a
 # RopeConfig or a ValueError/TypeError (one line); the CLI with exit 2 and a one-line message,

@@ -1,6 +1,6 @@
 """from_hf: the presets read from copies of their published config.json, and each layout rule.
 
-The copies are under tests/data/hf_configs (provenance in PROVENANCE.md). The expected values
+The copies are under pespec/rope/published (provenance in PROVENANCE.md). The expected values
 in the layout tests are the published figures the issue and the model cards state (GPT-J's
 rotary_dim 64 of 256, GPT-NeoX-20B's 24 of 96, ...), not values computed by pespec.
 """

@@ -4,7 +4,7 @@ without mlx-lm; issue 26, item 2).
 ``mlx_lm.models.deepseek_v3.DeepseekV3Attention`` builds its rotary module with
 ``traditional=True``: pairs (2j, 2j+1) read and written back in place, so interleaved in and
 interleaved out, where transformers writes the outputs as halves. Built from a copy of the
-published config.json (tests/data/hf_configs/deepseek-v3.json), it is NON-CONFORMANT on the
+published config.json (pespec/rope/published/deepseek-v3.json), it is NON-CONFORMANT on the
 reader's configuration, with the permutation named, and CONFORMANT with
 ``output_layout="interleaved"`` declared, or undeclared in score mode (item 3).
 """

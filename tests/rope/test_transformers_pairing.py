@@ -5,7 +5,7 @@ transformers).
 Each backend is the model type's own rotary module (built in float32, as the model builds it)
 and its own ``apply_rotary_pos_emb`` applied to the first ``cos.shape[-1]`` components, the
 rest passed through, as the attention modules do. GLM-4-9B and Command R are read from copies
-of their published config.json (tests/data/hf_configs, PROVENANCE.md); the other families from
+of their published config.json (pespec/rope/published, PROVENANCE.md); the other families from
 their transformers configuration class defaults (``AutoConfig.for_model``), stated as such:
 no copy of their published file is in the test data. On pespec 1.1's reader (pairing from two
 model types) GLM and Cohere failed by a factor of ~10^6 (issue 26).

@@ -1,0 +1,113 @@
+"""``pespec table``: the conformance table of the real library entry points (issue 29).
+
+    pespec table [--family F] [--library L] [--client NAME] [--jobs N] [--timeout S]
+                 [--json PATH] [--markdown PATH] [--compare OLD.json] [--list]
+
+Runs every client whose libraries are installed (rows for the others say why they did not
+run), writes the JSON document and its Markdown rendering, and with ``--compare`` lists the
+verdicts that changed against an older table. Exit 0; 1 when ``--compare`` finds a verdict
+that changed for the same library versions; 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``table`` sub-command."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "table",
+        help="run the real library entry points (clients) and write the conformance table",
+        description="Run every client (a real library entry point, pespec.clients) whose "
+        "libraries are installed through its family's suite, one process per row, and write "
+        "the conformance table.",
+    )
+    parser.add_argument("--family", help="only the clients of this family (rope, sinusoidal)")
+    parser.add_argument("--library", help="only the clients of this library (transformers, ...)")
+    parser.add_argument("--client", help="only this client (e.g. transformers:llama)")
+    parser.add_argument("--jobs", type=int, default=2, help="rows run at once (default 2)")
+    parser.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds one row may take (default 600)"
+    )
+    parser.add_argument("--json", metavar="PATH", help="write the table's JSON document")
+    parser.add_argument("--markdown", metavar="PATH", help="write the table as Markdown")
+    parser.add_argument(
+        "--compare",
+        metavar="OLD.json",
+        help="list the verdicts that changed against an older table (exit 1 when one changed "
+        "for the same library versions)",
+    )
+    parser.add_argument("--list", action="store_true", help="list the clients and exit")
+    parser.set_defaults(func=run)
+
+
+def _list() -> int:
+    from pespec.clients.catalog import all_clients
+
+    for client in all_clients().values():
+        configs = ", ".join(client.configs)
+        dtypes = "/".join(client.dtypes)
+        print(f"{client.name}  [{client.family}] {client.entry}  ({configs}; {dtypes})")
+    return 0
+
+
+def _load_old(path: str) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"--compare {path!r} is not a readable table: {exc}") from None
+    from pespec.clients.table import TABLE_SCHEMA
+
+    if not isinstance(data, dict) or data.get("schema") != TABLE_SCHEMA:
+        raise ValueError(f"--compare {path!r} is not a {TABLE_SCHEMA} document")
+    return data
+
+
+def run(args: argparse.Namespace) -> int:
+    """``pespec table`` on parsed arguments (exit code)."""
+    from pespec._atomic import check_writable, write_atomic
+    from pespec.clients.table import build_table, select_clients
+    from pespec.clients.table_text import compare_tables, render_changes, render_markdown
+
+    if args.list:
+        return _list()
+    try:
+        if args.jobs < 1 or args.timeout <= 0:
+            raise ValueError(
+                f"--jobs must be >= 1 and --timeout > 0; got {args.jobs}, {args.timeout}"
+            )
+        for option, path in (("--json", args.json), ("--markdown", args.markdown)):
+            if path:
+                check_writable(path, option)
+        old = _load_old(args.compare) if args.compare else None
+        clients = select_clients(family=args.family, library=args.library, client=args.client)
+    except ValueError as exc:
+        print(f"pespec table: error: {exc}", file=sys.stderr)
+        return 2
+
+    def progress(row: dict[str, Any]) -> None:
+        extra = row.get("why") or (
+            f"worst ratio {row['worst_ratio']:.3g}" if row.get("worst_ratio") is not None else ""
+        )
+        print(
+            f"{row['client']} {row['config']} {row['dtype']}: {row['verdict']} {extra}",
+            file=sys.stderr,
+        )
+
+    table = build_table(clients, jobs=args.jobs, timeout=args.timeout, progress=progress)
+    markdown = render_markdown(table)
+    if args.json:
+        write_atomic(args.json, json.dumps(table, indent=1, ensure_ascii=False) + "\n")
+    if args.markdown:
+        write_atomic(args.markdown, markdown)
+    print(markdown)
+    if old is None:
+        return 0
+    changes = compare_tables(old, table)
+    print(render_changes(changes))
+    return 1 if any(c["same_versions"] for c in changes) else 0

@@ -1,0 +1,137 @@
+"""transformers' rotary modules as rotary backends, built from a published config.json.
+
+The client's model type names the modeling file; the module is built from the configuration
+``--config`` names (a preset: the copy of its published config.json; a shipped published
+config by name; or the user's own config.json), as the model builds it (float32 buffers), and
+applied with the file's ``apply_rotary_pos_emb`` (or ``apply_rotary_pos_emb_interleave``) to
+x in the row's dtype. The backend is ``fn(x (n, head_dim), positions (n,), rope)`` (SPEC §8.8).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.clients.model import Client
+from pespec.rope.config import RopeConfig
+from pespec.rope.presets import PRESET_SOURCES, published_config
+
+__all__ = [
+    "build",
+    "config_file",
+    "hf_config",
+    "rotary_backend",
+    "rotary_class",
+    "transformers_longrope",
+]
+
+
+def config_file(config: str | None) -> tuple[Path, str | None, int | None]:
+    """The config.json behind ``--config`` with its layer type and ℓ (a preset fixes them)."""
+    if config is None:
+        raise ValueError("a transformers client needs --config (a preset or a config.json)")
+    source = PRESET_SOURCES.get(config)
+    if source is not None:
+        return (
+            published_config(source.copy.removesuffix(".json")),
+            source.layer_type,
+            source.seq_len,
+        )
+    path = published_config(config) if published_config(config).is_file() else Path(config)
+    if not path.is_file():
+        raise ValueError(f"--config {config!r} names no preset, published config or file")
+    return path, None, None
+
+
+def hf_config(path: Path) -> Any:
+    """The transformers configuration of a config.json (its text part for a multimodal one)."""
+    transformers = importlib.import_module("transformers")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    made = transformers.AutoConfig.for_model(**data)
+    return getattr(made, "text_config", None) or made
+
+
+def _modeling(model_type: str) -> Any:
+    name = model_type.removesuffix("_text")
+    return importlib.import_module(f"transformers.models.{name}.modeling_{name}")
+
+
+def rotary_class(module: Any) -> Any:
+    """The modeling file's text rotary class (the shortest ``*RotaryEmbedding`` name that is not
+    a vision one)."""
+    names = [
+        a
+        for a in dir(module)
+        if a.endswith("RotaryEmbedding") and not a.startswith("_") and "Vision" not in a
+    ]
+    return getattr(module, sorted(names, key=lambda a: (len(a), a))[0])
+
+
+def rotary_backend(
+    config: Any, dtype_name: str, layer_type: str | None = None, interleave: bool = False
+) -> Any:
+    """The model type's rotary module (float32, as built) and its apply function on x in
+    ``dtype_name``: ``fn(x, positions, rope) -> (n, head_dim)`` torch tensor."""
+    torch = importlib.import_module("torch")
+    module = _modeling(config.model_type)
+    rotary = rotary_class(module)(config)
+    apply = module.apply_rotary_pos_emb_interleave if interleave else module.apply_rotary_pos_emb
+    dtype = getattr(torch, dtype_name)
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+        q = torch.from_numpy(np.asarray(x)).to(dtype)[None, None]
+        ids = torch.from_numpy(np.asarray(positions))[None]
+        with torch.no_grad():
+            cos, sin = rotary(q, ids, layer_type) if layer_type else rotary(q, ids)
+            width = rope.d_r  # the rotated part; the rest passes, as attention does
+            rotated, _ = apply(q[..., :width], q[..., :width], cos, sin)
+        return torch.cat([rotated, q[..., width:]], dim=-1)[0, 0]
+
+    return fn
+
+
+def transformers_longrope(config: Any, dtype_name: str, seq_len: int) -> Any:
+    """Phi-3's rotary module with ℓ forced: its frequencies from ``ROPE_INIT_FUNCTIONS
+    ["longrope"]`` at ℓ, its forward without ``dynamic_rope_update`` (which picks ℓ from each
+    call's positions; SPEC §8.4)."""
+    torch = importlib.import_module("torch")
+    rope_utils = importlib.import_module("transformers.modeling_rope_utils")
+    module = _modeling(config.model_type)
+    rotary = rotary_class(module)(config)
+    inv_freq, attention = rope_utils.ROPE_INIT_FUNCTIONS["longrope"](config, None, seq_len=seq_len)
+    rotary.inv_freq, rotary.attention_scaling = inv_freq, attention
+    forward = inspect.unwrap(type(rotary).forward)
+    dtype = getattr(torch, dtype_name)
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+        q = torch.from_numpy(np.asarray(x)).to(dtype)[None, None]
+        ids = torch.from_numpy(np.asarray(positions))[None]
+        with torch.no_grad():
+            cos, sin = forward(rotary, q, ids)
+            return module.apply_rotary_pos_emb(q, q, cos, sin)[0][0, 0]
+
+    return fn
+
+
+def build(client: Client, dtype: str, config: str | None) -> Any:
+    """The rotary backend of a transformers client for ``--config`` ``config``."""
+    path, layer_type, seq_len = config_file(config)
+    hf = hf_config(path)
+    model_type = client.options.get("model_type", client.name.partition(":")[2])
+    if hf.model_type.removesuffix("_text") != model_type:
+        raise ValueError(
+            f"client {client.name} runs model_type {model_type!r} configurations; "
+            f"--config {config!r} is a {hf.model_type!r} configuration"
+        )
+    if client.options.get("forced_seq_len") and seq_len is not None:
+        return transformers_longrope(hf, dtype, seq_len)
+    interleave = bool(client.options.get("interleave")) and bool(
+        getattr(hf, "rope_interleave", True)
+    )
+    return rotary_backend(hf, dtype, layer_type, interleave)

@@ -1,0 +1,197 @@
+"""The conformance table (issue 29): every client × configuration × dtype, one row each.
+
+Each row runs ``pespec check --client NAME --dtype D [--config C] --json F --in-process`` in
+its own process (a backend that crashes, hangs or ends its process costs its row only; the
+process is killed after ``timeout`` seconds), so the row's reproduction line is exactly what
+a user runs. A row that cannot run says why: a library not installed, a GPU needed, the
+configuration refused. :func:`build_table` returns the JSON document; :mod:`table_text`
+renders it and compares two of them.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pespec._version import SPEC_VERSION, __version__
+from pespec.clients.catalog import all_clients, get_client
+from pespec.clients.model import Client
+
+__all__ = ["TABLE_SCHEMA", "build_table", "planned_rows", "reproduction", "select_clients"]
+
+TABLE_SCHEMA = "pespec-conformance-table/1"
+ROW_TIMEOUT = 600.0
+"""Seconds one row's check may take before its process is killed (the row says it hung)."""
+
+
+def select_clients(
+    *, family: str | None = None, library: str | None = None, client: str | None = None
+) -> list[Client]:
+    """The clients the filters keep, in catalog order (ValueError when none is left)."""
+    kept = [
+        c
+        for c in all_clients().values()
+        if (family is None or c.family == family)
+        and (library is None or c.library == library)
+        and (client is None or c.name == client)
+    ]
+    if not kept:
+        raise ValueError(
+            f"no client has family={family!r}, library={library!r}, client={client!r} "
+            "(pespec table --list prints them)"
+        )
+    return kept
+
+
+def planned_rows(clients: Iterable[Client]) -> list[dict[str, Any]]:
+    """One row stub per client × configuration × dtype."""
+    return [
+        {
+            "client": c.name,
+            "family": c.family,
+            "library": c.library,
+            "entry": c.entry,
+            "source": c.source,
+            "config": config,
+            "dtype": dtype,
+            "device": c.device,
+        }
+        for c in clients
+        for config in c.configs
+        for dtype in c.dtypes
+    ]
+
+
+def reproduction(row: dict[str, Any]) -> str:
+    """The command line that checks ``row`` again (what a user types)."""
+    line = f"pespec check --client {row['client']} --dtype {row['dtype']}"
+    if row["family"] == "rope":
+        line += f" --config {json.dumps(row['config']) if ' ' in row['config'] else row['config']}"
+    return line
+
+
+def _command(row: dict[str, Any], out: Path) -> list[str]:
+    command = [sys.executable, "-m", "pespec", "check", "--client", row["client"]]
+    command += ["--dtype", row["dtype"], "--json", str(out), "--quiet", "--in-process"]
+    if row["family"] == "rope":
+        command += ["--config", row["config"]]
+    return command
+
+
+def _not_run(client: Client) -> str | None:
+    """Why ``client`` cannot run here, or None."""
+    for dist in client.distributions:
+        try:
+            importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            return f"not installed: {dist}"
+    if client.device == "cuda":
+        try:
+            import torch
+
+            if not torch.cuda.is_available():
+                return "needs a GPU (device cuda): none here"
+        except ImportError:
+            return "needs a GPU (device cuda) and torch"
+    return None
+
+
+def _worst_ratio(report: dict[str, Any]) -> float | None:
+    ratios = [c["ratio"] for c in report.get("checks", []) if c.get("ratio") is not None]
+    return max(ratios) if ratios else None
+
+
+def _read_report(row: dict[str, Any], path: Path) -> None:
+    report = json.loads(path.read_text(encoding="utf-8"))
+    level = report.get("level")
+    row["verdict"] = "CONFORMANT" if report.get("conformant") else "NON-CONFORMANT"
+    row["level"] = level.get("name") if isinstance(level, dict) else level
+    row["worst_ratio"] = _worst_ratio(report)
+    row["diagnosis"] = report.get("diagnosis_sentence")
+    row["summary"] = report.get("summary")
+    row["versions"] = report.get("execution", {}).get("libraries", {})
+
+
+def run_row(row: dict[str, Any], timeout: float = ROW_TIMEOUT) -> dict[str, Any]:
+    """``row`` with its verdict (or why it did not run), duration and reproduction."""
+    client = get_client(row["client"])
+    out = {**row, "reproduction": reproduction(row), "verdict": "not run"}
+    why = _not_run(client)
+    if why is not None:
+        return {**out, "why": why, "duration_s": 0.0}
+    with tempfile.TemporaryDirectory(prefix="pespec-table-") as folder:
+        path = Path(folder) / "report.json"
+        started = time.perf_counter()
+        try:
+            done = subprocess.run(
+                _command(row, path), capture_output=True, text=True, timeout=timeout
+            )
+        except subprocess.TimeoutExpired:
+            out["why"] = f"hung: no verdict within {timeout:g} s (the process was killed)"
+        else:
+            if done.returncode in (0, 1) and path.is_file():
+                _read_report(out, path)
+            else:
+                last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
+                kind = "refused" if done.returncode == 2 else f"ended with exit {done.returncode}"
+                out["why"] = f"{kind}: {last}"
+        out["duration_s"] = round(time.perf_counter() - started, 1)
+    return out
+
+
+def _environment() -> dict[str, str]:
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpus": str(os.cpu_count()),
+    }
+
+
+def manifest_digest() -> str:
+    """sha256 of the golden fixtures' MANIFEST this pespec ships."""
+    import hashlib
+
+    from pespec.conformance.fixtures import MANIFEST
+
+    folder = Path(__file__).resolve().parent.parent / "golden"
+    return hashlib.sha256((folder / MANIFEST).read_bytes()).hexdigest()
+
+
+def build_table(
+    clients: Iterable[Client],
+    *,
+    jobs: int = 2,
+    timeout: float = ROW_TIMEOUT,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """The table document of ``clients`` (rows in catalog order), ``jobs`` rows at a time."""
+    rows = planned_rows(clients)
+    started = time.perf_counter()
+    done: list[dict[str, Any]] = []
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for result in pool.map(lambda r: run_row(r, timeout), rows):
+            done.append(result)
+            if progress is not None:
+                progress(result)
+    return {
+        "schema": TABLE_SCHEMA,
+        "pespec_version": __version__,
+        "spec_version": SPEC_VERSION,
+        "manifest_sha256": manifest_digest(),
+        "date": datetime.now(timezone.utc).date().isoformat(),
+        "environment": _environment(),
+        "duration_s": round(time.perf_counter() - started, 1),
+        "rows": done,
+    }

@@ -1,0 +1,81 @@
+"""Rotary entry points that are functions rather than a model's rotary module: transformers'
+GPT-J table (``create_sinusoidal_positions`` + ``apply_rotary_pos_emb``) and
+rotary-embedding-torch's ``RotaryEmbedding`` with ``apply_rotary_emb`` (interleaved pairs).
+Each is ``fn(x (n, head_dim), positions (n,), rope)``; the configuration's θ and d_r are
+passed to the library as a user would (SPEC §8.8).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.clients.model import Client
+from pespec.rope.config import RopeConfig
+
+__all__ = ["gptj", "gptj_backend", "rotary_embedding_torch", "rotary_embedding_torch_backend"]
+
+
+def gptj_backend(dtype_name: str) -> Any:
+    """transformers' GPT-J: the float32 sin/cos table and ``apply_rotary_pos_emb`` on x in
+    ``dtype_name``; the table is indexed by position, so positions are integers."""
+    torch = importlib.import_module("torch")
+    gptj_module = importlib.import_module("transformers.models.gptj.modeling_gptj")
+    dtype = getattr(torch, dtype_name)
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+        d = rope.d_r
+        table = gptj_module.create_sinusoidal_positions(int(positions.max()) + 1, d)
+        rows = table[torch.from_numpy(np.asarray(positions))]
+        sin, cos = torch.split(rows[None], rows.shape[-1] // 2, dim=-1)
+        k = torch.from_numpy(np.asarray(x)).to(dtype)[None, :, None, :]  # (batch, seq, heads, d)
+        k_rot = gptj_module.apply_rotary_pos_emb(k[..., :d], sin, cos)
+        return torch.cat([k_rot, k[..., d:]], dim=-1)[0, :, 0]
+
+    fn.pespec_capabilities = {"integer_positions_only": True}  # type: ignore[attr-defined]
+    return fn
+
+
+def rotary_embedding_torch_backend(dtype_name: str) -> Any:
+    """rotary-embedding-torch's ``RotaryEmbedding(dim=d_r, theta=θ)`` at explicit positions and
+    ``apply_rotary_emb`` on x in ``dtype_name`` (interleaved pairs, the default schedule)."""
+    torch = importlib.import_module("torch")
+    ret = importlib.import_module("rotary_embedding_torch")
+    dtype = getattr(torch, dtype_name)
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+        if rope.pairing != "interleaved" or rope.rope_type != "default":
+            raise ValueError(
+                "rotary-embedding-torch's RotaryEmbedding rotates interleaved pairs with the "
+                f"default schedule; the configuration has {rope.pairing} pairs, "
+                f"rope_type {rope.rope_type!r}"
+            )
+        module = ret.RotaryEmbedding(dim=rope.d_r, theta=rope.theta, cache_if_possible=False)
+        freqs = module(torch.from_numpy(np.asarray(positions)).float())
+        with torch.no_grad():
+            return ret.apply_rotary_emb(freqs, torch.from_numpy(np.asarray(x)).to(dtype))
+
+    return fn
+
+
+def gptj(client: Client, dtype: str, config: str | None) -> Any:
+    """The client adapter of transformers' GPT-J functions."""
+    return gptj_backend(dtype)
+
+
+def rotary_embedding_torch(client: Client, dtype: str, config: str | None) -> Any:
+    """The client adapter of rotary-embedding-torch: refuses (ValueError) a configuration the
+    library cannot express, before any check runs."""
+    if config is not None:
+        from pespec.rope.presets import read_config
+
+        rope = read_config(config)
+        if rope.pairing != "interleaved" or rope.rope_type != "default":
+            raise ValueError(
+                f"client {client.name} rotates interleaved pairs with the default schedule; "
+                f"--config {config!r} has {rope.pairing} pairs, rope_type {rope.rope_type!r}"
+            )
+    return rotary_embedding_torch_backend(dtype)
