@@ -5,7 +5,7 @@ regime's mscale) at 400 bits; the float32 port of ``tests/rope_ports.py`` writte
 transformers 5.24's ``_compute_longrope_parameters`` and ``PhimoeRotaryEmbedding.forward``
 (A = long_mscale when ℓ > L0, else short_mscale; attention_factor never read there).
 
-The configuration: the published Phi-3.5-mini-instruct config.json (tests/data/hf_configs)
+The configuration: the published Phi-3.5-mini-instruct config.json (pespec/rope/published)
 with the rotary block as Phi-3.5-MoE-instruct writes it (``model_type`` phimoe, L0 = 4096 and
 the two mscales inside the block). Phi-3.5-MoE publishes short_mscale = long_mscale =
 1.243163121016122, which no swap can show; here short_mscale = 1.0 and long_mscale =

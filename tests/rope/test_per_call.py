@@ -4,7 +4,7 @@ A model takes ℓ = (the call's largest position) + 1 (transformers' ``dynamic_r
 ``seq_len = torch.max(position_ids) + 1``). The suite checks such a configuration in groups
 of calls whose ℓ is known, each against the oracle at that ℓ. Expected behaviour: the real
 transformers rotary modules (Phi-3's longrope, Llama's dynamic NTK, from published
-config.json copies in tests/data/hf_configs) pass; ports that keep one ℓ, or always use the
+config.json copies in pespec/rope/published) pass; ports that keep one ℓ, or always use the
 long factors, fail with that named; transformers 5.24's PhiMoE module, which recomputes
 inv_freq without ℓ in its forward (so the short factors at every ℓ), fails with that named.
 """
