@@ -193,7 +193,7 @@ def _head_dim(source: _Source, layer_type: str | None = None) -> int:
     """qk_rope_head_dim (DeepSeek), head_dim, hidden_size/num_attention_heads or n_embd/n_head;
     for full-attention layers, Gemma 4's ``global_head_dim`` first (transformers'
     ``Gemma4TextConfig`` overrides ``head_dim`` with it on those layers)."""
-    keys = ("qk_rope_head_dim", "head_dim")
+    keys: tuple[str, ...] = ("qk_rope_head_dim", "head_dim")
     if layer_type == "full_attention":
         keys = ("global_head_dim", *keys)
     for key in keys:
