@@ -121,9 +121,22 @@ def test_the_figure_is_labelled() -> None:
     labels = [text.get_text() for text in top.get_legend().get_texts()]
     assert "deviates (63 of 64 pairs)" in labels
     assert bottom.get_xscale() == "log" and bottom.get_yscale() == "log"
-    assert "values above the bound" in bottom.get_title()
+    # docs/guide.md: 25 probe positions (0 … 2897 ≤ 4095) × 4 pairs; pair 0 (ω_0 = 1 for any θ)
+    # and position 0 (no rotation) are exact, the 3 other pairs above at the 24 others
+    assert "72 of 100 values above the bound" in bottom.get_title()
+    pairs = [text.get_text() for text in bottom.get_legend().get_texts()]
+    assert pairs[:4] == ["pair 30 (furthest above its bound)", "pair 0", "pair 32", "pair 63"]
     assert "θ measured 1.00000e6" in figure.get_suptitle()
-    plot._pyplot().close(figure)
+    pyplot = pytest.importorskip("matplotlib.pyplot")
+    pyplot.close(figure)
+
+
+def test_a_correct_stack_draws_nothing_above_the_bound() -> None:
+    figure = plot.diagnosis_figure("numpy-float32", "Llama-3.1-8B")
+    top, bottom = figure.axes  # docs/guide.md: 38 probe positions up to 131071, 4 pairs
+    assert "0 of 152 values above the bound" in bottom.get_title()
+    assert not any("deviates" in t.get_text() for t in top.get_legend().get_texts())
+    pytest.importorskip("matplotlib.pyplot").close(figure)
 
 
 def test_cli_writes_a_png_for_a_slipped_and_a_correct_backend(
