@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from pespec import plot
 from pespec.cli import main
+from pespec.rope import reference
 from pespec.rope.config import RopeConfig
 from pespec.rope.diagnosis.curves import NotMeasured, diagnosis_curves
 from pespec.rope.diagnosis.examples import numpy_backend, rotate_pairs
@@ -89,6 +90,14 @@ def test_a_correct_stack_stays_under_the_bound_and_deviates_nowhere() -> None:
         assert not curves.deviates.any()
         assert np.all(np.abs(curves.phase_error) <= curves.phase_bound)
         assert "no bug found" in curves.diagnosis.sentence
+
+
+def test_an_exact_xpos_backend_stays_under_the_bound() -> None:
+    # the pair's length is A·σ_j(p) there: the angle bound divides by it, not by A
+    xpos = RopeConfig(head_dim=64, rotary_dim=32, pairing="interleaved", xpos_scale_base=512)
+    curves = diagnosis_curves(reference.rotate, xpos, max_position=4095)
+    assert not curves.deviates.any()
+    assert np.all(np.abs(curves.phase_error) <= curves.phase_bound)
 
 
 def test_a_theta_slip_deviates_in_every_pair_but_the_first() -> None:
