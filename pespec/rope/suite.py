@@ -51,6 +51,7 @@ from pespec.rope.errormodel import (
     rope_level_for_dtype,
 )
 from pespec.rope.guard import RopeGuard, rope_call, rope_guard
+from pespec.rope.independence import config_independence_of
 from pespec.rope.report import RopeReport, refresh, report_fields
 from pespec.rope.suite_checks import (
     CONTRACT,
@@ -78,21 +79,7 @@ MAX_POSITION: Final = 2**20
 """The largest position of :func:`reference_positions`' default sweep."""
 
 
-_PROPERTY_POSITIONS: Final = (
-    0,
-    1,
-    2,
-    3,
-    7,
-    100,
-    1000,
-    4095,
-    4096,
-    65535,
-    65536,
-    100_000,
-    1_000_000,
-)
+_PROPERTY_POSITIONS: Final = (0, 1, 2, 3, 7, 100, 1000, 4095, 4096, 65535, 65536, 10**5, 10**6)
 """The positions of the property checks (then the domain's largest), those admitted."""
 
 
@@ -294,6 +281,8 @@ class RopeRun:
             return props.linearity(call, positions, config, level, out)
         if name == "row-independence":
             return props.row_independence(call, positions, config, level, out)
+        if name == "config-independence":
+            return config_independence_of(self, positions, level)
         big = self.max_position
         pairs = np.array(
             [
