@@ -11,10 +11,10 @@ modules with different θ sharing one table) fails, and the message names it: "t
 B is another declared configuration when the backend declares several, else A with another θ
 (5e5, or 1e4 when A's θ is 5e5). A backend that declares one configuration, or a schedule whose
 frequencies do not depend on θ, skips the property with the reason. A backend that declares no
-``configs`` may be bound to one model (a closure over its table, as the guide's cached example):
-when it answers B with A's rotation the property is skipped with that reason (a cache keyed on
-too little answers the same way; declaring ``configs`` makes it a failure), and a B outside its
-bound counts only where A is within its own; two different A results always fail.
+``configs`` may be bound to one model (a closure over its table, as the FAQ's cached example):
+a B outside its bound skips the property with what was seen (a cache keyed on too little
+answers as such a closure does; declaring ``configs`` makes it a failure); two different A
+results always fail.
 """
 
 from __future__ import annotations
@@ -130,20 +130,18 @@ def config_independence(
     fit_b = finish_outcome(fit_b, f"config-independence ({b_name} after {a_name})")
     same_shape = other.head_dim == config.head_dim
     if same_shape and _fits(middle, x_b, positions, config, level, output_dtype).passed:
-        if declared is None:  # one configuration served: a closure over one model's table
-            return _skipped(
-                f"the backend answered {b_name} with the rotation of {a_name}: it serves one "
-                "configuration (declare its `configs` to have their independence checked; a "
-                "cache keyed on too little answers the same way)"
-            )
-        fit_b.message = (
+        why = (
             f"results depend on what was computed before: the call with {b_name} after "
-            f"{a_name} returned the {a_name} table (a cache keyed on too little?); " + fit_b.message
+            f"{a_name} returned the {a_name} table (a cache keyed on too little?)"
         )
-        return fit_b
-    if declared is None and not _fits(first, x_a, positions, config, level, output_dtype).passed:
-        return _skipped(f"{a_name} itself is outside its bound at these positions")
-    fit_b.message = f"configuration B ({b_name}) does not follow its definition; " + fit_b.message
+    else:
+        why = f"configuration B ({b_name}) does not follow its definition"
+    if declared is None:  # it may serve one configuration: a closure over one model's table
+        return _skipped(
+            f"{why}; the backend declares no `configs`, so it may serve one configuration "
+            "(declare the configurations it supports to have their independence checked)"
+        )
+    fit_b.message = f"{why}; {fit_b.message}"
     return fit_b
 
 
