@@ -6,6 +6,9 @@ within B's §4 bound of the exact encoding. A backend whose results depend on th
 (a table cached under a key that leaves out the base) fails, and the message names it: "the
 call with base=10000 after base=500000 returned the base=500000 table".
 
+A failure of B is judged only where A itself is within its bound (else §5.1 reports the
+backend's error, and this property does not apply), unless B returned A's values.
+
 B is A with another base (500000, or 10000 when A's is 500000; another declared base when the
 backend declares ``bases``), else A with d_model ± 2 when the backend declares one base only;
 when neither is accepted the property does not apply (passes with the reason).
@@ -111,11 +114,23 @@ def prop_config_independence(ctx: Context) -> PropertyResult:
         details = {"applicable": True, "max_ratio": float(ratio[r, j]), "other": b_name}
         return ctx.passed(*worst, position_value(config.positions, r), j, details)
     why = f"the call with {b_name} does not follow its definition"
-    if other.d_model == config.d_model and bool(np.all(_within(y, config, ctx) <= 1.0)):
+    same_shape = other.d_model == config.d_model
+    if same_shape and bool(np.all(_within(y, config, ctx) <= 1.0)):
         why = (
             f"results depend on what was computed before: the call with {b_name} after "
             f"{a_name} returned the {a_name} table (a cache keyed on too little?)"
         )
+    elif same_shape and np.array_equal(first, middle):
+        why = (
+            f"results depend on what was computed before: the calls with {a_name} and "
+            f"{b_name} returned the same values (a cache keyed on too little?)"
+        )
+    elif not bool(np.all(_within(first.astype(np.float64), config, ctx) <= 1.0)):
+        reason = (
+            f"{a_name} itself is outside its §4 bound at these positions (§5.1 reports it): "
+            "independence is not judged"
+        )
+        return ctx.passed(0.0, 0.0, details={"applicable": False, "reason": reason})
     exact = oracle_values(other, config.positions)
     raise ctx.violation(
         expected=f"the call with {b_name}, made after {a_name}, within its §4 bound",
