@@ -49,12 +49,13 @@ class SkippedOutcome(Outcome):
 
     def result_fields(self) -> dict[str, Any]:
         fields = super().result_fields()
-        fields["status"] = "skipped"
+        fields.update(status="skipped", max_error=None, bound=None)
+        fields["details"] = {"max_ratio": None, "values_compared": 0}
         return fields
 
 
 def _skipped(reason: str) -> SkippedOutcome:
-    return SkippedOutcome(-1.0, 0.0, 0.0, None, None, 0, f"config-independence skipped: {reason}")
+    return SkippedOutcome(-1.0, 0.0, 0.0, None, None, 0, reason)
 
 
 def other_config(config: RopeConfig, declared: tuple[Any, ...] | None) -> RopeConfig | str:

@@ -50,6 +50,7 @@ from pespec.rope.errormodel import (
     parse_rope_level,
     rope_level_for_dtype,
 )
+from pespec.rope.failure_named import name_failures
 from pespec.rope.guard import RopeGuard, rope_call, rope_guard
 from pespec.rope.independence import config_independence_of
 from pespec.rope.report import RopeReport, refresh, report_fields
@@ -369,6 +370,7 @@ class RopeRun:
         self._diagnose_numbers(report)
         if self.raised:  # no "no bug found" next to a verdict the backend's exception caused
             report.diagnosis_sentence = raised_sentence(self.raised, report)
+        name_failures(self, report)  # failing fractional/large positions probed; never "no bug"
         if report.family == self.family:
             report.advice = self._domain_advice()
             refresh(report)
