@@ -54,7 +54,10 @@ def other_config(config: EncodingConfig, caps: Any = None) -> EncodingConfig | s
         dataclasses.replace(config, d_model=d) for d in dims
     ]
     for other in candidates:
-        if _accepted(caps, other):
+        same = other.d_model == config.d_model and np.array_equal(
+            oracle_values(other, other.positions), oracle_values(config, config.positions)
+        )  # d_model = 2: ω_0 = 1 whatever the base
+        if _accepted(caps, other) and not same:
             return other
     return (
         "the backend declares one configuration only (no other base or d_model it accepts "
@@ -121,18 +124,19 @@ def prop_config_independence(ctx: Context) -> PropertyResult:
             f"{a_name} returned the {a_name} table (a cache keyed on too little?)"
         )
     elif same_shape and np.array_equal(first, middle):
+        param = b_name.partition("=")[0]
         why = (
-            f"results depend on what was computed before: the calls with {a_name} and "
-            f"{b_name} returned the same values (a cache keyed on too little?)"
+            f"the calls with {a_name} and {b_name} returned the same values (the {param} "
+            "ignored, or a table cached under a key that leaves it out)"
         )
     elif not bool(np.all(_within(first.astype(np.float64), config, ctx) <= 1.0)):
         reason = (
-            f"{a_name} itself is outside its §4 bound at these positions (§5.1 reports it): "
-            "independence is not judged"
+            f"configuration A ({a_name}) is itself outside its §4 bound at these positions "
+            "(§5.1 reports it): independence is not judged"
         )
         return ctx.passed(0.0, 0.0, details={"applicable": False, "reason": reason})
     exact = oracle_values(other, config.positions)
-    raise ctx.violation(
+    raise dataclasses.replace(ctx, config=other).violation(
         expected=f"the call with {b_name}, made after {a_name}, within its §4 bound",
         found=f"{why}: y = {float(y[r, j])!r}, exact x = {float(exact[r, j])!r}",
         excess=describe_excess(*worst),

@@ -63,9 +63,7 @@ def _row(report: Any) -> Any:
 def test_a_cache_keyed_on_head_dim_is_named_when_two_configs_are_declared() -> None:
     report = check(_backend(keyed_on_head_dim(), (A, B)), A, stages=STAGES)
     assert not report.conformant
-    assert [c.id for c in report.checks if c.status == "failed"] == [
-        "property:config-independence"
-    ]
+    assert [c.id for c in report.checks if c.status == "failed"] == ["property:config-independence"]
     assert (
         "results depend on what was computed before: the call with θ=500000 after θ=10000 "
         "returned the θ=10000 table" in _row(report).message
@@ -76,9 +74,7 @@ def test_the_second_a_call_returning_b_table_is_named() -> None:
     level = rope_level_for_dtype("float32")
     outcome = config_independence(lagging(), A, (A, B), POSITIONS, level, "float32")
     assert not outcome.passed
-    assert (
-        "the call with θ=10000 after θ=500000 returned the θ=500000 table" in outcome.message
-    )
+    assert "the call with θ=10000 after θ=500000 returned the θ=500000 table" in outcome.message
     assert "must be bit-identical" in outcome.message
 
 
