@@ -27,8 +27,8 @@ def _number(value: float | None) -> str:
 
 
 def _first_clause(message: str, limit: int = 160) -> str:
-    """The message up to its first sentence end, at most ``limit`` characters."""
-    text = message.strip().split(". ")[0].rstrip(".")
+    """The message up to its first sentence or clause end, at most ``limit`` characters."""
+    text = message.strip().split(". ")[0].split("; ")[0].rstrip(".")
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 

@@ -182,7 +182,7 @@ class SinusoidalRun:
     def diagnose(self, report: Report) -> None:
         """Attach the diagnosis (SPEC Annex D) to a non-conformant report; never raises."""
         self._diagnose(report)
-        name_failures(report)  # a sentence that names no cause says what failed (issue 27)
+        name_failures(report, self)  # measured base; what failed when no cause (issue 27)
 
     # -- internals -----------------------------------------------------------------------
 
