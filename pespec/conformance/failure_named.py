@@ -27,8 +27,15 @@ def _number(value: float | None) -> str:
 
 
 def _first_clause(message: str, limit: int = 160) -> str:
-    """The message up to its first sentence or clause end, at most ``limit`` characters."""
-    text = message.strip().split(". ")[0].split("; ")[0].rstrip(".")
+    """The message up to its first sentence end, its "; " clauses until one repeats the
+    first (a message listing the same problem per call), at most ``limit`` characters."""
+    parts = message.strip().split(". ")[0].rstrip(".").split("; ")
+    kept = [parts[0]]
+    for part in parts[1:]:
+        if part[:24] == parts[0][:24] or len("; ".join([*kept, part])) > limit:
+            break
+        kept.append(part)
+    text = "; ".join(kept)
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
