@@ -67,7 +67,7 @@ def probe_positions(max_position: float | None) -> NDArray[np.int64]:
 
 def _unwrap(angles: F64, positions: F64) -> F64:
     """Angles (n, pairs) unwrapped across ``positions`` by predicting each from the fit so far."""
-    out = angles.copy()
+    out: F64 = np.array(angles, dtype=np.float64)
     for i in range(2, positions.shape[0]):
         p = positions[:i]
         slope, intercept = np.polyfit(p, out[:i], 1) if i > 2 else _two_point(p, out[:i])
