@@ -73,5 +73,5 @@ def with_what_failed(report: Report, sentence: str | None) -> str:
     named = what_failed(failed)
     if not named:
         return sentence or ""
-    base = (sentence or "").rstrip().rstrip(".")
-    return f"{base}; what failed: {named}." if base else f"What failed: {named}."
+    lead = (sentence or "").rstrip().rstrip(".")
+    return f"{lead}; what failed: {named}." if lead else f"What failed: {named}."
