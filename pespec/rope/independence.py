@@ -79,15 +79,17 @@ def other_config(config: RopeConfig, declared: tuple[Any, ...] | None) -> RopeCo
 
 
 def describe(config: RopeConfig, other: RopeConfig) -> str:
-    """The fields by which ``config`` differs from ``other``, as ``θ=5e+05`` style text."""
+    """The fields by which ``config`` differs from ``other``, as ``θ=500000`` style text (the
+    first three, then "…")."""
     mine, theirs = config.to_dict(), other.to_dict()
     names = [k for k in mine if mine[k] != theirs.get(k)] or ["theta"]
-    return ", ".join(
+    shown = [
         f"{'θ' if k == 'theta' else k}={mine[k]:g}"
         if isinstance(mine[k], float)
         else f"{'θ' if k == 'theta' else k}={mine[k]!r}"
-        for k in names
-    )
+        for k in names[:3]
+    ]
+    return ", ".join(shown) + (", …" if len(names) > 3 else "")
 
 
 def _fits(
