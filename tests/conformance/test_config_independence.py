@@ -120,7 +120,10 @@ def test_the_suite_names_the_cache_of_a_backend() -> None:
     report = check(keyed_on_d_model(), examples=5, shrink=False, diagnose=False)
     row = next(c for c in report.checks if c.id == "property:config_independence")
     assert row.status == "failed"
-    assert "results depend on what was computed before" in row.message
+    assert (  # A's table for B, or (A's example came after another base) one table for both
+        "results depend on what was computed before" in row.message
+        or "returned the same values (the base ignored, or a table cached" in row.message
+    ), row.message
     exact_report = check(exact, examples=5, shrink=False, diagnose=False)
     row = next(c for c in exact_report.checks if c.id == "property:config_independence")
     assert row.status == "passed", row.message
