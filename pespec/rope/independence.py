@@ -103,7 +103,7 @@ def _fits(
     """``y`` against ``config``'s exact rotation of x at p, within its element bound."""
     from pespec.rope.reference import rotate, rotation_bound
 
-    bound = element_bound(x, p, config, level, output_dtype) + rotation_bound(x, config)
+    bound = element_bound(x, p, config, level, output_dtype) + rotation_bound(x, config, p)
     return fold_outcome(None, np.abs(np.asarray(y, np.float64) - rotate(x, p, config)), bound, p)
 
 

@@ -114,5 +114,8 @@ def test_a_rebuilt_report_renders_the_same(fresh: dict[str, Any]) -> None:
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
     root = Path(__file__).resolve().parents[1]
     sys.path[:0] = [str(root), str(root.parent / "tools")]
+    from pespec.properties.profiles import load_profile
+
+    load_profile()  # the profile the tests run under (tests/conftest.py)
     rendered = {name: render(report) for name, report in _runs().items()}
     SNAPSHOT.write_text(json.dumps(rendered, indent=1, ensure_ascii=False) + "\n", "utf-8")

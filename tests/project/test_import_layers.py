@@ -76,7 +76,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec.rope", 5),
     ("pespec.multiaxis", 6),
     ("pespec.plot", 6),
-    ("pespec.clients", 6),
+    ("pespec.clients", 8),
     ("pespec.specblocks", 7),
     ("pespec.cli", 8),
     ("pespec.families", 8),
