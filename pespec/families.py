@@ -259,6 +259,7 @@ MULTIAXIS = Family(
     load_backend="pespec.multiaxis.run:load_multiaxis_backend",
     check_file="pespec.cli.multiaxis:run",  # no from-file check yet: the command refuses it
     command="pespec.cli.multiaxis:run",
+    fixtures="pespec.multiaxis.golden",
     report="pespec.multiaxis.report",
     options=(
         option(

@@ -31,9 +31,11 @@ ROOT = Path(__file__).resolve().parents[2]
 ROTARY = "rope-llama-2-7b.json"
 RENAMED = "llama-2-7b-rotary.json"
 UNKNOWN = "pespec-nope/9"
-SHIPPED_VALUES = 99694
+SHIPPED_VALUES = 157294
 """Values ``pespec golden verify`` checks in the shipped folder (its output before this
-change: "all 99054 values equal the certified oracle values"; + 640 of convention-mlx.json)."""
+change: "all 99054 values equal the certified oracle values"; + 640 of convention-mlx.json;
++ 57600 of the 7 multi-axis sets: 7 rows × (1536 + 1152 + 1152 + 768 + 768 + 384) of the
+2-D presets and 9 rows × 1920 of cogvideox-2b)."""
 
 
 def _write_manifest(directory: Path) -> None:
@@ -64,7 +66,7 @@ def test_a_renamed_rotary_file_is_verified_by_its_format(
 ) -> None:
     assert cli_main(["golden", "verify", "--fixtures", str(renamed)]) == 0
     out = capsys.readouterr().out
-    assert f"all {SHIPPED_VALUES} values equal" in out and "33 files" in out
+    assert f"all {SHIPPED_VALUES} values equal" in out and "40 files" in out
 
 
 def test_a_tampered_renamed_rotary_file_is_still_caught(
@@ -89,7 +91,7 @@ def test_a_renamed_rotary_file_is_exported_by_its_format(renamed: Path, tmp_path
                      str(out)]) == 0  # fmt: skip
     exported = (out / "rope-llama-2-7b.csv").read_text(encoding="ascii")
     assert exported.startswith("quantity,row,column,value\n")  # the rotary CSV layout
-    assert len(list(out.glob("*.csv"))) == 33  # 32 + convention-mlx
+    assert len(list(out.glob("*.csv"))) == 40  # 32 + convention-mlx + 7 multi-axis
 
 
 def test_the_absolute_reader_selects_its_files_by_format(renamed: Path) -> None:
@@ -112,7 +114,8 @@ def test_an_unknown_format_is_an_error_naming_the_file_and_the_known_formats(
     assert cli_main(["golden", "verify", "--fixtures", str(copy_dir)]) == 1
     out = capsys.readouterr().out
     expected = (f"malformed: future-set.json: unknown fixture format {UNKNOWN!r}; known "
-                f"formats: {FORMAT!r}, 'pespec-rope-golden/1'")  # fmt: skip
+                f"formats: {FORMAT!r}, 'pespec-multiaxis-golden/1', "
+                "'pespec-rope-golden/1'")  # fmt: skip
     assert expected in out and "FAILED: 1 file problem(s)" in out
     assert cli_main(["golden", "export", "--fixtures", str(copy_dir), "--format", "npz",
                      str(copy_dir.parent / "out")]) == 1  # fmt: skip
