@@ -38,12 +38,15 @@ def fold_sections(
     level: Level,
     reference_error: float | None = None,
     slack: float = 0.0,
+    only: int | None = None,
 ) -> None:
     """Fold rows ``output`` (n, D) at ``positions`` (n, k) against ``reference`` (n, D) into
     ``worst`` (columns reported as output columns, positions as the section's coordinate);
     ``reference_error`` None: each section's exact-reference error; ``slack`` is added to
-    every bound (0 except for a text file's truncation recheck)."""
+    every bound (0 except for a text file's truncation recheck); ``only``: that section alone."""
     for index, section in enumerate(config.sections):
+        if only is not None and index != only:
+            continue
         p = section_positions(positions, config, index)
         expected = section_columns(reference, config, index)
         error = exact_error(config, index) if reference_error is None else reference_error
