@@ -2,7 +2,8 @@
 report fields and the diagnosis of a backend apply to a file unchanged (SPEC §9.6).
 
 ``output(positions)`` answers from the file's rows; ``positions`` and ``rows`` are the file's
-rows that lie on the preset's grid (the diagnosis's neighbours are grid positions).
+first rows (at most :data:`VIEW_ROWS` of its first :data:`SCANNED_ROWS`) that lie on the
+preset's grid (the diagnosis's neighbours are grid positions).
 """
 
 from __future__ import annotations
@@ -14,10 +15,30 @@ from numpy.typing import NDArray
 
 from pespec.conformance.contract import BackendFailure
 from pespec.multiaxis.config import MultiAxisConfig
+from pespec.multiaxis.grid import axis_values, per_axis
 from pespec.multiaxis.presets import Preset
 from pespec.properties.base import Level
 
-__all__ = ["FileView"]
+__all__ = ["SCANNED_ROWS", "VIEW_ROWS", "FileView"]
+
+SCANNED_ROWS = 4096
+"""The file's first rows searched for grid positions (memory bounded for any file)."""
+VIEW_ROWS = 256
+"""Grid rows the view keeps: the diagnosis compares the first 256."""
+
+
+def _grid_index(preset: Preset, positions: NDArray[np.float64]) -> NDArray[np.intp]:
+    """Each row's index in the preset's grid (row-major), −1 for a row off the grid."""
+    scales = per_axis(preset.interpolation_scale, len(preset.sizes))
+    index = np.zeros(positions.shape[0], dtype=np.intp)
+    inside = np.ones(positions.shape[0], dtype=bool)
+    for axis, (size, scale) in enumerate(zip(preset.sizes, scales, strict=True)):
+        values = axis_values(size, base_size=preset.base_size, interpolation_scale=scale)
+        values = values.astype(np.float64)
+        k = np.clip(np.searchsorted(values, positions[:, axis]), 0, size - 1)
+        inside &= values[k] == positions[:, axis]
+        index = index * size + k
+    return np.where(inside, index, -1)
 
 
 class FileView:
@@ -36,18 +57,13 @@ class FileView:
     ) -> None:
         self.preset = preset
         self.config: MultiAxisConfig = preset.config
-        grid = preset.positions()
-        self.grid_rows = int(grid.shape[0])
-        index = {tuple(row): r for r, row in enumerate(np.asarray(grid, np.float64).tolist())}
-        found = [
-            (r, index.get(tuple(p)))
-            for r, p in enumerate(np.asarray(positions, np.float64).tolist())
-        ]
-        on_grid = [(r, g) for r, g in found if g is not None]
-        file_rows = np.array([r for r, _ in on_grid], dtype=np.intp)
-        self.rows: NDArray[Any] = np.array([g for _, g in on_grid], dtype=np.intp)
-        self.positions: NDArray[Any] = grid[self.rows]
-        self._answers = np.asarray(output)[file_rows] if file_rows.size else output[:0]
+        self.grid_rows = int(np.prod(preset.sizes))
+        head = np.asarray(positions[:SCANNED_ROWS], dtype=np.float64)
+        grid_index = _grid_index(preset, head)
+        on_grid = np.nonzero(grid_index >= 0)[0][:VIEW_ROWS]
+        self.rows: NDArray[Any] = grid_index[on_grid]
+        self.positions: NDArray[Any] = np.asarray(positions)[on_grid]
+        self._answers = np.asarray(output[:SCANNED_ROWS])[on_grid]
         self._where = {tuple(p): i for i, p in enumerate(self.positions.tolist())}
         self._level = level
         self.level = None if level is None else level.name

@@ -141,10 +141,11 @@ def _golden(
     fixture = fixture_for(chosen)
     if fixture is None:
         return []
-    where = {tuple(row): r for r, row in enumerate(np.asarray(positions, np.float64).tolist())}
-    pairs = [
-        (i, where[tuple(p)]) for i, p in enumerate(fixture.positions.tolist()) if tuple(p) in where
-    ]
+    pairs = []
+    for i, point in enumerate(fixture.positions):  # a few rows: a vector search each
+        found = np.nonzero(np.all(positions == point, axis=1))[0]
+        if found.size:
+            pairs.append((i, int(found[0])))
     if not pairs:
         return []
     mine, theirs = (np.array(v, dtype=np.intp) for v in zip(*pairs, strict=True))
