@@ -28,7 +28,7 @@ from pespec.multiaxis.config import MultiAxisConfig, Section
 from pespec.multiaxis.view import RunView
 from pespec.numerics.formats import DTYPES
 
-__all__ = ["MAX_OFFSET", "more_candidates"]
+__all__ = ["MAX_OFFSET", "denominator_neighbour", "more_candidates"]
 
 MAX_OFFSET = 4
 """Leading extra rows tried (a cls token, a few register tokens)."""
@@ -73,12 +73,12 @@ def _resized(config: MultiAxisConfig) -> list[tuple[str, MultiAxisConfig]]:
     return found
 
 
-def _denominator(config: MultiAxisConfig) -> tuple[str, MultiAxisConfig] | None:
+def denominator_neighbour(config: MultiAxisConfig) -> tuple[str, MultiAxisConfig] | None:
     """Every section's frequency_shift toggled 0 ↔ 1 (ω_k = base^(−k/(d/2 − s)))."""
     shifts = {s.convention.frequency_shift for s in config.sections}
-    if len(shifts) != 1 or not shifts <= {0, 1}:
-        return None
-    shift = 1 - shifts.pop()
+    if len(shifts) != 1 or not shifts <= {0, 1} or min(s.d_model for s in config.sections) < 4:
+        return None  # d/2 − 1 = 0 (a section of 2 columns) has no such neighbour
+    shift = 1 - int(shifts.pop())
     sections = tuple(
         Section(s.axis, s.d_model, s.base, replace(s.convention, frequency_shift=shift))
         for s in config.sections
@@ -109,7 +109,7 @@ def more_candidates(run: RunView) -> dict[str, Candidate]:
     for name, other in _permuted(config) + _resized(config):
         if not _same(other, config):
             found.setdefault(name, (other, run.positions))
-    shifted = _denominator(config)
+    shifted = denominator_neighbour(config)
     if shifted is not None:
         found[shifted[0]] = (shifted[1], run.positions)
     for dtype in ("bfloat16", "float16"):

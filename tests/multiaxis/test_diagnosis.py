@@ -85,3 +85,15 @@ def test_leading_rows_that_are_not_zeros_are_refused() -> None:
 def test_a_conformant_port_gets_no_cause() -> None:
     report = check(ports.correct_3d, config="cogvideox-2b", stages=DIAGNOSIS_STAGES)
     assert report.verdict == "conformant" and report.diagnosis is None
+
+
+def test_two_column_sections_have_no_denominator_neighbour() -> None:
+    """d/2 − 1 = 0 for d = 2: no ω_k = base^(−k/0) candidate is built (it would divide by 0)."""
+    from pespec.multiaxis.config import MultiAxisConfig, Section
+    from pespec.multiaxis.neighbours import denominator_neighbour
+
+    two = MultiAxisConfig((Section(0, 2), Section(1, 2)), axes=2)
+    assert denominator_neighbour(two) is None
+    four = MultiAxisConfig((Section(0, 4), Section(1, 4)), axes=2)
+    found = denominator_neighbour(four)
+    assert found is not None and "D/4 − 1 instead of D/4 (d/2 − 1 per section)" in found[0]
