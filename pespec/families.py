@@ -257,8 +257,9 @@ MULTIAXIS = Family(
     suite="pespec.multiaxis.run:MultiAxisSuite",
     check="pespec.multiaxis.run:check",
     load_backend="pespec.multiaxis.run:load_multiaxis_backend",
-    check_file="pespec.cli.multiaxis:run",  # no from-file check yet: the command refuses it
+    check_file="pespec.multiaxis.fromfile:check_file",
     command="pespec.cli.multiaxis:run",
+    fixtures="pespec.multiaxis.golden",
     report="pespec.multiaxis.report",
     options=(
         option(
@@ -267,6 +268,11 @@ MULTIAXIS = Family(
             help="a multiaxis preset (sd3-medium, pixart-alpha-1024, dit-xl-2-256, "
             "mae-vit-b-16, timm-sincos2d-768, big-vision-vit-s16, cogvideox-2b) or a JSON "
             "file {config, grid, base_size, interpolation_scale}",
+        ),
+        option(
+            "--positions",
+            help="with --from-file: a .npy or .csv of k columns, the positions of the "
+            "file's rows (default: an .npz's positions, else the preset's whole grid)",
         ),
     ),
 )

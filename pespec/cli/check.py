@@ -52,7 +52,8 @@ def register(subparsers: Any) -> None:
             if seen.isdisjoint(option.flags):
                 option.add_to(group)
             else:
-                group.description = f"also takes {', '.join(option.flags)}: {option.help}"
+                shared = f"also takes {', '.join(option.flags)}: {option.help}"
+                group.description = "; ".join(filter(None, (group.description, shared)))
             seen.update(option.flags)
     parser.set_defaults(func=_run)
 

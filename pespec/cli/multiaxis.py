@@ -2,9 +2,10 @@
 
 It takes the options every family shares (``--level``, ``--profile``, ``--json``,
 ``--markdown``, ``--timeout``, ``--quiet``, ``--verbose``, ``--in-process``) and ``--config``
-(a preset of :data:`pespec.multiaxis.presets.PRESETS` or a JSON file). By default the backend
-runs in pespec's supervised child process, which builds this family's suite through the
-registry.
+(a preset of :data:`pespec.multiaxis.presets.PRESETS` or a JSON file); ``--from-file PATH``
+[``--positions FILE``] checks a saved output instead (:mod:`pespec.multiaxis.fromfile`). By
+default the backend runs in pespec's supervised child process, which builds this family's
+suite through the registry.
 """
 
 from __future__ import annotations
@@ -25,10 +26,8 @@ def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
     from pespec.multiaxis.presets import resolve_config
     from pespec.multiaxis.run import FAMILY, check
 
-    if args.backend is None or args.from_file is not None:
-        print(
-            f"{prog}: error: --family multiaxis checks a BACKEND (no --from-file)", file=sys.stderr
-        )
+    if (args.backend is None) == (args.from_file is None):
+        print(f"{prog}: error: give exactly one of BACKEND or --from-file", file=sys.stderr)
         return 2
     config = getattr(args, "config", None)
     if config is None:
@@ -38,6 +37,22 @@ def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
         resolve_config(config)
     except (ValueError, TypeError) as exc:
         print(f"{prog}: error: --config: {exc}", file=sys.stderr)
+        return 2
+    if args.from_file is not None:
+        from pespec.multiaxis.fromfile import check_file
+
+        def from_file() -> Any:
+            return check_file(
+                args.from_file,
+                config,
+                positions=getattr(args, "positions", None),
+                level=args.level,
+                key=getattr(args, "key", None),
+            )
+
+        return int(run_and_report(prog, args, from_file))
+    if getattr(args, "positions", None) is not None:
+        print(f"{prog}: error: --positions only applies with --from-file", file=sys.stderr)
         return 2
     timeout = DEFAULT_TIMEOUT if args.timeout is None else float(args.timeout)
     options: dict[str, Any] = {

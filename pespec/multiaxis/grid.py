@@ -12,7 +12,6 @@ r = i_h·W + i_w of a (H, W) grid, as both flatten their grids.
 
 from __future__ import annotations
 
-import itertools
 import numbers
 from collections.abc import Sequence
 from fractions import Fraction
@@ -75,7 +74,8 @@ def grid_positions(
         axis_values(g, base_size=base_size, interpolation_scale=s)
         for g, s in zip(sizes, scales, strict=True)
     ]
-    rows = list(itertools.product(*[a.tolist() for a in axes]))
+    mesh = np.meshgrid(*axes, indexing="ij")  # row-major: the last axis fastest
+    stacked = np.stack([m.ravel() for m in mesh], axis=1)
     if all(a.dtype == np.int64 for a in axes):
-        return np.array(rows, dtype=np.int64).reshape(len(rows), len(axes))
-    return np.array(rows, dtype=np.float64).reshape(len(rows), len(axes))
+        return stacked.astype(np.int64)
+    return stacked.astype(np.float64)

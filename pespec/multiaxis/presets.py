@@ -56,6 +56,10 @@ class Preset:
     base_size: float | None
     interpolation_scale: float | tuple[float, ...]
     source: str
+    leading_rows: int = 0
+    """Rows the model's own table has before the grid's, not encodings (MAE's cls token: one
+    row of zeros); :func:`~pespec.multiaxis.adapters.grid_table_backend` skips them when
+    asked. Not part of the configuration (:meth:`to_dict`)."""
 
     def positions(self) -> NDArray[Any]:
         """The grid's positions (n, k), last axis fastest (the model's row order)."""
@@ -124,6 +128,7 @@ PRESETS: dict[str, Preset] = {
             "facebookresearch/mae util/pos_embed.py get_2d_sincos_pos_embed(768, 14, "
             "cls_token=True) for ViT-B/16 at 224²: positions 0..13; its first row (the cls "
             "token's zeros) is no encoding and is not part of the preset",
+            leading_rows=1,
         ),
         Preset(
             "timm-sincos2d-768",

@@ -94,7 +94,12 @@ def _swapped(config: MultiAxisConfig) -> MultiAxisConfig | None:
 
 
 def _matches(run: RunView, y: Any, positions: Any, config: MultiAxisConfig) -> bool:
-    """Whether every section's columns of ``y`` are within their bound of ``config``'s."""
+    """Whether every section's columns of ``y`` are within their bound of ``config``'s (rows
+    whose positions are NaN are not compared; none left: no match)."""
+    keep = ~np.any(np.isnan(np.asarray(positions, dtype=np.float64)), axis=1)
+    if not keep.any():
+        return False
+    y, positions = np.asarray(y)[keep], np.asarray(positions)[keep]
     exact = encode(positions, config)
     level = run.level_object()
     for index, section in enumerate(config.sections):
@@ -134,6 +139,10 @@ def candidates(run: RunView) -> dict[str, tuple[MultiAxisConfig, Any]]:
         found["grid scaling left out (positions are the grid indices)"] = (run.config, plain)
         if swapped is not None:
             found["grid scaling left out and h and w swapped"] = (swapped, plain)
+    from pespec.multiaxis.neighbours import more_candidates
+
+    for name, candidate in more_candidates(run).items():
+        found.setdefault(name, candidate)
     return found
 
 
@@ -153,7 +162,7 @@ def diagnose(run: RunView, report: Report) -> None:
             report.diagnosis_sentence = f"the output is the declared encoding with {name}"
             return
     report.diagnosis_sentence = (
-        "no neighbouring configuration (h and w swapped, coordinates in float32, grid "
-        "scaling left out) reproduces "
-        "the output"
+        "no neighbouring configuration (h and w swapped, sections permuted or resized, the "
+        "frequency denominator D/4 vs D/4 − 1, coordinates in float32/bfloat16/float16, grid "
+        "scaling left out, a cls/extra token offset) reproduces the output"
     )

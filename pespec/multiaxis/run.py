@@ -4,7 +4,8 @@ A backend is ``backend(positions (n, k), config) -> (n, D)``: ``positions`` int6
 rows of k coordinates, ``config`` the :class:`~pespec.multiaxis.config.MultiAxisConfig`.
 The positions checked are those of the preset's grid (all of them up to the profile's row
 limit, else an evenly strided subset that still meets every coordinate of every axis).
-Stages (:mod:`pespec.multiaxis.stages`): ``contract``, ``sections`` (each section's columns
+Stages (:mod:`pespec.multiaxis.stages`): ``contract``, ``golden`` (the preset's certified
+set, :mod:`pespec.multiaxis.golden_stage`), ``reference`` (each section's columns
 against the 1-D exact reference within the 1-D error bound), ``separability`` and
 ``property`` (the 1-D properties of each section).
 """
@@ -45,7 +46,7 @@ __all__ = [
 ]
 
 FAMILY = "multiaxis"
-STAGES = ("contract", "reference", "separability", "property")
+STAGES = ("contract", "golden", "reference", "separability", "property")
 ENTRY_POINT_GROUP = "pespec.multiaxis_backends"
 ROW_LIMITS = {"ci": 4096, "dev": 4096, "thorough": 1 << 16}
 """Grid rows checked per profile; a larger grid is checked on a strided subset."""
@@ -136,18 +137,24 @@ class MultiAxisRun:
         """The checked rows (profile's limit) the backend's declared capabilities admit
         (every coordinate: integer, sign, magnitude; SPEC §6.1), and their positions."""
         rows = sample_rows(self.preset.sizes, ROW_LIMITS.get(self.profile, 4096))
-        caps = self.backend.capabilities
-        admitted = caps.admits(grid[rows]).all(axis=1)
+        admitted = self.admits(grid[rows])
         self.declared_out = int(np.count_nonzero(~admitted))
         if not admitted.any():
             raise ValueError(
-                f"the backend's declared capabilities {caps.to_dict()} admit no position of "
-                f"the grid of {self.preset.name}"
+                f"the backend's declared capabilities {self.backend.capabilities.to_dict()} "
+                f"admit no position of the grid of {self.preset.name}"
             )
-        positions = grid[rows[admitted]]
-        if caps.integer_positions_only and positions.dtype.kind == "f":
-            positions = positions.astype(np.int64)
-        return rows[admitted], positions
+        return rows[admitted], self.as_sent(grid[rows[admitted]])
+
+    def admits(self, positions: NDArray[Any]) -> NDArray[np.bool_]:
+        """Which rows (n, k) the backend's declared capabilities admit, every coordinate."""
+        return np.asarray(self.backend.capabilities.admits(positions).all(axis=1))
+
+    def as_sent(self, positions: NDArray[Any]) -> NDArray[Any]:
+        """Admitted rows as the backend gets them (int64 for ``integer_positions_only``)."""
+        if self.backend.capabilities.integer_positions_only and positions.dtype.kind == "f":
+            return positions.astype(np.int64)
+        return positions
 
     def output(self, positions: NDArray[Any]) -> NDArray[Any]:
         """The backend's output for ``positions`` (n, k), validated: shape (n, D), a pespec

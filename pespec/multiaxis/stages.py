@@ -48,6 +48,10 @@ def plan(run: RunView) -> list[PlannedCheck]:
         title = "(n, D) float array, finite, the same twice"
         planned.append(PlannedCheck("contract:call", "contract", title, "§9.5"))
     count = len(config.sections)
+    if "golden" in run.stages:
+        from pespec.multiaxis.golden_stage import golden_planned
+
+        planned += golden_planned(run)
     if "reference" in run.stages:
         planned += [
             PlannedCheck(f"reference:section-{i}", "reference", config.describe(i), "§9.4", i)
@@ -79,6 +83,10 @@ def dispatch(run: RunView, planned: PlannedCheck) -> CheckResult:
     """Run one planned check (BackendFailure propagates: the engine fails the check)."""
     if planned.stage == "contract":
         return _contract(run, planned)
+    if planned.stage == "golden":
+        from pespec.multiaxis.golden_stage import golden_check
+
+        return golden_check(run, planned)
     if planned.stage == "reference":
         return _section(run, planned, int(planned.payload))
     if planned.stage == "separability":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+import numpy as np
 from numpy.typing import NDArray
 
 from pespec.multiaxis.config import MultiAxisConfig
@@ -34,3 +35,7 @@ class RunView(Protocol):
     def blocks(self, positions: NDArray[Any]) -> list[NDArray[Any]]: ...
 
     def level_object(self) -> Level: ...
+
+    def admits(self, positions: NDArray[Any]) -> NDArray[np.bool_]: ...
+
+    def as_sent(self, positions: NDArray[Any]) -> NDArray[Any]: ...

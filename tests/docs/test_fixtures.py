@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from paths import ROOT
 
+from pespec.conformance.fixtures import files_of_format
 from pespec.reference.golden import fixture_directory, load_fixture_sets
 from pespec.rope import PRESETS
 
@@ -39,7 +40,7 @@ def _reader() -> Any:
 
 def test_field_table_matches_every_shipped_file() -> None:
     documented = _documented_fields()
-    files = sorted(p for p in fixture_directory().glob("*.json") if not p.name.startswith("rope-"))
+    files = files_of_format(fixture_directory(), "pespec-golden/1")  # the absolute sets
     assert files
     for file in files:
         keys = list(json.loads(file.read_text(encoding="utf-8")))

@@ -60,3 +60,43 @@ def timm_float32(positions: NDArray[Any], config: Any) -> NDArray[np.float32]:
     bands = np.float32(1.0) / np.float32(10000.0) ** exponent
     pos = positions.astype(np.float32)[:, :, None] * bands[None, None, :]  # (n, 2, D/4)
     return np.stack([np.sin(pos), np.cos(pos)], axis=1).reshape(len(positions), -1)
+
+
+def cogvideox_permuted(positions: NDArray[Any], config: Any) -> NDArray[np.float64]:
+    """The sections permuted: [w (3D/8) | h (3D/8) | t (D/4)] instead of [t | w | h]."""
+    quarter, spatial = config.d_model // 4, 3 * config.d_model // 8
+    t, h, w = positions[:, 0], positions[:, 1], positions[:, 2]
+    return np.concatenate([_one_d(spatial, w), _one_d(spatial, h), _one_d(quarter, t)], axis=1)
+
+
+def cogvideox_thirds(positions: NDArray[Any], config: Any) -> NDArray[np.float64]:
+    """The t/h/w split computed another way: D/3 each, order [t | w | h] kept."""
+    third = config.d_model // 3
+    t, h, w = positions[:, 0], positions[:, 1], positions[:, 2]
+    return np.concatenate([_one_d(third, t), _one_d(third, w), _one_d(third, h)], axis=1)
+
+
+def bfloat16_positions(positions: NDArray[Any], config: Any) -> NDArray[np.float64]:
+    """:func:`correct` with the grid coordinates cast to bfloat16 first (autocast)."""
+    import ml_dtypes
+
+    low = positions.astype(np.float64).astype(ml_dtypes.bfloat16).astype(np.float64)
+    return correct(low, config)
+
+
+def mae_cls_table(dim: int, size: int) -> NDArray[np.float64]:
+    """MAE's get_2d_sincos_pos_embed(dim, size, cls_token=True) transcribed: a row of zeros,
+    then the grid rows (h-major), each [1-D of w | 1-D of h]."""
+    h, w = np.meshgrid(np.arange(size), np.arange(size), indexing="ij")
+    grid = np.stack([h.ravel(), w.ravel()], axis=1)
+    half = dim // 2
+    body = np.concatenate([_one_d(half, grid[:, 1]), _one_d(half, grid[:, 0])], axis=1)
+    return np.concatenate([np.zeros((1, dim)), body], axis=0)
+
+
+def mae_cls_unskipped(positions: NDArray[Any], config: Any) -> NDArray[np.float64]:
+    """The cls offset: MAE's cls_token=True table indexed by h·W + w without skipping the
+    leading zeros row (row r of the answer is grid row r − 1)."""
+    table = mae_cls_table(config.d_model, 14)
+    p = np.asarray(positions).astype(np.int64)
+    return table[p[:, 0] * 14 + p[:, 1]]
