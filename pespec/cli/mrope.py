@@ -27,12 +27,16 @@ def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
 
     if args.backend is None or args.from_file is not None:
         print(
-            f"{prog}: error: --family multiaxis-rope checks a BACKEND (no --from-file)", file=sys.stderr
+            f"{prog}: error: --family multiaxis-rope checks a BACKEND (no --from-file)",
+            file=sys.stderr,
         )
         return 2
     config = getattr(args, "config", None)
     if config is None:
-        print(f"{prog}: error: --family multiaxis-rope needs --config PRESET|FILE.json", file=sys.stderr)
+        print(
+            f"{prog}: error: --family multiaxis-rope needs --config PRESET|FILE.json",
+            file=sys.stderr,
+        )
         return 2
     try:
         resolve_config(config)

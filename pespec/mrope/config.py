@@ -69,7 +69,9 @@ class RotarySection:
             raise TypeError(f"rope must be a RopeConfig; got {self.rope!r}")
         pairs, slots = _ints("pairs", self.pairs), _ints("slots", self.slots)
         if len(pairs) != len(slots):
-            raise ValueError(f"pairs and slots must have one length; got {len(pairs)}, {len(slots)}")
+            raise ValueError(
+                f"pairs and slots must have one length; got {len(pairs)}, {len(slots)}"
+            )
         half = self.rope.d_r // 2
         if max(pairs) >= half or len(set(pairs)) != len(pairs):
             raise ValueError(f"pairs must be distinct pair indices < d_r/2 = {half}; got {pairs}")
@@ -90,7 +92,9 @@ class RotarySection:
         keys = {"axis", "rope", "pairs", "slots"}
         if not isinstance(data, Mapping) or set(data) != keys:
             got = sorted(data) if isinstance(data, Mapping) else data
-            raise ValueError(f"a rotary section must have exactly the keys {sorted(keys)}; got {got}")
+            raise ValueError(
+                f"a rotary section must have exactly the keys {sorted(keys)}; got {got}"
+            )
         return cls(data["axis"], RopeConfig.from_dict(data["rope"]), data["pairs"], data["slots"])
 
 
@@ -113,10 +117,14 @@ class MultiAxisRopeConfig:
             raise ValueError(f"pairing must be one of {HEAD_PAIRINGS}; got {self.pairing!r}")
         sections = tuple(self.sections)
         if not sections or not all(isinstance(s, RotarySection) for s in sections):
-            raise ValueError(f"sections must be a non-empty list of RotarySection; got {sections!r}")
+            raise ValueError(
+                f"sections must be a non-empty list of RotarySection; got {sections!r}"
+            )
         for index, section in enumerate(sections):
             if section.axis >= axes:
-                raise ValueError(f"section {index} reads axis {section.axis}; axes must be < {axes}")
+                raise ValueError(
+                    f"section {index} reads axis {section.axis}; axes must be < {axes}"
+                )
         slots = sorted(s for section in sections for s in section.slots)
         if slots != list(range(head // 2)):
             raise ValueError(

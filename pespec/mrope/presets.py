@@ -131,10 +131,13 @@ def _from_mapping(data: Mapping[str, Any]) -> Preset:
     allowed = {"config", "ids", "grid", "text_before", "text_after", "source"}
     unknown = sorted(set(data) - allowed)
     if unknown:
-        raise ValueError(f"a multiaxis-rope JSON config has the keys {sorted(allowed)}; unknown {unknown}")
+        raise ValueError(
+            f"a multiaxis-rope JSON config has the keys {sorted(allowed)}; unknown {unknown}"
+        )
     raw = data["config"]
     config = (
-        from_hf_config(raw) if isinstance(raw, Mapping) and "sections" not in raw
+        from_hf_config(raw)
+        if isinstance(raw, Mapping) and "sections" not in raw
         else MultiAxisRopeConfig.from_dict(raw)
     )
     ids = data.get("ids", "qwen-vl")
@@ -144,8 +147,12 @@ def _from_mapping(data: Mapping[str, Any]) -> Preset:
     if len(grid) != 3:
         raise ValueError(f"grid must be a list (T, H, W); got {data.get('grid')!r}")
     result = Preset(
-        config.name, config, ids, grid,  # type: ignore[arg-type]
-        int(data.get("text_before", 0)), int(data.get("text_after", 0)),
+        config.name,
+        config,
+        ids,
+        grid,  # type: ignore[arg-type]
+        int(data.get("text_before", 0)),
+        int(data.get("text_after", 0)),
         str(data.get("source", "a JSON file")),
     )
     if config.axes != 3:

@@ -60,7 +60,11 @@ def check_inputs(x: Any, positions: Any, config: MultiAxisRopeConfig) -> tuple[F
 
 
 def section_apply(
-    x: F64, positions: NDArray[Any], config: MultiAxisRopeConfig, index: int, one_d: Callable[..., F64]
+    x: F64,
+    positions: NDArray[Any],
+    config: MultiAxisRopeConfig,
+    index: int,
+    one_d: Callable[..., F64],
 ) -> tuple[F64, NDArray[np.intp], NDArray[np.intp]]:
     """``one_d(x1, p_axis, rope)`` on section ``index``'s pairs; returns the (n, 2·m)
     values of its slots (first columns, then second columns) and those head columns."""

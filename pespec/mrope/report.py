@@ -16,11 +16,25 @@ import numpy as np
 
 from pespec.conformance.contract import BackendFailure
 from pespec.conformance.report import Report
-from pespec.mrope.config import MultiAxisRopeConfig, RotarySection, mrope, mrope_axes, per_axis_rotary
+from pespec.mrope.config import (
+    MultiAxisRopeConfig,
+    RotarySection,
+    mrope,
+    mrope_axes,
+    per_axis_rotary,
+)
 from pespec.mrope.reference import apply, level_bound, reference_bound
 from pespec.mrope.stages import RunView
 
-__all__ = ["COMMAND", "candidates", "diagnose", "mrope_layout", "rebuilt", "refresh", "report_fields"]
+__all__ = [
+    "COMMAND",
+    "candidates",
+    "diagnose",
+    "mrope_layout",
+    "rebuilt",
+    "refresh",
+    "report_fields",
+]
 
 COMMAND = "pespec check --family multiaxis-rope"
 PUBLISHED_SECTIONS = ((16, 24, 24), (24, 20, 20))
@@ -30,12 +44,18 @@ DIAGNOSIS_ROWS = 256
 
 def _judged(data: dict[str, Any]) -> str:
     config = data.get("config", {})
-    parts = [f"axis {s.get('axis')} {len(s.get('pairs', []))} pairs" for s in config.get("sections", [])]
-    return f"multiaxis-rope {config.get('name', 'custom')} (D {config.get('head_dim')}: {', '.join(parts)})"
+    parts = [
+        f"axis {s.get('axis')} {len(s.get('pairs', []))} pairs" for s in config.get("sections", [])
+    ]
+    name, head = config.get("name", "custom"), config.get("head_dim")
+    return f"multiaxis-rope {name} (D {head}: {', '.join(parts)})"
 
 
 def _markdown(data: dict[str, Any]) -> list[str]:
-    lines = [f"- {_judged(data)}", f"- {data.get('rows')} rows checked ({data.get('ids')} ids, grid {data.get('grid')})"]
+    lines = [
+        f"- {_judged(data)}",
+        f"- {data.get('rows')} rows checked ({data.get('ids')} ids, grid {data.get('grid')})",
+    ]
     for index, section in enumerate(data.get("config", {}).get("sections", [])):
         rope = section.get("rope", {})
         lines.append(
@@ -97,7 +117,9 @@ def mrope_layout(config: MultiAxisRopeConfig) -> tuple[tuple[int, ...], bool] | 
 
 
 def _relabelled(config: MultiAxisRopeConfig, order: tuple[int, ...]) -> MultiAxisRopeConfig:
-    sections = tuple(RotarySection(order[s.axis], s.rope, s.pairs, s.slots) for s in config.sections)
+    sections = tuple(
+        RotarySection(order[s.axis], s.rope, s.pairs, s.slots) for s in config.sections
+    )
     return MultiAxisRopeConfig(config.head_dim, config.axes, sections, config.pairing, config.name)
 
 
@@ -115,7 +137,9 @@ def _mrope_candidates(config: MultiAxisRopeConfig, found: dict[str, MultiAxisRop
     for resized in PUBLISHED_SECTIONS:
         if resized != sizes and sum(resized) == sum(sizes):
             options.append((resized, interleaved, f"mrope_section resized to {list(resized)}"))
-            options.append((resized, not interleaved, f"{other} M-RoPE with mrope_section {list(resized)}"))
+            options.append(
+                (resized, not interleaved, f"{other} M-RoPE with mrope_section {list(resized)}")
+            )
     for candidate_sizes, flag, name in options:
         try:
             found[name] = mrope(rope.head_dim, rope.theta, candidate_sizes, interleaved=flag)
@@ -123,15 +147,21 @@ def _mrope_candidates(config: MultiAxisRopeConfig, found: dict[str, MultiAxisRop
             continue
 
 
-def _per_axis_candidates(config: MultiAxisRopeConfig, found: dict[str, MultiAxisRopeConfig]) -> None:
+def _per_axis_candidates(
+    config: MultiAxisRopeConfig, found: dict[str, MultiAxisRopeConfig]
+) -> None:
     dims = [s.rope.head_dim for s in config.sections]
     if len(dims) != config.axes or [s.axis for s in config.sections] != list(range(config.axes)):
         return
     theta = config.sections[0].rope.theta
     for permuted in sorted(set(itertools.permutations(dims)) - {tuple(dims)}):
-        found[f"axes_dim permuted to {list(permuted)}"] = per_axis_rotary(permuted, theta, pairing=config.pairing)
+        found[f"axes_dim permuted to {list(permuted)}"] = per_axis_rotary(
+            permuted, theta, pairing=config.pairing
+        )
     flipped = "halves" if config.pairing == "interleaved" else "interleaved"
-    found[f"pairs in {flipped} instead of {config.pairing}"] = per_axis_rotary(dims, theta, pairing=flipped)
+    found[f"pairs in {flipped} instead of {config.pairing}"] = per_axis_rotary(
+        dims, theta, pairing=flipped
+    )
 
 
 def candidates(config: MultiAxisRopeConfig) -> dict[str, MultiAxisRopeConfig]:
@@ -140,7 +170,11 @@ def candidates(config: MultiAxisRopeConfig) -> dict[str, MultiAxisRopeConfig]:
     names = "thw" if config.axes == 3 else [str(a) for a in range(config.axes)]
     for order in itertools.permutations(range(config.axes)):
         if order != tuple(range(config.axes)):
-            fed = ", ".join(f"{names[a]} feeds {names[order[a]]}'s sections" for a in range(config.axes) if order[a] != a)
+            fed = ", ".join(
+                f"{names[a]} feeds {names[order[a]]}'s sections"
+                for a in range(config.axes)
+                if order[a] != a
+            )
             found[f"axes mixed up ({fed})"] = _relabelled(config, order)
     _mrope_candidates(config, found)
     _per_axis_candidates(config, found)

@@ -32,7 +32,7 @@ from pespec.mrope.reference import check_inputs
 from pespec.numerics.formats import DTYPES, dtype_name
 from pespec.rope.errormodel import RopeLevel, parse_rope_level, rope_level_for_dtype
 
-__all__ = ["FAMILY", "STAGES", "MRopeRun", "MRopeSuite", "check", "load_mrope_backend", "input_x"]
+__all__ = ["FAMILY", "STAGES", "MRopeRun", "MRopeSuite", "check", "input_x", "load_mrope_backend"]
 
 FAMILY = "multiaxis-rope"
 STAGES = ("contract", "reference", "separability", "relative")
@@ -102,7 +102,9 @@ class MRopeRun:
         self.guard = GuardedBackend(self.backend, timeout=float(timeout), describe=_describe)
         grid = self.preset.positions()
         self.grid_rows = int(grid.shape[0])
-        rows = np.unique(np.linspace(0, grid.shape[0] - 1, min(grid.shape[0], ROW_LIMIT)).astype(int))
+        rows = np.unique(
+            np.linspace(0, grid.shape[0] - 1, min(grid.shape[0], ROW_LIMIT)).astype(int)
+        )
         self.positions: NDArray[Any] = grid[rows]
         self.x = input_x(self.positions.shape[0], self.config.head_dim)
         self._cache: dict[str, Any] = {}
@@ -129,7 +131,9 @@ class MRopeRun:
             raise BackendFailure("shape", f"returned shape {out.shape}, not {x64.shape}")
         name = dtype_name(out.dtype)
         if name is None:
-            raise BackendFailure("dtype", f"returned dtype {out.dtype}, not one of {sorted(DTYPES)}")
+            raise BackendFailure(
+                "dtype", f"returned dtype {out.dtype}, not one of {sorted(DTYPES)}"
+            )
         if self.output_dtype is None:
             self.output_dtype = name
         elif name != self.output_dtype:

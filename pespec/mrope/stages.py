@@ -92,7 +92,9 @@ def dispatch(run: RunView, planned: PlannedCheck) -> CheckResult:
 
 
 def _worst(error: NDArray[np.float64], bound: NDArray[np.float64]) -> tuple[float, int, int]:
-    ratio = np.where(bound > 0, error / np.where(bound > 0, bound, 1.0), np.where(error > 0, np.inf, 0.0))
+    ratio = np.where(
+        bound > 0, error / np.where(bound > 0, bound, 1.0), np.where(error > 0, np.inf, 0.0)
+    )
     r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     return float(ratio[r, c]), int(r), int(c)
 
@@ -135,18 +137,26 @@ def _separability(run: RunView, planned: PlannedCheck, axis: int) -> CheckResult
     columns = np.concatenate([config.section_columns(i) for i in others])
     change = np.abs(y_moved[:, columns] - y[:, columns])
     ratio, r, c = _worst(change, bound[:, columns] + bound_moved[:, columns])
-    fields = {"worst_column": int(columns[c]), "details": {"ratio": ratio, "position": run.positions[r].tolist()}}
+    fields = {
+        "worst_column": int(columns[c]),
+        "details": {"ratio": ratio, "position": run.positions[r].tolist()},
+    }
     if ratio > 1.0:
         message = (
             f"moving axis {axis} changed column {int(columns[c])} (not fed by axis {axis}) by "
             f"{ratio:.3g}× its bound: it depends on axis {axis}"
         )
         return planned.result("failed", message, **fields)
-    return planned.result("passed", f"other axes' columns within b + b' (worst {ratio:.3g})", **fields)
+    return planned.result(
+        "passed", f"other axes' columns within b + b' (worst {ratio:.3g})", **fields
+    )
 
 
 def _score_bound(
-    yq: NDArray[np.float64], yk: NDArray[np.float64], bq: NDArray[np.float64], bk: NDArray[np.float64]
+    yq: NDArray[np.float64],
+    yk: NDArray[np.float64],
+    bq: NDArray[np.float64],
+    bk: NDArray[np.float64],
 ) -> NDArray[np.float64]:
     d = yq.shape[1]
     gamma = d * _U64 / (1 - d * _U64)
@@ -170,8 +180,12 @@ def _relative(run: RunView, planned: PlannedCheck, axis: int) -> CheckResult:
         yq, yk = run.output(q, pq), run.output(k, pk)
         assert run.output_dtype is not None
         level = run.level_object()
-        bq = level_bound(q, pq, run.config, level, run.output_dtype) + reference_bound(q, pq, run.config)
-        bk = level_bound(k, pk, run.config, level, run.output_dtype) + reference_bound(k, pk, run.config)
+        bq = level_bound(q, pq, run.config, level, run.output_dtype) + reference_bound(
+            q, pq, run.config
+        )
+        bk = level_bound(k, pk, run.config, level, run.output_dtype) + reference_bound(
+            k, pk, run.config
+        )
         scores.append(np.sum(yq * yk, axis=1))
         bounds.append(_score_bound(yq, yk, bq, bk))
     change = np.abs(scores[1] - scores[0])
@@ -181,7 +195,11 @@ def _relative(run: RunView, planned: PlannedCheck, axis: int) -> CheckResult:
     fields = {
         "max_error": float(change[worst]),
         "bound": float(tolerance[worst]),
-        "details": {"ratio": ratio, "q_position": run.positions[qi[worst]].tolist(), "pairs": count},
+        "details": {
+            "ratio": ratio,
+            "q_position": run.positions[qi[worst]].tolist(),
+            "pairs": count,
+        },
     }
     if ratio > 1.0:
         message = (

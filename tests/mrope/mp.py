@@ -10,7 +10,8 @@ Written from the sources, not from pespec:
   and w (offset 2) over t.
 * diffusers 0.42.1 ``FluxPosEmbed``: axis i has ``dim = axes_dim[i]``, ω_j = θ^(−2j/dim),
   cos/sin ``repeat_interleave(2)``, concatenated over axes; ``apply_rotary_emb`` with
-  ``use_real_unbind_dim=-1``: pairs (x_{2j}, x_{2j+1}) → (x_{2j} c − x_{2j+1} s, x_{2j+1} c + x_{2j} s).
+  ``use_real_unbind_dim=-1``: pairs (x_{2j}, x_{2j+1}) →
+  (x_{2j} c − x_{2j+1} s, x_{2j+1} c + x_{2j} s).
 
 Each output is the exact value rounded once to float64.
 """
@@ -41,7 +42,9 @@ def qwen_axis(j: int, section: Sequence[int], interleaved: bool) -> int:
 
 def _rotate(a: float, b: float, angle: mpmath.mpf) -> tuple[float, float]:
     c, s = mpmath.cos(angle), mpmath.sin(angle)
-    return float(mpmath.mpf(a) * c - mpmath.mpf(b) * s), float(mpmath.mpf(b) * c + mpmath.mpf(a) * s)
+    return float(mpmath.mpf(a) * c - mpmath.mpf(b) * s), float(
+        mpmath.mpf(b) * c + mpmath.mpf(a) * s
+    )
 
 
 def qwen_row(
@@ -58,7 +61,9 @@ def qwen_row(
     return out
 
 
-def flux_row(x: Sequence[float], pos: Sequence[int], theta: float, axes_dim: Sequence[int]) -> list[float]:
+def flux_row(
+    x: Sequence[float], pos: Sequence[int], theta: float, axes_dim: Sequence[int]
+) -> list[float]:
     """One rotated row of Flux's multi-axis rotary (adjacent pairs) at position ``pos``."""
     out = [0.0] * len(x)
     start = 0

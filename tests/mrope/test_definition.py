@@ -6,7 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pespec.mrope.config import MultiAxisRopeConfig, RotarySection, mrope, mrope_axes, per_axis_rotary
+from pespec.mrope.config import (
+    MultiAxisRopeConfig,
+    RotarySection,
+    mrope,
+    mrope_axes,
+    per_axis_rotary,
+)
 from pespec.mrope.positions import flux_positions, qwen_vl_positions
 from pespec.mrope.presets import PRESETS, from_hf_config, resolve_config
 from pespec.mrope.reference import apply, oracle_apply, reference_bound
@@ -89,4 +95,10 @@ def test_position_ids() -> None:
     ids = qwen_vl_positions(2, (1, 2, 2), text_after=1)
     expected = [[0, 0, 0], [1, 1, 1], [2, 2, 2], [2, 2, 3], [2, 3, 2], [2, 3, 3], [4, 4, 4]]
     assert ids.tolist() == expected
-    assert flux_positions(2, 2, text=1).tolist() == [[0, 0, 0], [0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1]]
+    assert flux_positions(2, 2, text=1).tolist() == [
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 1],
+        [0, 1, 0],
+        [0, 1, 1],
+    ]
