@@ -88,3 +88,28 @@ def numpy_mrope(
         return np.concatenate([a * c - b * s, b * c + a * s], axis=1).astype(np.float32)
 
     return backend
+
+
+def numpy_flux(axes_dim: Sequence[int], adjacent: bool = True) -> Any:
+    """A float32 Flux port: axis i gives ``axes_dim[i]``/2 angles p_i·10000^(−2j/dim),
+    concatenated over the axes (one angle per pair); pairs adjacent (``adjacent``) or, as a
+    NeoX-style kernel would pair them, (x_s, x_{s+D/2}) over the whole head."""
+
+    def backend(x: NDArray[Any], positions: NDArray[Any], config: Any) -> NDArray[Any]:
+        angles = []
+        for axis, dim in enumerate(axes_dim):
+            inv = 1.0 / 10000.0 ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
+            angles.append(positions[:, axis : axis + 1].astype(np.float64) * inv[None, :])
+        angle = np.concatenate(angles, axis=1)
+        c, s = np.cos(angle).astype(np.float32), np.sin(angle).astype(np.float32)
+        v = x.astype(np.float32)
+        half = v.shape[1] // 2
+        a, b = (v[:, 0::2], v[:, 1::2]) if adjacent else (v[:, :half], v[:, half:])
+        ya, yb = a * c - b * s, b * c + a * s
+        if not adjacent:
+            return np.concatenate([ya, yb], axis=1)
+        out = np.empty_like(v)
+        out[:, 0::2], out[:, 1::2] = ya, yb
+        return out
+
+    return backend

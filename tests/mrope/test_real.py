@@ -80,3 +80,29 @@ def test_bug_class_ports_fail_with_their_cause(name: str, port: Any, cause: str)
     report = check(port, config=small(name))
     assert not report.conformant
     assert report.diagnosis == {"cause": cause}
+
+
+@pytest.mark.parametrize(
+    ("port", "cause"),
+    [
+        (ports.numpy_flux((16, 56, 56)), None),
+        (ports.numpy_flux((56, 56, 16)), "axes_dim permuted to [56, 56, 16]"),
+        (ports.numpy_flux((16, 56, 56), adjacent=False), "pairs in halves instead of interleaved"),
+    ],
+)
+def test_flux_ports(port: Any, cause: str | None) -> None:
+    report = check(port, config=small("flux.1", grid=[1, 8, 8], text_before=4))
+    assert report.conformant is (cause is None)
+    assert report.diagnosis == ({"cause": cause} if cause else None)
+
+
+def test_a_misbehaving_backend_gets_a_failed_verdict() -> None:
+    def wrong_shape(x: Any, positions: Any, config: Any) -> Any:
+        return x[:, :-1]
+
+    def raises(x: Any, positions: Any, config: Any) -> Any:
+        raise RuntimeError("boom")
+
+    for backend in (wrong_shape, raises):
+        report = check(backend, config=small("qwen3-vl-4b"))
+        assert not report.conformant
