@@ -73,7 +73,11 @@ def from_hf_config(data: Mapping[str, Any], name: str = "config.json") -> MultiA
     theta = scaling.get("rope_theta", text.get("rope_theta"))
     if theta is None:
         raise ValueError(f"{name}: no rope_theta")
-    head_dim = text.get("head_dim") or text["hidden_size"] // text["num_attention_heads"]
+    head_dim = text.get("head_dim")
+    if head_dim is None:
+        if "hidden_size" not in text or "num_attention_heads" not in text:
+            raise ValueError(f"{name}: no head_dim, nor hidden_size and num_attention_heads")
+        head_dim = int(text["hidden_size"]) // int(text["num_attention_heads"])
     interleaved = bool(scaling.get("mrope_interleaved")) or data.get("model_type") == "qwen3_vl"
     return mrope(head_dim, float(theta), section, interleaved=interleaved, name=name)
 

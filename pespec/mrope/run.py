@@ -30,7 +30,12 @@ from pespec.mrope.config import MultiAxisRopeConfig
 from pespec.mrope.presets import Preset, resolve_config
 from pespec.mrope.reference import check_inputs
 from pespec.numerics.formats import DTYPES, dtype_name
-from pespec.rope.errormodel import RopeLevel, parse_rope_level, rope_level_for_dtype
+from pespec.rope.errormodel import (
+    RopeLevel,
+    check_rope_claim,
+    parse_rope_level,
+    rope_level_for_dtype,
+)
 
 __all__ = ["FAMILY", "STAGES", "MRopeRun", "MRopeSuite", "check", "input_x", "load_mrope_backend"]
 
@@ -135,6 +140,11 @@ class MRopeRun:
                 "dtype", f"returned dtype {out.dtype}, not one of {sorted(DTYPES)}"
             )
         if self.output_dtype is None:
+            if self.claimed is not None:  # a claim may only tighten the dtype's default
+                try:
+                    check_rope_claim(self.claimed, name)
+                except ValueError as exc:
+                    raise BackendFailure("dtype", str(exc)) from None
             self.output_dtype = name
         elif name != self.output_dtype:
             raise BackendFailure("dtype", f"returned {name} after {self.output_dtype}")

@@ -87,6 +87,8 @@ def test_config_round_trips_and_validates() -> None:
         resolve_config("qwen2-vl")
     with pytest.raises(ValueError, match="no mrope_section"):
         from_hf_config({"rope_theta": 1e6, "hidden_size": 64, "num_attention_heads": 1})
+    with pytest.raises(ValueError, match="no head_dim, nor hidden_size"):
+        from_hf_config({"rope_theta": 1e6, "rope_scaling": {"mrope_section": [1, 1, 2]}})
 
 
 def test_position_ids() -> None:

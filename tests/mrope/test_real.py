@@ -106,3 +106,11 @@ def test_a_misbehaving_backend_gets_a_failed_verdict() -> None:
     for backend in (wrong_shape, raises):
         report = check(backend, config=small("qwen3-vl-4b"))
         assert not report.conformant
+
+
+def test_a_claim_looser_than_the_output_dtype_fails() -> None:
+    port = ports.numpy_mrope(5e6, (24, 20, 20), True)  # float32 output
+    assert check(port, config=small("qwen3-vl-4b"), level="float32").conformant
+    report = check(port, config=small("qwen3-vl-4b"), level="float32/bfloat16/bfloat16")
+    assert not report.conformant
+    assert "looser than the default" in report.checks[0].message
