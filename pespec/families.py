@@ -1,7 +1,8 @@
 """The registry of families: each family named once, with what the front ends need.
 
 A family is a kind of position encoding pespec checks: ``sinusoidal`` (SPEC §1–§7),
-``rope`` (rotary, §8) and ``multiaxis`` (sin-cos over 2-D/3-D grids, §9). Its entry names,
+``rope`` (rotary, §8), ``multiaxis`` (sin-cos over 2-D/3-D grids, §9) and
+``multiaxis-rope`` (rotary sections over t/h/w, §9.7). Its entry names,
 as ``module:attribute`` strings imported on first use
 (so ``pespec --help`` imports no family), the suite class, the check function, the backend
 loader, the from-file check and the command-line runner; and, as data, the ``pespec check``
@@ -277,7 +278,28 @@ MULTIAXIS = Family(
     ),
 )
 
-FAMILIES: dict[str, Family] = {family.name: family for family in (SINUSOIDAL, ROPE, MULTIAXIS)}
+MULTIAXIS_ROPE = Family(
+    name="multiaxis-rope",
+    summary="multi-axis rotary: 1-D rotary sections over t/h/w (Qwen-VL M-RoPE, Flux; SPEC §9.7)",
+    suite="pespec.mrope.run:MRopeSuite",
+    check="pespec.mrope.run:check",
+    load_backend="pespec.mrope.run:load_mrope_backend",
+    check_file="pespec.cli.mrope:run",  # no from-file check: the command refuses it
+    command="pespec.cli.mrope:run",
+    report="pespec.mrope.report",
+    options=(
+        option(
+            "--config",
+            default=None,
+            help="a multiaxis-rope preset (qwen2.5-vl-7b, qwen3-vl-4b, flux.1), a Qwen-VL "
+            "config.json or a JSON file {config, ids, grid, text_before, text_after}",
+        ),
+    ),
+)
+
+FAMILIES: dict[str, Family] = {
+    family.name: family for family in (SINUSOIDAL, ROPE, MULTIAXIS, MULTIAXIS_ROPE)
+}
 """The built-in families, by name (the default first)."""
 
 
