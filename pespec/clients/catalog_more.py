@@ -1,0 +1,104 @@
+"""The clients of the libraries beyond transformers, diffusers and rotary-embedding-torch
+(issue 29): mlx, mlx-lm, ... one declaration each, read by :mod:`pespec.clients.catalog`.
+
+Sources are the libraries' repository files at the versions the table reports; configurations
+are rotary presets (or published config.json copies in ``pespec/rope/published``).
+"""
+
+from __future__ import annotations
+
+from pespec.clients.model import Client
+
+__all__ = ["MLX_CLIENTS", "MORE_CLIENTS", "TORCHTUNE_CLIENTS"]
+
+_MLX_DTYPES = ("float32", "bfloat16")
+_MLX_SOURCE = "ml-explore/mlx python/mlx/nn/layers/positional_encoding.py"
+_MLX_PLAIN = ("Llama-2-7B", "Qwen2.5-7B-Instruct", "GPT-J-6B", "Gemma-3-4B global layers")
+
+
+def _mlx_lm(model_type: str, configs: tuple[str, ...]) -> Client:
+    return Client(
+        name=f"mlx-lm:{model_type}",
+        family="rope",
+        library="mlx-lm",
+        requires=("mlx",),
+        entry=f"mlx_lm.models.{model_type}.Attention(args).rope (rope_utils.initialize_rope)",
+        source=f"ml-explore/mlx-lm mlx_lm/models/{model_type}.py",
+        adapter="pespec.clients.mlx_clients:build_mlx_lm",
+        configs=configs,
+        dtypes=_MLX_DTYPES,
+        options={"model_type": model_type},
+    )
+
+
+MLX_CLIENTS = (
+    Client(
+        name="mlx:nn.RoPE",
+        family="rope",
+        library="mlx",
+        entry="mlx.nn.RoPE",
+        source=_MLX_SOURCE,
+        adapter="pespec.clients.mlx_clients:build_rope",
+        configs=_MLX_PLAIN,
+        dtypes=_MLX_DTYPES,
+    ),
+    Client(
+        name="mlx:fast.rope",
+        family="rope",
+        library="mlx",
+        entry="mlx.core.fast.rope",
+        source="ml-explore/mlx mlx/fast.cpp",
+        adapter="pespec.clients.mlx_clients:build_fast_rope",
+        configs=("Llama-2-7B", "GPT-J-6B"),
+        dtypes=_MLX_DTYPES,
+    ),
+    Client(
+        name="mlx:nn.SinusoidalPositionalEncoding",
+        family="sinusoidal",
+        library="mlx",
+        entry="mlx.nn.SinusoidalPositionalEncoding",
+        source=_MLX_SOURCE,
+        adapter="pespec.clients.mlx_clients:build_sinusoidal",
+        configs=("declared",),
+    ),
+    _mlx_lm("llama", ("Llama-2-7B", "Llama-3.1-8B")),
+    _mlx_lm("qwen2", ("Qwen2.5-7B-Instruct",)),
+    _mlx_lm("gemma3_text", ("Gemma-3-4B global layers", "Gemma-3-4B local layers")),
+    _mlx_lm("gpt_oss", ("gpt-oss-20b",)),
+    _mlx_lm("phi3", ("Phi-3.5-mini-instruct-seq-len-131072",)),
+)
+"""mlx (``mlx[cpu]``) and mlx-lm."""
+
+_TORCH_DTYPES = ("float32", "bfloat16")
+
+TORCHTUNE_CLIENTS = (
+    Client(
+        name="torchtune:RotaryPositionalEmbeddings",
+        family="rope",
+        library="torchtune",
+        requires=("torch", "torchao"),
+        entry="torchtune.modules.RotaryPositionalEmbeddings",
+        source="pytorch/torchtune torchtune/modules/position_embeddings.py",
+        adapter="pespec.clients.torchtune_clients:build",
+        configs=("Llama-2-7B", "Qwen2.5-7B-Instruct", "GPT-J-6B"),
+        dtypes=_TORCH_DTYPES,
+        note="torchtune 0.6.1 imports only with torchao 0.11.0",
+    ),
+    Client(
+        name="torchtune:Llama3ScaledRoPE",
+        family="rope",
+        library="torchtune",
+        requires=("torch", "torchao"),
+        entry="torchtune.models.llama3_1.Llama3ScaledRoPE",
+        source="pytorch/torchtune torchtune/models/llama3_1/_position_embeddings.py",
+        adapter="pespec.clients.torchtune_clients:build",
+        configs=("Llama-3.1-8B",),
+        dtypes=_TORCH_DTYPES,
+        options={"llama3": True},
+        note="torchtune 0.6.1 imports only with torchao 0.11.0",
+    ),
+)
+"""torchtune 0.6.1 (with torchao 0.11.0)."""
+
+MORE_CLIENTS = MLX_CLIENTS + TORCHTUNE_CLIENTS
+"""Every client of this module, in table order."""
