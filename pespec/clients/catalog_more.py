@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pespec.clients.model import Client
 
-__all__ = ["MLX_CLIENTS", "MORE_CLIENTS", "TORCHTUNE_CLIENTS"]
+__all__ = ["KERAS_HUB_CLIENTS", "MLX_CLIENTS", "MORE_CLIENTS", "TORCHTUNE_CLIENTS"]
 
 _MLX_DTYPES = ("float32", "bfloat16")
 _MLX_SOURCE = "ml-explore/mlx python/mlx/nn/layers/positional_encoding.py"
@@ -100,5 +100,30 @@ TORCHTUNE_CLIENTS = (
 )
 """torchtune 0.6.1 (with torchao 0.11.0)."""
 
-MORE_CLIENTS = MLX_CLIENTS + TORCHTUNE_CLIENTS
+KERAS_HUB_CLIENTS = (
+    Client(
+        name="keras-hub:RotaryEmbedding",
+        family="rope",
+        library="keras-hub",
+        requires=("keras", "jax"),
+        entry="keras_hub.layers.RotaryEmbedding (KERAS_BACKEND=jax)",
+        source="keras-team/keras-hub keras_hub/src/layers/modeling/rotary_embedding.py",
+        adapter="pespec.clients.keras_hub_clients:build_rotary",
+        configs=("Llama-2-7B", "Qwen2.5-7B-Instruct", "Gemma-3-4B global layers", "gpt-oss-20b"),
+        dtypes=_TORCH_DTYPES,
+    ),
+    Client(
+        name="keras-hub:SinePositionEncoding",
+        family="sinusoidal",
+        library="keras-hub",
+        requires=("keras", "jax"),
+        entry="keras_hub.layers.SinePositionEncoding (KERAS_BACKEND=jax)",
+        source="keras-team/keras-hub keras_hub/src/layers/modeling/sine_position_encoding.py",
+        adapter="pespec.clients.keras_hub_clients:build_sine",
+        configs=("declared",),
+    ),
+)
+"""keras-hub on the JAX backend."""
+
+MORE_CLIENTS = MLX_CLIENTS + TORCHTUNE_CLIENTS + KERAS_HUB_CLIENTS
 """Every client of this module, in table order."""
