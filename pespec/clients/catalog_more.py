@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pespec.clients.model import Client
 
-__all__ = ["KERAS_HUB_CLIENTS", "MLX_CLIENTS", "MORE_CLIENTS", "TORCHTUNE_CLIENTS"]
+__all__ = ["KERAS_HUB_CLIENTS", "MLX_CLIENTS", "MORE_CLIENTS", "ONNX_CLIENTS", "SMALL_CLIENTS", "TORCHTUNE_CLIENTS"]
 
 _MLX_DTYPES = ("float32", "bfloat16")
 _MLX_SOURCE = "ml-explore/mlx python/mlx/nn/layers/positional_encoding.py"
@@ -125,5 +125,57 @@ KERAS_HUB_CLIENTS = (
 )
 """keras-hub on the JAX backend."""
 
-MORE_CLIENTS = MLX_CLIENTS + TORCHTUNE_CLIENTS + KERAS_HUB_CLIENTS
+SMALL_CLIENTS = (
+    Client(
+        name="x-transformers:RotaryEmbedding",
+        family="rope",
+        library="x-transformers",
+        requires=("torch",),
+        entry="x_transformers.x_transformers.RotaryEmbedding + apply_rotary_pos_emb",
+        source="lucidrains/x-transformers x_transformers/x_transformers.py",
+        adapter="pespec.clients.small_libraries:build_x_transformers",
+        configs=("GPT-J-6B",),
+        dtypes=_TORCH_DTYPES,
+    ),
+    Client(
+        name="equinox:nn.RotaryPositionalEmbedding",
+        family="rope",
+        library="equinox",
+        requires=("jax",),
+        entry="equinox.nn.RotaryPositionalEmbedding",
+        source="patrick-kidger/equinox equinox/nn/_embedding.py",
+        adapter="pespec.clients.small_libraries:build_equinox",
+        configs=("Llama-2-7B", "Gemma-3-4B local layers"),
+        dtypes=_TORCH_DTYPES,
+    ),
+)
+"""x-transformers and equinox."""
+
+
+def _onnx(library: str, runtime: str, dtypes: tuple[str, ...]) -> Client:
+    return Client(
+        name=f"{library}:RotaryEmbedding",
+        family="rope",
+        library=library,
+        requires=("onnx", "transformers", "torch"),
+        entry=f"ONNX RotaryEmbedding (opset 23) in {runtime}",
+        source="onnx/onnx onnx/reference/ops/op_rotary_embedding.py"
+        if library == "onnx"
+        else "microsoft/onnxruntime onnxruntime/core/providers/cpu/llm/rotary_embedding.cc",
+        adapter="pespec.clients.onnx_clients:build",
+        configs=("Llama-2-7B", "GPT-J-6B", "Gemma-3-4B local layers"),
+        dtypes=dtypes,
+        options={"runtime": runtime},
+    )
+
+
+ONNX_CLIENTS = (
+    _onnx("onnx", "reference", ("float32",)),
+    _onnx("onnxruntime", "onnxruntime", ("float32", "float16")),
+)
+"""The ONNX RotaryEmbedding operator: onnx's reference evaluator and onnxruntime (CPU)."""
+
+MORE_CLIENTS = (
+    MLX_CLIENTS + TORCHTUNE_CLIENTS + KERAS_HUB_CLIENTS + SMALL_CLIENTS + ONNX_CLIENTS
+)
 """Every client of this module, in table order."""
