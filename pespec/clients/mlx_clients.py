@@ -73,7 +73,7 @@ def _plain_rope(client: Client, config: str | None) -> tuple[int, bool, float, f
             f"client {client.name} has θ, a linear scale and halves or interleaved pairs; "
             f"--config {config!r} has rope_type {rope.rope_type!r}, {rope.pairing} pairs"
         )
-    scale = 1.0 / rope.factor if rope.rope_type == "linear" else 1.0
+    scale = 1.0 / rope.factor if rope.rope_type == "linear" and rope.factor else 1.0
     return rope.d_r, rope.pairing == "interleaved", rope.theta, scale
 
 

@@ -71,9 +71,7 @@ def _session(model: Any, runtime: str) -> Any:
         evaluator = importlib.import_module("onnx.reference").ReferenceEvaluator(model)
         return lambda feeds: evaluator.run(None, feeds)[0]
     ort = importlib.import_module("onnxruntime")
-    session = ort.InferenceSession(
-        model.SerializeToString(), providers=["CPUExecutionProvider"]
-    )
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     return lambda feeds: session.run(None, feeds)[0]
 
 

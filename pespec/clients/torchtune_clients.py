@@ -27,13 +27,13 @@ __all__ = ["build", "halves_to_pairs", "pairs_to_halves", "torchtune_backend"]
 def halves_to_pairs(x: Any, d: int) -> Any:
     """x[..., :d] with halves pairs (j, j + d/2) reordered to consecutive pairs (2j, 2j + 1)."""
     half = d // 2
-    return x[..., :d].reshape(*x.shape[:-1], 2, half).transpose(-1, -2).reshape(*x.shape[:-1], d)
+    return x[..., :d].reshape(*x.shape[:-1], 2, half).swapaxes(-1, -2).reshape(*x.shape[:-1], d)
 
 
 def pairs_to_halves(x: Any, d: int) -> Any:
     """The inverse of :func:`halves_to_pairs`."""
     half = d // 2
-    return x[..., :d].reshape(*x.shape[:-1], half, 2).transpose(-1, -2).reshape(*x.shape[:-1], d)
+    return x[..., :d].reshape(*x.shape[:-1], half, 2).swapaxes(-1, -2).reshape(*x.shape[:-1], d)
 
 
 def _module(client: Client, rope: RopeConfig) -> Any:
