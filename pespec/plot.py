@@ -1,10 +1,14 @@
-"""Pictures: the encoding as a heatmap, and a backend's error against the bound of its level.
+"""Pictures: the encoding as a heatmap, a backend's error against the bound of its level, and
+a rotary backend's diagnosis.
 
 ``pespec plot encoding --d-model 128 --seq-len 200 -o pe.png`` draws the float64 reference
 encoding (positions down, columns across). ``pespec plot error BACKEND -o err.png`` draws
 |backend − exact| against position for a few columns on log–log axes, with the element bound
 of the backend's level (SPEC §4) dashed in the same colour: a conformant backend stays under
 its dashed lines. The exact values are the certified oracle's (SPEC Annex B).
+``pespec plot diagnosis BACKEND --config C -o diag.png`` draws a rotary backend's measured
+frequencies against the declared ones and its phase error against position with the bound
+of its level (SPEC Annex D.9; the data: :mod:`pespec.rope.diagnosis.curves`).
 
 matplotlib is the optional ``[plot]`` extra; it is imported lazily (Agg backend, no display)
 and its absence raises :class:`PlotDependencyError` saying how to install it. ``pespec check
@@ -36,6 +40,8 @@ __all__ = [
     "PlotDependencyError",
     "default_columns",
     "default_positions",
+    "diagnosis_figure",
+    "diagnosis_plot",
     "encoding_figure",
     "encoding_plot",
     "error_curves",
@@ -324,3 +330,138 @@ def report_error_plot(
         return error_plot(backend, level, png, timeout=timeout).name
     except (Exception, SystemExit, GeneratorExit):  # the backend misbehaved: no picture
         return None
+
+
+def _rope_curves(
+    backend: Any, config: Any, level: Any, timeout: float | None, max_position: int | None
+) -> tuple[str, Any]:
+    """(the backend's name, :func:`~pespec.rope.diagnosis.curves.diagnosis_curves` of it),
+    probed within the domain the suite checks, each call under ``timeout`` seconds."""
+    from pespec.conformance.engine import DEFAULT_TIMEOUT
+    from pespec.rope.backends import load_rope_backend, resolve_config
+    from pespec.rope.diagnosis.curves import diagnosis_curves
+    from pespec.rope.domain import position_domain
+    from pespec.rope.guard import rope_guard
+
+    loaded = load_rope_backend(backend)
+    rope = resolve_config(config)
+    caps = loaded.capabilities
+    if not caps.supports(rope):
+        raise ValueError(f"config is not among the configs backend {loaded.name!r} declares")
+    domain = position_domain(rope, caps, max_position=max_position)
+    guard = rope_guard(loaded, timeout=DEFAULT_TIMEOUT if timeout is None else timeout)
+    curves = diagnosis_curves(
+        guard.raw_call, rope, level=level, claimed_level=caps.level,
+        max_position=domain.max_position,
+    )  # fmt: skip
+    return loaded.name, curves
+
+
+def _frequency_panel(axes: Any, curves: Any) -> None:
+    """(a) |ω̂_j| with ±σ_j against the declared ω_j per pair, deviating pairs marked."""
+    pairs = np.arange(curves.omega_declared.size)
+    axes.plot(pairs, curves.omega_declared, "-", color="grey", lw=1.5, label="declared ω_j")
+    finite = np.isfinite(curves.omega_measured)
+    shown = finite & (curves.omega_measured != 0)
+    for sign, face, text in ((1, None, "measured ω̂_j ± σ_j"), (-1, "none", "ω̂_j < 0, as |ω̂_j|")):
+        pick = shown & (np.sign(curves.omega_measured) == sign)
+        if pick.any():
+            axes.errorbar(pairs[pick], np.abs(curves.omega_measured[pick]),
+                          yerr=curves.precision[pick], fmt="o", ms=3, mfc=face, lw=0.8,
+                          color="C0", label=text)  # fmt: skip
+    bad = curves.deviates & shown
+    if bad.any():
+        axes.plot(pairs[bad], np.abs(curves.omega_measured[bad]), "x", color="C3", ms=7,
+                  label=f"deviates ({int(bad.sum())} of {pairs.size} pairs)")  # fmt: skip
+    if not finite.all():
+        axes.plot([], [], " ", label=f"{int((~finite).sum())} pairs not measured")
+    axes.set_yscale("log")
+    axes.set_xlabel("pair j")
+    axes.set_ylabel("frequency ω (rad per position)")
+    axes.set_title("(a) measured against declared frequency", fontsize=10)
+    axes.grid(True, which="major", alpha=0.3)
+    axes.legend(fontsize=8, loc="lower left")
+
+
+def _worst_pairs(curves: Any, count: int = 4) -> list[int]:
+    """The pair furthest above its bound (relative), then the first, middle and last pairs."""
+    half = curves.omega_declared.size
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.nan_to_num(np.abs(curves.phase_error) / curves.phase_bound, nan=np.inf)
+    worst = int(np.argmax(ratio.max(axis=0)))
+    return list(dict.fromkeys([worst, 0, half // 2, half - 1]))[:count]
+
+
+def _phase_panel(axes: Any, curves: Any, pairs: list[int], colours: list[str]) -> None:
+    """(b) |φ̂_j(p) − φ_j(p)| against p for ``pairs``, the level's bound dashed."""
+    error = np.abs(curves.phase_error[:, pairs])
+    bound = curves.phase_bound[:, pairs]
+    finite = error[np.isfinite(error)]
+    positive = finite[finite > 0]
+    floor = float(min(positive.min() if positive.size else 1.0, bound.min())) / 10
+    x = np.maximum(curves.positions, 0.5)  # position 0 drawn at 0.5 on the log axis
+    over_pair = np.any(np.isfinite(error) & (error > bound), axis=0)
+    for n, pair in enumerate(pairs):
+        colour = colours[n % len(colours)]
+        label = f"pair {pair}"
+        if n == 0:  # _worst_pairs puts the worst first
+            label += " (furthest above its bound)" if over_pair[0] else " (nearest its bound)"
+        axes.plot(x, np.maximum(error[:, n], floor), ".-", color=colour, ms=3, lw=0.8,
+                  label=label)  # fmt: skip
+        axes.plot(x, bound[:, n], "--", color=colour, lw=1.2)
+    axes.plot([], [], "--", color="grey", label=f"bound, level {curves.level.name} (SPEC §8.7)")
+    over = int(np.count_nonzero(np.isfinite(error) & (error > bound)))
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlabel("position p  (p = 0 drawn at 0.5)")
+    axes.set_ylabel("|φ̂_j(p) − φ_j(p)|  (rad)")
+    axes.set_title(f"(b) phase error vs exact — {over} of {error.size} values above the bound",
+                   fontsize=10)  # fmt: skip
+    axes.grid(True, which="major", alpha=0.3)
+    axes.legend(fontsize=8, loc="upper left")
+
+
+def diagnosis_figure(
+    backend: Any,
+    config: Any,
+    level: Any = None,
+    *,
+    timeout: float | None = None,
+    max_position: int | None = None,
+) -> Any:
+    """matplotlib Figure of a rotary backend's diagnosis (SPEC Annex D.9): (a) measured
+    against declared frequency per pair, (b) the phase error against position for the
+    worst pair and a few others, with the bound of the level.
+
+    ``backend``: a rotary spec, callable or Backend; ``config``: a RopeConfig, preset name or
+    dict; ``level``: ``PHASE/CACHE/ROTATION`` (None: the backend's claim, else its output
+    dtype's default). Positions probed as the suite's domain (``max_position``);
+    ``timeout``: seconds per backend call. NotMeasured when the probes cannot be read.
+    """
+    import textwrap
+
+    plt = _pyplot()  # before the backend runs: its absence is said at once
+    name, curves = _rope_curves(backend, config, level, timeout, max_position)
+    figure, (top, bottom) = plt.subplots(2, 1, figsize=(8.0, 9.0), layout="constrained")
+    _frequency_panel(top, curves)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    _phase_panel(bottom, curves, _worst_pairs(curves), colours)
+    sentence = textwrap.fill(curves.diagnosis.sentence, 110)
+    figure.suptitle(f"{name}: rotary diagnosis, {curves.output_dtype} output\n{sentence}",
+                    fontsize=8)  # fmt: skip
+    return figure
+
+
+def diagnosis_plot(
+    backend: Any,
+    config: Any,
+    path: str | os.PathLike[str],
+    level: Any = None,
+    *,
+    timeout: float | None = None,
+    max_position: int | None = None,
+) -> Path:
+    """Write :func:`diagnosis_figure` to ``path`` (.png, .pdf or .svg); returns the path."""
+    plot_format(path)
+    figure = diagnosis_figure(backend, config, level, timeout=timeout, max_position=max_position)
+    return _save(figure, path)

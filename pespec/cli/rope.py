@@ -61,6 +61,7 @@ def _register_check(sub: Any) -> None:
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "check",
+        usage="pespec rope check (BACKEND | --client NAME | --from-file PATH) --config C [options]",
         help="run the rotary suite on a backend (exit 0 conformant, 1 not, 2 error)",
         description="Run the rotary conformance suite on BACKEND (numpy, numpy-float32, "
         "torch[-DTYPE][:DEVICE], package.module:attr, file.py:attr, or a name in the "

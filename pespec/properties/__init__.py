@@ -38,6 +38,7 @@ from pespec.properties.errormodel import (
     uniqueness_position_limit,
 )
 from pespec.properties.geometry import prop_dot_products, prop_rotation, prop_uniqueness
+from pespec.properties.independence import prop_config_independence
 from pespec.properties.registry import PROPERTIES, PropertyCheck
 from pespec.properties.structure import (
     prop_determinism,
@@ -62,6 +63,7 @@ __all__ = [
     "parse_level",
     "prop_accuracy",
     "prop_boundedness",
+    "prop_config_independence",
     "prop_determinism",
     "prop_dot_products",
     "prop_frequency_structure",

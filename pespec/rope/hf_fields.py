@@ -189,9 +189,14 @@ def _block(source: _Source, layer_type: str | None) -> tuple[dict[str, Any], flo
     return dict(params), None
 
 
-def _head_dim(source: _Source) -> int:
-    """qk_rope_head_dim (DeepSeek), head_dim, hidden_size/num_attention_heads or n_embd/n_head."""
-    for key in ("qk_rope_head_dim", "head_dim"):
+def _head_dim(source: _Source, layer_type: str | None = None) -> int:
+    """qk_rope_head_dim (DeepSeek), head_dim, hidden_size/num_attention_heads or n_embd/n_head;
+    for full-attention layers, Gemma 4's ``global_head_dim`` first (transformers'
+    ``Gemma4TextConfig`` overrides ``head_dim`` with it on those layers)."""
+    keys: tuple[str, ...] = ("qk_rope_head_dim", "head_dim")
+    if layer_type == "full_attention":
+        keys = ("global_head_dim", *keys)
+    for key in keys:
         if source.get(key) is not None:
             return whole_count(key, source.get(key), 2)
     for width, heads in (("hidden_size", "num_attention_heads"), ("n_embd", "n_head")):
@@ -335,7 +340,7 @@ def read_fields(
             f"θ = {theta:g} is {source.model_type}'s transformers default: no "
             "rope_theta in the config"
         )
-    head_dim = _head_dim(source)
+    head_dim = _head_dim(source, layer_type)
     fields: dict[str, Any] = {
         "head_dim": head_dim,
         "rotary_dim": _rotary_dim(source, block, head_dim, notes),

@@ -170,6 +170,7 @@ _CONTEXT_LENGTHS = {
     "GPT-J-6B": 2048,
     "Gemma-3-4B global layers": 131072,
     "Gemma-3-4B local layers": 131072,
+    "Gemma-4-31B global layers": 262144,
     "gpt-oss-20b": 131072,
     "DeepSeek-V3": 163840,
     "Phi-3.5-mini-instruct-seq-len-4096": 131072,
@@ -236,6 +237,9 @@ PRESETS: Mapping[str, RopeConfig] = _PresetTable(
                 head_dim=256, theta=1000000.0, rope_type="linear", factor=8.0
             ),
             "Gemma-3-4B local layers": RopeConfig(head_dim=256, theta=10000.0),
+            "Gemma-4-31B global layers": RopeConfig(
+                head_dim=512, theta=1000000.0, rope_type="proportional", rotated_pairs=64
+            ),
             "gpt-oss-20b": RopeConfig(
                 head_dim=64,
                 theta=150000.0,
@@ -293,6 +297,12 @@ PRESET_SOURCES: MappingProxyType[str, PresetSource] = MappingProxyType(
             "gemma-3-4b-it.json",
             layer_type="sliding_attention",
             note="rope_local_base_freq (Gemma3TextConfig default 10000), no scaling",
+        ),
+        "Gemma-4-31B global layers": PresetSource(
+            "google/gemma-4-31B-it",
+            "gemma-4-31b-it.json",
+            layer_type="full_attention",
+            note="head_dim = global_head_dim 512; k = int(0.25·512 // 2) = 64 pairs rotated",
         ),
         "gpt-oss-20b": PresetSource("openai/gpt-oss-20b", "gpt-oss-20b.json"),
         "DeepSeek-V3": PresetSource(

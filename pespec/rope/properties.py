@@ -284,6 +284,7 @@ PROPERTIES: dict[str, str] = {
     "relative-position": "<R(m)q, R(n)k> = A^2 g(m - n) for m, n up to 2^20",
     "linearity": "R(p)(x + z) = R(p)x + R(p)z",
     "row-independence": "a row rotated alone equals the same row in a batch",
+    "config-independence": "configuration A, then B, then A: A bit-identical, B as defined",
 }
 """The properties the suite checks, by id, with the statement each checks (SPEC §8.8)."""
 

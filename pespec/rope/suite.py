@@ -1,24 +1,17 @@
 """The rotary conformance suite (SPEC §8.8): the engine's Suite on the rotary family's run.
 
 :func:`RopeSuite` builds the engine's :class:`~pespec.conformance.engine.Suite` on a
-:class:`RopeRun`: the same ``run``/``run_check`` loop (a misbehaving backend gives a failed
-check, Ctrl-C a partial report), the same guarded calls
-(:class:`~pespec.conformance.contract.GuardedBackend`: timeout, host conversion) and the same
-:class:`~pespec.conformance.report.Report` (family ``rope``); only the plan and the checks are
-rotary:
-
-1. ``contract``: shape (n, head_dim), a known dtype that stays the same, finite, deterministic,
-   inputs unchanged;
-2. ``golden``: the preset's rotary fixture (SPEC §8.6), when the configuration is a preset's;
-3. ``reference``: positions of the domain against the exact float64 reference, in chunks;
-4. ``property``: norm, R(0), relative position, linearity, row independence.
+:class:`RopeRun`: the engine's loop, guarded calls and :class:`~pespec.conformance.report.
+Report` (family ``rope``); only the plan and the checks are rotary: ``contract`` (shape,
+dtype, finite, deterministic, inputs unchanged); ``golden`` (a preset's fixture, §8.6);
+``reference`` (the domain against the exact float64 reference, in chunks; ``scores`` in score
+mode); ``property`` (norm, R(0), relative position, linearity, row and configuration
+independence).
 
 Every stage stays inside the position domain (:mod:`pespec.rope.domain`, SPEC R8.17): integer
 positions 0 … N − 1 of the configuration's context, sent as int64, unless the backend or the
-run claims more (``max_position``, ``fractional_positions``).
-
-The level is a stage tuple (SPEC §8.7): the default of the output dtype, or a claimed or
-requested tighter one.
+run claims more (``max_position``, ``fractional_positions``). The level is a stage tuple
+(SPEC §8.7): the default of the output dtype, or a claimed or requested tighter one.
 """
 
 from __future__ import annotations
@@ -50,7 +43,9 @@ from pespec.rope.errormodel import (
     parse_rope_level,
     rope_level_for_dtype,
 )
+from pespec.rope.failure_named import name_failures
 from pespec.rope.guard import RopeGuard, rope_call, rope_guard
+from pespec.rope.independence import config_independence_of
 from pespec.rope.per_call import per_call_run
 from pespec.rope.report import RopeReport, refresh, report_fields
 from pespec.rope.scores import check_mode, score_accuracy, score_plan
@@ -287,6 +282,8 @@ class RopeRun:
             return props.linearity(call, positions, config, level, out)
         if name == "row-independence":
             return props.row_independence(call, positions, config, level, out)
+        if name == "config-independence":
+            return config_independence_of(self, positions, level)
         big = self.max_position
         pairs = np.array(
             [
@@ -374,6 +371,7 @@ class RopeRun:
         self._diagnose_numbers(report)
         if self.raised:  # no "no bug found" next to a verdict the backend's exception caused
             report.diagnosis_sentence = raised_sentence(self.raised, report)
+        name_failures(self, report)  # failing fractional/large positions probed; never "no bug"
         if report.family == self.family:
             report.advice = self._domain_advice()
             refresh(report)

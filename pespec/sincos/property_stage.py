@@ -31,7 +31,16 @@ from pespec.sincos.builtin_backends import REFERENCE_MAX_POSITION
 from pespec.sincos.capabilities import Capabilities
 from pespec.sincos.reproductions import Reproductions
 
-__all__ = ["MAX_KEPT_OUTPUTS", "Narrowed", "OutsideCapabilities", "PropertyStage"]
+__all__ = [
+    "FRESH_REPEATS",
+    "MAX_KEPT_OUTPUTS",
+    "Narrowed",
+    "OutsideCapabilities",
+    "PropertyStage",
+]
+
+FRESH_REPEATS = frozenset({"determinism", "config_independence"})
+"""Properties whose repeated requests reach the backend (not a kept output)."""
 
 MAX_KEPT_OUTPUTS = 256
 """Property-stage outputs kept for reuse (each at most 4096 elements, the strategies' limit)."""
@@ -86,7 +95,7 @@ class PropertyStage:
             self.guard,
             self.capabilities,
             self.outputs,
-            fresh_repeats=fn.name == "determinism",
+            fresh_repeats=fn.name in FRESH_REPEATS,
         )
 
         @settings(settings.get_profile(profile_name(self.profile)), **options)

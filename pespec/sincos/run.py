@@ -47,6 +47,7 @@ from pespec.reference.validation import check_d_model, check_non_negative_int
 from pespec.sincos.call import SINUSOIDAL_CALL
 from pespec.sincos.comparison_stages import golden_check, large_check
 from pespec.sincos.contract import contract_probes, probe_base, run_contract, sinusoidal_guard
+from pespec.sincos.failure_named import name_failures
 from pespec.sincos.loading import load_backend
 from pespec.sincos.property_stage import PropertyStage
 from pespec.sincos.report import report_fields
@@ -181,6 +182,7 @@ class SinusoidalRun:
     def diagnose(self, report: Report) -> None:
         """Attach the diagnosis (SPEC Annex D) to a non-conformant report; never raises."""
         self._diagnose(report)
+        name_failures(report, self)  # measured base; what failed when no cause (issue 27)
 
     # -- internals -----------------------------------------------------------------------
 

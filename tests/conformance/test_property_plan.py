@@ -14,6 +14,7 @@ def test_property_checks_come_from_the_registry() -> None:
         for name, prop in PROPERTIES.items()
     ]
     assert all(p.payload is PROPERTIES[p.id.partition(":")[2]] for p in planned)
-    # SPEC §5.1 is accuracy, §5.9 determinism (the order of SPEC §5)
+    # SPEC §5.1 is accuracy, §5.9 determinism, §5.10 config_independence (the order of SPEC §5)
     assert (planned[0].id, planned[0].section) == ("property:accuracy", "§5.1")
-    assert (planned[-1].id, planned[-1].section) == ("property:determinism", "§5.9")
+    assert (planned[-2].id, planned[-2].section) == ("property:determinism", "§5.9")
+    assert (planned[-1].id, planned[-1].section) == ("property:config_independence", "§5.10")

@@ -11,6 +11,7 @@ import numpy as np
 from paths import ROOT
 
 from pespec.reference.golden import fixture_directory, load_fixture_sets
+from pespec.rope import PRESETS
 
 DOC = ROOT / "docs" / "fixtures.md"
 
@@ -69,7 +70,7 @@ def _rope_section() -> str:
 def test_rotary_field_table_matches_every_rotary_file() -> None:
     documented = re.findall(r"^\| `(\w+)` \|", _rope_section(), flags=re.MULTILINE)
     files = sorted(fixture_directory().glob("rope-*.json"))
-    assert len(files) == 10
+    assert len(files) == len(PRESETS)  # one per preset
     for file in files:
         assert list(json.loads(file.read_text(encoding="utf-8"))) == documented, file.name
 

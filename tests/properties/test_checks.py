@@ -331,7 +331,8 @@ MISBEHAVING: list[tuple[Backend, str]] = [
         (name, encoder, found)
         for name in PROPERTIES
         for encoder, found in MISBEHAVING
-        if not (name == "determinism" and found == "nan")  # NaN twice is deterministic
+        # NaN twice is deterministic; a NaN A is §5.1's to report, not §5.10's (not applicable)
+        if not (name in ("determinism", "config_independence") and found == "nan")
     ],
 )
 def test_misbehaving_backend_gets_a_violation_not_a_crash(
@@ -339,6 +340,13 @@ def test_misbehaving_backend_gets_a_violation_not_a_crash(
 ) -> None:
     message = violation(PROPERTIES[name], encoder, CONFIG, LEVELS["float16"])
     assert found in message or "not finite" in message
+
+
+def test_config_independence_leaves_a_nan_backend_to_accuracy() -> None:
+    nan = MISBEHAVING[3][0]
+    result = PROPERTIES["config_independence"](nan, CONFIG, LEVELS["float16"])
+    assert result.passed and result.details["applicable"] is False
+    assert "(§5.1 reports it)" in result.details["reason"]
 
 
 def test_non_canonical_convention_uses_its_column_roles() -> None:

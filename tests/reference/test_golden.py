@@ -29,6 +29,7 @@ from pespec.reference.golden import (
 )
 from pespec.reference.golden_catalog import CATALOG
 from pespec.reference.golden_write import export_fixture_sets, regenerate, render_fixture
+from pespec.rope import PRESETS as ROPE_PRESETS
 
 
 @pytest.fixture(scope="module")
@@ -216,7 +217,7 @@ def test_export_round_trips_without_pickle(
     assert cli_main(["golden", "export", "--format", "csv", str(tmp_path / "csv")]) == 0
     exported = [p.name for p in (tmp_path / "npz").glob("*.npz")]
     assert len([n for n in exported if not n.startswith("rope-")]) == len(shipped)
-    assert len([n for n in exported if n.startswith("rope-")]) == 10  # SPEC §8.6
+    assert len([n for n in exported if n.startswith("rope-")]) == len(ROPE_PRESETS)  # SPEC §8.6
     for fixture in subset:
         with np.load(tmp_path / "npz" / f"{fixture.name}.npz", allow_pickle=False) as data:
             assert data["values"].tobytes() == fixture.values.tobytes()

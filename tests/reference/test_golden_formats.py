@@ -31,9 +31,12 @@ ROOT = Path(__file__).resolve().parents[2]
 ROTARY = "rope-llama-2-7b.json"
 RENAMED = "llama-2-7b-rotary.json"
 UNKNOWN = "pespec-nope/9"
-SHIPPED_VALUES = 99694
+SHIPPED_VALUES = 117615
 """Values ``pespec golden verify`` checks in the shipped folder (its output before this
-change: "all 99054 values equal the certified oracle values"; + 640 of convention-mlx.json)."""
+change: "all 99054 values equal the certified oracle values"; + 640 of convention-mlx.json;
++ 17921 of rope-gemma-4-31b-global-layers.json (issue 26): "all 117615 values equal")."""
+SHIPPED_FILES = 34
+"""Fixture files: 32 + convention-mlx + rope-gemma-4-31b-global-layers."""
 
 
 def _write_manifest(directory: Path) -> None:
@@ -64,7 +67,7 @@ def test_a_renamed_rotary_file_is_verified_by_its_format(
 ) -> None:
     assert cli_main(["golden", "verify", "--fixtures", str(renamed)]) == 0
     out = capsys.readouterr().out
-    assert f"all {SHIPPED_VALUES} values equal" in out and "33 files" in out
+    assert f"all {SHIPPED_VALUES} values equal" in out and f"{SHIPPED_FILES} files" in out
 
 
 def test_a_tampered_renamed_rotary_file_is_still_caught(
@@ -89,7 +92,7 @@ def test_a_renamed_rotary_file_is_exported_by_its_format(renamed: Path, tmp_path
                      str(out)]) == 0  # fmt: skip
     exported = (out / "rope-llama-2-7b.csv").read_text(encoding="ascii")
     assert exported.startswith("quantity,row,column,value\n")  # the rotary CSV layout
-    assert len(list(out.glob("*.csv"))) == 33  # 32 + convention-mlx
+    assert len(list(out.glob("*.csv"))) == SHIPPED_FILES
 
 
 def test_the_absolute_reader_selects_its_files_by_format(renamed: Path) -> None:

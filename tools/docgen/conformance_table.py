@@ -18,7 +18,7 @@ def _table() -> dict[str, Any]:
     return data
 
 
-def table_markdown() -> str:
+def conformance_rows_table() -> str:
     """The whole table: its summary line, the environment, one line per row."""
     table = _table()
     env = table["environment"]
@@ -29,12 +29,13 @@ def table_markdown() -> str:
     return render_markdown(table) + "\n" + where + "\n"
 
 
-def table_summary() -> str:
+def conformance_summary_text() -> str:
     """The README's paragraph: counts by verdict, libraries, and the named causes."""
     table = _table()
     causes = sorted(
         {
-            f"`{r['client']}` ({r['config']}, {r['dtype']}): {r.get('diagnosis') or r.get('summary')}"
+            f"`{r['client']}` ({r['config']}, {r['dtype']}): "
+            f"{r.get('diagnosis') or r.get('summary')}"
             for r in table["rows"]
             if r["verdict"] == "NON-CONFORMANT"
         }

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Measurement", "measure_pairs"]
+__all__ = ["Measurement", "measure_pairs", "phase_errors"]
 
 F64 = NDArray[np.float64]
 DEPARTURE: float = 8.0
@@ -107,3 +107,14 @@ def measure_pairs(cos: F64, sin: F64, positions: F64, noise: float, u: float) ->
         reach.astype(np.int64),
         brk.astype(np.int64),
     )
+
+
+def phase_errors(cos: F64, sin: F64, exact_cos: F64, exact_sin: F64) -> F64:
+    """φ̂_j(p) − φ_j(p) in (−π, π], shape (m, d_r/2): the angle from the exact pair
+    (``exact_cos``, ``exact_sin``) to the measured one (``cos``, ``sin``), each (m, d_r/2)
+    and of any amplitude, as atan2(cross, dot) (no wrap needed); NaN where non-finite."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        cross = sin * exact_cos - cos * exact_sin
+        dot = cos * exact_cos + sin * exact_sin
+        out: F64 = np.where(np.isfinite(cross) & np.isfinite(dot), np.arctan2(cross, dot), np.nan)
+    return out

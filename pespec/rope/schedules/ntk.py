@@ -7,7 +7,8 @@ Cosmos ``rope_scale``; SPEC Annex F.4 lists the sources and the forms that diffe
 Error constant (SPEC §8.7): the base term of θ' (its float64 value, ``float64_base``) plus
 e_j times the error of θ' beyond one rounding: the exponent d_r/(d_r − 2) rounded
 (magnified by ln s^(d_r/(d_r − 2))) and pow (2·LIBRARY_ULPS). Slips: θ multiplied by s
-itself (the exponent left out), and the exponent taken over head_dim instead of d_r.
+itself (the exponent left out), every ω divided by s^(d_r/(d_r − 2)) (linear scaling by the
+NTK ratio, keras-hub's ``rope_type="dynamic"``), and the exponent over head_dim instead of d_r.
 """
 
 from __future__ import annotations
@@ -85,6 +86,15 @@ def _slips(c: ScheduleConfig) -> list[Slip]:
             f"θ multiplied by s = {c.factor:g} instead of s^(d_r/(d_r − 2)) (the NTK "
             f"exponent left out: θ' = {plain:.6g})",
             {"theta": plain},
+        )
+    )
+    linear = c.factor ** (c.d_r / (c.d_r - 2))
+    out.append(
+        Slip(
+            {"rope_type": "linear", "factor": linear},
+            f"every ω divided by s^(d_r/(d_r − 2)) = {linear:.6g} (linear scaling, not NTK: "
+            f"keras-hub's rope_type='dynamic')",
+            {"factor": linear},
         )
     )
     if c.head_dim != c.d_r and c.head_dim > 2:
