@@ -10,6 +10,7 @@ from __future__ import annotations
 from pespec.clients.model import Client
 
 __all__ = [
+    "DIFFUSERS_ROTARY",
     "KERAS_HUB_CLIENTS",
     "MLX_CLIENTS",
     "MORE_CLIENTS",
@@ -182,5 +183,25 @@ ONNX_CLIENTS = (
 )
 """The ONNX RotaryEmbedding operator: onnx's reference evaluator and onnxruntime (CPU)."""
 
-MORE_CLIENTS = MLX_CLIENTS + TORCHTUNE_CLIENTS + KERAS_HUB_CLIENTS + SMALL_CLIENTS + ONNX_CLIENTS
+DIFFUSERS_ROTARY = Client(
+    name="diffusers:get_1d_rotary_pos_embed",
+    family="rope",
+    library="diffusers",
+    requires=("torch",),
+    entry="diffusers.models.embeddings.get_1d_rotary_pos_embed + apply_rotary_emb",
+    source="huggingface/diffusers src/diffusers/models/embeddings.py",
+    adapter="pespec.clients.diffusers_rotary:build",
+    configs=("Llama-2-7B", "GPT-J-6B", "Gemma-3-4B global layers"),
+    dtypes=_TORCH_DTYPES,
+)
+"""diffusers' 1-D rotary functions (real cos/sin, both pairings)."""
+
+MORE_CLIENTS = (
+    MLX_CLIENTS
+    + TORCHTUNE_CLIENTS
+    + KERAS_HUB_CLIENTS
+    + SMALL_CLIENTS
+    + ONNX_CLIENTS
+    + (DIFFUSERS_ROTARY,)
+)
 """Every client of this module, in table order."""

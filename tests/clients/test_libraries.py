@@ -87,6 +87,7 @@ def test_the_torchtune_permutation_moves_halves_pairs_to_consecutive_pairs() -> 
         ("equinox:nn.RotaryPositionalEmbedding", "GPT-J-6B", "interleaved pairs"),
         ("onnx:RotaryEmbedding", "Qwen2.5-7B-Instruct", r"θ 1e\+06"),
         ("mlx-lm:llama", "Qwen2.5-7B-Instruct", "'qwen2' configuration"),
+        ("diffusers:get_1d_rotary_pos_embed", "Llama-3.1-8B", "rope_type 'llama3'"),
     ],
 )
 def test_a_configuration_the_library_cannot_express_is_refused(
@@ -115,6 +116,8 @@ def test_a_configuration_the_library_cannot_express_is_refused(
         ("equinox", "equinox:nn.RotaryPositionalEmbedding", "Llama-2-7B"),
         ("onnx", "onnx:RotaryEmbedding", "GPT-J-6B"),
         ("onnxruntime", "onnxruntime:RotaryEmbedding", "Llama-2-7B"),
+        ("diffusers", "diffusers:get_1d_rotary_pos_embed", "GPT-J-6B"),
+        ("diffusers", "diffusers:get_1d_rotary_pos_embed", "Gemma-3-4B global layers"),
     ],
 )
 def test_the_real_entry_point_rotates_as_the_reference(module: str, name: str, config: str) -> None:
