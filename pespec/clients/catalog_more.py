@@ -17,6 +17,7 @@ __all__ = [
     "ONNX_CLIENTS",
     "SMALL_CLIENTS",
     "TORCHTUNE_CLIENTS",
+    "TRANSFORMERS_SINUSOIDS",
 ]
 
 _MLX_DTYPES = ("float32", "bfloat16")
@@ -196,6 +197,31 @@ DIFFUSERS_ROTARY = Client(
 )
 """diffusers' 1-D rotary functions (real cos/sin, both pairings)."""
 
+
+def _hf_sinusoid(model: str, entry: str) -> Client:
+    return Client(
+        name=f"transformers:{model}",
+        family="sinusoidal",
+        library="transformers",
+        requires=("torch",),
+        entry=f"transformers.models.{model}.modeling_{model}.{entry}",
+        source=f"huggingface/transformers src/transformers/models/{model}/modeling_{model}.py",
+        adapter="pespec.clients.transformers_sinusoids:build",
+        configs=("declared",),
+    )
+
+
+TRANSFORMERS_SINUSOIDS = (
+    _hf_sinusoid("fsmt", "SinusoidalPositionalEmbedding.get_embedding"),
+    _hf_sinusoid("speech_to_text", "Speech2TextSinusoidalPositionalEmbedding.get_embedding"),
+    _hf_sinusoid("xglm", "XGLMSinusoidalPositionalEmbedding.get_embedding"),
+    _hf_sinusoid("trocr", "TrOCRSinusoidalPositionalEmbedding.get_embedding"),
+    _hf_sinusoid("pegasus", "PegasusSinusoidalPositionalEmbedding.create_weight"),
+    _hf_sinusoid("ctrl", "positional_encoding"),
+    _hf_sinusoid("distilbert", "create_sinusoidal_embeddings"),
+)
+"""More of transformers' sinusoidal tables (a grep of its models for 'sinusoid')."""
+
 MORE_CLIENTS = (
     MLX_CLIENTS
     + TORCHTUNE_CLIENTS
@@ -203,5 +229,6 @@ MORE_CLIENTS = (
     + SMALL_CLIENTS
     + ONNX_CLIENTS
     + (DIFFUSERS_ROTARY,)
+    + TRANSFORMERS_SINUSOIDS
 )
 """Every client of this module, in table order."""

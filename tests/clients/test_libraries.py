@@ -230,3 +230,37 @@ def test_mlx_lm_yarn_floors_the_ramp_where_gpt_oss_says_truncate_false() -> None
 
     assert miss(truncated[j]) <= tol
     assert miss(configured[j]) > 100 * tol
+
+
+def _halves_or_pairs(row: np.ndarray, k: int, d: int, layout: str) -> tuple[float, float]:
+    at = (k, k + d // 2) if layout == "halves" else (2 * k, 2 * k + 1)
+    return float(row[at[0]]), float(row[at[1]])
+
+
+@pytest.mark.parametrize(
+    ("name", "offset", "shift", "layout"),
+    [  # fairseq: ω_k = 10^4^(−k/(d/2 − 1)) at row p + 2; Marian/CTRL: ω_k = 10^4^(−2k/d) halves;
+        # DistilBERT: the same ω interleaved (Vaswani et al. §3.5)
+        ("transformers:fsmt", 2, 1, "halves"),
+        ("transformers:speech_to_text", 2, 1, "halves"),
+        ("transformers:xglm", 2, 1, "halves"),
+        ("transformers:trocr", 2, 1, "halves"),
+        ("transformers:pegasus", 0, 0, "halves"),
+        ("transformers:ctrl", 0, 0, "halves"),
+        ("transformers:distilbert", 0, 0, "interleaved"),
+    ],
+)
+def test_more_transformers_tables_match_mpmath(
+    name: str, offset: int, shift: int, layout: str
+) -> None:
+    pytest.importorskip("transformers")
+    d, positions = 64, np.array([0, 3, 100, 255])
+    got = to_host(get_client(name).build("float32", None)(positions, d, 10000.0))
+    for row, p in enumerate(positions):
+        for k in range(d // 2):
+            omega = mpmath.mpf(10000) ** (-mpmath.mpf(k) / (d // 2 - shift))
+            angle = (int(p) + offset) * omega
+            s, c = _halves_or_pairs(got[row], k, d, layout)
+            tol = U32 * (10 * (int(p) + offset) + 6)  # the float32 phase bound above
+            assert abs(s - float(mpmath.sin(angle))) <= tol
+            assert abs(c - float(mpmath.cos(angle))) <= tol
