@@ -264,3 +264,24 @@ def test_more_transformers_tables_match_mpmath(
             tol = U32 * (10 * (int(p) + offset) + 6)  # the float32 phase bound above
             assert abs(s - float(mpmath.sin(angle))) <= tol
             assert abs(c - float(mpmath.cos(angle))) <= tol
+
+
+def test_equinox_rotary_cache_ignores_theta() -> None:
+    """A library finding outside the table (each row is its own process): equinox 0.13.8's
+    ``RotaryPositionalEmbedding`` caches its cos/sin table by (embedding_size, dtype) only, so a
+    second module with another θ (Gemma 3's local θ = 10⁴ and global θ = 10⁶ layers, both
+    head_dim 256) rotates with the first one's table. mpmath values of both θ decide which."""
+    eqx = pytest.importorskip("equinox")
+    jnp = pytest.importorskip("jax.numpy")
+    from importlib.metadata import version
+
+    if version("equinox") != "0.13.8":
+        pytest.skip("the finding is pinned to equinox 0.13.8")
+    x = jnp.zeros((8, 64)).at[:, 1].set(1.0)  # pair 1 (features 1, 33) at positions 0 … 7
+    eqx.nn.RotaryPositionalEmbedding(64, theta=1e4, dtype=jnp.float32)(x)
+    second = np.asarray(eqx.nn.RotaryPositionalEmbedding(64, theta=1e6, dtype=jnp.float32)(x))
+    p = 7
+    for theta, used in ((1e4, True), (1e6, False)):
+        angle = p * mpmath.mpf(theta) ** (mpmath.mpf(-2) / 64)
+        close = bool(abs(second[p, 1] - float(mpmath.cos(angle))) <= U32 * (10 * p + 6))
+        assert close is used
