@@ -10,6 +10,7 @@ every one of them; positions are integers in the table.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -57,10 +58,15 @@ def _capabilities(convention: str, rows: int = ROWS, max_d_model: int = 1024) ->
     }
 
 
+@functools.lru_cache(maxsize=8)
+def _pegasus_table(d_model: int) -> Any:
+    """The table, built once per d_model (create_weight loops in Python: seconds a call)."""
+    return _module("pegasus").PegasusSinusoidalPositionalEmbedding(ROWS, d_model).create_weight()
+
+
 def pegasus(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
     """``PegasusSinusoidalPositionalEmbedding(ROWS, d).create_weight()`` (Marian halves)."""
-    module = _module("pegasus").PegasusSinusoidalPositionalEmbedding(ROWS, d_model)
-    return _rows(module.create_weight(), np.asarray(positions, dtype=np.int64))
+    return _rows(_pegasus_table(d_model), np.asarray(positions, dtype=np.int64))
 
 
 pegasus.pespec_capabilities = _capabilities("marian")  # type: ignore[attr-defined]
@@ -76,12 +82,18 @@ def ctrl(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
 ctrl.pespec_capabilities = _capabilities("marian", rows=256, max_d_model=1280)  # type: ignore[attr-defined]
 
 
-def distilbert(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
-    """DistilBERT ``create_sinusoidal_embeddings(ROWS, d, out)`` into float32 (interleaved)."""
+@functools.lru_cache(maxsize=8)
+def _distilbert_table(d_model: int) -> Any:
+    """The table, built once per d_model (the function loops in Python)."""
     torch = importlib.import_module("torch")
     out = torch.empty(ROWS, d_model, dtype=torch.float32)
     _module("distilbert").create_sinusoidal_embeddings(ROWS, d_model, out)
-    return _rows(out, np.asarray(positions, dtype=np.int64))
+    return out
+
+
+def distilbert(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+    """DistilBERT ``create_sinusoidal_embeddings(ROWS, d, out)`` into float32 (interleaved)."""
+    return _rows(_distilbert_table(d_model), np.asarray(positions, dtype=np.int64))
 
 
 distilbert.pespec_capabilities = _capabilities("canonical")  # type: ignore[attr-defined]
