@@ -1,0 +1,234 @@
+"""The clients of the libraries beyond transformers, diffusers and rotary-embedding-torch
+(issue 29): mlx, mlx-lm, ... one declaration each, read by :mod:`pespec.clients.catalog`.
+
+Sources are the libraries' repository files at the versions the table reports; configurations
+are rotary presets (or published config.json copies in ``pespec/rope/published``).
+"""
+
+from __future__ import annotations
+
+from pespec.clients.model import Client
+
+__all__ = [
+    "DIFFUSERS_ROTARY",
+    "KERAS_HUB_CLIENTS",
+    "MLX_CLIENTS",
+    "MORE_CLIENTS",
+    "ONNX_CLIENTS",
+    "SMALL_CLIENTS",
+    "TORCHTUNE_CLIENTS",
+    "TRANSFORMERS_SINUSOIDS",
+]
+
+_MLX_DTYPES = ("float32", "bfloat16")
+_MLX_SOURCE = "ml-explore/mlx python/mlx/nn/layers/positional_encoding.py"
+_MLX_PLAIN = ("Llama-2-7B", "Qwen2.5-7B-Instruct", "GPT-J-6B", "Gemma-3-4B global layers")
+
+
+def _mlx_lm(model_type: str, configs: tuple[str, ...]) -> Client:
+    return Client(
+        name=f"mlx-lm:{model_type}",
+        family="rope",
+        library="mlx-lm",
+        requires=("mlx",),
+        entry=f"mlx_lm.models.{model_type}.Attention(args).rope (rope_utils.initialize_rope)",
+        source=f"ml-explore/mlx-lm mlx_lm/models/{model_type}.py",
+        adapter="pespec.clients.mlx_clients:build_mlx_lm",
+        configs=configs,
+        dtypes=_MLX_DTYPES,
+        options={"model_type": model_type},
+    )
+
+
+MLX_CLIENTS = (
+    Client(
+        name="mlx:nn.RoPE",
+        family="rope",
+        library="mlx",
+        entry="mlx.nn.RoPE",
+        source=_MLX_SOURCE,
+        adapter="pespec.clients.mlx_clients:build_rope",
+        configs=_MLX_PLAIN,
+        dtypes=_MLX_DTYPES,
+    ),
+    Client(
+        name="mlx:fast.rope",
+        family="rope",
+        library="mlx",
+        entry="mlx.core.fast.rope",
+        source="ml-explore/mlx mlx/fast.cpp",
+        adapter="pespec.clients.mlx_clients:build_fast_rope",
+        configs=("Llama-2-7B", "GPT-J-6B"),
+        dtypes=_MLX_DTYPES,
+    ),
+    Client(
+        name="mlx:nn.SinusoidalPositionalEncoding",
+        family="sinusoidal",
+        library="mlx",
+        entry="mlx.nn.SinusoidalPositionalEncoding",
+        source=_MLX_SOURCE,
+        adapter="pespec.clients.mlx_clients:build_sinusoidal",
+        configs=("declared",),
+    ),
+    _mlx_lm("llama", ("Llama-2-7B", "Llama-3.1-8B")),
+    _mlx_lm("qwen2", ("Qwen2.5-7B-Instruct",)),
+    _mlx_lm("gemma3_text", ("Gemma-3-4B global layers", "Gemma-3-4B local layers")),
+    _mlx_lm("gpt_oss", ("gpt-oss-20b",)),
+    _mlx_lm("phi3", ("Phi-3.5-mini-instruct-seq-len-131072",)),
+)
+"""mlx (``mlx[cpu]``) and mlx-lm."""
+
+_TORCH_DTYPES = ("float32", "bfloat16")
+
+TORCHTUNE_CLIENTS = (
+    Client(
+        name="torchtune:RotaryPositionalEmbeddings",
+        family="rope",
+        library="torchtune",
+        requires=("torch", "torchao"),
+        entry="torchtune.modules.RotaryPositionalEmbeddings",
+        source="pytorch/torchtune torchtune/modules/position_embeddings.py",
+        adapter="pespec.clients.torchtune_clients:build",
+        configs=("Llama-2-7B", "Qwen2.5-7B-Instruct", "GPT-J-6B"),
+        dtypes=_TORCH_DTYPES,
+        note="torchtune 0.6.1 imports only with torchao 0.11.0",
+    ),
+    Client(
+        name="torchtune:Llama3ScaledRoPE",
+        family="rope",
+        library="torchtune",
+        requires=("torch", "torchao"),
+        entry="torchtune.models.llama3_1.Llama3ScaledRoPE",
+        source="pytorch/torchtune torchtune/models/llama3_1/_position_embeddings.py",
+        adapter="pespec.clients.torchtune_clients:build",
+        configs=("Llama-3.1-8B",),
+        dtypes=_TORCH_DTYPES,
+        options={"llama3": True},
+        note="torchtune 0.6.1 imports only with torchao 0.11.0",
+    ),
+)
+"""torchtune 0.6.1 (with torchao 0.11.0)."""
+
+KERAS_HUB_CLIENTS = (
+    Client(
+        name="keras-hub:RotaryEmbedding",
+        family="rope",
+        library="keras-hub",
+        requires=("keras", "jax"),
+        entry="keras_hub.layers.RotaryEmbedding (KERAS_BACKEND=jax)",
+        source="keras-team/keras-hub keras_hub/src/layers/modeling/rotary_embedding.py",
+        adapter="pespec.clients.keras_hub_clients:build_rotary",
+        configs=("Llama-2-7B", "Qwen2.5-7B-Instruct", "Gemma-3-4B global layers", "gpt-oss-20b"),
+        dtypes=_TORCH_DTYPES,
+    ),
+    Client(
+        name="keras-hub:SinePositionEncoding",
+        family="sinusoidal",
+        library="keras-hub",
+        requires=("keras", "jax"),
+        entry="keras_hub.layers.SinePositionEncoding (KERAS_BACKEND=jax)",
+        source="keras-team/keras-hub keras_hub/src/layers/modeling/sine_position_encoding.py",
+        adapter="pespec.clients.keras_hub_clients:build_sine",
+        configs=("declared",),
+    ),
+)
+"""keras-hub on the JAX backend."""
+
+SMALL_CLIENTS = (
+    Client(
+        name="x-transformers:RotaryEmbedding",
+        family="rope",
+        library="x-transformers",
+        requires=("torch",),
+        entry="x_transformers.x_transformers.RotaryEmbedding + apply_rotary_pos_emb",
+        source="lucidrains/x-transformers x_transformers/x_transformers.py",
+        adapter="pespec.clients.small_libraries:build_x_transformers",
+        configs=("GPT-J-6B",),
+        dtypes=_TORCH_DTYPES,
+    ),
+    Client(
+        name="equinox:nn.RotaryPositionalEmbedding",
+        family="rope",
+        library="equinox",
+        requires=("jax",),
+        entry="equinox.nn.RotaryPositionalEmbedding",
+        source="patrick-kidger/equinox equinox/nn/_embedding.py",
+        adapter="pespec.clients.small_libraries:build_equinox",
+        configs=("Llama-2-7B",),  # Gemma-3-4B local layers: conformant, ~55 s a row
+        dtypes=_TORCH_DTYPES,
+    ),
+)
+"""x-transformers and equinox."""
+
+
+def _onnx(library: str, runtime: str, dtypes: tuple[str, ...]) -> Client:
+    return Client(
+        name=f"{library}:RotaryEmbedding",
+        family="rope",
+        library=library,
+        requires=("onnx", "transformers", "torch"),
+        entry=f"ONNX RotaryEmbedding (opset 23) in {runtime}",
+        source="onnx/onnx onnx/reference/ops/op_rotary_embedding.py"
+        if library == "onnx"
+        else "microsoft/onnxruntime onnxruntime/core/providers/cpu/llm/rotary_embedding.cc",
+        adapter="pespec.clients.onnx_clients:build",
+        configs=("Llama-2-7B", "GPT-J-6B"),  # Gemma-3-4B local: conformant, ~50 s a row
+        dtypes=dtypes,
+        options={"runtime": runtime},
+    )
+
+
+ONNX_CLIENTS = (
+    _onnx("onnx", "reference", ("float32",)),
+    _onnx("onnxruntime", "onnxruntime", ("float32", "float16")),
+)
+"""The ONNX RotaryEmbedding operator: onnx's reference evaluator and onnxruntime (CPU)."""
+
+DIFFUSERS_ROTARY = Client(
+    name="diffusers:get_1d_rotary_pos_embed",
+    family="rope",
+    library="diffusers",
+    requires=("torch",),
+    entry="diffusers.models.embeddings.get_1d_rotary_pos_embed + apply_rotary_emb",
+    source="huggingface/diffusers src/diffusers/models/embeddings.py",
+    adapter="pespec.clients.diffusers_rotary:build",
+    configs=("Llama-2-7B", "GPT-J-6B", "Gemma-3-4B global layers"),
+    dtypes=_TORCH_DTYPES,
+)
+"""diffusers' 1-D rotary functions (real cos/sin, both pairings)."""
+
+
+def _hf_sinusoid(model: str, entry: str) -> Client:
+    return Client(
+        name=f"transformers:{model}",
+        family="sinusoidal",
+        library="transformers",
+        requires=("torch",),
+        entry=f"transformers.models.{model}.modeling_{model}.{entry}",
+        source=f"huggingface/transformers src/transformers/models/{model}/modeling_{model}.py",
+        adapter="pespec.clients.transformers_sinusoids:build",
+        configs=("declared",),
+    )
+
+
+TRANSFORMERS_SINUSOIDS = (
+    _hf_sinusoid("fsmt", "SinusoidalPositionalEmbedding.get_embedding"),
+    _hf_sinusoid("speech_to_text", "Speech2TextSinusoidalPositionalEmbedding.get_embedding"),
+    _hf_sinusoid("xglm", "XGLMSinusoidalPositionalEmbedding.get_embedding"),
+    _hf_sinusoid("trocr", "TrOCRSinusoidalPositionalEmbedding.get_embedding"),
+    _hf_sinusoid("pegasus", "PegasusSinusoidalPositionalEmbedding.create_weight"),
+    _hf_sinusoid("ctrl", "positional_encoding"),
+    _hf_sinusoid("distilbert", "create_sinusoidal_embeddings"),
+)
+"""More of transformers' sinusoidal tables (a grep of its models for 'sinusoid')."""
+
+MORE_CLIENTS = (
+    MLX_CLIENTS
+    + TORCHTUNE_CLIENTS
+    + KERAS_HUB_CLIENTS
+    + SMALL_CLIENTS
+    + ONNX_CLIENTS
+    + (DIFFUSERS_ROTARY,)
+    + TRANSFORMERS_SINUSOIDS
+)
+"""Every client of this module, in table order."""

@@ -1,0 +1,168 @@
+"""mlx's and mlx-lm's position encodings as pespec backends (``mlx[cpu]``; issue 29).
+
+Rotary: ``mlx.nn.RoPE`` and ``mlx.core.fast.rope`` called with the configuration's θ, d_r,
+pairing (``traditional=True`` rotates consecutive pairs) and linear scale, as a user writes
+them; mlx-lm's rotary module as its model file builds it from the published config.json
+(``Attention(ModelArgs.from_dict(config)).rope``: ``initialize_rope`` and its Llama3/Yarn/
+SuScaled classes). Every call rotates x (n, 1, head_dim) in the row's dtype with ``offset`` the
+vector of the n positions (one per batch entry, as ``fast.rope`` documents), so any position
+set is one call. Sinusoidal: ``mlx.nn.SinusoidalPositionalEncoding(d, min_freq=1/base)`` on the
+positions (the ``mlx`` convention preset). mlx is imported when a backend is built.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.clients.model import Client
+from pespec.rope.config import RopeConfig
+
+__all__ = [
+    "build_fast_rope",
+    "build_mlx_lm",
+    "build_rope",
+    "build_sinusoidal",
+    "mlx_lm_rotary",
+    "mlx_sinusoidal",
+    "rotate_with",
+]
+
+
+def _mx() -> Any:
+    return importlib.import_module("mlx.core")
+
+
+def _to_numpy(out: Any, dtype: str) -> NDArray[Any]:
+    """An mlx result as NumPy in its own format (bfloat16 through float32: exact)."""
+    mx = _mx()
+    host = np.array(out.astype(mx.float32))
+    return host.astype(ml_dtypes.bfloat16) if dtype == "bfloat16" else host
+
+
+def rotate_with(rotate: Any, dtype: str) -> Any:
+    """The rotary backend ``fn(x, positions, rope)`` of ``rotate(x (n, 1, D), offset (n,))``,
+    an mlx rotation applied to x in ``dtype`` at one position per batch entry."""
+    mx = _mx()
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> NDArray[Any]:
+        xs = mx.array(np.asarray(x, dtype=np.float32)[:, None, :]).astype(getattr(mx, dtype))
+        offsets = mx.array(np.asarray(positions, dtype=np.int32))
+        out = rotate(xs, offsets)
+        return _to_numpy(out, dtype)[:, 0, :]
+
+    return fn
+
+
+def _plain_rope(client: Client, config: str | None) -> tuple[int, bool, float, float]:
+    """(dims, traditional, base, scale) of ``--config`` for mlx's RoPE (ValueError when the
+    configuration is one RoPE cannot express: mlx's RoPE has θ, a linear scale, two pairings)."""
+    from pespec.rope.presets import read_config
+
+    if config is None:
+        raise ValueError(f"client {client.name} needs --config (a preset or a config.json)")
+    rope = read_config(config)
+    if rope.rope_type not in ("default", "linear") or rope.pairing not in ("halves", "interleaved"):
+        raise ValueError(
+            f"client {client.name} has θ, a linear scale and halves or interleaved pairs; "
+            f"--config {config!r} has rope_type {rope.rope_type!r}, {rope.pairing} pairs"
+        )
+    scale = 1.0 / rope.factor if rope.rope_type == "linear" and rope.factor else 1.0
+    return rope.d_r, rope.pairing == "interleaved", rope.theta, scale
+
+
+def build_rope(client: Client, dtype: str, config: str | None) -> Any:
+    """``mlx.nn.RoPE(d_r, traditional, base=θ, scale)`` on x in ``dtype``."""
+    dims, traditional, base, scale = _plain_rope(client, config)
+    nn = importlib.import_module("mlx.nn")
+    module = nn.RoPE(dims, traditional=traditional, base=base, scale=scale)
+    return rotate_with(lambda xs, offsets: module(xs, offset=offsets), dtype)
+
+
+def build_fast_rope(client: Client, dtype: str, config: str | None) -> Any:
+    """``mlx.core.fast.rope(x, d_r, traditional=, base=θ, scale=, offset=)`` called directly."""
+    dims, traditional, base, scale = _plain_rope(client, config)
+    mx = _mx()
+
+    def rotate(xs: Any, offsets: Any) -> Any:
+        return mx.fast.rope(
+            xs, dims, traditional=traditional, base=base, scale=scale, offset=offsets
+        )
+
+    return rotate_with(rotate, dtype)
+
+
+def _published_json(config: str) -> dict[str, Any]:
+    from pespec.clients.hf_rotary import config_file
+
+    path, _, _ = config_file(config)
+    data: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
+    return data
+
+
+def mlx_lm_rotary(model_type: str, data: dict[str, Any], layer: int = 0) -> Any:
+    """The rotary module mlx-lm's ``models/<model_type>.py`` builds for ``data`` (a
+    config.json; its ``text_config`` for a multimodal one) in attention layer ``layer``."""
+    module = importlib.import_module(f"mlx_lm.models.{model_type}")
+    fields = {**data, **data.get("text_config", {})}
+    args = module.ModelArgs.from_dict(fields)
+    for name in ("Attention", "AttentionBlock"):
+        attention = getattr(module, name, None)
+        if attention is not None:
+            made = attention(args, layer) if model_type == "gemma3_text" else attention(args)
+            return made.rope
+    raise ValueError(f"mlx_lm.models.{model_type} has no Attention class")
+
+
+_GEMMA_LAYERS = {"Gemma-3-4B global layers": 5, "Gemma-3-4B local layers": 0}
+"""An attention layer of each kind in Gemma 3 (sliding_window_pattern 6: layer 5 global)."""
+
+
+def _materialise(module: Any) -> None:
+    """Evaluate the module's arrays now (its frequencies are lazy graphs on the building
+    thread's stream; the suite calls the backend from another thread, which has none)."""
+    mx = _mx()
+    held = {**vars(module), **dict(module)}  # an mlx Module keeps its arrays as dict items
+    mx.eval([value for value in held.values() if isinstance(value, mx.array)])
+
+
+def build_mlx_lm(client: Client, dtype: str, config: str | None) -> Any:
+    """mlx-lm's rotary module of the client's model type, built from ``--config``'s
+    config.json as the model file builds it, applied at the row's positions."""
+    if config is None:
+        raise ValueError(f"client {client.name} needs --config (a preset or a config.json)")
+    data = _published_json(config)
+    model_type = str(client.options["model_type"])
+    declared = str(data.get("text_config", {}).get("model_type", data.get("model_type")))
+    if declared.removesuffix("_text") != model_type.removesuffix("_text"):
+        raise ValueError(
+            f"client {client.name} runs model_type {model_type!r} configurations; "
+            f"--config {config!r} is a {declared!r} configuration"
+        )
+    rotary = mlx_lm_rotary(model_type, data, _GEMMA_LAYERS.get(config, 0))
+    _materialise(rotary)
+    return rotate_with(lambda xs, offsets: rotary(xs, offset=offsets), dtype)
+
+
+def mlx_sinusoidal(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
+    """``mlx.nn.SinusoidalPositionalEncoding(d_model, min_freq=1/base)`` (other arguments
+    its defaults) on the positions in float32."""
+    mx = _mx()
+    nn = importlib.import_module("mlx.nn")
+    module = nn.SinusoidalPositionalEncoding(d_model, min_freq=1.0 / base)
+    out = module(mx.array(np.asarray(positions, dtype=np.float32)))
+    return np.array(out)
+
+
+mlx_sinusoidal.pespec_capabilities = {"convention": "mlx"}  # type: ignore[attr-defined]
+
+
+def build_sinusoidal(client: Client, dtype: str, config: str | None) -> Any:
+    """The sinusoidal backend of ``mlx:SinusoidalPositionalEncoding`` (float32)."""
+    return mlx_sinusoidal
