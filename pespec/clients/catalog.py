@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from pespec._suggest import did_you_mean
-from pespec.clients.catalog_more import MORE_CLIENTS
+from pespec.clients.catalog_more import GPU_CLIENTS, MORE_CLIENTS
 from pespec.clients.model import Client
 
 __all__ = ["CLIENTS", "ENTRY_POINT_GROUP", "all_clients", "get_client"]
@@ -149,7 +149,7 @@ _SINUSOIDS = (
 )
 
 CLIENTS: Mapping[str, Client] = MappingProxyType(
-    {c.name: c for c in _ROTARY + _SINUSOIDS + MORE_CLIENTS}
+    {c.name: c for c in _ROTARY + _SINUSOIDS + MORE_CLIENTS + GPU_CLIENTS}
 )
 """The built-in clients by name, in table order."""
 

@@ -11,6 +11,7 @@ from pespec.clients.model import Client
 
 __all__ = [
     "DIFFUSERS_ROTARY",
+    "GPU_CLIENTS",
     "KERAS_HUB_CLIENTS",
     "MLX_CLIENTS",
     "MORE_CLIENTS",
@@ -232,3 +233,44 @@ MORE_CLIENTS = (
     + TRANSFORMERS_SINUSOIDS
 )
 """Every client of this module, in table order."""
+
+
+def _gpu(name: str, library: str, entry: str, source: str, adapter: str) -> Client:
+    return Client(
+        name=name,
+        family="rope",
+        library=library,
+        requires=("torch",),
+        entry=entry,
+        source=source,
+        adapter=f"pespec.clients.gpu_clients:{adapter}",
+        configs=("Llama-2-7B", "GPT-J-6B"),
+        dtypes=("float32", "bfloat16"),
+        device="cuda",
+    )
+
+
+GPU_CLIENTS = (
+    _gpu(
+        "flash-attn:apply_rotary_emb",
+        "flash-attn",
+        "flash_attn.layers.rotary.apply_rotary_emb",
+        "Dao-AILab/flash-attention flash_attn/layers/rotary.py",
+        "flash_attn",
+    ),
+    _gpu(
+        "flashinfer:apply_rope_pos_ids",
+        "flashinfer-python",
+        "flashinfer.rope.apply_rope_pos_ids",
+        "flashinfer-ai/flashinfer flashinfer/rope.py",
+        "flashinfer",
+    ),
+    _gpu(
+        "liger-kernel:liger_rotary_pos_emb",
+        "liger-kernel",
+        "liger_kernel.transformers.rope.liger_rotary_pos_emb",
+        "linkedin/Liger-Kernel src/liger_kernel/transformers/rope.py",
+        "liger",
+    ),
+)
+"""GPU kernels (device cuda): rows say "needs a GPU" where none is present."""

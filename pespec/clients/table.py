@@ -90,12 +90,8 @@ def _command(row: dict[str, Any], out: Path) -> list[str]:
 
 
 def _not_run(client: Client) -> str | None:
-    """Why ``client`` cannot run here, or None."""
-    for dist in client.distributions:
-        try:
-            importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            return f"not installed: {dist}"
+    """Why ``client`` cannot run here, or None (a GPU client on a machine without one says
+    that first: it is why the row cannot run, whatever is installed)."""
     if client.device == "cuda":
         try:
             import torch
@@ -104,6 +100,11 @@ def _not_run(client: Client) -> str | None:
                 return "needs a GPU (device cuda): none here"
         except ImportError:
             return "needs a GPU (device cuda) and torch"
+    for dist in client.distributions:
+        try:
+            importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            return f"not installed: {dist}"
     return None
 
 
