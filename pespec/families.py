@@ -286,6 +286,7 @@ MULTIAXIS_ROPE = Family(
     load_backend="pespec.mrope.run:load_mrope_backend",
     check_file="pespec.cli.mrope:run",  # no from-file check: the command refuses it
     command="pespec.cli.mrope:run",
+    fixtures="pespec.mrope.golden",
     report="pespec.mrope.report",
     options=(
         option(
