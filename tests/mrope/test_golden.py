@@ -86,7 +86,8 @@ def test_a_tampered_value_is_named(tmp_path: Path) -> None:
     )
     wrong, problems = verify_fixture(bad)
     assert wrong == 1 and "y[2][5]" in problems[0]
-    text = render_fixture(compute_fixture("qwen2.5-vl-7b")).decode().replace('"rows": [0,', '"rows": [1,', 1)
+    text = render_fixture(compute_fixture("qwen2.5-vl-7b")).decode()
+    text = text.replace('"rows": [0,', '"rows": [1,', 1)
     with pytest.raises(FixtureError, match="positions are not the ids' rows"):
         parse_fixture("x.json", text.encode())
 
@@ -100,3 +101,34 @@ def test_fixture_for_finds_the_preset_and_not_a_changed_grid() -> None:
     data = chosen.to_dict()
     data["grid"] = [2, 4, 4]
     assert fixture_for(resolve_config(data)) is None
+
+
+def test_golden_stage_passes_a_correct_port_and_fails_a_swapped_one() -> None:
+    """The stage runs at the set's rows: a correct float32 port passes it; a port with h
+    and w swapped fails it at a vision row (text rows have t = h = w)."""
+    from pespec.mrope.run import check
+    from tests.mrope.ports import numpy_mrope
+
+    good = check(numpy_mrope(1e6, (16, 24, 24), False), config="qwen2.5-vl-7b")
+    golden = [c for c in good.checks if c.stage == "golden"]
+    assert [c.status for c in golden] == ["passed"] and good.conformant
+    assert golden[0].id == "golden:multiaxis-rope-qwen2-5-vl-7b"
+    bad = check(
+        numpy_mrope(1e6, (16, 24, 24), False, swap_hw=True),
+        config="qwen2.5-vl-7b",
+        stages=("contract", "golden"),
+    )
+    failed = next(c for c in bad.checks if c.stage == "golden")
+    assert failed.status == "failed"
+    position = failed.details["position"]
+    assert position[1] != position[2]
+
+
+def test_a_json_config_of_other_ids_has_no_golden_check() -> None:
+    from pespec.mrope.run import check
+    from tests.mrope.ports import numpy_mrope
+
+    data = PRESETS["qwen2.5-vl-7b"].to_dict()
+    data["grid"], data["text_before"], data["text_after"] = [1, 4, 4], 2, 2
+    report = check(numpy_mrope(1e6, (16, 24, 24), False), config=data)
+    assert not [c for c in report.checks if c.stage == "golden"] and report.conformant
