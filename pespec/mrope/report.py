@@ -12,9 +12,6 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-import numpy as np
-
-from pespec.conformance.contract import BackendFailure
 from pespec.conformance.report import Report
 from pespec.mrope.config import (
     MultiAxisRopeConfig,
@@ -23,7 +20,6 @@ from pespec.mrope.config import (
     mrope_axes,
     per_axis_rotary,
 )
-from pespec.mrope.reference import apply, level_bound, reference_bound
 from pespec.mrope.stages import RunView
 
 __all__ = [
@@ -182,23 +178,8 @@ def candidates(config: MultiAxisRopeConfig) -> dict[str, MultiAxisRopeConfig]:
 
 
 def diagnose(run: RunView, report: Report) -> None:
-    """Name the neighbouring configuration the output matches, if one does."""
-    if not any(c.status == "failed" and c.stage == "reference" for c in report.checks):
-        return
-    x, p = run.x[:DIAGNOSIS_ROWS], run.positions[:DIAGNOSIS_ROWS]
-    try:
-        y = run.output(x, p)
-    except BackendFailure:
-        return
-    assert run.output_dtype is not None
-    for name, config in candidates(run.config).items():
-        bound = level_bound(x, p, config, run.level_object(), run.output_dtype)
-        if np.all(np.abs(y - apply(x, p, config)) <= bound + reference_bound(x, p, config)):
-            report.diagnosis = {"cause": name}
-            report.diagnosis_sentence = f"the output is the declared encoding with {name}"
-            return
-    report.diagnosis_sentence = (
-        "no neighbouring configuration (axes mixed up, sections permuted or resized, "
-        "sectioned vs interleaved, axes_dim permuted, pairs halves vs interleaved) reproduces "
-        "the output"
-    )
+    """Name the neighbouring configuration (or low-precision ids) the output matches, if one
+    does (:mod:`pespec.mrope.diagnosis`)."""
+    from pespec.mrope.diagnosis import diagnose as measured
+
+    measured(run, report)
