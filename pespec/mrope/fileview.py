@@ -96,8 +96,7 @@ def reference_checks(view: FileView) -> list[CheckResult]:
         error = np.abs(y - apply(x, p, config))
         for index, columns in enumerate(sections):
             e, b = error[:, columns], bound[:, columns]
-            ratio = np.where(b > 0, e / np.where(b > 0, b, 1.0), np.inf * (e > 0))
-            ratio = np.nan_to_num(ratio, nan=0.0)
+            ratio = np.where(b > 0, e / np.where(b > 0, b, 1.0), np.where(e > 0, np.inf, 0.0))
             r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
             bad = worst[index][5] + int(np.count_nonzero(e > b))
             if ratio[r, c] > worst[index][0]:

@@ -149,6 +149,8 @@ def _per_axis_candidates(
     dims = [s.rope.head_dim for s in config.sections]
     if len(dims) != config.axes or [s.axis for s in config.sections] != list(range(config.axes)):
         return
+    if sum(dims) != config.head_dim:  # an M-RoPE: each section a part of one head's rotary
+        return
     theta = config.sections[0].rope.theta
     for permuted in sorted(set(itertools.permutations(dims)) - {tuple(dims)}):
         found[f"axes_dim permuted to {list(permuted)}"] = per_axis_rotary(
