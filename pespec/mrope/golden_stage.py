@@ -60,7 +60,8 @@ def worst_against(
     bound = level_bound(fixture.x, fixture.positions, config, level, output_dtype)
     bound = bound + _U64 * np.abs(fixture.y)
     error = np.abs(y - fixture.y)
-    ratio = np.where(bound > 0, error / np.where(bound > 0, bound, 1.0), np.where(error > 0, np.inf, 0.0))
+    over = np.where(error > 0, np.inf, 0.0)
+    ratio = np.where(bound > 0, error / np.where(bound > 0, bound, 1.0), over)
     r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     return float(ratio[r, c]), int(r), int(c), error, bound
 
