@@ -1,8 +1,8 @@
-"""The multi-axis rotary family's report fields, report hooks and diagnosis (SPEC §9.7).
+"""The multi-axis rotary family's report fields, report hooks and diagnosis neighbours (SPEC
+§9.7; :mod:`pespec.mrope.diagnosis` compares the output with them).
 
-The diagnosis evaluates the exact reference of *neighbouring configurations* at the first
-checked rows and names the one the backend's output matches within the level's bound:
-the axes relabelled (t/h/w mixed up, h and w swapped), and, for M-RoPE, sectioned vs
+The neighbouring configurations (:func:`candidates`) whose exact reference the diagnosis
+compares the output with: the axes relabelled (t/h/w mixed up, h and w swapped), and, for M-RoPE, sectioned vs
 interleaved and ``mrope_section`` permuted or resized (the sizes of the other published
 layout); for a per-axis rotary (Flux), ``axes_dim`` permuted or the pairs in halves.
 """
@@ -20,12 +20,10 @@ from pespec.mrope.config import (
     mrope_axes,
     per_axis_rotary,
 )
-from pespec.mrope.stages import RunView
 
 __all__ = [
     "COMMAND",
     "candidates",
-    "diagnose",
     "mrope_layout",
     "rebuilt",
     "refresh",
@@ -177,11 +175,3 @@ def candidates(config: MultiAxisRopeConfig) -> dict[str, MultiAxisRopeConfig]:
     _mrope_candidates(config, found)
     _per_axis_candidates(config, found)
     return found
-
-
-def diagnose(run: RunView, report: Report) -> None:
-    """Name the neighbouring configuration (or low-precision ids) the output matches, if one
-    does (:mod:`pespec.mrope.diagnosis`)."""
-    from pespec.mrope.diagnosis import diagnose as measured
-
-    measured(run, report)

@@ -193,7 +193,7 @@ class MRopeRun:
         return report_fields(self)
 
     def diagnose(self, report: Report) -> None:
-        from pespec.mrope.report import diagnose
+        from pespec.mrope.diagnosis import diagnose
 
         diagnose(self, report)
 
