@@ -2,9 +2,10 @@
 §9.7; :mod:`pespec.mrope.diagnosis` compares the output with them).
 
 The neighbouring configurations (:func:`candidates`) whose exact reference the diagnosis
-compares the output with: the axes relabelled (t/h/w mixed up, h and w swapped), and, for M-RoPE, sectioned vs
-interleaved and ``mrope_section`` permuted or resized (the sizes of the other published
-layout); for a per-axis rotary (Flux), ``axes_dim`` permuted or the pairs in halves.
+compares the output with: the axes relabelled (t/h/w mixed up, h and w swapped), and, for
+M-RoPE, sectioned vs interleaved and ``mrope_section`` permuted or resized (the sizes of the
+other published layout); for a per-axis rotary (Flux), ``axes_dim`` permuted or the pairs in
+halves.
 """
 
 from __future__ import annotations
