@@ -284,8 +284,9 @@ MULTIAXIS_ROPE = Family(
     suite="pespec.mrope.run:MRopeSuite",
     check="pespec.mrope.run:check",
     load_backend="pespec.mrope.run:load_mrope_backend",
-    check_file="pespec.cli.mrope:run",  # no from-file check: the command refuses it
+    check_file="pespec.mrope.fromfile:check_file",
     command="pespec.cli.mrope:run",
+    fixtures="pespec.mrope.golden",
     report="pespec.mrope.report",
     options=(
         option(
@@ -293,6 +294,11 @@ MULTIAXIS_ROPE = Family(
             default=None,
             help="a multiaxis-rope preset (qwen2.5-vl-7b, qwen3-vl-4b, flux.1), a Qwen-VL "
             "config.json or a JSON file {config, ids, grid, text_before, text_after}",
+        ),
+        option(
+            "--positions",
+            help="with --from-file: a .npy or .csv of k columns, the positions of the "
+            "file's rows (default: an .npz's positions, else the preset's ids)",
         ),
     ),
 )

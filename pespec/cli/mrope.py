@@ -2,9 +2,10 @@
 
 It takes the options every family shares (``--level``, ``--profile``, ``--json``,
 ``--markdown``, ``--timeout``, ``--quiet``, ``--verbose``, ``--in-process``) and ``--config``
-(a preset of :data:`pespec.mrope.presets.PRESETS` or a JSON file). By default the backend
-runs in pespec's supervised child process, which builds this family's suite through the
-registry.
+(a preset of :data:`pespec.mrope.presets.PRESETS` or a JSON file); ``--from-file PATH``
+[``--positions FILE``] checks a saved output instead (:mod:`pespec.mrope.fromfile`). By
+default the backend runs in pespec's supervised child process, which builds this family's
+suite through the registry.
 """
 
 from __future__ import annotations
@@ -25,11 +26,8 @@ def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
     from pespec.mrope.presets import resolve_config
     from pespec.mrope.run import FAMILY, check
 
-    if args.backend is None or args.from_file is not None:
-        print(
-            f"{prog}: error: --family multiaxis-rope checks a BACKEND (no --from-file)",
-            file=sys.stderr,
-        )
+    if (args.backend is None) == (args.from_file is None):
+        print(f"{prog}: error: give exactly one of BACKEND or --from-file", file=sys.stderr)
         return 2
     config = getattr(args, "config", None)
     if config is None:
@@ -42,6 +40,13 @@ def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
         resolve_config(config)
     except (ValueError, TypeError) as exc:
         print(f"{prog}: error: --config: {exc}", file=sys.stderr)
+        return 2
+    if args.from_file is not None:
+        from pespec.cli.mrope_file import run_file
+
+        return run_file(args, prog, config)
+    if getattr(args, "positions", None) is not None:
+        print(f"{prog}: error: --positions only applies with --from-file", file=sys.stderr)
         return 2
     timeout = DEFAULT_TIMEOUT if args.timeout is None else float(args.timeout)
     options: dict[str, Any] = {

@@ -1,10 +1,11 @@
-"""The multi-axis rotary family's report fields, report hooks and diagnosis (SPEC §9.7).
+"""The multi-axis rotary family's report fields, report hooks and diagnosis neighbours (SPEC
+§9.7; :mod:`pespec.mrope.diagnosis` compares the output with them).
 
-The diagnosis evaluates the exact reference of *neighbouring configurations* at the first
-checked rows and names the one the backend's output matches within the level's bound:
-the axes relabelled (t/h/w mixed up, h and w swapped), and, for M-RoPE, sectioned vs
-interleaved and ``mrope_section`` permuted or resized (the sizes of the other published
-layout); for a per-axis rotary (Flux), ``axes_dim`` permuted or the pairs in halves.
+The neighbouring configurations (:func:`candidates`) whose exact reference the diagnosis
+compares the output with: the axes relabelled (t/h/w mixed up, h and w swapped), and, for
+M-RoPE, sectioned vs interleaved and ``mrope_section`` permuted or resized (the sizes of the
+other published layout); for a per-axis rotary (Flux), ``axes_dim`` permuted or the pairs in
+halves.
 """
 
 from __future__ import annotations
@@ -12,9 +13,6 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-import numpy as np
-
-from pespec.conformance.contract import BackendFailure
 from pespec.conformance.report import Report
 from pespec.mrope.config import (
     MultiAxisRopeConfig,
@@ -23,13 +21,10 @@ from pespec.mrope.config import (
     mrope_axes,
     per_axis_rotary,
 )
-from pespec.mrope.reference import apply, level_bound, reference_bound
-from pespec.mrope.stages import RunView
 
 __all__ = [
     "COMMAND",
     "candidates",
-    "diagnose",
     "mrope_layout",
     "rebuilt",
     "refresh",
@@ -153,6 +148,8 @@ def _per_axis_candidates(
     dims = [s.rope.head_dim for s in config.sections]
     if len(dims) != config.axes or [s.axis for s in config.sections] != list(range(config.axes)):
         return
+    if sum(dims) != config.head_dim:  # an M-RoPE: each section a part of one head's rotary
+        return
     theta = config.sections[0].rope.theta
     for permuted in sorted(set(itertools.permutations(dims)) - {tuple(dims)}):
         found[f"axes_dim permuted to {list(permuted)}"] = per_axis_rotary(
@@ -179,26 +176,3 @@ def candidates(config: MultiAxisRopeConfig) -> dict[str, MultiAxisRopeConfig]:
     _mrope_candidates(config, found)
     _per_axis_candidates(config, found)
     return found
-
-
-def diagnose(run: RunView, report: Report) -> None:
-    """Name the neighbouring configuration the output matches, if one does."""
-    if not any(c.status == "failed" and c.stage == "reference" for c in report.checks):
-        return
-    x, p = run.x[:DIAGNOSIS_ROWS], run.positions[:DIAGNOSIS_ROWS]
-    try:
-        y = run.output(x, p)
-    except BackendFailure:
-        return
-    assert run.output_dtype is not None
-    for name, config in candidates(run.config).items():
-        bound = level_bound(x, p, config, run.level_object(), run.output_dtype)
-        if np.all(np.abs(y - apply(x, p, config)) <= bound + reference_bound(x, p, config)):
-            report.diagnosis = {"cause": name}
-            report.diagnosis_sentence = f"the output is the declared encoding with {name}"
-            return
-    report.diagnosis_sentence = (
-        "no neighbouring configuration (axes mixed up, sections permuted or resized, "
-        "sectioned vs interleaved, axes_dim permuted, pairs halves vs interleaved) reproduces "
-        "the output"
-    )

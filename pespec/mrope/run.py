@@ -4,7 +4,8 @@ A backend is ``backend(x, positions, config) -> (n, head_dim)``: x float64 (n, h
 (values k/128, |k| ≤ 256: exact in every float format, so a backend may cast them), positions
 int64 (n, k), ``config`` the :class:`~pespec.mrope.config.MultiAxisRopeConfig`. The rows
 checked are the preset's position ids (up to :data:`ROW_LIMIT`, else an evenly strided
-subset). Stages (:mod:`pespec.mrope.stages`): ``contract``, ``reference`` (each section
+subset). Stages (:mod:`pespec.mrope.stages`): ``contract``, ``golden`` (the preset's
+certified set, :mod:`pespec.mrope.golden_stage`), ``reference`` (each section
 against the 1-D rotary reference within the 1-D level bound, SPEC §8.7), ``separability``,
 ``relative`` (per-axis relative position of q·k scores).
 """
@@ -40,7 +41,7 @@ from pespec.rope.errormodel import (
 __all__ = ["FAMILY", "STAGES", "MRopeRun", "MRopeSuite", "check", "input_x", "load_mrope_backend"]
 
 FAMILY = "multiaxis-rope"
-STAGES = ("contract", "reference", "separability", "relative")
+STAGES = ("contract", "golden", "reference", "separability", "relative")
 ENTRY_POINT_GROUP = "pespec.mrope_backends"
 ROW_LIMIT = 1 << 15
 BLOCK_ROWS = 4096
@@ -192,7 +193,7 @@ class MRopeRun:
         return report_fields(self)
 
     def diagnose(self, report: Report) -> None:
-        from pespec.mrope.report import diagnose
+        from pespec.mrope.diagnosis import diagnose
 
         diagnose(self, report)
 

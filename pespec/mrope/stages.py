@@ -20,6 +20,7 @@ from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import bit_identical
 from pespec.conformance.report import CheckResult
 from pespec.mrope.config import MultiAxisRopeConfig
+from pespec.mrope.presets import Preset
 from pespec.mrope.reference import level_bound, reference_bound
 from pespec.rope.errormodel import RopeLevel
 
@@ -36,6 +37,7 @@ class RunView(Protocol):
     """What the stages use of a run (:class:`pespec.mrope.run.MRopeRun`)."""
 
     config: MultiAxisRopeConfig
+    preset: Preset
     positions: NDArray[Any]
     x: NDArray[np.float64]
     stages: tuple[str, ...]
@@ -58,6 +60,10 @@ def plan(run: RunView) -> list[PlannedCheck]:
     if "contract" in run.stages:
         title = "(n, head_dim) float array, finite, the same twice"
         planned.append(PlannedCheck("contract:call", "contract", title, "§9.7"))
+    if "golden" in run.stages:
+        from pespec.mrope.golden_stage import golden_planned
+
+        planned += golden_planned(run)
     if "reference" in run.stages:
         planned += [
             PlannedCheck(f"reference:section-{i}", "reference", config.describe(i), "§9.7", i)
@@ -84,6 +90,10 @@ def dispatch(run: RunView, planned: PlannedCheck) -> CheckResult:
             return planned.result("failed", "two calls with the same inputs differ")
         shape = f"({first.shape[0]}, {run.config.head_dim}) {run.output_dtype}"
         return planned.result("passed", shape)
+    if planned.stage == "golden":
+        from pespec.mrope.golden_stage import golden_check
+
+        return golden_check(run, planned)
     if planned.stage == "reference":
         return _section(run, planned, int(planned.payload))
     if planned.stage == "separability":
