@@ -6,7 +6,9 @@ hidden_size / num_attention_heads), ``mrope_section`` from ``rope_scaling`` or
 ``rope_parameters`` (top level or ``text_config``), interleaved for ``mrope_interleaved`` or
 model_type ``qwen3_vl`` (transformers 5.24's Qwen3-VL rotary interleaves whatever the flag).
 Flux.1 is diffusers 0.42.1's ``FluxTransformer2DModel`` default: ``FluxPosEmbed(theta=10000,
-axes_dim=(16, 56, 56))``.
+axes_dim=(16, 56, 56))``. Wan 2.1, HunyuanVideo and CogVideoX-5b are diffusers 0.42.1's class
+defaults (:mod:`pespec.mrope.video`), checked on their pipelines' default latent patch grids
+(``grid`` ids: (t, h, w) indices from 0, no text token rotated).
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ from typing import Any
 from numpy.typing import NDArray
 
 from pespec.mrope.config import MultiAxisRopeConfig, mrope, per_axis_rotary
-from pespec.mrope.positions import flux_positions, qwen_vl_positions
+from pespec.mrope.positions import flux_positions, qwen_vl_positions, vision_grid
+from pespec.mrope.video import cogvideox_axes_dim, video_rotary, wan_axes_dim
 
 __all__ = ["PRESETS", "Preset", "from_hf_config", "resolve_config"]
 
 PUBLISHED = Path(__file__).resolve().parent.parent / "rope" / "published"
-IDS = ("qwen-vl", "flux")
+IDS = ("qwen-vl", "flux", "grid")
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class Preset:
         """The (n, 3) position ids (:mod:`pespec.mrope.positions`)."""
         if self.ids == "flux":
             return flux_positions(self.grid[1], self.grid[2], text=self.text_before)
+        if self.ids == "grid":
+            return vision_grid(self.grid)
         return qwen_vl_positions(self.text_before, self.grid, self.text_after)
 
     def to_dict(self) -> dict[str, Any]:
@@ -96,6 +101,43 @@ def _qwen(name: str, file: str, source: str) -> Preset:
     return Preset(name, config, "qwen-vl", VIDEO, 16, 16, source)
 
 
+VIDEO_PRESETS = (
+    Preset(
+        "wan2.1",
+        video_rotary(wan_axes_dim(128), 10000.0, "wan2.1"),
+        "grid",
+        (21, 30, 52),
+        0,
+        0,
+        "diffusers 0.42.1 transformer_wan.py WanTransformer3DModel defaults (attention_head_dim "
+        "128, patch_size (1, 2, 2), rope_max_seq_len 1024) → WanRotaryPosEmbed(θ 10000): t, h, "
+        "w dims 44, 42, 42, adjacent pairs; 81 frames at 480 × 832 → 21 × 30 × 52 patches",
+    ),
+    Preset(
+        "hunyuanvideo",
+        video_rotary((16, 56, 56), 256.0, "hunyuanvideo"),
+        "grid",
+        (33, 45, 80),
+        0,
+        0,
+        "diffusers 0.42.1 transformer_hunyuan_video.py HunyuanVideoTransformer3DModel defaults "
+        "(attention_head_dim 128, rope_axes_dim (16, 56, 56), rope_theta 256, patch 1 × 2 × 2) "
+        "→ HunyuanVideoRotaryPosEmbed; 129 frames at 720 × 1280 → 33 × 45 × 80 patches",
+    ),
+    Preset(
+        "cogvideox-5b",
+        video_rotary(cogvideox_axes_dim(64), 10000.0, "cogvideox-5b"),
+        "grid",
+        (13, 30, 45),
+        0,
+        0,
+        "diffusers 0.42.1 embeddings.py get_3d_rotary_pos_embed (θ 10000, linspace grid) with "
+        "CogVideoXTransformer3DModel's attention_head_dim 64: t, h, w dims 16, 24, 24, adjacent "
+        "pairs; 49 frames at 480 × 720 → 13 × 30 × 45 (crop (0, 0)–(30, 45): integer grid)",
+    ),
+)
+"""Video-diffusion rotaries (diffusers class defaults, :mod:`pespec.mrope.video`)."""
+
 PRESETS: dict[str, Preset] = {
     preset.name: preset
     for preset in (
@@ -121,6 +163,7 @@ PRESETS: dict[str, Preset] = {
             "diffusers 0.42.1 FluxTransformer2DModel: FluxPosEmbed(theta=10000, axes_dim=(16, "
             "56, 56)), adjacent pairs; 512 text ids (0, 0, 0) and a 64 × 64 latent grid",
         ),
+        *VIDEO_PRESETS,
     )
 }
 """The presets by name."""
