@@ -8,7 +8,8 @@ model_type ``qwen3_vl`` (transformers 5.24's Qwen3-VL rotary interleaves whateve
 Flux.1 is diffusers 0.42.1's ``FluxTransformer2DModel`` default: ``FluxPosEmbed(theta=10000,
 axes_dim=(16, 56, 56))``. Wan 2.1, HunyuanVideo and CogVideoX-5b are diffusers 0.42.1's class
 defaults (:mod:`pespec.mrope.video`), checked on their pipelines' default latent patch grids
-(``grid`` ids: (t, h, w) indices from 0, no text token rotated).
+(``grid`` ids: (t, h, w) indices from 0, no text token rotated). EVA-02-B's 2-D rotary is
+``eva02-b`` (``grid2d`` ids: (h, w)).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pespec.mrope.video import cogvideox_axes_dim, video_rotary, wan_axes_dim
 __all__ = ["PRESETS", "Preset", "from_hf_config", "resolve_config"]
 
 PUBLISHED = Path(__file__).resolve().parent.parent / "rope" / "published"
-IDS = ("qwen-vl", "flux", "grid")
+IDS = ("qwen-vl", "flux", "grid", "grid2d")
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class Preset:
             return flux_positions(self.grid[1], self.grid[2], text=self.text_before)
         if self.ids == "grid":
             return vision_grid(self.grid)
+        if self.ids == "grid2d":
+            return vision_grid(self.grid)[:, 1:]
         return qwen_vl_positions(self.text_before, self.grid, self.text_after)
 
     def to_dict(self) -> dict[str, Any]:
@@ -138,6 +141,20 @@ VIDEO_PRESETS = (
 )
 """Video-diffusion rotaries (diffusers class defaults, :mod:`pespec.mrope.video`)."""
 
+EVA02 = Preset(
+    "eva02-b",
+    per_axis_rotary((32, 32), 10000.0, name="eva02-b"),
+    "grid2d",
+    (1, 16, 16),
+    0,
+    0,
+    "baaivision/EVA EVA-02/asuka rope.py VisionRotaryEmbeddingFast(dim=half_head_dim, "
+    "pt_seq_len=16) in modeling_finetune.py: EVA-02-B/14 (768 / 12 heads = 64, half 32 per "
+    "axis), θ 10000, first half h, second w, adjacent pairs (rotate_half '(d r)'); 224² → "
+    "16 × 16 patches at t = i·pt/ft = i; the cls token is not rotated",
+)
+"""EVA-02's 2-D rotary (``grid2d`` ids: (h, w) patch indices)."""
+
 PRESETS: dict[str, Preset] = {
     preset.name: preset
     for preset in (
@@ -164,6 +181,7 @@ PRESETS: dict[str, Preset] = {
             "56, 56)), adjacent pairs; 512 text ids (0, 0, 0) and a 64 × 64 latent grid",
         ),
         *VIDEO_PRESETS,
+        EVA02,
     )
 }
 """The presets by name."""
@@ -202,8 +220,9 @@ def _from_mapping(data: Mapping[str, Any]) -> Preset:
         int(data.get("text_after", 0)),
         str(data.get("source", "a JSON file")),
     )
-    if config.axes != 3:
-        raise ValueError(f"the position ids have 3 axes; the config has {config.axes}")
+    axes = 2 if ids == "grid2d" else 3
+    if config.axes != axes:
+        raise ValueError(f"the position ids have {axes} axes; the config has {config.axes}")
     result.positions()  # validates the grid now, naming the bad value
     return result
 

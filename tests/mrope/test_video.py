@@ -19,6 +19,7 @@ PUBLISHED = {  # (θ, (t, h, w) dims) read from the diffusers 0.42.1 sources (mo
     "wan2.1": (10000.0, (44, 42, 42)),  # WanRotaryPosEmbed, D 128: h = w = 2·(128 // 6)
     "hunyuanvideo": (256.0, (16, 56, 56)),  # rope_theta, rope_axes_dim
     "cogvideox-5b": (10000.0, (16, 24, 24)),  # get_3d_rotary_pos_embed, D 64: 64/4, 64/8·3
+    "eva02-b": (10000.0, (32, 32)),  # EVA-02 VisionRotaryEmbeddingFast(dim=64 // 2), h then w
 }
 U32 = 2.0**-24
 
@@ -48,6 +49,7 @@ def test_head_splits_and_grids() -> None:
     # 49 × 480 × 720; VAE 4× in time ((f − 1)/4 + 1), 8× in space, patch 2 × 2.
     grids = {name: PRESETS[name].grid for name in PUBLISHED}
     assert grids == {
+        "eva02-b": (1, 16, 16),  # 224 / 14
         "wan2.1": (21, 30, 52),
         "hunyuanvideo": (33, 45, 80),
         "cogvideox-5b": (13, 30, 45),
@@ -58,6 +60,10 @@ def test_head_splits_and_grids() -> None:
         wan_axes_dim(4)
     with pytest.raises(ValueError, match="every axis dim must be even"):
         video_rotary((21, 21, 22), 1e4, "odd")
+    eva = PRESETS["eva02-b"].positions()  # (h, w), w fastest
+    assert eva.shape == (256, 2) and eva[[0, 1, 16]].tolist() == [[0, 0], [0, 1], [1, 0]]
+    with pytest.raises(ValueError, match="the position ids have 2 axes; the config has 3"):
+        resolve_config({"config": PRESETS["wan2.1"].config.to_dict(), "ids": "grid2d"})
     with pytest.raises(ValueError, match="ids must be one of"):
         resolve_config({"config": PRESETS["wan2.1"].config.to_dict(), "ids": "video"})
 
@@ -129,4 +135,30 @@ def test_chronoedit_split_computed_two_ways_is_non_conformant_at_64() -> None:
 
 def test_every_preset_has_an_mpmath_oracle_test() -> None:
     # grid presets are checked here, the others in test_definition.py
-    assert {n for n in PRESETS if PRESETS[n].ids == "grid"} == set(PUBLISHED)
+    assert {n for n in PRESETS if PRESETS[n].ids in ("grid", "grid2d")} == set(PUBLISHED)
+
+
+def _eva_port(swap: bool) -> Any:
+    """A float32 port of EVA-02's VisionRotaryEmbeddingFast(32) over (h, w) (no real EVA
+    package installs here): ω_j = 10000^(−2j/32) per axis, h first (w first with ``swap``),
+    adjacent pairs."""
+
+    def backend(x: np.ndarray, positions: np.ndarray, config: Any) -> np.ndarray:
+        inv = (1.0 / 10000.0 ** (np.arange(0, 32, 2, dtype=np.float32) / 32)).astype(np.float32)
+        p = positions[:, ::-1] if swap else positions
+        angle = np.concatenate([p[:, a : a + 1].astype(np.float32) * inv for a in (0, 1)], 1)
+        c, s = np.cos(angle), np.sin(angle)
+        v = x.astype(np.float32)
+        out = np.empty_like(v)
+        out[:, 0::2] = v[:, 0::2] * c - v[:, 1::2] * s
+        out[:, 1::2] = v[:, 1::2] * c + v[:, 0::2] * s
+        return out
+
+    return backend
+
+
+def test_eva02_ports() -> None:
+    assert check(_eva_port(False), config="eva02-b").conformant
+    report = check(_eva_port(True), config="eva02-b")
+    assert not report.conformant
+    assert report.diagnosis is not None and "axes" in report.diagnosis["cause"]
