@@ -292,7 +292,8 @@ MULTIAXIS_ROPE = Family(
         option(
             "--config",
             default=None,
-            help="a multiaxis-rope preset (qwen2.5-vl-7b, qwen3-vl-4b, flux.1), a Qwen-VL "
+            help="a multiaxis-rope preset (qwen2.5-vl-7b, qwen3-vl-4b, flux.1, wan2.1, "
+            "hunyuanvideo, cogvideox-5b, eva02-b), a Qwen-VL "
             "config.json or a JSON file {config, ids, grid, text_before, text_after}",
         ),
         option(

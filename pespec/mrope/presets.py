@@ -6,7 +6,10 @@ hidden_size / num_attention_heads), ``mrope_section`` from ``rope_scaling`` or
 ``rope_parameters`` (top level or ``text_config``), interleaved for ``mrope_interleaved`` or
 model_type ``qwen3_vl`` (transformers 5.24's Qwen3-VL rotary interleaves whatever the flag).
 Flux.1 is diffusers 0.42.1's ``FluxTransformer2DModel`` default: ``FluxPosEmbed(theta=10000,
-axes_dim=(16, 56, 56))``.
+axes_dim=(16, 56, 56))``. Wan 2.1, HunyuanVideo and CogVideoX-5b are diffusers 0.42.1's class
+defaults (:mod:`pespec.mrope.video`), checked on their pipelines' default latent patch grids
+(``grid`` ids: (t, h, w) indices from 0, no text token rotated). EVA-02-B's 2-D rotary is
+``eva02-b`` (``grid2d`` ids: (h, w)).
 """
 
 from __future__ import annotations
@@ -20,12 +23,13 @@ from typing import Any
 from numpy.typing import NDArray
 
 from pespec.mrope.config import MultiAxisRopeConfig, mrope, per_axis_rotary
-from pespec.mrope.positions import flux_positions, qwen_vl_positions
+from pespec.mrope.positions import flux_positions, qwen_vl_positions, vision_grid
+from pespec.mrope.video import cogvideox_axes_dim, video_rotary, wan_axes_dim
 
 __all__ = ["PRESETS", "Preset", "from_hf_config", "resolve_config"]
 
 PUBLISHED = Path(__file__).resolve().parent.parent / "rope" / "published"
-IDS = ("qwen-vl", "flux")
+IDS = ("qwen-vl", "flux", "grid", "grid2d")
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,10 @@ class Preset:
         """The (n, 3) position ids (:mod:`pespec.mrope.positions`)."""
         if self.ids == "flux":
             return flux_positions(self.grid[1], self.grid[2], text=self.text_before)
+        if self.ids == "grid":
+            return vision_grid(self.grid)
+        if self.ids == "grid2d":
+            return vision_grid(self.grid)[:, 1:]
         return qwen_vl_positions(self.text_before, self.grid, self.text_after)
 
     def to_dict(self) -> dict[str, Any]:
@@ -96,6 +104,57 @@ def _qwen(name: str, file: str, source: str) -> Preset:
     return Preset(name, config, "qwen-vl", VIDEO, 16, 16, source)
 
 
+VIDEO_PRESETS = (
+    Preset(
+        "wan2.1",
+        video_rotary(wan_axes_dim(128), 10000.0, "wan2.1"),
+        "grid",
+        (21, 30, 52),
+        0,
+        0,
+        "diffusers 0.42.1 transformer_wan.py WanTransformer3DModel defaults (attention_head_dim "
+        "128, patch_size (1, 2, 2), rope_max_seq_len 1024) → WanRotaryPosEmbed(θ 10000): t, h, "
+        "w dims 44, 42, 42, adjacent pairs; 81 frames at 480 × 832 → 21 × 30 × 52 patches",
+    ),
+    Preset(
+        "hunyuanvideo",
+        video_rotary((16, 56, 56), 256.0, "hunyuanvideo"),
+        "grid",
+        (33, 45, 80),
+        0,
+        0,
+        "diffusers 0.42.1 transformer_hunyuan_video.py HunyuanVideoTransformer3DModel defaults "
+        "(attention_head_dim 128, rope_axes_dim (16, 56, 56), rope_theta 256, patch 1 × 2 × 2) "
+        "→ HunyuanVideoRotaryPosEmbed; 129 frames at 720 × 1280 → 33 × 45 × 80 patches",
+    ),
+    Preset(
+        "cogvideox-5b",
+        video_rotary(cogvideox_axes_dim(64), 10000.0, "cogvideox-5b"),
+        "grid",
+        (13, 30, 45),
+        0,
+        0,
+        "diffusers 0.42.1 embeddings.py get_3d_rotary_pos_embed (θ 10000, linspace grid) with "
+        "CogVideoXTransformer3DModel's attention_head_dim 64: t, h, w dims 16, 24, 24, adjacent "
+        "pairs; 49 frames at 480 × 720 → 13 × 30 × 45 (crop (0, 0)–(30, 45): integer grid)",
+    ),
+)
+"""Video-diffusion rotaries (diffusers class defaults, :mod:`pespec.mrope.video`)."""
+
+EVA02 = Preset(
+    "eva02-b",
+    per_axis_rotary((32, 32), 10000.0, name="eva02-b"),
+    "grid2d",
+    (1, 16, 16),
+    0,
+    0,
+    "baaivision/EVA EVA-02/asuka rope.py VisionRotaryEmbeddingFast(dim=half_head_dim, "
+    "pt_seq_len=16) in modeling_finetune.py: EVA-02-B/14 (768 / 12 heads = 64, half 32 per "
+    "axis), θ 10000, first half h, second w, adjacent pairs (rotate_half '(d r)'); 224² → "
+    "16 × 16 patches at t = i·pt/ft = i; the cls token is not rotated",
+)
+"""EVA-02's 2-D rotary (``grid2d`` ids: (h, w) patch indices)."""
+
 PRESETS: dict[str, Preset] = {
     preset.name: preset
     for preset in (
@@ -121,6 +180,8 @@ PRESETS: dict[str, Preset] = {
             "diffusers 0.42.1 FluxTransformer2DModel: FluxPosEmbed(theta=10000, axes_dim=(16, "
             "56, 56)), adjacent pairs; 512 text ids (0, 0, 0) and a 64 × 64 latent grid",
         ),
+        *VIDEO_PRESETS,
+        EVA02,
     )
 }
 """The presets by name."""
@@ -159,8 +220,9 @@ def _from_mapping(data: Mapping[str, Any]) -> Preset:
         int(data.get("text_after", 0)),
         str(data.get("source", "a JSON file")),
     )
-    if config.axes != 3:
-        raise ValueError(f"the position ids have 3 axes; the config has {config.axes}")
+    axes = 2 if ids == "grid2d" else 3
+    if config.axes != axes:
+        raise ValueError(f"the position ids have {axes} axes; the config has {config.axes}")
     result.positions()  # validates the grid now, naming the bad value
     return result
 

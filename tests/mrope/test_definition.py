@@ -37,7 +37,9 @@ def _expected(name: str, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return np.array(rows)
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))
+@pytest.mark.parametrize(
+    "name", sorted(n for n in PRESETS if PRESETS[n].ids not in ("grid", "grid2d"))
+)
 def test_oracle_is_the_correctly_rounded_mpmath_value(name: str) -> None:
     preset = PRESETS[name]
     grid = preset.positions()

@@ -1,0 +1,126 @@
+"""diffusers 0.42.1's video rotaries as multiaxis-rope backends (float32, as the models run).
+
+Each real module builds a table for a whole (T, H, W) patch grid; the backend builds it for
+the grid ``max(positions) + 1`` per axis and reads row t·H·W + h·W + w (positions are the
+integer ids of the ``grid`` presets), then applies the model's own apply function:
+
+* Wan: ``WanRotaryPosEmbed`` + the ``apply_rotary_emb`` closure of ``WanAttnProcessor``
+  (run on a ``WanAttention`` with identity q projection and no q norm; the query is caught
+  at ``dispatch_attention_fn``). ``module`` may be ChronoEdit's ``ChronoEditRotaryPosEmbed``.
+* HunyuanVideo: ``HunyuanVideoRotaryPosEmbed`` + ``embeddings.apply_rotary_emb``.
+* CogVideoX: ``get_3d_rotary_pos_embed`` (crop (0, 0)–(H, W): integer linspace) +
+  ``embeddings.apply_rotary_emb``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+Table = Callable[[tuple[int, int, int]], tuple[Any, Any]]
+
+
+def _rows(positions: NDArray[Any]) -> tuple[tuple[int, int, int], NDArray[np.int64]]:
+    p = np.asarray(positions).astype(np.int64)
+    size = tuple(int(v) + 1 for v in p.max(axis=0))
+    index = (p[:, 0] * size[1] + p[:, 1]) * size[2] + p[:, 2]
+    return size, index  # type: ignore[return-value]
+
+
+def _latent(size: tuple[int, int, int], patch: tuple[int, int, int]) -> Any:
+    import torch
+
+    return torch.zeros((1, 1, size[0] * patch[0], size[1] * patch[1], size[2] * patch[2]))
+
+
+def wan_table(head_dim: int = 128, chronoedit: bool = False) -> Table:
+    """Wan's (or ChronoEdit's) cos/sin table for a grid: (1, THW, 1, D) each."""
+    from diffusers.models.transformers import transformer_chronoedit as ce
+    from diffusers.models.transformers import transformer_wan as wan
+
+    cls = ce.ChronoEditRotaryPosEmbed if chronoedit else wan.WanRotaryPosEmbed
+
+    def table(size: tuple[int, int, int]) -> tuple[Any, Any]:
+        module = cls(head_dim, (1, 2, 2), 1024)
+        cos, sin = module(_latent(size, (1, 2, 2)))
+        return cos, sin
+
+    return table
+
+
+def _wan_apply(q: Any, cos: Any, sin: Any) -> Any:
+    """Runs WanAttnProcessor on q (1, n, D) with identity projections; returns rotated q."""
+    import torch
+    from diffusers.models.transformers import transformer_wan as wan
+
+    d = q.shape[-1]
+    attn = wan.WanAttention(dim=d, heads=1, dim_head=d)
+    with torch.no_grad():
+        attn.to_q.weight.copy_(torch.eye(d))
+        attn.to_q.bias.zero_()
+    attn.norm_q = attn.norm_k = torch.nn.Identity()
+    caught: list[Any] = []
+
+    def catch(query: Any, *args: Any, **kwargs: Any) -> Any:
+        caught.append(query)
+        raise StopIteration
+
+    original = wan.dispatch_attention_fn
+    wan.dispatch_attention_fn = catch
+    try:
+        wan.WanAttnProcessor()(attn, q, None, None, (cos, sin))
+    except StopIteration:
+        pass
+    finally:
+        wan.dispatch_attention_fn = original
+    return caught[0][0, :, 0]
+
+
+def wan_backend(head_dim: int = 128, chronoedit: bool = False) -> Any:
+    """Wan's rope and attention processor as a backend (ChronoEdit's rope with ``chronoedit``)."""
+    import torch
+
+    table = wan_table(head_dim, chronoedit)
+
+    def backend(x: NDArray[Any], positions: NDArray[Any], config: Any) -> NDArray[Any]:
+        size, index = _rows(positions)
+        cos, sin = table(size)
+        rows = torch.from_numpy(index)
+        q = torch.from_numpy(x).float()[None]
+        with torch.no_grad():
+            out = _wan_apply(q, cos[:, rows], sin[:, rows])
+        return np.asarray(out.numpy())
+
+    return backend
+
+
+def hunyuan_backend(x: NDArray[Any], positions: NDArray[Any], config: Any) -> NDArray[Any]:
+    """HunyuanVideoRotaryPosEmbed(2, 1, [16, 56, 56], 256) + apply_rotary_emb(sequence_dim=1)."""
+    import torch
+    from diffusers.models.embeddings import apply_rotary_emb
+    from diffusers.models.transformers.transformer_hunyuan_video import (
+        HunyuanVideoRotaryPosEmbed,
+    )
+
+    size, index = _rows(positions)
+    cos, sin = HunyuanVideoRotaryPosEmbed(2, 1, [16, 56, 56], 256.0)(_latent(size, (1, 2, 2)))
+    rows = torch.from_numpy(index)
+    q = torch.from_numpy(x).float()[None, :, None]  # (batch, n, heads, D)
+    out = apply_rotary_emb(q, (cos[rows], sin[rows]), sequence_dim=1)
+    return np.asarray(out[0, :, 0].numpy())
+
+
+def cogvideox_backend(x: NDArray[Any], positions: NDArray[Any], config: Any) -> NDArray[Any]:
+    """get_3d_rotary_pos_embed(64, ((0, 0), (H, W)), (H, W), T) + apply_rotary_emb."""
+    import torch
+    from diffusers.models.embeddings import apply_rotary_emb, get_3d_rotary_pos_embed
+
+    (t, h, w), index = _rows(positions)
+    cos, sin = get_3d_rotary_pos_embed(x.shape[1], ((0, 0), (h, w)), (h, w), t)
+    rows = torch.from_numpy(index)
+    q = torch.from_numpy(x).float()[None, None]  # (batch, heads, n, D)
+    out = apply_rotary_emb(q, (cos[rows], sin[rows]))
+    return np.asarray(out[0, 0].numpy())
