@@ -26,7 +26,13 @@ from tests.mrope import mp
 
 # The published facts, written out here (not read from pespec's configurations).
 QWEN = {"qwen2.5-vl-7b": (1e6, (16, 24, 24), False), "qwen3-vl-4b": (5e6, (24, 20, 20), True)}
-FLUX_AXES = (16, 56, 56)
+PER_AXIS = {  # (θ, axes_dim) as published (tests/mrope/test_video.py gives the sources)
+    "flux.1": (10000.0, (16, 56, 56)),
+    "wan2.1": (10000.0, (44, 42, 42)),
+    "hunyuanvideo": (256.0, (16, 56, 56)),
+    "cogvideox-5b": (10000.0, (16, 24, 24)),
+    "eva02-b": (10000.0, (32, 32)),
+}
 
 
 def _x(row: int, head_dim: int) -> list[float]:
@@ -35,9 +41,10 @@ def _x(row: int, head_dim: int) -> list[float]:
 
 
 def _independent(preset: str, row: int, position: list[int]) -> list[float]:
+    if preset in PER_AXIS:
+        theta, dims = PER_AXIS[preset]
+        return mp.flux_row(_x(row, sum(dims)), position, theta, dims)
     x = _x(row, 128)
-    if preset == "flux.1":
-        return mp.flux_row(x, position, 10000.0, FLUX_AXES)
     theta, section, interleaved = QWEN[preset]
     return mp.qwen_row(x, position, theta, section, interleaved)
 
@@ -47,7 +54,7 @@ def test_every_preset_has_a_shipped_set() -> None:
     assert shipped == set(PRESETS)
 
 
-@pytest.mark.parametrize("preset", ["qwen2.5-vl-7b", "qwen3-vl-4b", "flux.1"])
+@pytest.mark.parametrize("preset", sorted(QWEN) + sorted(PER_AXIS))
 def test_every_stored_value_equals_the_mpmath_transcription(preset: str) -> None:
     data = json.loads((fixture_directory() / file_name(preset)).read_text())
     assert data["format"] == FORMAT

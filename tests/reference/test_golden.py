@@ -245,8 +245,14 @@ def test_export_round_trips_without_pickle(
     assert cli_main(["golden", "export", "--format", "npz", str(tmp_path / "npz")]) == 0
     assert cli_main(["golden", "export", "--format", "csv", str(tmp_path / "csv")]) == 0
     exported = [p.name for p in (tmp_path / "npz").glob("*.npz")]
-    assert len([n for n in exported if not n.startswith("rope-")]) == len(shipped)
+    absolute = [n for n in exported if not n.startswith(("rope-", "multiaxis-"))]
+    assert len(absolute) == len(shipped)
     assert len([n for n in exported if n.startswith("rope-")]) == len(ROPE_PRESETS)  # SPEC §8.6
+    from pespec.mrope.presets import PRESETS as MROPE_PRESETS
+    from pespec.multiaxis.presets import PRESETS as MULTIAXIS_PRESETS
+
+    multi = [n for n in exported if n.startswith("multiaxis-")]  # R9.7, R9.14: one per preset
+    assert len(multi) == len(MULTIAXIS_PRESETS) + len(MROPE_PRESETS)
     for fixture in subset:
         with np.load(tmp_path / "npz" / f"{fixture.name}.npz", allow_pickle=False) as data:
             assert data["values"].tobytes() == fixture.values.tobytes()
