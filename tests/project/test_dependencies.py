@@ -27,7 +27,11 @@ except ImportError:  # Python 3.10
 
 PACKAGE = ROOT / "pespec"
 
-IMPORT_NAMES = {"ml-dtypes": "ml_dtypes", "rotary-embedding-torch": "rotary_embedding_torch"}
+IMPORT_NAMES = {
+    "ml-dtypes": "ml_dtypes",
+    "rotary-embedding-torch": "rotary_embedding_torch",
+    "flashinfer-python": "flashinfer",
+}
 """Distributions whose top-level module is not their name (the rest: ``-`` becomes ``_``)."""
 
 
