@@ -64,8 +64,8 @@ def _module(client: Client, rope: RopeConfig) -> Any:
 
 def torchtune_backend(client: Client, rope: RopeConfig, dtype_name: str) -> Any:
     """``fn(x, positions, rope)``: the client's torchtune module at ``input_pos`` = positions."""
+    module = _module(client, rope)  # refuses an inexpressible configuration before any import
     torch = importlib.import_module("torch")
-    module = _module(client, rope)
     dtype = getattr(torch, dtype_name)
     halves = rope.pairing == "halves"
 

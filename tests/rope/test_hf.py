@@ -34,6 +34,8 @@ def test_preset_equals_its_published_config(name: str) -> None:
 SURVEY_COPIES = {
     "glm-4-9b-chat-hf.json": "THUDM/glm-4-9b-chat-hf",
     "c4ai-command-r-v01.json": "CohereForAI/c4ai-command-r-v01",
+    "qwen2.5-vl-7b-instruct.json": "Qwen/Qwen2.5-VL-7B-Instruct",  # multiaxis-rope presets (§9.7)
+    "qwen3-vl-4b-instruct.json": "Qwen/Qwen3-VL-4B-Instruct",
 }
 
 
