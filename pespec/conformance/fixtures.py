@@ -26,6 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from pespec._atomic import write_atomic
 from pespec._version import SPEC_VERSION
 
@@ -36,6 +39,7 @@ __all__ = [
     "FixtureError",
     "FixtureFormat",
     "FixtureProgress",
+    "bit_differences",
     "differing_files",
     "export_with",
     "files_of_format",
@@ -56,6 +60,29 @@ __all__ = [
 
 MANIFEST = "MANIFEST"
 PROVENANCE = "MANIFEST.provenance"
+
+
+def bit_differences(
+    name: str,
+    stored: tuple[str, NDArray[np.float64]],
+    certified: NDArray[np.float64],
+    rows: tuple[str, NDArray[Any]],
+    shown: int = 5,
+) -> tuple[int, list[str]]:
+    """Values of a fixture that differ bit for bit from the certified ones: (how many, messages:
+    ``shown`` itemised as ``NAME: LABEL[r][c] (ROWS_WORD row N): stored HEX, certified HEX``,
+    then a count). ``stored`` is (its label, the array); ``rows`` (what a row is, row ids)."""
+    label, values = stored
+    row_word, ids = rows
+    bad = np.argwhere(certified.view(np.int64) != values.view(np.int64))
+    problems = [
+        f"{name}: {label}[{r}][{c}] ({row_word} row {int(ids[r])}): stored "
+        f"{float(values[r, c]).hex()}, certified {float(certified[r, c]).hex()}"
+        for r, c in bad.tolist()[:shown]
+    ]
+    if len(bad) > shown:
+        problems.append(f"{name}: {len(bad)} wrong values in all")
+    return len(bad), problems
 
 
 class FixtureError(ValueError):

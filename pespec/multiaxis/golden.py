@@ -28,6 +28,7 @@ from pespec.conformance.fixtures import (
     FixtureError,
     FixtureFormat,
     FixtureProgress,
+    bit_differences,
     files_of_format,
     register_fixture_format,
     verified_directory,
@@ -226,15 +227,7 @@ def verify_fixture(fixture: MultiAxisFixture) -> tuple[int, list[str]]:
     """Recompute every stored value with the oracle: (how many differ, messages: 5 at most
     itemised, then a count)."""
     want = oracle_encode(fixture.positions, fixture.grid.config)
-    bad = np.argwhere(want.view(np.int64) != fixture.values.view(np.int64))
-    problems = [
-        f"{fixture.name}: values[{r}][{c}] (grid row {int(fixture.rows[r])}): stored "
-        f"{float(fixture.values[r, c]).hex()}, certified {float(want[r, c]).hex()}"
-        for r, c in bad.tolist()[:5]
-    ]
-    if len(bad) > 5:
-        problems.append(f"{fixture.name}: {len(bad)} wrong values in all")
-    return len(bad), problems
+    return bit_differences(fixture.name, ("values", fixture.values), want, ("grid", fixture.rows))
 
 
 def _npz_bytes(fixture: MultiAxisFixture) -> bytes:
