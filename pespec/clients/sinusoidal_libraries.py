@@ -2,8 +2,8 @@
 
 Each adapts a published function or module to the sinusoidal calling convention
 ``(positions, d_model, base) -> (n, d_model)`` without re-implementing it: table-based modules
-(Whisper ``sinusoids``, M2M100, Marian, XLM) build their table for the requested d_model, as
-the model does, and rows are looked up; diffusers' ``get_timestep_embedding`` and
+(Whisper ``sinusoids``, M2M100, Marian, XLM) build their table for the requested d_model once,
+as the model does, and rows are looked up; diffusers' ``get_timestep_embedding`` and
 ``Timesteps`` are called on the positions as timesteps. Each declares the convention it
 implements and honest capabilities (``pespec_capabilities``). Module-level functions, so a
 reproduction rebuilds them as ``pespec.clients.sinusoidal_libraries:NAME``; torch,
@@ -12,6 +12,7 @@ transformers and diffusers are imported when a backend is called.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Any
 
@@ -55,9 +56,15 @@ def _rows(table: Any, positions: NDArray[Any]) -> NDArray[np.float32]:
 def whisper_sinusoids(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
     """transformers ``models.whisper.modeling_whisper.sinusoids(length, channels,
     max_timescale)``: the encoder's position table; base is its max_timescale."""
+    return _rows(_whisper_table(d_model, base), positions)
+
+
+@functools.lru_cache(maxsize=8)
+def _whisper_table(d_model: int, base: float) -> Any:
+    """The table, built once per (d_model, base) as the model builds it once."""
     from transformers.models.whisper.modeling_whisper import sinusoids
 
-    return _rows(sinusoids(WHISPER_POSITIONS, d_model, max_timescale=base), positions)
+    return sinusoids(WHISPER_POSITIONS, d_model, max_timescale=base)
 
 
 whisper_sinusoids.pespec_capabilities = _table_capabilities(  # type: ignore[attr-defined]
@@ -69,15 +76,19 @@ def m2m100(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
     """transformers ``M2M100SinusoidalPositionalEmbedding.get_embedding(num, dim, padding_idx=1)``:
     token i (from 0) is table row i + padding_idx + 1 = i + 2 (fairseq's make_positions), the
     fairseq convention; base 10000 is fixed by the code."""
+    offset = 2  # padding_idx + 1, as M2M100SinusoidalPositionalEmbedding.offset
+    return _rows(_m2m100_table(d_model, offset), np.asarray(positions, dtype=np.int64) + offset)
+
+
+@functools.lru_cache(maxsize=8)
+def _m2m100_table(d_model: int, offset: int) -> Any:
     from transformers.models.m2m_100.modeling_m2m_100 import (
         M2M100SinusoidalPositionalEmbedding,
     )
 
-    offset = 2  # padding_idx + 1, as M2M100SinusoidalPositionalEmbedding.offset
-    table = M2M100SinusoidalPositionalEmbedding.get_embedding(
+    return M2M100SinusoidalPositionalEmbedding.get_embedding(
         OPUS_POSITIONS + offset, d_model, padding_idx=1
     )
-    return _rows(table, np.asarray(positions, dtype=np.int64) + offset)
 
 
 m2m100.pespec_capabilities = _table_capabilities(  # type: ignore[attr-defined]
@@ -88,9 +99,14 @@ m2m100.pespec_capabilities = _table_capabilities(  # type: ignore[attr-defined]
 def marian(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
     """transformers ``MarianSinusoidalPositionalEmbedding(num_positions, dim).create_weight()``
     (the table the model's weight init copies in); base 10000 is fixed by the code."""
-    marian_module = _library("transformers.models.marian.modeling_marian")
-    module = marian_module.MarianSinusoidalPositionalEmbedding(OPUS_POSITIONS, d_model)
-    return _rows(module.create_weight(), positions)
+    return _rows(_marian_table(d_model), positions)
+
+
+@functools.lru_cache(maxsize=8)
+def _marian_table(d_model: int) -> Any:
+    """The table, built once per d_model (create_weight loops in Python: seconds a call)."""
+    module = _library("transformers.models.marian.modeling_marian")
+    return module.MarianSinusoidalPositionalEmbedding(OPUS_POSITIONS, d_model).create_weight()
 
 
 marian.pespec_capabilities = _table_capabilities(  # type: ignore[attr-defined]
@@ -101,11 +117,17 @@ marian.pespec_capabilities = _table_capabilities(  # type: ignore[attr-defined]
 def xlm(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
     """transformers ``models.xlm.modeling_xlm.create_sinusoidal_embeddings(n_pos, dim, out)``
     into a float32 table: interleaved, canonical frequencies; base 10000 fixed."""
+    return _rows(_xlm_table(d_model), positions)
+
+
+@functools.lru_cache(maxsize=8)
+def _xlm_table(d_model: int) -> Any:
+    """The table, built once per d_model (the function loops in Python: seconds a call)."""
     import torch
 
     create = _library("transformers.models.xlm.modeling_xlm").create_sinusoidal_embeddings
     out = torch.empty(OPUS_POSITIONS, d_model, dtype=torch.float32)
-    return _rows(create(OPUS_POSITIONS, d_model, out), positions)
+    return create(OPUS_POSITIONS, d_model, out)
 
 
 xlm.pespec_capabilities = _table_capabilities(  # type: ignore[attr-defined]

@@ -3,13 +3,16 @@
 Each row runs ``pespec check --client NAME --dtype D [--config C] --json F --in-process`` in
 its own process (a backend that crashes, hangs or ends its process costs its row only; the
 process is killed after ``timeout`` seconds), so the row's reproduction line is exactly what
-a user runs. A row that cannot run says why: a library not installed, a GPU needed, the
-configuration refused. :func:`build_table` returns the JSON document; :mod:`table_text`
-renders it and compares two of them.
+a user runs. Where the platform forks, the process is a fork of one zygote that has torch,
+transformers and diffusers imported already (:mod:`pespec.clients.zygote`): the same command
+line, seconds of imports fewer per row. A row that cannot run says why: a library not
+installed, a GPU needed, the configuration refused. :func:`build_table` returns the JSON
+document; :mod:`table_text` renders it and compares two of them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import json
 import os
@@ -27,6 +30,8 @@ from typing import Any
 from pespec._version import SPEC_VERSION, __version__
 from pespec.clients.catalog import all_clients, get_client
 from pespec.clients.model import Client
+from pespec.clients.zygote import Zygote
+from pespec.clients.zygote import available as zygote_available
 
 __all__ = ["TABLE_SCHEMA", "build_table", "planned_rows", "reproduction", "select_clients"]
 
@@ -124,8 +129,11 @@ def _read_report(row: dict[str, Any], path: Path) -> None:
     row["versions"] = report.get("execution", {}).get("libraries", {})
 
 
-def run_row(row: dict[str, Any], timeout: float = ROW_TIMEOUT) -> dict[str, Any]:
-    """``row`` with its verdict (or why it did not run), duration and reproduction."""
+def run_row(
+    row: dict[str, Any], timeout: float = ROW_TIMEOUT, zygote: Zygote | None = None
+) -> dict[str, Any]:
+    """``row`` with its verdict (or why it did not run), duration and reproduction; run in a
+    fork of ``zygote`` when given, else in a new interpreter."""
     client = get_client(row["client"])
     out = {**row, "reproduction": reproduction(row), "verdict": "not run"}
     why = _not_run(client)
@@ -134,21 +142,30 @@ def run_row(row: dict[str, Any], timeout: float = ROW_TIMEOUT) -> dict[str, Any]
     with tempfile.TemporaryDirectory(prefix="pespec-table-") as folder:
         path = Path(folder) / "report.json"
         started = time.perf_counter()
-        try:
-            done = subprocess.run(
-                _command(row, path), capture_output=True, text=True, timeout=timeout
-            )
-        except subprocess.TimeoutExpired:
-            out["why"] = f"hung: no verdict within {timeout:g} s (the process was killed)"
+        command = _command(row, path)
+        if zygote is not None:
+            code, stderr = zygote.run(command[3:], Path(folder), timeout)
         else:
-            if done.returncode in (0, 1) and path.is_file():
-                _read_report(out, path)
-            else:
-                last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
-                kind = "refused" if done.returncode == 2 else f"ended with exit {done.returncode}"
-                out["why"] = f"{kind}: {last}"
+            code, stderr = _run_process(command, timeout)
+        if code is None:
+            out["why"] = f"hung: no verdict within {timeout:g} s (the process was killed)"
+        elif code in (0, 1) and path.is_file():
+            _read_report(out, path)
+        else:
+            last = (stderr.strip().splitlines() or ["(no message)"])[-1]
+            kind = "refused" if code == 2 else f"ended with exit {code}"
+            out["why"] = f"{kind}: {last}"
         out["duration_s"] = round(time.perf_counter() - started, 1)
     return out
+
+
+def _run_process(command: list[str], timeout: float) -> tuple[int | None, str]:
+    """(exit status or None when killed after ``timeout`` seconds, stderr) of a new process."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, ""
+    return done.returncode, done.stderr
 
 
 def _environment() -> dict[str, str]:
@@ -176,16 +193,21 @@ def build_table(
     jobs: int = 2,
     timeout: float = ROW_TIMEOUT,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    fork: bool = True,
 ) -> dict[str, Any]:
-    """The table document of ``clients`` (rows in catalog order), ``jobs`` rows at a time."""
+    """The table document of ``clients`` (rows in catalog order), ``jobs`` rows at a time;
+    each row in a fork of one pre-loaded process (:mod:`zygote`) where the platform forks
+    and ``fork``, else in a new interpreter."""
     rows = planned_rows(clients)
     started = time.perf_counter()
     done: list[dict[str, Any]] = []
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for result in pool.map(lambda r: run_row(r, timeout), rows):
-            done.append(result)
-            if progress is not None:
-                progress(result)
+    with contextlib.ExitStack() as stack:
+        zygote = stack.enter_context(Zygote()) if fork and zygote_available() else None
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            for result in pool.map(lambda r: run_row(r, timeout, zygote), rows):
+                done.append(result)
+                if progress is not None:
+                    progress(result)
     return {
         "schema": TABLE_SCHEMA,
         "pespec_version": __version__,

@@ -37,9 +37,11 @@ def toy_clients(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     importlib.invalidate_caches()
 
 
-def _rows(names: list[str], timeout: float = 240.0) -> dict[str, dict[str, Any]]:
+def _rows(
+    names: list[str], timeout: float = 240.0, fork: bool = True
+) -> dict[str, dict[str, Any]]:
     clients = [c for c in select_clients(library="numpy") if c.name in names]
-    table = build_table(clients, jobs=2, timeout=timeout)
+    table = build_table(clients, jobs=2, timeout=timeout, fork=fork)
     assert table["schema"] == TABLE_SCHEMA and len(table["rows"]) == len(names)
     return {row["client"]: row for row in table["rows"]}
 
@@ -75,6 +77,19 @@ def test_a_client_that_needs_a_gpu_is_not_run_here() -> None:
 def test_a_hanging_client_is_killed_and_the_table_completes() -> None:
     row = _rows(["toy:hangs"], timeout=5.0)["toy:hangs"]
     assert row["verdict"] == "not run" and row["why"].startswith("hung: no verdict within 5 s")
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("toy_clients")
+def test_a_forked_row_is_the_row_of_a_new_interpreter() -> None:
+    """The zygote's forks (the default where the platform forks) and new interpreters (the
+    reproduction line as a user runs it) give the same rows, failures included."""
+    pytest.importorskip("pespec.clients.zygote").available() or pytest.skip("no fork here")
+    names = ["toy:correct", "toy:wrong-theta", "toy:refuses", "toy:exits"]
+    keep = ("verdict", "level", "worst_ratio", "diagnosis", "summary", "why")
+    forked, spawned = _rows(names), _rows(names, fork=False)
+    for name in names:
+        assert {k: forked[name].get(k) for k in keep} == {k: spawned[name].get(k) for k in keep}
 
 
 def _doc(*rows: tuple[str, str, str]) -> dict[str, Any]:
