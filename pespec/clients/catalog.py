@@ -42,7 +42,7 @@ def _transformers_rotary(
         source=f"{_HF} {path}",
         adapter=_HF_ROTARY,
         configs=configs,
-        dtypes=_TORCH_DTYPES,
+        dtypes=(*_TORCH_DTYPES, "module-bfloat16"),  # hf_rotary.MODULE_CAST: model.to(bf16)
         options=dict(options),
     )
 

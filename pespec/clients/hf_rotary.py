@@ -25,6 +25,7 @@ from pespec.rope.presets import PRESET_SOURCES, published_config
 __all__ = [
     "build",
     "config_file",
+    "MODULE_CAST",
     "hf_config",
     "rotary_backend",
     "rotary_class",
@@ -73,16 +74,30 @@ def rotary_class(module: Any) -> Any:
     return getattr(module, sorted(names, key=lambda a: (len(a), a))[0])
 
 
+MODULE_CAST = "module-bfloat16"
+"""The dtype of a row whose rotary module is cast as users cast a model,
+``module.to(torch.bfloat16)`` (which casts its float buffers, ``inv_freq`` among them), with x
+in bfloat16; plain ``bfloat16`` keeps the module as built (float32 buffers, as
+``from_pretrained(dtype=torch.bfloat16)`` leaves them)."""
+
+
+def _cast(rotary: Any, dtype_name: str) -> tuple[Any, Any]:
+    """(the module, cast when ``dtype_name`` is :data:`MODULE_CAST`; the torch dtype of x)."""
+    torch = importlib.import_module("torch")
+    if dtype_name == MODULE_CAST:
+        return rotary.to(torch.bfloat16), torch.bfloat16
+    return rotary, getattr(torch, dtype_name)
+
+
 def rotary_backend(
     config: Any, dtype_name: str, layer_type: str | None = None, interleave: bool = False
 ) -> Any:
-    """The model type's rotary module (float32, as built) and its apply function on x in
-    ``dtype_name``: ``fn(x, positions, rope) -> (n, head_dim)`` torch tensor."""
+    """The model type's rotary module (float32, as built; cast for :data:`MODULE_CAST`) and
+    its apply function on x in ``dtype_name``: ``fn(x, positions, rope) -> (n, head_dim)``."""
     torch = importlib.import_module("torch")
     module = _modeling(config.model_type)
-    rotary = rotary_class(module)(config)
+    rotary, dtype = _cast(rotary_class(module)(config), dtype_name)
     apply = module.apply_rotary_pos_emb_interleave if interleave else module.apply_rotary_pos_emb
-    dtype = getattr(torch, dtype_name)
 
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
         q = torch.from_numpy(np.asarray(x)).to(dtype)[None, None]
@@ -106,8 +121,8 @@ def transformers_longrope(config: Any, dtype_name: str, seq_len: int) -> Any:
     rotary = rotary_class(module)(config)
     inv_freq, attention = rope_utils.ROPE_INIT_FUNCTIONS["longrope"](config, None, seq_len=seq_len)
     rotary.inv_freq, rotary.attention_scaling = inv_freq, attention
+    rotary, dtype = _cast(rotary, dtype_name)
     forward = inspect.unwrap(type(rotary).forward)
-    dtype = getattr(torch, dtype_name)
 
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
         q = torch.from_numpy(np.asarray(x)).to(dtype)[None, None]

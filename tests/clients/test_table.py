@@ -158,6 +158,8 @@ def test_planned_rows_cover_configs_times_dtypes() -> None:
     assert [(r["config"], r["dtype"]) for r in rows] == [
         ("Llama-2-7B", "float32"),
         ("Llama-2-7B", "bfloat16"),
+        ("Llama-2-7B", "module-bfloat16"),
         ("Llama-3.1-8B", "float32"),
         ("Llama-3.1-8B", "bfloat16"),
+        ("Llama-3.1-8B", "module-bfloat16"),
     ]
