@@ -23,9 +23,9 @@ from pespec.rope.config import RopeConfig
 from pespec.rope.presets import PRESET_SOURCES, published_config
 
 __all__ = [
+    "MODULE_CAST",
     "build",
     "config_file",
-    "MODULE_CAST",
     "hf_config",
     "rotary_backend",
     "rotary_class",

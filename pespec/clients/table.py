@@ -143,9 +143,11 @@ def run_row(
         path = Path(folder) / "report.json"
         started = time.perf_counter()
         command = _command(row, path)
-        if zygote is not None:
+        try:
+            if zygote is None:
+                raise RuntimeError("no zygote")
             code, stderr = zygote.run(command[3:], Path(folder), timeout)
-        else:
+        except RuntimeError:  # no zygote, or it ended: this row in a new interpreter
             code, stderr = _run_process(command, timeout)
         if code is None:
             out["why"] = f"hung: no verdict within {timeout:g} s (the process was killed)"

@@ -92,6 +92,19 @@ def test_a_forked_row_is_the_row_of_a_new_interpreter() -> None:
         assert {k: forked[name].get(k) for k in keep} == {k: spawned[name].get(k) for k in keep}
 
 
+@pytest.mark.usefixtures("toy_clients")
+def test_a_row_whose_zygote_has_ended_runs_in_a_new_interpreter() -> None:
+    zygote_module = pytest.importorskip("pespec.clients.zygote")
+    zygote_module.available() or pytest.skip("no fork here")
+    from pespec.clients.table import run_row
+
+    zygote = zygote_module.Zygote()
+    zygote.close()  # ended before the row: the row must not be lost with it
+    (row,) = planned_rows(select_clients(client="toy:refuses"))
+    done = run_row(row, 240.0, zygote)
+    assert done["verdict"] == "not run" and done["why"].startswith("refused: ")
+
+
 def _doc(*rows: tuple[str, str, str]) -> dict[str, Any]:
     return {
         "schema": TABLE_SCHEMA,
