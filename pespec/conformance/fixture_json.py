@@ -179,7 +179,8 @@ def grid_sample(sizes: tuple[int, ...]) -> list[int]:
 def npz_bytes(arrays: Mapping[str, NDArray[Any]], data: dict[str, Any]) -> bytes:
     """An ``.npz`` of ``arrays`` (in order) and ``config``: ``data`` as sorted-key JSON."""
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays, config=np.array(json.dumps(data, sort_keys=True)))
+    members: dict[str, Any] = {**arrays, "config": np.array(json.dumps(data, sort_keys=True))}
+    np.savez(buffer, **members)
     return buffer.getvalue()
 
 
