@@ -18,8 +18,6 @@ the neighbours need only the output at the file's rows).
 from __future__ import annotations
 
 import io
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final
 
@@ -28,9 +26,15 @@ from numpy.typing import NDArray
 
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import first_non_finite
-from pespec.conformance.filerules import claimed_file_level, file_record
+from pespec.conformance.filepositions import (
+    file_positions,
+    file_report,
+    read_positions_table,
+    started_now,
+)
+from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
-from pespec.conformance.savedfile import read_npy, read_output, read_text_table
+from pespec.conformance.savedfile import read_output
 from pespec.mrope.golden import x_rows
 from pespec.mrope.presets import Preset, resolve_config
 from pespec.numerics.formats import DTYPES, dtype_name
@@ -76,18 +80,7 @@ def read_positions(path: str | Path, axes: int) -> NDArray[Any]:
     """Positions (n, ``axes``) from a ``.npy`` or ``.csv`` of ``axes`` columns (a header line
     is skipped); ValueError naming the file and its shape otherwise."""
     file = Path(path)
-    if not file.is_file():
-        raise ValueError(f"--positions must be an existing .npy or .csv file; got {str(file)!r}")
-    suffix = file.suffix.lower()
-    if suffix == ".npy":
-        array = np.asarray(read_npy(file))
-    elif suffix in (".csv", ".txt"):
-        table = read_text_table(file)
-        array = table.values
-        if table.positions is not None:  # a header starting with "position": one more column
-            array = np.concatenate([np.reshape(table.positions, (-1, 1)), array], axis=1)
-    else:
-        raise ValueError(f"--positions must end in .npy or .csv; got {str(file)!r}")
+    array = read_positions_table(file)
     return _checked_positions(array, axes, f"--positions {str(file)!r}")
 
 
@@ -111,25 +104,20 @@ def _file_positions(
 ) -> tuple[NDArray[Any], str]:
     """The positions of the file's rows and how they were given; ValueError on a misfit."""
     config = chosen.config
-    if output.ndim != 2 or output.shape[1] != config.head_dim:
-        raise ValueError(
-            f"from_file {name!r} must hold a 2-D array of {config.head_dim} columns (head_dim "
-            f"of {config.name}); it holds shape {output.shape}"
-        )
-    if option is not None:
-        positions, given = read_positions(option, config.axes), f"--positions {option}"
-    elif stored is not None:
-        positions = _checked_positions(stored, config.axes, f"the positions stored in {name!r}")
-        given = "stored in the file"
-    else:
+
+    def whole() -> tuple[NDArray[Any], str]:
         positions = np.asarray(chosen.positions(), dtype=np.int64)
-        given = f"the {positions.shape[0]} ids of {chosen.name} (in order)"
-    if positions.shape[0] != output.shape[0]:
-        raise ValueError(
-            f"from_file {name!r} has {output.shape[0]} rows but {given} are "
-            f"{positions.shape[0]} positions; give one row per position"
-        )
-    return positions, given
+        return positions, f"the {positions.shape[0]} ids of {chosen.name} (in order)"
+
+    return file_positions(
+        name,
+        output,
+        (config.head_dim, f"head_dim of {config.name}"),
+        (option, stored),
+        lambda option: read_positions(option, config.axes),
+        lambda stored: _checked_positions(stored, config.axes, f"the positions stored in {name!r}"),
+        whole,
+    )
 
 
 def _check(check_id: str, stage: str, title: str, status: str, message: str) -> CheckResult:
@@ -198,8 +186,7 @@ def check_file(
     family's file check shares (:func:`~pespec.conformance.filerules.claimed_file_level`)."""
     from pespec.mrope.fileview import FileView, reference_checks
 
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    clock = time.perf_counter()
+    started = started_now()
     chosen = resolve_config(config)
     claim = parse_rope_level(level) if isinstance(level, str) else level
     name = str(path)
@@ -220,21 +207,10 @@ def check_file(
     from pespec.mrope.diagnosis import diagnose
     from pespec.mrope.report import report_fields
 
-    report = Report(
-        backend=name,
-        backend_spec=None,
-        device="file",
-        capabilities={},
-        profile="file",
-        checks=checks,
-        timestamp=started,
-        duration_s=time.perf_counter() - clock,
-        **report_fields(view),
-    )
-    report.family = "multiaxis-rope"
     width = ("head_dim", chosen.config.head_dim)
-    indices = np.arange(rows.shape[0])
-    report.source_file = file_record(name, saved, indices, f"{given}; row indices", width, (1, ""))
+    count = int(rows.shape[0])
+    report = file_report(saved, name, (count, given), width, checks, started, report_fields(view))
+    report.family = "multiaxis-rope"
     if not report.conformant and judged is not None and finite:
         diagnose(view, report)
     return report

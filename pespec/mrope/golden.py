@@ -14,8 +14,6 @@ Annex B per section), as its shortest round-trip decimal and its exact ``float.h
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from dataclasses import dataclass
@@ -25,16 +23,27 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec._version import SPEC_VERSION
+from pespec.conformance.fixture_json import (
+    csv_bytes,
+    dump,
+    exact_floats,
+    grid_sample,
+    hex_rows,
+    load_format,
+    malformed,
+    matching_fixture,
+    matrix,
+    npz_bytes,
+    render_each,
+    render_set,
+)
 from pespec.conformance.fixtures import (
     FixtureCheck,
     FixtureError,
     FixtureFormat,
     FixtureProgress,
     bit_differences,
-    files_of_format,
     register_fixture_format,
-    verified_directory,
 )
 from pespec.mrope.presets import PRESETS, Preset, resolve_config
 from pespec.mrope.reference import oracle_apply
@@ -118,14 +127,7 @@ def golden_rows(chosen: Preset) -> NDArray[np.int64]:
     sizes, before = chosen.grid, chosen.text_before
     block = int(np.prod(sizes))
     total = chosen.positions().shape[0]
-    index: list[tuple[int, ...]] = [(0, 0, 0), tuple(s // 2 for s in sizes)]
-    index.append(tuple(s - 1 for s in sizes))
-    for axis, size in enumerate(sizes):
-        for coordinate in (min(1, size - 1), size - 1):
-            point = [0, 0, 0]
-            point[axis] = coordinate
-            index.append(tuple(point))
-    found = {before + int(np.ravel_multi_index(i, sizes)) for i in index}
+    found = {before + i for i in grid_sample(tuple(sizes))}
     if before:
         found |= {0, before - 1}
     if total > before + block:
@@ -145,43 +147,22 @@ def compute_fixture(name: str) -> MRopeFixture:
     return MRopeFixture(file_name(name)[:-5], name, data, rows, positions, x, y)
 
 
-def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=True, separators=(", ", ": "), allow_nan=False)
-
-
-def _matrix(rows: list[list[Any]]) -> str:
-    lines = ["  " + json.dumps(row, separators=(",", ":"), allow_nan=False) for row in rows]
-    return "[\n" + ",\n".join(lines) + "\n ]"
-
-
 def render_fixture(fixture: MRopeFixture) -> bytes:
     """The set's JSON file, byte-deterministic (fixed key order, one row per line)."""
-    fields: list[tuple[str, str]] = [
-        ("format", _dump(FORMAT)),
-        ("spec_version", _dump(SPEC_VERSION)),
-        ("generator", _dump(GENERATOR)),
-        ("name", _dump(fixture.name)),
-        ("preset", _dump(fixture.preset)),
-        ("definition", _dump(DEFINITION)),
-        ("preset_config", _dump(fixture.data)),
-        ("rows", _dump(fixture.rows.tolist())),
-        ("positions", _matrix(fixture.positions.tolist())),
-        ("x_formula", _dump(X_FORMULA)),
-        ("y", _matrix(fixture.y.tolist())),
-        ("y_hex", _matrix([[float(v).hex() for v in row] for row in fixture.y.tolist()])),
+    fields = [
+        ("positions", matrix(fixture.positions.tolist())),
+        ("x_formula", dump(X_FORMULA)),
+        ("y", matrix(fixture.y.tolist())),
+        ("y_hex", matrix(hex_rows(fixture.y))),
     ]
-    body = ",\n".join(f" {json.dumps(key)}: {text}" for key, text in fields)
-    return ("{\n" + body + "\n}\n").encode("ascii")
+    return render_set(FORMAT, GENERATOR, DEFINITION, fixture, fields)
 
 
 def render_files(on_progress: FixtureProgress | None = None) -> dict[str, bytes]:
     """Every preset's set, in memory: {file name: bytes}; ``on_progress(name)`` after each."""
-    files = {}
-    for name in PRESETS:
-        files[file_name(name)] = render_fixture(compute_fixture(name))
-        if on_progress is not None:
-            on_progress(file_name(name)[:-5])
-    return files
+    return render_each(
+        PRESETS, file_name, lambda n: render_fixture(compute_fixture(n)), on_progress
+    )
 
 
 def _parsed(name: str, doc: Any) -> MRopeFixture:
@@ -190,9 +171,7 @@ def _parsed(name: str, doc: Any) -> MRopeFixture:
     if doc.get("x_formula") != X_FORMULA:
         raise FixtureError(f"{name}: x_formula must be {X_FORMULA!r}")
     rows = np.array(doc["rows"], dtype=np.int64)
-    y = np.array([[float.fromhex(h) for h in row] for row in doc["y_hex"]], dtype=np.float64)
-    if np.array(doc["y"], dtype=np.float64).tobytes() != y.tobytes():
-        raise FixtureError(f"{name}: y decimals differ from y_hex")
+    y = exact_floats(name, doc["y"], doc["y_hex"], "y")
     positions = np.array(doc["positions"], dtype=np.int64)
     data = dict(doc["preset_config"])
     head_dim = int(data["config"]["head_dim"])
@@ -204,16 +183,10 @@ def _parsed(name: str, doc: Any) -> MRopeFixture:
 def parse_fixture(name: str, data: bytes) -> MRopeFixture:
     """Read one set (``json`` only, never pickle); checks decimals = hex, the shapes, and
     that the positions are the stated ids' rows."""
-    try:
+    with malformed(name, "multi-axis rotary fixture"):
         fixture = _parsed(name, json.loads(data.decode("ascii")))
         ids = fixture.grid.positions()
         width, axes = fixture.grid.config.head_dim, fixture.grid.config.axes
-    except FixtureError:
-        raise
-    except (KeyError, TypeError, ValueError, UnicodeDecodeError) as exc:
-        raise FixtureError(
-            f"{name}: malformed multi-axis rotary fixture ({type(exc).__name__}: {exc})"
-        ) from None
     n = fixture.rows.shape[0]
     if fixture.y.shape != (n, width) or fixture.positions.shape != (n, axes):
         raise FixtureError(
@@ -230,22 +203,23 @@ def parse_fixture(name: str, data: bytes) -> MRopeFixture:
 def load_fixtures(directory: Path | None = None) -> list[MRopeFixture]:
     """Every multi-axis rotary set in ``directory`` (default: the shipped ones), sorted by
     file name; the folder's MANIFEST is verified first."""
-    target = verified_directory(directory)
-    return [parse_fixture(p.name, p.read_bytes()) for p in files_of_format(target, FORMAT)]
+    return load_format(directory, FORMAT, parse_fixture)
 
 
 def fixture_for(chosen: Preset, directory: Path | None = None) -> MRopeFixture | None:
     """The verified set whose configuration and ids are ``chosen``'s, or None."""
-    wanted = chosen.to_dict()
-    wanted.pop("source", None)
-    wanted["config"].pop("name", None)
-    for fixture in load_fixtures(directory):
-        stored = dict(fixture.data)
-        stored.pop("source", None)
-        stored["config"] = {k: v for k, v in stored["config"].items() if k != "name"}
-        if stored == wanted:
-            return fixture
-    return None
+    return matching_fixture(load_fixtures(directory), chosen.to_dict(), _data, _computed)
+
+
+def _data(fixture: MRopeFixture) -> dict[str, Any]:
+    return fixture.data
+
+
+def _computed(data: dict[str, Any]) -> dict[str, Any]:
+    """The set's data but its provenance and its configuration's name (neither is computed)."""
+    kept = {k: v for k, v in data.items() if k != "source"}
+    kept["config"] = {k: v for k, v in kept["config"].items() if k != "name"}
+    return kept
 
 
 def verify_fixture(fixture: MRopeFixture) -> tuple[int, list[str]]:
@@ -256,28 +230,13 @@ def verify_fixture(fixture: MRopeFixture) -> tuple[int, list[str]]:
 
 
 def _npz_bytes(fixture: MRopeFixture) -> bytes:
-    buffer = io.BytesIO()
-    np.savez(
-        buffer,
-        rows=fixture.rows,
-        positions=fixture.positions,
-        x=fixture.x,
-        y=fixture.y,
-        config=np.array(json.dumps(fixture.data, sort_keys=True)),
-    )
-    return buffer.getvalue()
+    arrays = {"rows": fixture.rows, "positions": fixture.positions, "x": fixture.x, "y": fixture.y}
+    return npz_bytes(arrays, fixture.data)
 
 
 def _csv_bytes(fixture: MRopeFixture) -> bytes:
     """One line per row: ids row, the k coordinates, then the head_dim values of y (repr)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    axes, width = fixture.positions.shape[1], fixture.y.shape[1]
-    writer.writerow(["row"] + [f"axis{a}" for a in range(axes)] + [f"y{j}" for j in range(width)])
-    for r, row in enumerate(fixture.rows.tolist()):
-        coordinates = [str(int(v)) for v in fixture.positions[r].tolist()]
-        writer.writerow([row] + coordinates + [repr(v) for v in fixture.y[r].tolist()])
-    return buffer.getvalue().encode("ascii")
+    return csv_bytes(fixture.rows, fixture.positions, fixture.y, "y", lambda v: str(int(v)))
 
 
 def _verify(fixture: MRopeFixture, file: str, limit: int) -> FixtureCheck:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from pespec.conformance.derived_text import DerivedText
 from pespec.conformance.report import Report
 from pespec.mrope.config import (
     MultiAxisRopeConfig,
@@ -60,6 +61,9 @@ def _markdown(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+_TEXT = DerivedText(COMMAND, _judged, _markdown)
+
+
 def report_fields(run: Any) -> dict[str, Any]:
     """The :class:`Report` keywords of a multi-axis rotary report."""
     data = {
@@ -69,29 +73,18 @@ def report_fields(run: Any) -> dict[str, Any]:
         "rows": int(run.positions.shape[0]),
         "grid_rows": run.grid_rows,
     }
-    return {
-        "output_dtype": run.output_dtype,
-        "level": run.level,
-        "working_dtype": None if run.level is None else run.level_object().phase,
-        "command": COMMAND,
-        "family_data": data,
-        "judged": _judged(data),
-        "markdown_extra": _markdown(data),
-        "diagnosis_in_summary": True,
-    }
+    working = None if run.level is None else run.level_object().phase
+    return _TEXT.fields(data, run.output_dtype, run.level, working)
 
 
 def rebuilt(report: Report, data: dict[str, Any]) -> None:
     """A report read back from its JSON: derive its text again."""
-    report.command = COMMAND
-    report.diagnosis_in_summary = True
-    refresh(report)
+    _TEXT.rebuilt(report, data)
 
 
 def refresh(report: Report) -> None:
     """Derive the report's text again from its data."""
-    report.judged = _judged(report.family_data)
-    report.markdown_extra = _markdown(report.family_data)
+    _TEXT.refresh(report)
 
 
 def mrope_layout(config: MultiAxisRopeConfig) -> tuple[tuple[int, ...], bool] | None:

@@ -14,8 +14,6 @@ only the output at the file's positions).
 
 from __future__ import annotations
 
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final
 
@@ -24,9 +22,15 @@ from numpy.typing import NDArray
 
 from pespec.conformance.compare import FIXTURE_ERROR, PlannedCheck, Worst, comparison_result
 from pespec.conformance.contract import first_non_finite
-from pespec.conformance.filerules import claimed_file_level, file_record
+from pespec.conformance.filepositions import (
+    file_positions,
+    file_report,
+    read_positions_table,
+    started_now,
+)
+from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
-from pespec.conformance.savedfile import read_npy, read_output, read_text_table
+from pespec.conformance.savedfile import read_output
 from pespec.multiaxis.compare import fold_sections
 from pespec.multiaxis.config import MultiAxisConfig, check_positions_nd
 from pespec.multiaxis.presets import Preset, resolve_config
@@ -44,18 +48,7 @@ def read_positions(path: str | Path, axes: int) -> NDArray[Any]:
     """Positions (n, ``axes``) from a ``.npy`` or ``.csv`` file of ``axes`` columns (a header
     line is skipped); ValueError naming the file and its shape otherwise."""
     file = Path(path)
-    if not file.is_file():
-        raise ValueError(f"--positions must be an existing .npy or .csv file; got {str(file)!r}")
-    suffix = file.suffix.lower()
-    if suffix == ".npy":
-        array = np.asarray(read_npy(file))
-    elif suffix in (".csv", ".txt"):
-        table = read_text_table(file)
-        array = table.values
-        if table.positions is not None:  # a header starting with "position": one more column
-            array = np.concatenate([np.reshape(table.positions, (-1, 1)), array], axis=1)
-    else:
-        raise ValueError(f"--positions must end in .npy or .csv; got {str(file)!r}")
+    array = read_positions_table(file)
     if array.ndim == 1 and axes == 1:
         array = array[:, None]
     if array.ndim != 2 or array.shape[1] != axes:
@@ -77,24 +70,20 @@ def _file_positions(
 ) -> tuple[NDArray[Any], str]:
     """The positions of the file's rows and how they were given; ValueError on a misfit."""
     config = chosen.config
-    if output.ndim != 2 or output.shape[1] != config.d_model:
-        raise ValueError(
-            f"from_file {name!r} must hold a 2-D array of {config.d_model} columns (D of "
-            f"{config.name}); it holds shape {output.shape}"
-        )
-    if option is not None:
-        positions, given = read_positions(option, config.axes), f"--positions {option}"
-    elif stored is not None:
-        positions, given = check_positions_nd(stored, config.axes), "stored in the file"
-    else:
+
+    def whole() -> tuple[NDArray[Any], str]:
         positions = chosen.positions()
-        given = f"the {positions.shape[0]} rows of the grid of {chosen.name} (row order)"
-    if positions.shape[0] != output.shape[0]:
-        raise ValueError(
-            f"from_file {name!r} has {output.shape[0]} rows but {given} are "
-            f"{positions.shape[0]} positions; give one row per position"
-        )
-    return positions, given
+        return positions, f"the {positions.shape[0]} rows of the grid of {chosen.name} (row order)"
+
+    return file_positions(
+        name,
+        output,
+        (config.d_model, f"D of {config.name}"),
+        (option, stored),
+        lambda option: read_positions(option, config.axes),
+        lambda stored: check_positions_nd(stored, config.axes),
+        whole,
+    )
 
 
 def _check(check_id: str, stage: str, title: str, status: str, message: str) -> CheckResult:
@@ -187,8 +176,7 @@ def check_file(
     """Check the multi-axis output saved in ``path`` for ``config`` (a preset name, a JSON
     config or its path); see the module docstring. The level follows the rule every family's
     file check shares (:func:`~pespec.conformance.filerules.claimed_file_level`)."""
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    clock = time.perf_counter()
+    started = started_now()
     chosen = resolve_config(config)
     name = str(path)
     text = not name.lower().endswith((".npy", ".npz"))
@@ -208,22 +196,11 @@ def check_file(
     from pespec.multiaxis.report import diagnose, report_fields
 
     view = FileView(chosen, output, rows, judged, out_dtype)
-    report = Report(
-        backend=name,
-        backend_spec=None,
-        device="file",
-        capabilities={},
-        profile="file",
-        checks=checks,
-        timestamp=started,
-        duration_s=time.perf_counter() - clock,
-        **report_fields(view),
-    )
-    report.family = "multiaxis"
-    report.family_data["rows"] = int(rows.shape[0])
     width = ("D", chosen.config.d_model)
-    indices = np.arange(rows.shape[0])
-    report.source_file = file_record(name, saved, indices, f"{given}; row indices", width, (1, ""))
+    count = int(rows.shape[0])
+    report = file_report(saved, name, (count, given), width, checks, started, report_fields(view))
+    report.family = "multiaxis"
+    report.family_data["rows"] = count
     if not report.conformant and judged is not None and view.positions.shape[0]:
         diagnose(view, report)
     return report

@@ -12,8 +12,6 @@ exact encoding (SPEC Annex B per section), as its shortest round-trip decimal an
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,16 +20,26 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec._version import SPEC_VERSION
+from pespec.conformance.fixture_json import (
+    csv_bytes,
+    exact_floats,
+    grid_sample,
+    hex_rows,
+    load_format,
+    malformed,
+    matching_fixture,
+    matrix,
+    npz_bytes,
+    render_each,
+    render_set,
+)
 from pespec.conformance.fixtures import (
     FixtureCheck,
     FixtureError,
     FixtureFormat,
     FixtureProgress,
     bit_differences,
-    files_of_format,
     register_fixture_format,
-    verified_directory,
 )
 from pespec.multiaxis.presets import PRESETS, Preset
 from pespec.multiaxis.reference import oracle_encode
@@ -95,16 +103,7 @@ def file_name(preset: str) -> str:
 def golden_rows(sizes: tuple[int, ...]) -> NDArray[np.int64]:
     """The grid rows of a set, sorted: the origin, one step along each axis, each axis at its
     last coordinate (others 0), the centre and the last row (row-major, last axis fastest)."""
-    index: list[tuple[int, ...]] = [tuple(0 for _ in sizes)]
-    for axis, size in enumerate(sizes):
-        for coordinate in {min(1, size - 1), size - 1}:
-            point = [0] * len(sizes)
-            point[axis] = coordinate
-            index.append(tuple(point))
-    index.append(tuple(s // 2 for s in sizes))
-    index.append(tuple(s - 1 for s in sizes))
-    flat = {int(np.ravel_multi_index(i, sizes)) for i in index}
-    return np.array(sorted(flat), dtype=np.int64)
+    return np.array(grid_sample(sizes), dtype=np.int64)
 
 
 def compute_fixture(name: str) -> MultiAxisFixture:
@@ -118,61 +117,28 @@ def compute_fixture(name: str) -> MultiAxisFixture:
     return MultiAxisFixture(file_name(name)[:-5], name, data, rows, positions, values)
 
 
-def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=True, separators=(", ", ": "), allow_nan=False)
-
-
-def _matrix(rows: list[list[Any]]) -> str:
-    lines = ["  " + json.dumps(row, separators=(",", ":"), allow_nan=False) for row in rows]
-    return "[\n" + ",\n".join(lines) + "\n ]"
-
-
-def _hex_rows(array: NDArray[np.float64]) -> list[list[str]]:
-    return [[float(v).hex() for v in row] for row in array.tolist()]
-
-
 def render_fixture(fixture: MultiAxisFixture) -> bytes:
     """The set's JSON file, byte-deterministic (fixed key order, one row per line)."""
-    fields: list[tuple[str, str]] = [
-        ("format", _dump(FORMAT)),
-        ("spec_version", _dump(SPEC_VERSION)),
-        ("generator", _dump(GENERATOR)),
-        ("name", _dump(fixture.name)),
-        ("preset", _dump(fixture.preset)),
-        ("definition", _dump(DEFINITION)),
-        ("preset_config", _dump(fixture.data)),
-        ("rows", _dump(fixture.rows.tolist())),
-        ("positions", _matrix(fixture.positions.tolist())),
-        ("positions_hex", _matrix(_hex_rows(fixture.positions))),
-        ("values", _matrix(fixture.values.tolist())),
-        ("values_hex", _matrix(_hex_rows(fixture.values))),
+    fields = [
+        ("positions", matrix(fixture.positions.tolist())),
+        ("positions_hex", matrix(hex_rows(fixture.positions))),
+        ("values", matrix(fixture.values.tolist())),
+        ("values_hex", matrix(hex_rows(fixture.values))),
     ]
-    body = ",\n".join(f" {json.dumps(key)}: {text}" for key, text in fields)
-    return ("{\n" + body + "\n}\n").encode("ascii")
+    return render_set(FORMAT, GENERATOR, DEFINITION, fixture, fields)
 
 
 def render_files(on_progress: FixtureProgress | None = None) -> dict[str, bytes]:
     """Every preset's set, in memory: {file name: bytes}; ``on_progress(name)`` after each."""
-    files = {}
-    for name in PRESETS:
-        files[file_name(name)] = render_fixture(compute_fixture(name))
-        if on_progress is not None:
-            on_progress(file_name(name)[:-5])
-    return files
-
-
-def _floats(name: str, decimals: Any, hexes: Any, what: str) -> NDArray[np.float64]:
-    """The hex rows as float64, checked equal to the decimal rows bit for bit."""
-    exact = np.array([[float.fromhex(h) for h in row] for row in hexes], dtype=np.float64)
-    if np.array(decimals, dtype=np.float64).tobytes() != exact.tobytes():
-        raise FixtureError(f"{name}: {what} decimals differ from {what}_hex")
-    return exact
+    return render_each(
+        PRESETS, file_name, lambda n: render_fixture(compute_fixture(n)), on_progress
+    )
 
 
 def parse_fixture(name: str, data: bytes) -> MultiAxisFixture:
     """Read one multi-axis fixture file (``json`` only, never pickle); checks decimals = hex,
     the shapes, and that the rows are the stated grid's positions."""
-    try:
+    with malformed(name, "multi-axis fixture"):
         doc = json.loads(data.decode("ascii"))
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise FixtureError(f"{name}: format must be {FORMAT!r}")
@@ -182,16 +148,10 @@ def parse_fixture(name: str, data: bytes) -> MultiAxisFixture:
             str(doc["preset"]),
             dict(doc["preset_config"]),
             rows,
-            _floats(name, doc["positions"], doc["positions_hex"], "positions"),
-            _floats(name, doc["values"], doc["values_hex"], "values"),
+            exact_floats(name, doc["positions"], doc["positions_hex"], "positions"),
+            exact_floats(name, doc["values"], doc["values_hex"], "values"),
         )
         grid = fixture.grid
-    except FixtureError:
-        raise
-    except (KeyError, TypeError, ValueError, UnicodeDecodeError) as exc:
-        raise FixtureError(
-            f"{name}: malformed multi-axis fixture ({type(exc).__name__}: {exc})"
-        ) from None
     n, width = rows.shape[0], grid.config.d_model
     if fixture.values.shape != (n, width) or fixture.positions.shape != (n, grid.config.axes):
         raise FixtureError(
@@ -207,20 +167,21 @@ def parse_fixture(name: str, data: bytes) -> MultiAxisFixture:
 def load_fixtures(directory: Path | None = None) -> list[MultiAxisFixture]:
     """Every multi-axis set in ``directory`` (default: the shipped ones), sorted by file name;
     the folder's MANIFEST is verified first (a changed file raises FixtureError naming it)."""
-    target = verified_directory(directory)
-    return [parse_fixture(p.name, p.read_bytes()) for p in files_of_format(target, FORMAT)]
+    return load_format(directory, FORMAT, parse_fixture)
 
 
 def fixture_for(chosen: Preset, directory: Path | None = None) -> MultiAxisFixture | None:
     """The verified set whose configuration and grid are ``chosen``'s, or None."""
-    wanted = chosen.to_dict()
-    wanted.pop("source", None)
-    for fixture in load_fixtures(directory):
-        stored = dict(fixture.data)
-        stored.pop("source", None)
-        if stored == wanted:
-            return fixture
-    return None
+    return matching_fixture(load_fixtures(directory), chosen.to_dict(), _data, _computed)
+
+
+def _data(fixture: MultiAxisFixture) -> dict[str, Any]:
+    return fixture.data
+
+
+def _computed(data: dict[str, Any]) -> dict[str, Any]:
+    """The set's data but its provenance (which lives in the preset table)."""
+    return {k: v for k, v in data.items() if k != "source"}
 
 
 def verify_fixture(fixture: MultiAxisFixture) -> tuple[int, list[str]]:
@@ -231,27 +192,13 @@ def verify_fixture(fixture: MultiAxisFixture) -> tuple[int, list[str]]:
 
 
 def _npz_bytes(fixture: MultiAxisFixture) -> bytes:
-    buffer = io.BytesIO()
-    np.savez(
-        buffer,
-        rows=fixture.rows,
-        positions=fixture.positions,
-        values=fixture.values,
-        config=np.array(json.dumps(fixture.data, sort_keys=True)),
-    )
-    return buffer.getvalue()
+    arrays = {"rows": fixture.rows, "positions": fixture.positions, "values": fixture.values}
+    return npz_bytes(arrays, fixture.data)
 
 
 def _csv_bytes(fixture: MultiAxisFixture) -> bytes:
     """One line per grid row: row, the k coordinates, then the D values (repr)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    axes, width = fixture.positions.shape[1], fixture.values.shape[1]
-    writer.writerow(["row"] + [f"axis{a}" for a in range(axes)] + [f"c{j}" for j in range(width)])
-    for r, row in enumerate(fixture.rows.tolist()):
-        values = fixture.positions[r].tolist() + fixture.values[r].tolist()
-        writer.writerow([row] + [repr(v) for v in values])
-    return buffer.getvalue().encode("ascii")
+    return csv_bytes(fixture.rows, fixture.positions, fixture.values, "c")
 
 
 def _verify(fixture: MultiAxisFixture, file: str, limit: int) -> FixtureCheck:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from pespec.conformance.contract import BackendFailure
+from pespec.conformance.derived_text import DerivedText
 from pespec.conformance.report import Report
 from pespec.multiaxis.config import MultiAxisConfig, Section
 from pespec.multiaxis.grid import grid_positions, per_axis
@@ -46,6 +47,9 @@ def _markdown(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+_TEXT = DerivedText(COMMAND, _judged, _markdown)
+
+
 def report_fields(run: RunView) -> dict[str, Any]:
     """The :class:`Report` keywords of a multi-axis report."""
     data = {
@@ -56,29 +60,18 @@ def report_fields(run: RunView) -> dict[str, Any]:
         "rows": int(run.positions.shape[0]),
         "rows_declared_out": run.declared_out,
     }
-    return {
-        "output_dtype": run.output_dtype,
-        "level": run.level,
-        "working_dtype": None if run.level is None else run.level_object().working_dtype,
-        "command": COMMAND,
-        "family_data": data,
-        "judged": _judged(data),
-        "markdown_extra": _markdown(data),
-        "diagnosis_in_summary": True,
-    }
+    working = None if run.level is None else run.level_object().working_dtype
+    return _TEXT.fields(data, run.output_dtype, run.level, working)
 
 
 def rebuilt(report: Report, data: dict[str, Any]) -> None:
     """A multi-axis report read back from its JSON: derive its text again."""
-    report.command = COMMAND
-    report.diagnosis_in_summary = True
-    refresh(report)
+    _TEXT.rebuilt(report, data)
 
 
 def refresh(report: Report) -> None:
     """Derive the report's text again from its data."""
-    report.judged = _judged(report.family_data)
-    report.markdown_extra = _markdown(report.family_data)
+    _TEXT.refresh(report)
 
 
 def _swapped(config: MultiAxisConfig) -> MultiAxisConfig | None:
