@@ -6,7 +6,9 @@ the configurations of :func:`pespec.mrope.report.candidates` at the checked posi
 the declared configuration at the positions rounded to bfloat16 or float16 (position ids
 cast to a low precision: diffusers' bf16 positions under autocast, where neighbouring ids
 collapse to one; the same for sectioned, interleaved and per-axis layouts, since the
-rounding is of the ids, before any section reads them).
+rounding is of the ids, before any section reads them), then for Wan's split of the head the
+table read with the other split (:mod:`pespec.mrope.splits`: no configuration, compared
+against its own exact value under the same bound).
 
 The rows compared (:func:`diagnosis_rows`): up to 128 of the rows the declared reference
 fails on and up to 128 evenly spaced over all checked rows, so a neighbour must explain the
@@ -25,6 +27,7 @@ from pespec.conformance.contract import BackendFailure
 from pespec.conformance.report import Report
 from pespec.mrope.config import MultiAxisRopeConfig
 from pespec.mrope.reference import apply, level_bound, reference_bound
+from pespec.mrope.splits import misread_apply, other_split
 from pespec.numerics.formats import DTYPES
 from pespec.rope.errormodel import RopeLevel
 
@@ -80,11 +83,31 @@ def _matches(
     positions: NDArray[Any],
     config: MultiAxisRopeConfig,
     view: DiagnosisView,
+    exact: NDArray[np.float64] | None = None,
 ) -> bool:
+    """``y`` within the level's bound plus the reference's of ``exact`` (default: the
+    exact reference of ``config`` at ``positions``)."""
     assert view.output_dtype is not None
     bound = level_bound(x, positions, config, view.level_object(), view.output_dtype)
     bound = bound + reference_bound(x, positions, config)
-    return bool(np.all(np.abs(y - apply(x, positions, config)) <= bound))
+    want = apply(x, positions, config) if exact is None else exact
+    return bool(np.all(np.abs(y - want) <= bound))
+
+
+def _name(report: Report, name: str) -> None:
+    report.diagnosis = {"cause": name}
+    report.diagnosis_sentence = f"the output is the declared encoding with {name}"
+
+
+def _misread(
+    y: NDArray[np.float64], x: NDArray[np.float64], p: NDArray[Any], view: DiagnosisView
+) -> str | None:
+    """The name of the other-split neighbour when the output is it (:mod:`pespec.mrope.splits`)."""
+    other = other_split(view.config)
+    if other is None:
+        return None
+    exact = misread_apply(x, p, view.config, other[1])
+    return other[0] if _matches(y, x, p, view.config, view, exact) else None
 
 
 def diagnose(view: DiagnosisView, report: Report) -> None:
@@ -99,17 +122,18 @@ def diagnose(view: DiagnosisView, report: Report) -> None:
         return
     rows = diagnosis_rows(y_all, exact, bound)
     y, x, p = y_all[rows], view.x[rows], view.positions[rows]
-    tries: list[tuple[str, MultiAxisRopeConfig, NDArray[Any]]] = [
-        (name, config, p) for name, config in candidates(view.config).items()
-    ]
-    tries += [(name, view.config, low) for name, low in low_precision(p).items()]
-    for name, config, positions in tries:
+    neighbours = [(name, config, p) for name, config in candidates(view.config).items()]
+    for name, config, positions in neighbours:
         if _matches(y, x, positions, config, view):
-            report.diagnosis = {"cause": name}
-            report.diagnosis_sentence = f"the output is the declared encoding with {name}"
-            return
+            return _name(report, name)
+    misread = _misread(y, x, p, view)
+    if misread is not None:
+        return _name(report, misread)
+    for name, low in low_precision(p).items():
+        if _matches(y, x, low, view.config, view):
+            return _name(report, name)
     report.diagnosis_sentence = (
         "no neighbouring configuration (axes mixed up, sections permuted or resized, "
-        "sectioned vs interleaved, axes_dim permuted, pairs halves vs interleaved, position "
-        "ids in bfloat16 or float16) reproduces the output"
+        "sectioned vs interleaved, axes_dim permuted, pairs halves vs interleaved, the t/h/w "
+        "split computed the other way, position ids in bfloat16 or float16) reproduces the output"
     )

@@ -23,6 +23,7 @@ from typing import Any
 from numpy.typing import NDArray
 
 from pespec.mrope.config import MultiAxisRopeConfig, mrope, per_axis_rotary
+from pespec.mrope.diffusers_config import from_diffusers_config
 from pespec.mrope.positions import flux_positions, qwen_vl_positions, vision_grid
 from pespec.mrope.video import cogvideox_axes_dim, video_rotary, wan_axes_dim
 
@@ -187,12 +188,22 @@ PRESETS: dict[str, Preset] = {
 """The presets by name."""
 
 
-def _from_mapping(data: Mapping[str, Any]) -> Preset:
-    """A preset from ``{"config": <to_dict() or a Qwen-VL config.json>, "ids", "grid",
-    "text_before", "text_after"}`` or a bare Qwen-VL config.json (the video grid)."""
+def _from_file(data: Mapping[str, Any], name: str) -> Preset:
+    """A bare config.json: a diffusers transformer's (``_class_name``; the ids of the preset
+    of its class) or a Qwen-VL one (the video grid)."""
+    if "_class_name" in data:
+        config, like = from_diffusers_config(data, name)
+        ids = PRESETS[like]
+        return Preset(name, config, ids.ids, ids.grid, ids.text_before, ids.text_after, name)
+    config = from_hf_config(data)
+    return Preset(config.name, config, "qwen-vl", VIDEO, 16, 16, "a config.json")
+
+
+def _from_mapping(data: Mapping[str, Any], name: str = "config.json") -> Preset:
+    """A preset from ``{"config": <to_dict() or a config.json>, "ids", "grid",
+    "text_before", "text_after"}`` or a bare config.json (:func:`_from_file`)."""
     if "config" not in data:
-        config = from_hf_config(data)
-        return Preset(config.name, config, "qwen-vl", VIDEO, 16, 16, "a config.json")
+        return _from_file(data, name)
     allowed = {"config", "ids", "grid", "text_before", "text_after", "source"}
     unknown = sorted(set(data) - allowed)
     if unknown:
@@ -200,11 +211,12 @@ def _from_mapping(data: Mapping[str, Any]) -> Preset:
             f"a multiaxis-rope JSON config has the keys {sorted(allowed)}; unknown {unknown}"
         )
     raw = data["config"]
-    config = (
-        from_hf_config(raw)
-        if isinstance(raw, Mapping) and "sections" not in raw
-        else MultiAxisRopeConfig.from_dict(raw)
-    )
+    if isinstance(raw, Mapping) and "_class_name" in raw:
+        config = from_diffusers_config(raw, name)[0]
+    elif isinstance(raw, Mapping) and "sections" not in raw:
+        config = from_hf_config(raw)
+    else:
+        config = MultiAxisRopeConfig.from_dict(raw)
     ids = data.get("ids", "qwen-vl")
     if ids not in IDS:
         raise ValueError(f"ids must be one of {IDS}; got {ids!r}")
@@ -240,7 +252,7 @@ def resolve_config(value: Any) -> Preset:
             raise ValueError(f"config file {value!r} could not be read: {exc}") from None
         if not isinstance(data, dict):
             raise ValueError(f"config file {value!r} must hold a JSON object")
-        return _from_mapping(data)
+        return _from_mapping(data, Path(value).name)
     if isinstance(value, str) and value in PRESETS:
         return PRESETS[value]
     if isinstance(value, str):
