@@ -1,4 +1,7 @@
-"""diffusers 0.42.1's video rotaries as multiaxis-rope backends (float32, as the models run).
+"""diffusers 0.42.1's video rotaries as multiaxis-rope backends (float32, as the models run):
+the adapters of the clients ``diffusers:WanRotaryPosEmbed``,
+``diffusers:HunyuanVideoRotaryPosEmbed`` and ``diffusers:get_3d_rotary_pos_embed`` (issue 29),
+used by the integration tests too.
 
 Each real module builds a table for a whole (T, H, W) patch grid; the backend builds it for
 the grid ``max(positions) + 1`` per axis and reads row t·H·W + h·W + w (positions are the
@@ -7,18 +10,21 @@ integer ids of the ``grid`` presets), then applies the model's own apply functio
 * Wan: ``WanRotaryPosEmbed`` + the ``apply_rotary_emb`` closure of ``WanAttnProcessor``
   (run on a ``WanAttention`` with identity q projection and no q norm; the query is caught
   at ``dispatch_attention_fn``). ``module`` may be ChronoEdit's ``ChronoEditRotaryPosEmbed``.
-* HunyuanVideo: ``HunyuanVideoRotaryPosEmbed`` + ``embeddings.apply_rotary_emb``.
+* HunyuanVideo: ``HunyuanVideoRotaryPosEmbed`` + ``embeddings.apply_rotary_emb``
+  (:func:`hunyuan_backend` of the axes dims and θ; the model's 16, 56, 56 and 256).
 * CogVideoX: ``get_3d_rotary_pos_embed`` (crop (0, 0)–(H, W): integer linspace) +
   ``embeddings.apply_rotary_emb``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+__all__ = ["cogvideox_backend", "hunyuan_backend", "wan_backend", "wan_table"]
 
 Table = Callable[[tuple[int, int, int]], tuple[Any, Any]]
 
@@ -97,20 +103,25 @@ def wan_backend(head_dim: int = 128, chronoedit: bool = False) -> Any:
     return backend
 
 
-def hunyuan_backend(x: NDArray[Any], positions: NDArray[Any], config: Any) -> NDArray[Any]:
-    """HunyuanVideoRotaryPosEmbed(2, 1, [16, 56, 56], 256) + apply_rotary_emb(sequence_dim=1)."""
+def hunyuan_backend(axes_dim: Sequence[int] = (16, 56, 56), theta: float = 256.0) -> Any:
+    """HunyuanVideoRotaryPosEmbed(2, 1, axes_dim, θ) + apply_rotary_emb(sequence_dim=1)."""
     import torch
     from diffusers.models.embeddings import apply_rotary_emb
     from diffusers.models.transformers.transformer_hunyuan_video import (
         HunyuanVideoRotaryPosEmbed,
     )
 
-    size, index = _rows(positions)
-    cos, sin = HunyuanVideoRotaryPosEmbed(2, 1, [16, 56, 56], 256.0)(_latent(size, (1, 2, 2)))
-    rows = torch.from_numpy(index)
-    q = torch.from_numpy(x).float()[None, :, None]  # (batch, n, heads, D)
-    out = apply_rotary_emb(q, (cos[rows], sin[rows]), sequence_dim=1)
-    return np.asarray(out[0, :, 0].numpy())
+    embed = HunyuanVideoRotaryPosEmbed(2, 1, list(axes_dim), float(theta))
+
+    def backend(x: NDArray[Any], positions: NDArray[Any], config: Any) -> NDArray[Any]:
+        size, index = _rows(positions)
+        cos, sin = embed(_latent(size, (1, 2, 2)))
+        rows = torch.from_numpy(index)
+        q = torch.from_numpy(x).float()[None, :, None]  # (batch, n, heads, D)
+        out = apply_rotary_emb(q, (cos[rows], sin[rows]), sequence_dim=1)
+        return np.asarray(out[0, :, 0].numpy())
+
+    return backend
 
 
 def cogvideox_backend(x: NDArray[Any], positions: NDArray[Any], config: Any) -> NDArray[Any]:
