@@ -19,7 +19,7 @@ from pespec.clients.model import Client
 __all__ = ["sincos_2d", "sincos_3d"]
 
 
-def _preset(client: Client, config: str | None, axes: int) -> Any:
+def _preset(client: Client, config: Any, axes: int) -> Any:
     from pespec.multiaxis.presets import resolve_config
 
     if config is None:
@@ -41,8 +41,9 @@ def _cast(table: Any, dtype: str) -> Any:
     return table.to(getattr(torch, dtype))
 
 
-def sincos_2d(client: Client, dtype: str, config: str | None) -> Any:
-    """The multi-axis backend of ``get_2d_sincos_pos_embed`` on the preset's (H, W) grid."""
+def sincos_2d(client: Client, dtype: str, config: Any) -> Any:
+    """The multi-axis backend of ``get_2d_sincos_pos_embed`` on the (H, W) grid of ``config``
+    (a preset name, a JSON file or its dict, as :func:`resolve_config` takes)."""
     from pespec.multiaxis.adapters import grid_table_backend
 
     chosen = _preset(client, config, 2)
@@ -68,7 +69,7 @@ def sincos_2d(client: Client, dtype: str, config: str | None) -> Any:
     return grid_table_backend(table, config, name=client.name)
 
 
-def sincos_3d(client: Client, dtype: str, config: str | None) -> Any:
+def sincos_3d(client: Client, dtype: str, config: Any) -> Any:
     """The multi-axis backend of ``get_3d_sincos_pos_embed`` on the preset's (T, H, W) grid
     (rows t-major, then h, then w: the table's (T, H·W, D) flattened, as CogVideoX does)."""
     from pespec.multiaxis.adapters import grid_table_backend
