@@ -5,8 +5,9 @@
 Configurations are multi-axis presets (``pespec check --family multiaxis --config NAME``;
 SPEC §9 and §9.7 list them with their sources). The sin-cos functions return float64 tables
 (``float64``: as returned) that the models keep as float32 (``float32``: cast so); the
-rotaries run in float32, as the models run them (their integration tests, tests/multiaxis and
-tests/mrope, give the same verdicts on small grids).
+rotaries run in float32, as the models run them, and the Qwen-VL ones in bfloat16 too (the
+module's float32 cos, sin cast to the bfloat16 query's dtype, as the models run in bfloat16).
+Their integration tests (tests/multiaxis, tests/mrope) give the same verdicts on small grids.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def _qwen(kind: str, model: str, module: str, configs: tuple[str, ...]) -> Clien
         source=f"{_HF}/{model}/modeling_{model}.py",
         adapter=_MROPE,
         configs=configs,
+        dtypes=("float32", "bfloat16"),
         options={"kind": kind},
     )
 

