@@ -27,7 +27,10 @@ def register(subparsers: Any) -> None:
         "libraries are installed through its family's suite, one process per row, and write "
         "the conformance table.",
     )
-    parser.add_argument("--family", help="only the clients of this family (rope, sinusoidal)")
+    parser.add_argument(
+        "--family",
+        help="only the clients of this family (sinusoidal, rope, multiaxis, multiaxis-rope)",
+    )
     parser.add_argument("--library", help="only the clients of this library (transformers, ...)")
     parser.add_argument("--client", help="only this client (e.g. transformers:llama)")
     parser.add_argument("--jobs", type=int, default=2, help="rows run at once (default 2)")

@@ -15,6 +15,7 @@ from types import MappingProxyType
 
 from pespec._suggest import did_you_mean
 from pespec.clients.catalog_more import GPU_CLIENTS, MORE_CLIENTS
+from pespec.clients.catalog_multiaxis import MULTIAXIS_CLIENTS
 from pespec.clients.model import Client
 
 __all__ = ["CLIENTS", "ENTRY_POINT_GROUP", "all_clients", "get_client"]
@@ -149,7 +150,7 @@ _SINUSOIDS = (
 )
 
 CLIENTS: Mapping[str, Client] = MappingProxyType(
-    {c.name: c for c in _ROTARY + _SINUSOIDS + MORE_CLIENTS + GPU_CLIENTS}
+    {c.name: c for c in _ROTARY + _SINUSOIDS + MORE_CLIENTS + MULTIAXIS_CLIENTS + GPU_CLIENTS}
 )
 """The built-in clients by name, in table order."""
 

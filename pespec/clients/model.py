@@ -12,9 +12,11 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Client", "check_client_name"]
+__all__ = ["CONFIG_FAMILIES", "FAMILY_NAMES", "Client", "check_client_name"]
 
-FAMILY_NAMES = ("sinusoidal", "rope")
+FAMILY_NAMES = ("sinusoidal", "rope", "multiaxis", "multiaxis-rope")
+CONFIG_FAMILIES = ("rope", "multiaxis", "multiaxis-rope")
+"""The families whose check takes ``--config`` (a client's configs are its presets)."""
 DEVICES = ("cpu", "cuda")
 
 
@@ -32,9 +34,10 @@ class Client:
     """A real entry point run through pespec.
 
     ``adapter``: ``module:attr`` of ``build(client, dtype, config) -> backend`` (the family's
-    calling convention; ``config`` is the ``--config`` text for the rotary family, None for the
-    sinusoidal one). ``configs``: what the table runs it on (rotary preset names or published
-    config names; ``("declared",)`` for a sinusoidal entry point declaring its convention).
+    calling convention; ``config`` is the ``--config`` text for the families of
+    :data:`CONFIG_FAMILIES`, None for the sinusoidal one). ``configs``: what the table runs it
+    on (rotary or multi-axis preset names, published config names; ``("declared",)`` for a
+    sinusoidal entry point declaring its convention).
     ``source``: repository and file of the real code; ``entry``: its dotted name.
     ``library``: the distribution whose version is reported; ``requires``: every distribution
     the adapter imports (the row says "not installed" when one is missing).

@@ -29,7 +29,7 @@ from typing import Any
 
 from pespec._version import SPEC_VERSION, __version__
 from pespec.clients.catalog import all_clients, get_client
-from pespec.clients.model import Client
+from pespec.clients.model import CONFIG_FAMILIES, Client
 from pespec.clients.zygote import Zygote
 from pespec.clients.zygote import available as zygote_available
 
@@ -81,7 +81,7 @@ def planned_rows(clients: Iterable[Client]) -> list[dict[str, Any]]:
 def reproduction(row: dict[str, Any]) -> str:
     """The command line that checks ``row`` again (what a user types)."""
     line = f"pespec check --client {row['client']} --dtype {row['dtype']}"
-    if row["family"] == "rope":
+    if row["family"] in CONFIG_FAMILIES:
         line += f" --config {json.dumps(row['config']) if ' ' in row['config'] else row['config']}"
     return line
 
@@ -89,7 +89,7 @@ def reproduction(row: dict[str, Any]) -> str:
 def _command(row: dict[str, Any], out: Path) -> list[str]:
     command = [sys.executable, "-m", "pespec", "check", "--client", row["client"]]
     command += ["--dtype", row["dtype"], "--json", str(out), "--quiet", "--in-process"]
-    if row["family"] == "rope":
+    if row["family"] in CONFIG_FAMILIES:
         command += ["--config", row["config"]]
     return command
 

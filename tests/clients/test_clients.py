@@ -8,8 +8,10 @@ import importlib
 import pytest
 
 from pespec.clients import CLIENTS, client_spec, get_client
-from pespec.clients.model import Client
+from pespec.clients.model import FAMILY_NAMES, Client
 from pespec.clients.resolve import parse_client_spec, versions
+from pespec.mrope.presets import PRESETS as MROPE_PRESETS
+from pespec.multiaxis.presets import PRESETS as MULTIAXIS_PRESETS
 from pespec.rope.presets import read_config
 from tests.clirun import run_cli
 
@@ -23,12 +25,15 @@ def test_every_declaration_is_reachable(name: str) -> None:
     if client.family == "rope":
         for config in client.configs:  # a preset or a published config shipped with pespec
             assert read_config(config).head_dim > 0
+    elif client.family in ("multiaxis", "multiaxis-rope"):
+        presets = MULTIAXIS_PRESETS if client.family == "multiaxis" else MROPE_PRESETS
+        assert set(client.configs) <= set(presets)
     else:
         assert client.configs == ("declared",)
 
 
-def test_the_catalog_has_both_families_and_unique_names() -> None:
-    assert {c.family for c in CLIENTS.values()} == {"rope", "sinusoidal"}
+def test_the_catalog_has_every_family_and_unique_names() -> None:
+    assert {c.family for c in CLIENTS.values()} == set(FAMILY_NAMES)
     assert len({c.name for c in CLIENTS.values()}) == len(CLIENTS)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from pespec.clients.mrope_clients import flux_backend, qwen_vl_backend
 from pespec.mrope.presets import PRESETS
 from pespec.mrope.run import check
 from tests.mrope import ports
@@ -30,14 +31,14 @@ def test_transformers_qwen_vl_rotary_is_conformant_at_float32(kind: str, name: s
     pytest.importorskip("transformers")
     theta = {"qwen2.5-vl-7b": 1e6, "qwen3-vl-4b": 5e6}[name]
     section = {"qwen2.5-vl-7b": (16, 24, 24), "qwen3-vl-4b": (24, 20, 20)}[name]
-    report = check(ports.transformers_backend(kind, theta, section), config=small(name))
+    report = check(qwen_vl_backend(kind, 128, theta, section), config=small(name))
     assert report.conformant, [c.message for c in report.checks if c.status != "passed"]
     assert report.level == "float32/float32/float32"
 
 
 def test_diffusers_flux_pos_embed_is_conformant_at_float32() -> None:
     pytest.importorskip("diffusers")
-    report = check(ports.flux_backend, config=small("flux.1", grid=[1, 16, 16], text_before=8))
+    report = check(flux_backend(), config=small("flux.1", grid=[1, 16, 16], text_before=8))
     assert report.conformant, [c.message for c in report.checks if c.status != "passed"]
 
 

@@ -79,11 +79,11 @@ REAL = [("wan2.1", "wan"), ("hunyuanvideo", "hunyuan"), ("cogvideox-5b", "cogvid
 @pytest.mark.parametrize(("name", "kind"), REAL)
 def test_diffusers_video_rotary_is_conformant_at_float32(name: str, kind: str) -> None:
     pytest.importorskip("diffusers")
-    from tests.mrope import video_ports as vp
+    from pespec.clients import mrope_video as vp
 
     backend = {
         "wan": vp.wan_backend(),
-        "hunyuan": vp.hunyuan_backend,
+        "hunyuan": vp.hunyuan_backend(),
         "cogvideox": vp.cogvideox_backend,
     }[kind]
     report = check(backend, config=small(name, [3, 10, 12]))
@@ -93,7 +93,7 @@ def test_diffusers_video_rotary_is_conformant_at_float32(name: str, kind: str) -
 
 def test_chronoedit_split_agrees_with_wan_at_128() -> None:
     pytest.importorskip("diffusers")
-    from tests.mrope import video_ports as vp
+    from pespec.clients import mrope_video as vp
 
     report = check(vp.wan_backend(chronoedit=True), config=small("wan2.1", [3, 6, 7]))
     assert report.conformant
@@ -102,7 +102,7 @@ def test_chronoedit_split_agrees_with_wan_at_128() -> None:
 def test_chronoedit_split_computed_two_ways_is_non_conformant_at_64() -> None:
     # ChronoEdit builds its table as Wan's 24, 20, 20 and reads it as 22, 21, 21 (D = 64).
     pytest.importorskip("diffusers")
-    from tests.mrope import video_ports as vp
+    from pespec.clients import mrope_video as vp
 
     wan64 = video_rotary(wan_axes_dim(64), 10000.0, "wan-d64")
     config = {"config": wan64.to_dict(), "ids": "grid", "grid": [3, 6, 7]}

@@ -1,5 +1,7 @@
 """diffusers' real ``get_2d_sincos_pos_embed`` (0.42.1) through the multi-axis suite, and
-hand ports of its documented bug classes (SPEC §9; issue 28 item 5).
+hand ports of its documented bug classes (SPEC §9; issue 28 item 5). The real functions run
+through the adapters of their clients (:mod:`pespec.clients.multiaxis_clients`), the same the
+conformance table runs.
 
 diffusers computes the grid coordinates in float32 (``torch.arange(..., float32) /
 (grid_size / base_size) / interpolation_scale``) and everything after in float64. Where the
@@ -19,6 +21,8 @@ import mpmath
 import numpy as np
 import pytest
 
+from pespec.clients import multiaxis_clients as adapters
+from pespec.clients.catalog import get_client
 from pespec.multiaxis.adapters import grid_table_backend
 from pespec.multiaxis.presets import PRESETS, sincos_2d
 from pespec.multiaxis.run import check
@@ -39,35 +43,29 @@ SD3_LIKE = {
 """SD3's coordinates i/3 at a small width (the 192² × 1536 table would take 450 MB)."""
 
 
-def _real(dim: int, grid: int, base: float, scale: float, output_type: str = "pt") -> Any:
-    return lambda: embeddings.get_2d_sincos_pos_embed(
-        dim, grid, base_size=base, interpolation_scale=scale, output_type=output_type
-    )
+SINCOS_2D = get_client("diffusers:get_2d_sincos_pos_embed")
+SINCOS_3D = get_client("diffusers:get_3d_sincos_pos_embed")
 
 
 @pytest.mark.parametrize("name", ["dit-xl-2-256", "pixart-alpha-1024"])
-@pytest.mark.parametrize("output_type", ["pt", "np"])
 def test_diffusers_is_conformant_at_float64_where_float32_holds_the_coordinates(
-    name: str, output_type: str
+    name: str,
 ) -> None:
     chosen = PRESETS[name]
     # 0.42.1 accepts output_type="np" and still returns a torch tensor (the NumPy path was
-    # removed); both go through the suite.
-    table = _real(
-        chosen.config.d_model,
-        chosen.sizes[0],
-        float(chosen.base_size or 0),
-        chosen.interpolation_scale,
-        output_type,
-    )
-    assert isinstance(table(), torch.Tensor)
-    report = check(grid_table_backend(table, name), config=name)
+    # removed), the same as "pt", which the client's adapter asks for.
+    args = (chosen.config.d_model, chosen.sizes[0])
+    scaling = {"base_size": chosen.base_size, "interpolation_scale": chosen.interpolation_scale}
+    as_np = embeddings.get_2d_sincos_pos_embed(*args, output_type="np", **scaling)
+    assert isinstance(as_np, torch.Tensor)
+    assert torch.equal(as_np, embeddings.get_2d_sincos_pos_embed(*args, **scaling))
+    report = check(adapters.sincos_2d(SINCOS_2D, "float64", name), config=name)
     assert report.verdict == "conformant", report.summary()
     assert report.level == "float64"
 
 
 def _sd3_rows() -> tuple[Any, Any]:
-    backend = grid_table_backend(_real(64, 192, 64, 1.0), SD3_LIKE)
+    backend = adapters.sincos_2d(SINCOS_2D, "float64", SD3_LIKE)
     return backend, check(backend, config=SD3_LIKE)
 
 
@@ -102,10 +100,7 @@ def test_diffusers_sd3_scaling_fails_at_float64_for_its_float32_coordinates() ->
 
 
 def test_patch_embed_float32_table_is_conformant_at_float32() -> None:
-    def table() -> Any:
-        return embeddings.get_2d_sincos_pos_embed(64, 192, base_size=64).float()
-
-    report = check(grid_table_backend(table, SD3_LIKE), config=SD3_LIKE)
+    report = check(adapters.sincos_2d(SINCOS_2D, "float32", SD3_LIKE), config=SD3_LIKE)
     assert report.verdict == "conformant", report.summary()
     assert report.level == "float32"
 
@@ -164,18 +159,11 @@ COGVIDEOX_LIKE = {
 """CogVideoX-2b's 3-D grid (13 × 30 × 45, h and w at i/1.875) at a small width."""
 
 
-def _cogvideox(dtype: Any = None) -> Any:
-    def table() -> Any:
-        out = embeddings.get_3d_sincos_pos_embed(64, (45, 30), 13, 1.875, 1.0).flatten(0, 1)
-        return out if dtype is None else out.to(dtype)
-
-    return table
-
-
 def test_diffusers_3d_is_non_conformant_at_float64_and_conformant_as_float32() -> None:
     """t is an integer (exact); h and w are i/1.875 = 8i/15, divided in float32: float64
     fails on the spatial sections only, float32 (the level of its coordinates) passes."""
-    report = check(grid_table_backend(_cogvideox(), COGVIDEOX_LIKE), config=COGVIDEOX_LIKE)
+    as_float64 = adapters.sincos_3d(SINCOS_3D, "float64", COGVIDEOX_LIKE)
+    report = check(as_float64, config=COGVIDEOX_LIKE)
     status = {c.id: c.status for c in report.checks if c.stage == "reference"}
     assert status == {
         "reference:section-0": "passed",
@@ -183,7 +171,7 @@ def test_diffusers_3d_is_non_conformant_at_float64_and_conformant_as_float32() -
         "reference:section-2": "failed",
     }
     assert "grid coordinates rounded to float32" in (report.diagnosis_sentence or "")
-    as_float32 = grid_table_backend(_cogvideox(torch.float32), COGVIDEOX_LIKE)
+    as_float32 = adapters.sincos_3d(SINCOS_3D, "float32", COGVIDEOX_LIKE)
     report32 = check(as_float32, config=COGVIDEOX_LIKE)
     assert report32.verdict == "conformant", report32.summary()
     assert report32.level == "float32"
