@@ -28,6 +28,11 @@ OPUS_POSITIONS = 512
 """Helsinki-NLP/opus-mt-*: max_position_embeddings 512, d_model up to 1024 (big models)."""
 
 
+PYTHON_LOOP_TABLES = 64
+"""Tables kept per builder that loops in Python (about a second each at d_model 1024): one
+check asks for some 30 distinct d_model, a few times each; 64 of at most 2 MiB each."""
+
+
 def _table_capabilities(rows: int, max_d_model: int, convention: str, **more: Any) -> Any:
     return {
         "integer_positions_only": True,
@@ -102,7 +107,7 @@ def marian(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
     return _rows(_marian_table(d_model), positions)
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=PYTHON_LOOP_TABLES)
 def _marian_table(d_model: int) -> Any:
     """The table, built once per d_model (create_weight loops in Python: seconds a call)."""
     module = _library("transformers.models.marian.modeling_marian")
@@ -120,7 +125,7 @@ def xlm(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
     return _rows(_xlm_table(d_model), positions)
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=PYTHON_LOOP_TABLES)
 def _xlm_table(d_model: int) -> Any:
     """The table, built once per d_model (the function loops in Python: seconds a call)."""
     import torch

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.clients.model import Client
+from pespec.clients.sinusoidal_libraries import PYTHON_LOOP_TABLES
 
 __all__ = ["ADAPTERS", "build"]
 
@@ -58,7 +59,7 @@ def _capabilities(convention: str, rows: int = ROWS, max_d_model: int = 1024) ->
     }
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=PYTHON_LOOP_TABLES)
 def _pegasus_table(d_model: int) -> Any:
     """The table, built once per d_model (create_weight loops in Python: seconds a call)."""
     return _module("pegasus").PegasusSinusoidalPositionalEmbedding(ROWS, d_model).create_weight()
@@ -82,7 +83,7 @@ def ctrl(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
 ctrl.pespec_capabilities = _capabilities("marian", rows=256, max_d_model=1280)  # type: ignore[attr-defined]
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=PYTHON_LOOP_TABLES)
 def _distilbert_table(d_model: int) -> Any:
     """The table, built once per d_model (the function loops in Python)."""
     torch = importlib.import_module("torch")
