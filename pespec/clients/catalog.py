@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from pespec._suggest import did_you_mean
+from pespec.clients.catalog_hf import SURVEY_CLIENTS
 from pespec.clients.catalog_more import GPU_CLIENTS, MORE_CLIENTS
 from pespec.clients.model import Client
 
@@ -149,7 +150,7 @@ _SINUSOIDS = (
 )
 
 CLIENTS: Mapping[str, Client] = MappingProxyType(
-    {c.name: c for c in _ROTARY + _SINUSOIDS + MORE_CLIENTS + GPU_CLIENTS}
+    {c.name: c for c in _ROTARY + SURVEY_CLIENTS + _SINUSOIDS + MORE_CLIENTS + GPU_CLIENTS}
 )
 """The built-in clients by name, in table order."""
 
