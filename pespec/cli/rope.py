@@ -115,8 +115,8 @@ def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
     check --family rope``: its command in :mod:`pespec.families`)."""
     from pespec._atomic import check_writable
     from pespec.cli.verdict import run_and_report
-    from pespec.conformance.engine import DEFAULT_TIMEOUT
     from pespec.clients.resolve import load_client_config
+    from pespec.conformance.engine import DEFAULT_TIMEOUT
     from pespec.rope.suite import check
 
     try:

@@ -44,7 +44,7 @@ def _transformers_rotary(
         adapter=_HF_ROTARY,
         configs=configs,
         dtypes=(*_TORCH_DTYPES, "module-bfloat16"),  # hf_rotary.MODULE_CAST: model.to(bf16)
-        options=dict(options),
+        options={"config_reader": "pespec.clients.hf_rotary:read_config", **options},
     )
 
 

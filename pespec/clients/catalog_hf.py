@@ -21,7 +21,11 @@ _READER = "pespec.clients.hf_rotary:read_config"
 _DTYPES = ("float32", "bfloat16", "module-bfloat16")  # hf_rotary.MODULE_CAST: model.to(bf16)
 _DEFAULTS = ("defaults",)
 _LAYERS = ("defaults:full_attention", "defaults:sliding_attention")
-_PACKAGE = {"modernbert-decoder": "modernbert_decoder", "hrm_text": "hrm_text"}
+_PACKAGE = {
+    "modernbert-decoder": "modernbert_decoder",
+    "hrm_text": "hrm_text",
+    "step3p5": "step3p7",
+}
 _APPLY = {
     "pespec.clients.hf_special:complex_rotation": "apply_rotary_emb (complex pairs)",
     "pespec.clients.hf_special:every_two": "apply_rotary_pos_emb (rotate_every_two)",

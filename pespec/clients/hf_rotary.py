@@ -31,15 +31,15 @@ from pespec.rope.presets import PRESET_SOURCES, published_config
 
 __all__ = [
     "DEFAULTS",
+    "MODULE_CAST",
     "build",
     "cast_module",
     "client_config",
+    "config_file",
     "defaults_config",
+    "hf_config",
     "modeling",
     "read_config",
-    "config_file",
-    "MODULE_CAST",
-    "hf_config",
     "rotary_backend",
     "rotary_class",
     "transformers_longrope",

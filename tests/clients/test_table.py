@@ -37,9 +37,7 @@ def toy_clients(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     importlib.invalidate_caches()
 
 
-def _rows(
-    names: list[str], timeout: float = 240.0, fork: bool = True
-) -> dict[str, dict[str, Any]]:
+def _rows(names: list[str], timeout: float = 240.0, fork: bool = True) -> dict[str, dict[str, Any]]:
     clients = [c for c in select_clients(library="numpy") if c.name in names]
     table = build_table(clients, jobs=2, timeout=timeout, fork=fork)
     assert table["schema"] == TABLE_SCHEMA and len(table["rows"]) == len(names)
