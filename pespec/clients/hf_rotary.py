@@ -146,6 +146,14 @@ def cast_module(rotary: Any, dtype_name: str) -> tuple[Any, Any]:
     return rotary, getattr(torch, dtype_name)
 
 
+def _rotated_width(rotary: Any, cos: Any, layer_type: str | None) -> int:
+    """The rotated components: cos's width, twice it where cos holds one value per pair
+    (GPT-OSS: as many as ``inv_freq``, applied to the two halves)."""
+    pairs = getattr(rotary, f"{layer_type}_inv_freq" if layer_type else "inv_freq", None)
+    half = pairs is not None and cos.shape[-1] == pairs.shape[-1]
+    return int(cos.shape[-1]) * (2 if half else 1)
+
+
 def rotary_backend(
     config: Any, dtype_name: str, layer_type: str | None = None, interleave: bool = False
 ) -> Any:
@@ -162,7 +170,7 @@ def rotary_backend(
         ids = torch.from_numpy(np.asarray(positions))[None]
         with torch.no_grad():
             cos, sin = rotary(q, ids, layer_type) if layer_type else rotary(q, ids)
-            width = cos.shape[-1]  # the rotated part; the rest passes, as attention does
+            width = _rotated_width(rotary, cos, layer_type)  # the rest passes, as attention
             part = q[..., :width]
             rotated = apply(part, cos, sin) if one else apply(part, part, cos, sin)[0]
         return torch.cat([rotated, q[..., width:]], dim=-1)[0, 0]

@@ -101,3 +101,20 @@ def test_what_is_not_a_client_configuration_exits_2_with_the_reason(
     code, _, err = run_cli(["check", *argv], capsys)
     assert code == 2, err
     assert message in err and "Traceback" not in err, err
+
+
+_PUBLISHED = [
+    (c.name, config)
+    for c in CLIENTS.values()
+    if c.adapter == "pespec.clients.hf_rotary:build" and c not in SURVEY_CLIENTS
+    for config in c.configs
+]
+
+
+@pytest.mark.parametrize(("name", "config"), _PUBLISHED)
+def test_the_published_config_clients_stay_conformant_in_float32(name: str, config: str) -> None:
+    # GPT-OSS's cos holds one value per pair (applied to both halves): the rotated width is
+    # twice cos's, which a width of cos.shape[-1] got wrong (a shape error on every call).
+    rope = load_client_config(client_spec(name), config).config
+    report = check(CLIENTS[name].build("float32", config), rope, diagnose=False)
+    assert report.conformant, report.summary()
