@@ -115,8 +115,8 @@ def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
     check --family rope``: its command in :mod:`pespec.families`)."""
     from pespec._atomic import check_writable
     from pespec.cli.verdict import run_and_report
+    from pespec.clients.resolve import load_client_config
     from pespec.conformance.engine import DEFAULT_TIMEOUT
-    from pespec.rope.presets import load_config
     from pespec.rope.suite import check
 
     try:
@@ -141,7 +141,7 @@ def run_check(args: argparse.Namespace, prog: str = "pespec rope check") -> int:
             if path:
                 check_writable(path, option)
         mode = _mode(args)
-        reading = load_config(args.config, args.layer_type, args.seq_len)
+        reading = load_client_config(args.backend, args.config, args.layer_type, args.seq_len)
         config, notes = reading.config, list(reading.notes)
         if getattr(args, "output_layout", None) is not None:
             config = dataclasses.replace(config, output_layout=args.output_layout)

@@ -1,11 +1,12 @@
 """``pespec table``: the conformance table of the real library entry points (issue 29).
 
-    pespec table [--family F] [--library L] [--client NAME] [--jobs N] [--timeout S]
+    pespec table [--family F] [--library L] [--client NAME] [--all] [--jobs N] [--timeout S]
                  [--json PATH] [--markdown PATH] [--compare OLD.json] [--list]
 
-Runs every client whose libraries are installed (rows for the others say why they did not
-run), writes the JSON document and its Markdown rendering, and with ``--compare`` lists the
-verdicts that changed against an older table. Exit 0; 1 when ``--compare`` finds a verdict
+Runs every core client whose libraries are installed (``--all``: the survey tier too; rows
+for the others say why they did not run), writes the JSON document and its Markdown
+rendering, and with ``--compare`` lists the verdicts that changed against an older table
+(the older table's rows of the clients that ran). Exit 0; 1 when ``--compare`` finds a verdict
 that changed for the same library versions; 2 on a usage error.
 """
 
@@ -45,6 +46,12 @@ def register(subparsers: Any) -> None:
         help="list the verdicts that changed against an older table (exit 1 when one changed "
         "for the same library versions)",
     )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="every tier of clients: the core set (the default, every library) and the survey "
+        "(transformers' surveyed model types on their configuration defaults; minutes more)",
+    )
     parser.add_argument("--list", action="store_true", help="list the clients and exit")
     parser.set_defaults(func=run)
 
@@ -55,7 +62,8 @@ def _list() -> int:
     for client in all_clients().values():
         configs = ", ".join(client.configs)
         dtypes = "/".join(client.dtypes)
-        print(f"{client.name}  [{client.family}] {client.entry}  ({configs}; {dtypes})")
+        tier = "" if client.tier == "core" else f" ({client.tier}: --all)"
+        print(f"{client.name}  [{client.family}]{tier} {client.entry}  ({configs}; {dtypes})")
     return 0
 
 
@@ -88,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
             if path:
                 check_writable(path, option)
         old = _load_old(args.compare) if args.compare else None
-        clients = select_clients(family=args.family, library=args.library, client=args.client)
+        clients = select_clients(
+            family=args.family, library=args.library, client=args.client, every_tier=args.all
+        )
     except ValueError as exc:
         print(f"pespec table: error: {exc}", file=sys.stderr)
         return 2
@@ -111,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
     print(markdown)
     if old is None:
         return 0
-    changes = compare_tables(old, table)
+    ran = {r["client"] for r in table["rows"]}  # compare what ran: the older may hold more
+    changes = compare_tables({**old, "rows": [r for r in old["rows"] if r["client"] in ran]}, table)
     print(render_changes(changes))
     return 1 if any(c["same_versions"] for c in changes) else 0

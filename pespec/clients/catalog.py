@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from pespec._suggest import did_you_mean
+from pespec.clients.catalog_hf import SURVEY_CLIENTS
 from pespec.clients.catalog_more import GPU_CLIENTS, MORE_CLIENTS
 from pespec.clients.catalog_multiaxis import MULTIAXIS_CLIENTS
 from pespec.clients.model import Client
@@ -44,7 +45,7 @@ def _transformers_rotary(
         adapter=_HF_ROTARY,
         configs=configs,
         dtypes=(*_TORCH_DTYPES, "module-bfloat16"),  # hf_rotary.MODULE_CAST: model.to(bf16)
-        options=dict(options),
+        options={"config_reader": "pespec.clients.hf_rotary:read_config", **options},
     )
 
 
@@ -150,7 +151,15 @@ _SINUSOIDS = (
 )
 
 CLIENTS: Mapping[str, Client] = MappingProxyType(
-    {c.name: c for c in _ROTARY + _SINUSOIDS + MORE_CLIENTS + MULTIAXIS_CLIENTS + GPU_CLIENTS}
+    {
+        c.name: c
+        for c in _ROTARY
+        + SURVEY_CLIENTS
+        + _SINUSOIDS
+        + MORE_CLIENTS
+        + MULTIAXIS_CLIENTS
+        + GPU_CLIENTS
+    }
 )
 """The built-in clients by name, in table order."""
 

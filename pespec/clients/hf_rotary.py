@@ -1,10 +1,17 @@
-"""transformers' rotary modules as rotary backends, built from a published config.json.
+"""transformers' rotary modules as rotary backends, built from a published config.json or
+from the model type's configuration class defaults.
 
 The client's model type names the modeling file; the module is built from the configuration
 ``--config`` names (a preset: the copy of its published config.json; a shipped published
-config by name; or the user's own config.json), as the model builds it (float32 buffers), and
-applied with the file's ``apply_rotary_pos_emb`` (or ``apply_rotary_pos_emb_interleave``) to
-x in the row's dtype. The backend is ``fn(x (n, head_dim), positions (n,), rope)`` (SPEC §8.8).
+config by name; the user's own config.json; or ``defaults`` / ``defaults:LAYER_TYPE``: the
+configuration class defaults, ``AutoConfig.for_model(model_type)`` with no overrides, its text
+part, for model types of which pespec ships no published file), as the model builds it
+(float32 buffers), and applied with the file's ``apply_rotary_pos_emb`` (or
+``apply_rotary_pos_emb_interleave``) to the first ``cos.shape[-1]`` components of x in the
+row's dtype, the rest passed through, as the attention modules do. The backend is
+``fn(x (n, head_dim), positions (n,), rope)`` (SPEC §8.8). :func:`read_config` gives the
+RopeConfig the check judges against from the same defaults (``pespec.rope.hf.read_hf`` of
+their ``to_dict()``), so the module and the reference read one configuration.
 """
 
 from __future__ import annotations
@@ -23,14 +30,62 @@ from pespec.rope.config import RopeConfig
 from pespec.rope.presets import PRESET_SOURCES, published_config
 
 __all__ = [
+    "DEFAULTS",
     "MODULE_CAST",
     "build",
+    "cast_module",
+    "client_config",
     "config_file",
+    "defaults_config",
     "hf_config",
+    "modeling",
+    "read_config",
     "rotary_backend",
     "rotary_class",
     "transformers_longrope",
 ]
+
+
+DEFAULTS = "defaults"
+"""``--config defaults`` (``defaults:LAYER_TYPE`` for a model type whose rotary parameters
+differ per layer type): the client's configuration class defaults (module docstring)."""
+
+
+def defaults_layer(config: str | None) -> tuple[bool, str | None]:
+    """(whether ``config`` names the defaults, the layer type it names)."""
+    if config is None or not (config == DEFAULTS or config.startswith(DEFAULTS + ":")):
+        return False, None
+    return True, config.partition(":")[2] or None
+
+
+def defaults_config(model_type: str) -> Any:
+    """``AutoConfig.for_model(model_type)`` with no overrides (its text part, if any)."""
+    transformers = importlib.import_module("transformers")
+    made = transformers.AutoConfig.for_model(model_type)
+    return getattr(made, "text_config", None) or made
+
+
+def read_config(
+    client: Client, text: str, layer_type: str | None, seq_len: int | str | None
+) -> Any:
+    """The ConfigReading of ``--config defaults[:LAYER_TYPE]`` for ``client`` (the same
+    configuration :func:`build` builds the module from); None for another ``--config``."""
+    from pespec.rope.hf import read_hf
+
+    named, layer = defaults_layer(text)
+    if not named:
+        return None
+    for flag, given in (("--seq-len", seq_len), ("--layer-type", layer_type)):
+        if given is not None:
+            raise ValueError(
+                f"{flag} does not apply to --config {text!r} (write defaults:LAYER_TYPE for a "
+                f"layer type); got {flag} {given}"
+            )
+    return read_hf(defaults_config(_model_type(client)).to_dict(), layer_type=layer)
+
+
+def _model_type(client: Client) -> str:
+    return str(client.options.get("model_type", client.name.partition(":")[2]))
 
 
 def config_file(config: str | None) -> tuple[Path, str | None, int | None]:
@@ -58,9 +113,11 @@ def hf_config(path: Path) -> Any:
     return getattr(made, "text_config", None) or made
 
 
-def _modeling(model_type: str) -> Any:
-    name = model_type.removesuffix("_text")
-    return importlib.import_module(f"transformers.models.{name}.modeling_{name}")
+def modeling(config: Any) -> Any:
+    """The modeling module of a transformers configuration (next to its configuration class's
+    module: ``emu3_text_model`` and ``aria_text`` are in ``emu3`` and ``aria``)."""
+    package, _, name = type(config).__module__.rpartition(".")
+    return importlib.import_module(f"{package}.{name.replace('configuration_', 'modeling_', 1)}")
 
 
 def rotary_class(module: Any) -> Any:
@@ -81,12 +138,20 @@ in bfloat16; plain ``bfloat16`` keeps the module as built (float32 buffers, as
 ``from_pretrained(dtype=torch.bfloat16)`` leaves them)."""
 
 
-def _cast(rotary: Any, dtype_name: str) -> tuple[Any, Any]:
+def cast_module(rotary: Any, dtype_name: str) -> tuple[Any, Any]:
     """(the module, cast when ``dtype_name`` is :data:`MODULE_CAST`; the torch dtype of x)."""
     torch = importlib.import_module("torch")
     if dtype_name == MODULE_CAST:
         return rotary.to(torch.bfloat16), torch.bfloat16
     return rotary, getattr(torch, dtype_name)
+
+
+def _rotated_width(rotary: Any, cos: Any, layer_type: str | None) -> int:
+    """The rotated components: cos's width, twice it where cos holds one value per pair
+    (GPT-OSS: as many as ``inv_freq``, applied to the two halves)."""
+    pairs = getattr(rotary, f"{layer_type}_inv_freq" if layer_type else "inv_freq", None)
+    half = pairs is not None and cos.shape[-1] == pairs.shape[-1]
+    return int(cos.shape[-1]) * (2 if half else 1)
 
 
 def rotary_backend(
@@ -95,17 +160,19 @@ def rotary_backend(
     """The model type's rotary module (float32, as built; cast for :data:`MODULE_CAST`) and
     its apply function on x in ``dtype_name``: ``fn(x, positions, rope) -> (n, head_dim)``."""
     torch = importlib.import_module("torch")
-    module = _modeling(config.model_type)
-    rotary, dtype = _cast(rotary_class(module)(config), dtype_name)
+    module = modeling(config)
+    rotary, dtype = cast_module(rotary_class(module)(config), dtype_name)
     apply = module.apply_rotary_pos_emb_interleave if interleave else module.apply_rotary_pos_emb
+    one = list(inspect.signature(apply).parameters)[1] == "cos"  # Gemma-3n: apply(x, cos, sin)
 
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
         q = torch.from_numpy(np.asarray(x)).to(dtype)[None, None]
         ids = torch.from_numpy(np.asarray(positions))[None]
         with torch.no_grad():
             cos, sin = rotary(q, ids, layer_type) if layer_type else rotary(q, ids)
-            width = rope.d_r  # the rotated part; the rest passes, as attention does
-            rotated, _ = apply(q[..., :width], q[..., :width], cos, sin)
+            width = _rotated_width(rotary, cos, layer_type)  # the rest passes, as attention
+            part = q[..., :width]
+            rotated = apply(part, cos, sin) if one else apply(part, part, cos, sin)[0]
         return torch.cat([rotated, q[..., width:]], dim=-1)[0, 0]
 
     return fn
@@ -117,11 +184,11 @@ def transformers_longrope(config: Any, dtype_name: str, seq_len: int) -> Any:
     call's positions; SPEC §8.4)."""
     torch = importlib.import_module("torch")
     rope_utils = importlib.import_module("transformers.modeling_rope_utils")
-    module = _modeling(config.model_type)
+    module = modeling(config)
     rotary = rotary_class(module)(config)
     inv_freq, attention = rope_utils.ROPE_INIT_FUNCTIONS["longrope"](config, None, seq_len=seq_len)
     rotary.inv_freq, rotary.attention_scaling = inv_freq, attention
-    rotary, dtype = _cast(rotary, dtype_name)
+    rotary, dtype = cast_module(rotary, dtype_name)
     forward = inspect.unwrap(type(rotary).forward)
 
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
@@ -134,16 +201,25 @@ def transformers_longrope(config: Any, dtype_name: str, seq_len: int) -> Any:
     return fn
 
 
-def build(client: Client, dtype: str, config: str | None) -> Any:
-    """The rotary backend of a transformers client for ``--config`` ``config``."""
+def client_config(client: Client, config: str | None) -> tuple[Any, str | None, int | None]:
+    """(the transformers configuration, layer type, ℓ) of ``--config`` for ``client``."""
+    named, layer = defaults_layer(config)
+    if named:
+        return defaults_config(_model_type(client)), layer, None
     path, layer_type, seq_len = config_file(config)
     hf = hf_config(path)
-    model_type = client.options.get("model_type", client.name.partition(":")[2])
+    model_type = _model_type(client)
     if hf.model_type.removesuffix("_text") != model_type:
         raise ValueError(
             f"client {client.name} runs model_type {model_type!r} configurations; "
             f"--config {config!r} is a {hf.model_type!r} configuration"
         )
+    return hf, layer_type, seq_len
+
+
+def build(client: Client, dtype: str, config: str | None) -> Any:
+    """The rotary backend of a transformers client for ``--config`` ``config``."""
+    hf, layer_type, seq_len = client_config(client, config)
     if client.options.get("forced_seq_len") and seq_len is not None:
         return transformers_longrope(hf, dtype, seq_len)
     interleave = bool(client.options.get("interleave")) and bool(

@@ -18,6 +18,11 @@ FAMILY_NAMES = ("sinusoidal", "rope", "multiaxis", "multiaxis-rope")
 CONFIG_FAMILIES = ("rope", "multiaxis", "multiaxis-rope")
 """The families whose check takes ``--config`` (a client's configs are its presets)."""
 DEVICES = ("cpu", "cuda")
+TIERS = ("core", "survey")
+"""``core``: what ``pespec table`` runs by default (every library, the published
+configurations: the table CI regenerates within its time); ``survey``: the wide sweeps
+(transformers' surveyed model types on their configuration defaults), run by
+``pespec table --all``."""
 
 
 def check_client_name(name: object) -> str:
@@ -40,7 +45,8 @@ class Client:
     sinusoidal entry point declaring its convention).
     ``source``: repository and file of the real code; ``entry``: its dotted name.
     ``library``: the distribution whose version is reported; ``requires``: every distribution
-    the adapter imports (the row says "not installed" when one is missing).
+    the adapter imports (the row says "not installed" when one is missing). ``tier``: one of
+    :data:`TIERS`.
     """
 
     name: str
@@ -55,11 +61,14 @@ class Client:
     device: str = "cpu"
     options: dict[str, Any] = field(default_factory=dict)
     note: str = ""
+    tier: str = "core"
 
     def __post_init__(self) -> None:
         check_client_name(self.name)
         if self.family not in FAMILY_NAMES:
             raise ValueError(f"client {self.name}: family must be one of {FAMILY_NAMES}")
+        if self.tier not in TIERS:
+            raise ValueError(f"client {self.name}: tier must be one of {TIERS}; got {self.tier!r}")
         if self.device not in DEVICES:
             raise ValueError(f"client {self.name}: device must be one of {DEVICES}")
         if not self.configs or not self.dtypes:

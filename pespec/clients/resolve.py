@@ -10,13 +10,21 @@ spec a user can paste: ``pespec check --family rope client:transformers:llama@bf
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import importlib.metadata
 from typing import Any
 
 from pespec.clients.catalog import get_client
 from pespec.clients.model import Client
 
-__all__ = ["CLIENT_PREFIX", "client_backend", "client_spec", "parse_client_spec", "resolve"]
+__all__ = [
+    "CLIENT_PREFIX",
+    "client_backend",
+    "client_spec",
+    "load_client_config",
+    "parse_client_spec",
+    "resolve",
+]
 
 CLIENT_PREFIX = "client:"
 
@@ -64,3 +72,24 @@ def resolve(backend: Any, config: str | None) -> Any:
     if isinstance(backend, str) and backend.strip().startswith(CLIENT_PREFIX):
         return client_backend(backend, config)
     return backend
+
+
+def load_client_config(
+    backend: Any, text: str, layer_type: str | None = None, seq_len: int | str | None = None
+) -> Any:
+    """The rotary ``--config`` reading of ``backend``: a client whose options name a
+    ``config_reader`` (``module:attr``, e.g. transformers' ``defaults``) reads the names it
+    knows, from the configuration its module is built from; anything else is
+    :func:`pespec.rope.presets.load_config`'s."""
+    from pespec.rope.presets import load_config
+
+    if isinstance(backend, str) and backend.strip().startswith(CLIENT_PREFIX):
+        client, _ = parse_client_spec(backend)
+        reader = client.options.get("config_reader")
+        if reader:
+            module, _, attr = str(reader).partition(":")
+            read = getattr(importlib.import_module(module), attr)
+            reading = read(client, text, layer_type, seq_len)
+            if reading is not None:
+                return reading
+    return load_config(text, layer_type, seq_len)

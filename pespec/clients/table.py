@@ -41,15 +41,21 @@ ROW_TIMEOUT = 600.0
 
 
 def select_clients(
-    *, family: str | None = None, library: str | None = None, client: str | None = None
+    *,
+    family: str | None = None,
+    library: str | None = None,
+    client: str | None = None,
+    every_tier: bool = False,
 ) -> list[Client]:
-    """The clients the filters keep, in catalog order (ValueError when none is left)."""
+    """The clients the filters keep, in catalog order (ValueError when none is left): the
+    ``core`` tier only unless ``every_tier`` or a client is named."""
     kept = [
         c
         for c in all_clients().values()
         if (family is None or c.family == family)
         and (library is None or c.library == library)
         and (client is None or c.name == client)
+        and (every_tier or client is not None or c.tier == "core")
     ]
     if not kept:
         raise ValueError(

@@ -158,10 +158,24 @@ def test_compare_exits_1_only_for_a_change_at_the_same_versions(
             ["table", "--client", "transformers:llama", "--compare", str(old)], capsys
         )
         assert code == expected, out
+    # rows of clients that did not run (another tier, a filter) are not "gone"
+    old.write_text(json.dumps(_doc(("a", "NON-CONFORMANT", "1"), ("b", "CONFORMANT", "1"))))
+    code, out, _ = run_cli(
+        ["table", "--client", "transformers:llama", "--compare", str(old)], capsys
+    )
+    assert code == 0 and "No verdict changed." in out
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     code, _, err = run_cli(["table", "--compare", str(bad)], capsys)
     assert code == 2 and "is not a pespec-conformance-table/1 document" in err
+
+
+def test_the_default_table_is_the_core_tier_and_all_adds_the_survey() -> None:
+    core, every = select_clients(), select_clients(every_tier=True)
+    assert {c.tier for c in core} == {"core"} and {c.tier for c in every} == {"core", "survey"}
+    assert {c.library for c in core} == {c.library for c in every}  # every library in core
+    survey = next(c for c in every if c.tier == "survey")
+    assert select_clients(client=survey.name) == [survey]  # a named client runs whatever tier
 
 
 def test_planned_rows_cover_configs_times_dtypes() -> None:

@@ -4,24 +4,26 @@ transformers).
 
 Each backend is the model type's own rotary module (built in float32, as the model builds it)
 and its own ``apply_rotary_pos_emb`` applied to the first ``cos.shape[-1]`` components, the
-rest passed through, as the attention modules do. GLM-4-9B and Command R are read from copies
-of their published config.json (pespec/rope/published, PROVENANCE.md); the other families from
-their transformers configuration class defaults (``AutoConfig.for_model``), stated as such:
-no copy of their published file is in the test data. On pespec 1.1's reader (pairing from two
-model types) GLM and Cohere failed by a factor of ~10^6 (issue 26).
+rest passed through, as the attention modules do: the package adapters the transformers
+clients use (pespec.clients.hf_rotary, hf_special), one adapter for tests and table.
+GLM-4-9B and Command R are read from copies of their published config.json
+(pespec/rope/published, PROVENANCE.md); the other families from their transformers
+configuration class defaults (``AutoConfig.for_model``, as ``--config defaults`` of their
+clients), stated as such: no copy of their published file is in the test data. On pespec
+1.1's reader (pairing from two model types) GLM and Cohere failed by a factor of ~10^6
+(issue 26).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 from typing import Any
 
-import numpy as np
 import pytest
 from paths import HF_CONFIGS as DATA
 
+from pespec.clients import hf_rotary, hf_special
 from pespec.rope import RopeConfig
 from pespec.rope.hf import read_hf
 from pespec.rope.suite import check
@@ -30,66 +32,20 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 
-def _module(model_type: str) -> Any:
-    return importlib.import_module(f"transformers.models.{model_type}.modeling_{model_type}")
-
-
-def _rotary_class(module: Any) -> Any:
-    names = [
-        a
-        for a in dir(module)
-        if a.endswith("RotaryEmbedding") and not a.startswith("_") and "Vision" not in a
-    ]
-    return getattr(module, sorted(names, key=len)[0])
-
-
 def hf_backend(config: Any) -> Any:
-    """The model type's rotary module and apply_rotary_pos_emb on x in float32."""
-    module = _module(config.model_type)
-    rotary = _rotary_class(module)(config)
-
-    def fn(x: np.ndarray, positions: np.ndarray, rope: RopeConfig) -> Any:
-        q = torch.from_numpy(x).to(torch.float32)[None, None]
-        ids = torch.from_numpy(positions)[None]
-        with torch.no_grad():
-            cos, sin = rotary(q, ids)
-            width = cos.shape[-1]
-            rotated, _ = module.apply_rotary_pos_emb(q[..., :width], q[..., :width], cos, sin)
-        return torch.cat([rotated, q[..., width:]], dim=-1)[0, 0]
-
-    return fn
+    """The model type's rotary module and apply_rotary_pos_emb on x in float32 (the package
+    adapter the transformers clients use)."""
+    return hf_rotary.rotary_backend(config, "float32")
 
 
 def deepseek_v2_backend(config: Any) -> Any:
     """DeepSeek-V2: the complex ``freqs_cis`` of its rotary module and ``apply_rotary_emb``."""
-    module = _module("deepseek_v2")
-    rotary = module.DeepseekV2RotaryEmbedding(config)
-
-    def fn(x: np.ndarray, positions: np.ndarray, rope: RopeConfig) -> Any:
-        q = torch.from_numpy(x).to(torch.float32)[None, None]
-        ids = torch.from_numpy(positions)[None]
-        with torch.no_grad():
-            rotated, _ = module.apply_rotary_emb(q, q, rotary(q, ids))
-        return rotated[0, 0]
-
-    return fn
+    return hf_special.complex_backend(config, "float32")
 
 
 def codegen_backend(config: Any) -> Any:
-    """CodeGen (as GPT-J): create_sinusoidal_positions and apply_rotary_pos_emb on rotary_dim."""
-    module = _module("codegen")
-
-    def fn(x: np.ndarray, positions: np.ndarray, rope: RopeConfig) -> Any:
-        d = config.rotary_dim
-        table = module.create_sinusoidal_positions(int(positions.max()) + 1, d)
-        rows = table[torch.from_numpy(positions)]
-        sin, cos = torch.split(rows[None], rows.shape[-1] // 2, dim=-1)
-        k = torch.from_numpy(x).to(torch.float32)[None, :, None, :]
-        k_rot = module.apply_rotary_pos_emb(k[..., :d], sin, cos)
-        return torch.cat([k_rot, k[..., d:]], dim=-1)[0, :, 0]
-
-    fn.pespec_capabilities = {"integer_positions_only": True}  # type: ignore[attr-defined]
-    return fn
+    """CodeGen (as GPT-J): its rotary module's sin | cos table and apply_rotary_pos_emb."""
+    return hf_special.every_two_backend(config, "float32")
 
 
 def _published(copy: str) -> tuple[Any, RopeConfig]:
@@ -98,7 +54,7 @@ def _published(copy: str) -> tuple[Any, RopeConfig]:
 
 
 def _defaults(model_type: str) -> tuple[Any, RopeConfig]:
-    config = transformers.AutoConfig.for_model(model_type)
+    config = hf_rotary.defaults_config(model_type)
     return config, read_hf(config.to_dict()).config
 
 
