@@ -36,6 +36,18 @@ _MODEL_DEFAULTS: dict[str, dict[str, Any]] = {
         "max_position_embeddings": 131_072,
     },
 }
+# Model types whose head size has its own key (transformers 5.24: JetMoeConfig's attribute_map
+# sends head_dim to kv_channels; Zamba2Config's attention layers use attention_head_dim =
+# 2·hidden_size/heads, and its kv_channels is another quantity), and those whose
+# full-attention layers take global_head_dim (popped by the configuration class, default 512:
+# configuration_diffusion_gemma.py, configuration_embedding_gemma2.py layer_overrides).
+_HEAD_SIZE_KEYS: Mapping[str, str] = {"jetmoe": "kv_channels", "zamba2": "attention_head_dim"}
+_GLOBAL_HEAD_DIM_DEFAULTS: Mapping[str, int] = {
+    "diffusion_gemma": 512,
+    "diffusion_gemma_text": 512,
+    "embedding_gemma2": 512,
+    "embedding_gemma2_text": 512,
+}
 _DEFAULT_THETA = 10_000.0  # LlamaConfig, MistralConfig, Qwen2Config, Phi3Config, GPT-J, GPT-NeoX
 
 _LEARNED = "learned absolute position embeddings"
@@ -192,10 +204,15 @@ def _block(source: _Source, layer_type: str | None) -> tuple[dict[str, Any], flo
 def _head_dim(source: _Source, layer_type: str | None = None) -> int:
     """qk_rope_head_dim (DeepSeek), head_dim, hidden_size/num_attention_heads or n_embd/n_head;
     for full-attention layers, Gemma 4's ``global_head_dim`` first (transformers'
-    ``Gemma4TextConfig`` overrides ``head_dim`` with it on those layers)."""
-    keys: tuple[str, ...] = ("qk_rope_head_dim", "head_dim")
+    ``Gemma4TextConfig`` overrides ``head_dim`` with it on those layers; the class default for
+    the model types that pop it); the model type's own head-size key first where it has one."""
+    own = _HEAD_SIZE_KEYS.get(source.model_type)
+    keys: tuple[str, ...] = (*((own,) if own else ()), "qk_rope_head_dim", "head_dim")
     if layer_type == "full_attention":
         keys = ("global_head_dim", *keys)
+        default = _GLOBAL_HEAD_DIM_DEFAULTS.get(source.model_type)
+        if default is not None and source.get("global_head_dim") is None:
+            return default
     for key in keys:
         if source.get(key) is not None:
             return whole_count(key, source.get(key), 2)

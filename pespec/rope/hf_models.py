@@ -145,7 +145,7 @@ HALVES_MODEL_TYPES: frozenset[str] = frozenset(
     emu3 emu3_text_model esm esmc evolla exaone4 exaone_moe falcon falcon_h1 flex_olmo flint
     gemma gemma2 gemma3 gemma3_text gemma3n gemma3n_text glm4v_moe_text gpt_neox_japanese
     gpt_oss granite granite_swa granitemoe granitemoe_swa granitemoehybrid granitemoeshared gte
-    hrm_text hunyuan_v1_dense hunyuan_v1_moe hy_v3 hy_v4 hyperclovax jais2 jamba jetmoe
+    hrm_text hunyuan_v1_dense hunyuan_v1_moe hy_v3 hy_v4 hyperclovax jais2 jetmoe
     jina_embeddings_v3 kolibri1 laguna lara_mini lfm2 lfm2_moe lfm3 llama mellum mimo_v2_flash
     minicpm3 minimax ministral ministral3 mistral mixtral mllama_text_model modernbert
     modernbert-decoder molmo2_text moshi neomme nomic_bert olmo olmo2 olmo3 olmo_hybrid olmoe
