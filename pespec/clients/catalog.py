@@ -103,9 +103,9 @@ _ROTARY = (
         requires=("torch",),
         entry="transformers.models.gptj.modeling_gptj.apply_rotary_pos_emb",
         source=f"{_HF} src/transformers/models/gptj/modeling_gptj.py",
-        adapter="pespec.clients.torch_rotary:gptj",
+        adapter="pespec.clients.hf_special:every_two",  # sin/cos cast to x's dtype, as GPT-J
         configs=("GPT-J-6B",),
-        dtypes=_TORCH_DTYPES,
+        dtypes=(*_TORCH_DTYPES, "module-bfloat16"),
     ),
     Client(
         name="rotary-embedding-torch:RotaryEmbedding",

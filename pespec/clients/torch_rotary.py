@@ -1,8 +1,8 @@
-"""Rotary entry points that are functions rather than a model's rotary module: transformers'
-GPT-J table (``create_sinusoidal_positions`` + ``apply_rotary_pos_emb``) and
-rotary-embedding-torch's ``RotaryEmbedding`` with ``apply_rotary_emb`` (interleaved pairs).
-Each is ``fn(x (n, head_dim), positions (n,), rope)``; the configuration's θ and d_r are
-passed to the library as a user would (SPEC §8.8).
+"""rotary-embedding-torch's ``RotaryEmbedding`` with ``apply_rotary_emb`` (interleaved pairs),
+a rotary entry point that is a function rather than a model's rotary module (transformers'
+GPT-J runs through its rotary module: :mod:`pespec.clients.hf_special`). It is
+``fn(x (n, head_dim), positions (n,), rope)``; the configuration's θ and d_r are passed to the
+library as a user would (SPEC §8.8).
 """
 
 from __future__ import annotations
@@ -16,27 +16,7 @@ from numpy.typing import NDArray
 from pespec.clients.model import Client
 from pespec.rope.config import RopeConfig
 
-__all__ = ["gptj", "gptj_backend", "rotary_embedding_torch", "rotary_embedding_torch_backend"]
-
-
-def gptj_backend(dtype_name: str) -> Any:
-    """transformers' GPT-J: the float32 sin/cos table and ``apply_rotary_pos_emb`` on x in
-    ``dtype_name``; the table is indexed by position, so positions are integers."""
-    torch = importlib.import_module("torch")
-    gptj_module = importlib.import_module("transformers.models.gptj.modeling_gptj")
-    dtype = getattr(torch, dtype_name)
-
-    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
-        d = rope.d_r
-        table = gptj_module.create_sinusoidal_positions(int(positions.max()) + 1, d)
-        rows = table[torch.from_numpy(np.asarray(positions))]
-        sin, cos = torch.split(rows[None], rows.shape[-1] // 2, dim=-1)
-        k = torch.from_numpy(np.asarray(x)).to(dtype)[None, :, None, :]  # (batch, seq, heads, d)
-        k_rot = gptj_module.apply_rotary_pos_emb(k[..., :d], sin, cos)
-        return torch.cat([k_rot, k[..., d:]], dim=-1)[0, :, 0]
-
-    fn.pespec_capabilities = {"integer_positions_only": True}  # type: ignore[attr-defined]
-    return fn
+__all__ = ["rotary_embedding_torch", "rotary_embedding_torch_backend"]
 
 
 def rotary_embedding_torch_backend(dtype_name: str) -> Any:
@@ -59,11 +39,6 @@ def rotary_embedding_torch_backend(dtype_name: str) -> Any:
             return ret.apply_rotary_emb(freqs, torch.from_numpy(np.asarray(x)).to(dtype))
 
     return fn
-
-
-def gptj(client: Client, dtype: str, config: str | None) -> Any:
-    """The client adapter of transformers' GPT-J functions."""
-    return gptj_backend(dtype)
 
 
 def rotary_embedding_torch(client: Client, dtype: str, config: str | None) -> Any:
