@@ -18,31 +18,12 @@ import pytest
 from pespec.clients.catalog import get_client
 from pespec.clients.table import planned_rows, reproduction, run_row, select_clients
 from pespec.mrope.presets import PRESETS as MROPE_PRESETS
-from pespec.multiaxis.presets import sincos_2d
 from tests.clirun import run_cli
+from tests.multiaxis.test_diffusers import COGVIDEOX_LIKE, SD3_LIKE  # the same grids
 
 pytest.importorskip("torch")
 pytest.importorskip("diffusers")
 
-SD3_LIKE = {  # SD3's coordinates i/3 (192 grid, base_size 64) at D = 64, as test_diffusers
-    "config": sincos_2d(64, name="sd3-scaling").to_dict(),
-    "grid": [192, 192],
-    "base_size": 64,
-    "interpolation_scale": 1.0,
-}
-COGVIDEOX_LIKE = {  # CogVideoX-2b's grid and scales at D = 64, as test_diffusers
-    "config": {
-        "name": "cogvideox-scaling",
-        "axes": 3,
-        "sections": [
-            {"axis": 0, "d_model": 16},
-            {"axis": 2, "d_model": 24},
-            {"axis": 1, "d_model": 24},
-        ],
-    },
-    "grid": [13, 30, 45],
-    "interpolation_scale": [1.0, 1.875, 1.875],
-}
 FLOAT32_COORDINATES = "grid coordinates rounded to float32"
 
 
