@@ -29,22 +29,33 @@ def conformance_rows_table() -> str:
     return render_markdown(table) + "\n" + where + "\n"
 
 
+def _cause(row: dict[str, Any]) -> str:
+    """The named cause of a NON-CONFORMANT row, short: the diagnosis after "the cause is:"
+    up to its first parenthesis or semicolon (rows that share it are listed together)."""
+    text = str(row.get("diagnosis") or row.get("summary") or "no cause named")
+    text = text.split("the cause is: ", 1)[-1]
+    return text.split(" (", 1)[0].split(";", 1)[0].strip()
+
+
+def _rows_text(rows: list[dict[str, Any]], most: int = 4) -> str:
+    named = [f"`{r['client']}` ({r['config']}, {r['dtype']})" for r in rows[:most]]
+    more = len(rows) - most
+    return ", ".join(named) + (f" and {more} more rows of the same cause" if more > 0 else "")
+
+
 def conformance_summary_text() -> str:
-    """The README's paragraph: counts by verdict, libraries, and the named causes."""
+    """The README's paragraph: counts by verdict, libraries, and the named causes (rows that
+    share a cause listed together, a few by name)."""
     table = _table()
-    causes = sorted(
-        {
-            f"`{r['client']}` ({r['config']}, {r['dtype']}): "
-            f"{r.get('diagnosis') or r.get('summary')}"
-            for r in table["rows"]
-            if r["verdict"] == "NON-CONFORMANT"
-        }
-    )
+    by_cause: dict[str, list[dict[str, Any]]] = {}
+    for row in table["rows"]:
+        if row["verdict"] == "NON-CONFORMANT":
+            by_cause.setdefault(_cause(row), []).append(row)
     text = summary(table)
-    if causes:
-        text += " NON-CONFORMANT rows and their named causes:\n\n" + "\n".join(
-            f"- {c}" for c in causes
-        )
-    else:
-        text += " No row is NON-CONFORMANT."
-    return text + "\n"
+    if not by_cause:
+        return text + " No row is NON-CONFORMANT.\n"
+    lines = [
+        f"- {cause} ({len(rows)} row{'s' * (len(rows) > 1)}): {_rows_text(rows)}"
+        for cause, rows in sorted(by_cause.items(), key=lambda item: -len(item[1]))
+    ]
+    return text + " NON-CONFORMANT rows by named cause:\n\n" + "\n".join(lines) + "\n"
