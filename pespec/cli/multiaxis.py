@@ -11,6 +11,7 @@ suite through the registry.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from typing import Any
 
@@ -18,20 +19,27 @@ from pespec.cli.supervised import run_checked, supervising
 from pespec.cli.verdict import run_and_report
 from pespec.conformance.engine import DEFAULT_TIMEOUT
 
-__all__ = ["run"]
+__all__ = ["run", "run_family"]
 
 
 def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
     """The multi-axis check: 0 conformant, 1 not, 2 usage error, 130 interrupted."""
-    from pespec.multiaxis.presets import resolve_config
-    from pespec.multiaxis.run import FAMILY, check
+    return run_family(args, prog, "pespec.multiaxis", "multiaxis")
+
+
+def run_family(args: argparse.Namespace, prog: str, package: str, family: str) -> int:
+    """The check of a multi-axis family whose modules are ``package``.presets (resolve_config),
+    ``.run`` (FAMILY, check) and ``.fromfile`` (check_file): the sin-cos family's and the
+    rotary one's (:mod:`pespec.cli.mrope`) command line is the same."""
+    resolve_config = importlib.import_module(f"{package}.presets").resolve_config
+    run_module = importlib.import_module(f"{package}.run")
 
     if (args.backend is None) == (args.from_file is None):
         print(f"{prog}: error: give exactly one of BACKEND or --from-file", file=sys.stderr)
         return 2
     config = getattr(args, "config", None)
     if config is None:
-        print(f"{prog}: error: --family multiaxis needs --config PRESET|FILE.json", file=sys.stderr)
+        print(f"{prog}: error: --family {family} needs --config PRESET|FILE.json", file=sys.stderr)
         return 2
     try:
         resolve_config(config)
@@ -39,7 +47,7 @@ def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
         print(f"{prog}: error: --config: {exc}", file=sys.stderr)
         return 2
     if args.from_file is not None:
-        from pespec.multiaxis.fromfile import check_file
+        check_file = importlib.import_module(f"{package}.fromfile").check_file
 
         def from_file() -> Any:
             return check_file(
@@ -62,7 +70,13 @@ def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
         "timeout": timeout,
     }
     if supervising(args):
-        return int(run_and_report(prog, args, lambda: run_checked(FAMILY, args, options)))
+        return int(
+            run_and_report(prog, args, lambda: run_checked(run_module.FAMILY, args, options))
+        )
     from pespec.clients.resolve import resolve  # a client:NAME@DTYPE spec (pespec table)
 
-    return int(run_and_report(prog, args, lambda: check(resolve(args.backend, config), **options)))
+    return int(
+        run_and_report(
+            prog, args, lambda: run_module.check(resolve(args.backend, config), **options)
+        )
+    )
