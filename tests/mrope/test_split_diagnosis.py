@@ -92,7 +92,7 @@ def test_another_bug_keeps_its_own_name() -> None:
 
 def test_real_chronoedit_rope_at_64_is_named() -> None:
     pytest.importorskip("diffusers")
-    from tests.mrope import video_ports as vp
+    from pespec.clients import mrope_video as vp
 
     report = check(vp.wan_backend(64, chronoedit=True), config=CONFIG)
     assert not report.conformant
