@@ -53,6 +53,9 @@ def register(subparsers: Any) -> None:
         "(transformers' surveyed model types on their configuration defaults; minutes more)",
     )
     parser.add_argument("--list", action="store_true", help="list the clients and exit")
+    from pespec.cli import table_page  # --html, --snapshot, --merge, --shard (issue 40)
+
+    table_page.add_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -82,12 +85,16 @@ def _load_old(path: str) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     """``pespec table`` on parsed arguments (exit code)."""
     from pespec._atomic import check_writable, write_atomic
+    from pespec.cli import table_page
     from pespec.clients.table import build_table, select_clients
     from pespec.clients.table_text import compare_tables, render_changes, render_markdown
 
     if args.list:
         return _list()
+    if table_page.wanted(args):
+        return table_page.run(args)
     try:
+        shard = table_page.shard_of(args)
         if args.jobs < 1 or args.timeout <= 0:
             raise ValueError(
                 f"--jobs must be >= 1 and --timeout > 0; got {args.jobs}, {args.timeout}"
@@ -112,7 +119,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
 
-    table = build_table(clients, jobs=args.jobs, timeout=args.timeout, progress=progress)
+    table = build_table(
+        clients, jobs=args.jobs, timeout=args.timeout, progress=progress, shard=shard
+    )
     markdown = render_markdown(table)
     if args.json:
         write_atomic(args.json, json.dumps(table, indent=1, ensure_ascii=False) + "\n")

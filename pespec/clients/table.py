@@ -133,6 +133,19 @@ def _read_report(row: dict[str, Any], path: Path) -> None:
     row["diagnosis"] = report.get("diagnosis_sentence")
     row["summary"] = report.get("summary")
     row["versions"] = report.get("execution", {}).get("libraries", {})
+    row["checks"] = [  # each check's worst element, for the table page's error picture
+        {
+            "id": c.get("id"),
+            "status": c.get("status"),
+            "ratio": c.get("ratio"),
+            "position": c.get("worst_position"),
+        }
+        for c in report.get("checks", [])
+        if c.get("ratio") is not None
+    ]
+    measured = (report.get("diagnosis") or {}).get("measured_vs_declared")
+    if measured:
+        row["measured_vs_declared"] = measured
 
 
 def run_row(
@@ -202,11 +215,17 @@ def build_table(
     timeout: float = ROW_TIMEOUT,
     progress: Callable[[dict[str, Any]], None] | None = None,
     fork: bool = True,
+    shard: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """The table document of ``clients`` (rows in catalog order), ``jobs`` rows at a time;
     each row in a fork of one pre-loaded process (:mod:`zygote`) where the platform forks
-    and ``fork``, else in a new interpreter."""
+    and ``fork``, else in a new interpreter; ``shard`` (K, N): only that part of the rows
+    (:mod:`table_parts`)."""
     rows = planned_rows(clients)
+    if shard is not None:
+        from pespec.clients.table_parts import in_shard
+
+        rows = [r for r in rows if in_shard(r, shard)]
     started = time.perf_counter()
     done: list[dict[str, Any]] = []
     with contextlib.ExitStack() as stack:
@@ -218,6 +237,7 @@ def build_table(
                     progress(result)
     return {
         "schema": TABLE_SCHEMA,
+        **({"shard": f"{shard[0]}/{shard[1]}"} if shard is not None else {}),
         "pespec_version": __version__,
         "spec_version": SPEC_VERSION,
         "manifest_sha256": manifest_digest(),
