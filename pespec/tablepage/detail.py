@@ -82,9 +82,11 @@ def _measured(table: object, recorded: bool) -> str:
     rows = "".join(
         "<tr>" + "".join(f"<td>{_num(v)}</td>" for v in row) + "</tr>" for row in table["rows"]
     )
+    deviate = sum(bool(row) and row[-1] is True for row in table["rows"])
     return (
-        '<h3>Measured vs declared</h3><div class="scroll"><table class="summary measured">'
-        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
+        f"<h3>Measured vs declared</h3><details><summary>{len(table['rows'])} rows, {deviate} "
+        'deviate</summary><div class="scroll"><table class="summary measured">'
+        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div></details>"
     )
 
 
@@ -112,7 +114,14 @@ def _changes(cell: Cell) -> str:
     if not cell.changes:
         return ""
     items = "".join(
-        f"<li>{_e(c.snapshot)}: {_e(c.before or 'absent')} → {_e(c.after or 'absent')}"
+        f"<li>{_e(c.snapshot)}: "
+        + (
+            f"{_e(c.before)} → {_e(c.after)}"
+            if c.before and c.after
+            else f"first seen, {_e(c.after)}"
+            if c.after
+            else f"gone (was {_e(c.before)})"
+        )
         + (f" ({_e(cell.row.get('library'))} {_e(c.version)})" if c.version else "")
         + "</li>"
         for c in cell.changes

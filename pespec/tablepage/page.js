@@ -51,24 +51,21 @@
   }
 
   function copy(button) {
+    // execCommand first: it answers at once, from file:// too; the asynchronous clipboard
+    // API only where that fails (it may wait on a permission nobody is asked for).
     var line = button.getAttribute("data-copy");
     var note = button.parentNode.querySelector(".copied");
     function done(ok) { note.textContent = ok ? "copied" : "select the line and copy it"; }
-    function fallback() {
-      var range = document.createRange();
-      range.selectNodeContents(button.parentNode.querySelector("code"));
-      var selection = window.getSelection();
-      selection.removeAllRanges();
-      selection.addRange(range);
-      var ok = false;
-      try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
-      done(ok);
-    }
-    if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(line).then(function () { done(true); }, fallback);
-    } else {
-      fallback();
-    }
+    var range = document.createRange();
+    range.selectNodeContents(button.parentNode.querySelector("code"));
+    var selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    var ok = false;
+    try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+    if (ok || !(navigator.clipboard && window.isSecureContext)) { done(ok); return; }
+    navigator.clipboard.writeText(line).then(function () { done(true); },
+                                             function () { done(false); });
   }
 
   selects.forEach(function (s) { s.addEventListener("change", apply); });

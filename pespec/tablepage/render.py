@@ -64,7 +64,7 @@ def _head(table: Mapping[str, Any]) -> str:
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        "<title>pespec conformance table</title>"
+        '<title>pespec conformance table</title><link rel="icon" href="data:,">'
         f"<style>{_asset('page.css')}</style></head><body>"
         '<a class="skip" href="#grid">Skip to the table</a>'
         "<header><h1>pespec conformance table</h1>"
@@ -207,7 +207,8 @@ def _history(
         + f"<td>{_e(_provenance(s))}</td></tr>"
         for s in snapshots
     )
-    changed = [c for c in cells if c.changes]
+    changed = sum(any(c.before is not None for c in cell.changes) for cell in cells)
+    new = sum(cell.key not in {tuple(r[:3]) for r in snapshots[0]["rows"]} for cell in cells)
     head = "".join(f'<th scope="col">{v}</th>' for v in VERDICTS)
     return (
         '<section id="history"><h2>History</h2>'
@@ -216,8 +217,9 @@ def _history(
         '<table class="summary snapshots"><thead><tr><th scope="col">snapshot</th>'
         '<th scope="col">date</th><th scope="col">pespec / SPEC</th><th scope="col">rows</th>'
         f'{head}<th scope="col">provenance</th></tr></thead><tbody>{lines}</tbody></table>'
-        f"<p>{len(changed)} rows of this table changed verdict along the snapshots; the "
-        "“changed since” filter shows those that differ from a snapshot.</p></section>"
+        f"<p>Along the snapshots, {changed} rows of this table changed verdict and {new} are "
+        f"new since {_e(snapshots[0]['id'])}; the “changed since” filter shows the rows whose "
+        "verdict differs from a snapshot's (new rows included).</p></section>"
     )
 
 

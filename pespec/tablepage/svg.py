@@ -94,7 +94,9 @@ def error_picture(checks: Sequence[Mapping[str, Any]]) -> str | None:
         f'<text x="12" y="{height / 2}" font-size="11" transform="rotate(-90 12 {height / 2})" '
         'text-anchor="middle">error / bound (log)</text>',
     ]
-    for decade in range(math.ceil(y0), math.floor(y1) + 1):
+    decades = range(math.ceil(y0), math.floor(y1) + 1)
+    step = max(1, math.ceil(len(decades) / 8))  # at most about 8 labels
+    for decade in decades[::step]:
         body.append(
             f'<text x="{left - 4}" y="{sy(decade) + 3:.1f}" font-size="10" '
             f'text-anchor="end">1e{decade}</text>'
