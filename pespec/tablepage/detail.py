@@ -18,6 +18,8 @@ NO_CHECKS = (
     "before pespec table recorded them): run the reproduction line for the full report "
     "(pespec check … --markdown REPORT.md), or regenerate the table."
 )
+MEASURED_ROWS = 16
+"""Rows of a measured-vs-declared table the page shows (the first deviating ones past it)."""
 NO_MEASURED = "The diagnosis measured no frequencies against the declared ones for this row."
 NOT_RECORDED = (
     "This table's rows do not carry the diagnosis's measured-vs-declared table (tables written "
@@ -75,17 +77,25 @@ def _paragraph(title: str, text: object) -> str:
 
 
 def _measured(table: object, recorded: bool) -> str:
+    """The diagnosis's measured-vs-declared table: every row up to :data:`MEASURED_ROWS`, else
+    the first deviating ones (the page stays small; the report has them all)."""
     if not isinstance(table, Mapping) or not table.get("rows"):
         text = NO_MEASURED if recorded else NOT_RECORDED
         return f'<h3>Measured vs declared</h3><p class="missing">{text}</p>'
-    head = "".join(f'<th scope="col">{_e(c)}</th>' for c in table["columns"])
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{_num(v)}</td>" for v in row) + "</tr>" for row in table["rows"]
+    every = list(table["rows"])
+    deviating = [row for row in every if row and row[-1] is True]
+    shown = every if len(every) <= MEASURED_ROWS else (deviating or every)[:MEASURED_ROWS]
+    note = (
+        ""
+        if len(shown) == len(every)
+        else f"<p>The first {len(shown)} of {len(deviating)} deviating rows; the reproduction "
+        "line's report (--markdown) has all of them.</p>"
     )
-    deviate = sum(bool(row) and row[-1] is True for row in table["rows"])
+    head = "".join(f'<th scope="col">{_e(c)}</th>' for c in table["columns"])
+    rows = "".join("<tr>" + "".join(f"<td>{_num(v)}</td>" for v in r) + "</tr>" for r in shown)
     return (
-        f"<h3>Measured vs declared</h3><details><summary>{len(table['rows'])} rows, {deviate} "
-        'deviate</summary><div class="scroll"><table class="summary measured">'
+        f"<h3>Measured vs declared</h3><details><summary>{len(every)} rows, {len(deviating)} "
+        f'deviate</summary>{note}<div class="scroll"><table class="summary measured">'
         f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div></details>"
     )
 

@@ -204,3 +204,28 @@ def test_a_row_with_checks_shows_its_picture_and_measured_table(tmp_path: Path) 
     detail = text.split('id="row-0"', 1)[1]
     assert "<svg" in detail and "golden (failed)" in detail
     assert "<td>0.5</td><td>0.25</td><td>yes</td>" in detail
+
+
+def test_a_regenerated_table_with_every_rows_checks_stays_within_5_mb(tmp_path: Path) -> None:
+    """Once every row carries its checks (pespec table records them now) and its diagnosis's
+    measured-vs-declared table, the page still fits: 15 checks a row (a rotary report has
+    12-15) and, for each NON-CONFORMANT row, 64 pairs × 8 columns (d = 128)."""
+    table = load_table(TABLE)
+    for row in table["rows"]:
+        row["checks"] = [
+            {"id": f"reference:check-{k}", "status": "passed", "ratio": 0.1 + k, "position": 2**k}
+            for k in range(15)
+        ]
+        if row["verdict"] == "NON-CONFORMANT":
+            columns = ["pair", "omega_measured", "omega_declared", "ratio", "a", "b", "p", "dev"]
+            row["measured_vs_declared"] = {
+                "columns": columns,
+                "rows": [
+                    [i, 0.1234567 / (i + 1), 0.1234568 / (i + 1), 0.99999, 1, 1, 6.9e-16, True]
+                    for i in range(64)
+                ],
+            }
+    started = time.process_time()
+    path = write_page(table, tmp_path, load_history(HISTORY))
+    assert time.process_time() - started <= 10.0
+    assert path.stat().st_size <= 5 * 1024 * 1024, path.stat().st_size
