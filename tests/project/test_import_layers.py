@@ -79,6 +79,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec.mrope", 6),
     ("pespec.plot", 6),
     ("pespec.clients", 8),
+    ("pespec.tablepage", 8),  # the table page (issue 40): reads the table JSON of clients
     ("pespec.specblocks", 7),
     ("pespec.cli", 8),
     ("pespec.families", 8),
