@@ -67,6 +67,7 @@ def shard_of(args: argparse.Namespace) -> tuple[int, int] | None:
 def run(args: argparse.Namespace) -> int:
     """``--html`` / ``--snapshot`` / ``--merge`` (exit 0; 2 on a usage error)."""
     try:
+        _refuse_run_options(args)
         if args.merge:
             return _merge(args)
         from pespec.tablepage import load_table
@@ -80,6 +81,25 @@ def run(args: argparse.Namespace) -> int:
         print(f"pespec table: error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _refuse_run_options(args: argparse.Namespace) -> None:
+    """These modes read tables: options of a run would be ignored, so they are refused."""
+    if args.shard:
+        raise ValueError(
+            "--shard runs part of the rows; it does not go with --html, --snapshot or --merge"
+        )
+    if args.json and not args.merge:
+        raise ValueError(
+            "--html and --snapshot read a table (--from TABLE.json) and run no row: run "
+            "`pespec table --json TABLE.json` first, then `pespec table --html DIR --from "
+            "TABLE.json`"
+        )
+    if args.merge and (args.html or args.snapshot or args.from_json):
+        raise ValueError(
+            "--merge writes --json OUT; make the page from OUT afterwards "
+            "(pespec table --html DIR --from OUT)"
+        )
 
 
 def _page(args: argparse.Namespace, table: dict[str, Any]) -> None:

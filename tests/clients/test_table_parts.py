@@ -142,3 +142,11 @@ def test_merge_usage_errors_exit_2(tmp_path: Path, capsys: Any) -> None:
     assert code == 2 and "is not a readable table" in err
     code, _, err = run_cli(["table", "--shard", "5/3", "--client", "toy:correct"], capsys)
     assert code == 2 and "--shard must be K/N" in err
+    page, out = str(tmp_path / "page"), str(tmp_path / "t.json")
+    code, _, err = run_cli(["table", "--merge", str(part), "--json", out, "--html", page], capsys)
+    assert code == 2 and "make the page from OUT afterwards" in err
+    code, _, err = run_cli(["table", "--html", page, "--shard", "1/3"], capsys)
+    assert code == 2 and "does not go with --html" in err
+    code, _, err = run_cli(["table", "--html", page, "--json", out], capsys)
+    assert code == 2 and "run no row" in err
+    assert not Path(page).exists() and not Path(out).exists()
