@@ -39,7 +39,7 @@ links to `SPEC.md` use (`#61-backends`).
 """
 
 
-def _config(src: Path, out: Path, nav: dict[str, list[str]]) -> str:
+def _config(src: Path, out: Path, nav: dict[str, list[str | dict[str, str]]]) -> str:
     """mkdocs.yml (YAML; the lists in JSON form, which YAML reads)."""
     groups = [{name: pages} for name, pages in nav.items()]
     navigation = [{"Home": "index.md"}, *groups, {"Conformance table": "table/index.html"}]

@@ -84,7 +84,7 @@ def relink(text: str, where: dict[str, str], own: set[str], prefix: str) -> str:
     return ANCHOR_LINK.sub(anchor, SPEC_LINK.sub(spec_link, text))
 
 
-def write_sources(out: Path, root: Path = ROOT) -> dict[str, list[str]]:
+def write_sources(out: Path, root: Path = ROOT) -> dict[str, list[str | dict[str, str]]]:
     """Write the site's Markdown under ``out`` (spec/, docs/, index.md); return the nav
     groups: "SPEC" and "Guides" → page paths relative to ``out``."""
     parts = sorted((root / "spec").glob("[0-9][0-9]-*.md"))
@@ -102,6 +102,14 @@ def write_sources(out: Path, root: Path = ROOT) -> dict[str, list[str]]:
     if (root / "docs" / "examples").is_dir():
         shutil.copytree(root / "docs" / "examples", out / "docs" / "examples", dirs_exist_ok=True)
     return {
-        "SPEC": [f"spec/{name}" for name in texts],
+        "SPEC": [{_title(name, text): f"spec/{name}"} for name, text in texts.items()],
         "Guides": [f"docs/{p.name}" for p in guides],
     }
+
+
+def _title(name: str, text: str) -> str:
+    """A chapter's title in the navigation: its first heading ("6. Conformance")."""
+    found = HEADING.search(text)
+    if name.startswith("00-") or found is None:
+        return "Front matter"
+    return found.group(2)
