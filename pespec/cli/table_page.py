@@ -72,6 +72,11 @@ def run(args: argparse.Namespace) -> int:
             return _merge(args)
         from pespec.tablepage import load_table
 
+        if args.from_json is None and not Path(COMMITTED).is_file():
+            raise ValueError(
+                f"no --from TABLE.json given and {COMMITTED} is not here: run in a pespec "
+                "checkout, or name the table (pespec table --json TABLE.json writes one)"
+            )
         table = load_table(args.from_json or COMMITTED)
         if args.snapshot:
             _snapshot(args, table)

@@ -229,3 +229,12 @@ def test_a_regenerated_table_with_every_rows_checks_stays_within_5_mb(tmp_path: 
     path = write_page(table, tmp_path, load_history(HISTORY))
     assert time.process_time() - started <= 10.0
     assert path.stat().st_size <= 5 * 1024 * 1024, path.stat().st_size
+
+
+def test_without_from_outside_a_checkout_the_cli_says_what_to_give(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(["table", "--html", "page"], capsys)
+    assert code == 2 and "no --from TABLE.json given" in err and "Traceback" not in err
+    assert not (tmp_path / "page").exists()
