@@ -7,7 +7,9 @@ Runs every core client whose libraries are installed (``--all``: the survey tier
 for the others say why they did not run), writes the JSON document and its Markdown
 rendering, and with ``--compare`` lists the verdicts that changed against an older table
 (the older table's rows of the clients that ran). Exit 0; 1 when ``--compare`` finds a verdict
-that changed for the same library versions; 2 on a usage error.
+that changed for the same library versions; 2 on a usage error. ``--shard K/N`` runs one
+part of the rows; ``--html``, ``--snapshot`` and ``--merge`` read tables instead of running
+rows (:mod:`pespec.cli.table_page`).
 """
 
 from __future__ import annotations
