@@ -22,7 +22,8 @@
     var needle = text.value.trim().toLowerCase();
     var count = 0;
     lines.forEach(function (tr) {
-      var client = tr.querySelector("th").textContent.toLowerCase();
+      var name = tr.querySelector("th").textContent + " " + tr.querySelector("td").textContent;
+      var client = name.toLowerCase();
       var any = false;
       tr.querySelectorAll("td.c[data-verdict]").forEach(function (td) {
         var ok = matches(td, wanted, needle, client);
@@ -41,7 +42,7 @@
     if (opener) opener.focus();
   }
 
-  function open(index, focus) {
+  function openRow(index, focus) {
     var article = document.getElementById("row-" + index);
     if (!article) return;
     document.querySelectorAll("article.detail").forEach(function (a) { a.hidden = true; });
@@ -80,7 +81,7 @@
     if (!target) return;
     if (target.hasAttribute("data-row")) {
       opener = target;
-      open(target.getAttribute("data-row"), true);
+      openRow(target.getAttribute("data-row"), true);
     }
     else if (target.classList.contains("copy")) copy(target);
     else if (target.classList.contains("close")) close(target.closest("article"));
@@ -95,5 +96,5 @@
     document.querySelectorAll("article.detail:not([hidden])").forEach(close);
   });
   var hash = /^#row-(\d+)$/.exec(location.hash);
-  if (hash) open(hash[1], true);
+  if (hash) openRow(hash[1], true);
 })();

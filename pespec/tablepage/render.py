@@ -103,7 +103,8 @@ def _filters(
     selects.append(_select("changed", "changed since", since))
     return (
         '<form id="filters" class="filters" aria-label="Filters" onsubmit="return false">'
-        '<label>client <input id="f-text" type="search" placeholder="e.g. llama"></label>'
+        '<label>client or configuration <input id="f-text" type="search" '
+        'placeholder="e.g. llama"></label>'
         + "".join(selects)
         + '<button type="button" id="reset">Show all</button>'
         f'<p id="shown" role="status" aria-live="polite">{len(cells)} of {len(cells)} rows '

@@ -150,3 +150,13 @@ def test_merge_usage_errors_exit_2(tmp_path: Path, capsys: Any) -> None:
     code, _, err = run_cli(["table", "--html", page, "--json", out], capsys)
     assert code == 2 and "run no row" in err
     assert not Path(page).exists() and not Path(out).exists()
+
+
+@pytest.mark.usefixtures("toy_clients")
+def test_the_cli_runs_one_shard(tmp_path: Path, capsys: Any) -> None:
+    out = tmp_path / "part.json"
+    argv = ["table", "--client", "toy:missing", "--shard", "1/1", "--json", str(out)]
+    code, _, err = run_cli(argv, capsys)
+    assert code == 0, err
+    part = json.loads(out.read_text(encoding="utf-8"))
+    assert part["shard"] == "1/1" and [r["client"] for r in part["rows"]] == ["toy:missing"]

@@ -93,6 +93,9 @@ def test_filters_change_the_visible_rows(browser: Any, table_page: str) -> None:
     page.click("#reset")
     page.fill("#f-text", "gemma3")
     assert _shown(page) == sum("gemma3" in r["client"] for r in rows)
+    page.fill("#f-text", "llama-3.1")  # a configuration's name (no client's)
+    named = sum("llama-3.1" in f"{r['client']} {r['config']}".lower() for r in rows)
+    assert _shown(page) == named > 0
     page.click("#reset")
     first = load_history(HISTORY)[0]
     before = {tuple(r[:3]): r[3] for r in first["rows"]}
