@@ -63,9 +63,16 @@ def write_snapshot(folder: str | Path, snapshot: Mapping[str, Any]) -> Path:
 
     path = Path(folder) / f"{snapshot['id']}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(snapshot, indent=None, ensure_ascii=False, separators=(",", ":"))
-    write_atomic(path, text.replace('],["', '],\n["') + "\n")
+    write_atomic(path, _text(snapshot))
     return path
+
+
+def _text(snapshot: Mapping[str, Any]) -> str:
+    """Compact JSON, one row a line (a diff of two snapshots reads row by row)."""
+    compact: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
+    head = json.dumps({k: v for k, v in snapshot.items() if k != "rows"}, **compact)
+    rows = ",\n".join(json.dumps(row, **compact) for row in snapshot["rows"])
+    return f'{head[:-1]},"rows":[\n{rows}\n]}}\n'
 
 
 def load_history(folder: str | Path) -> list[dict[str, Any]]:
