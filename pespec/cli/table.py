@@ -2,12 +2,15 @@
 
     pespec table [--family F] [--library L] [--client NAME] [--all] [--jobs N] [--timeout S]
                  [--json PATH] [--markdown PATH] [--compare OLD.json] [--list]
+                 [--coverage [TABLE.json]]
 
 Runs every core client whose libraries are installed (``--all``: the survey tier too; rows
 for the others say why they did not run), writes the JSON document and its Markdown
 rendering, and with ``--compare`` lists the verdicts that changed against an older table
 (the older table's rows of the clients that ran). Exit 0; 1 when ``--compare`` finds a verdict
-that changed for the same library versions; 2 on a usage error.
+that changed for the same library versions; 2 on a usage error. ``--coverage TABLE.json``
+prints the coverage matrix of a written table (issue 36) without running anything: exit 1
+when a declared implemented schedule has no row in it.
 """
 
 from __future__ import annotations
@@ -53,6 +56,15 @@ def register(subparsers: Any) -> None:
         "(transformers' surveyed model types on their configuration defaults; minutes more)",
     )
     parser.add_argument("--list", action="store_true", help="list the clients and exit")
+    parser.add_argument(
+        "--coverage",
+        nargs="?",
+        const="",
+        metavar="TABLE.json",
+        help="print the coverage matrix (client × declared schedule/knob → verdict, not "
+        "implemented, refused, not run): of TABLE.json without running anything, or of the "
+        "table this run makes (exit 1 when a declared implemented schedule has no row)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -67,16 +79,28 @@ def _list() -> int:
     return 0
 
 
-def _load_old(path: str) -> dict[str, Any]:
+def _load_old(path: str, option: str = "--compare") -> dict[str, Any]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"--compare {path!r} is not a readable table: {exc}") from None
+        raise ValueError(f"{option} {path!r} is not a readable table: {exc}") from None
     from pespec.clients.table import TABLE_SCHEMA
 
     if not isinstance(data, dict) or data.get("schema") != TABLE_SCHEMA:
-        raise ValueError(f"--compare {path!r} is not a {TABLE_SCHEMA} document")
+        raise ValueError(f"{option} {path!r} is not a {TABLE_SCHEMA} document")
     return data
+
+
+def _coverage(table: dict[str, Any]) -> int:
+    """Print the coverage matrix of ``table``; 1 when a declared schedule has no row."""
+    from pespec.clients.coverage import coverage, missing, render_coverage
+
+    cells = coverage(table)
+    print(render_coverage(cells))
+    absent = missing(cells)
+    if absent:
+        print("declared implemented but no row: " + "; ".join(absent), file=sys.stderr)
+    return 1 if absent else 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,6 +111,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.list:
         return _list()
+    if args.coverage:  # a committed table's matrix: nothing runs (issue 36)
+        try:
+            return _coverage(_load_old(args.coverage, "--coverage"))
+        except ValueError as exc:
+            print(f"pespec table: error: {exc}", file=sys.stderr)
+            return 2
     try:
         if args.jobs < 1 or args.timeout <= 0:
             raise ValueError(
@@ -119,6 +149,10 @@ def run(args: argparse.Namespace) -> int:
     if args.markdown:
         write_atomic(args.markdown, markdown)
     print(markdown)
+    if args.coverage is not None:  # bare --coverage: the matrix of this run's table
+        from pespec.clients.coverage import coverage, render_coverage
+
+        print(render_coverage(coverage(table)))
     if old is None:
         return 0
     ran = {r["client"] for r in table["rows"]}  # compare what ran: the older may hold more

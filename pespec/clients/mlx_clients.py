@@ -100,7 +100,10 @@ def build_fast_rope(client: Client, dtype: str, config: str | None) -> Any:
 
 def _published_json(config: str) -> dict[str, Any]:
     from pespec.clients.hf_rotary import config_file
+    from pespec.rope.variants import VARIANTS, variant_json
 
+    if config in VARIANTS:  # issue 36: a published file with a documented rotary block
+        return variant_json(config)
     path, _, _ = config_file(config)
     data: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
     return data
