@@ -90,16 +90,16 @@ FINDINGS = {
     ("keras-hub:RotaryEmbedding", "Llama-2-7B-dynamic-4-seq-len-16384"): "linear",
     # tests/rope/test_integration_keras_hub.py::test_keras_hub_dynamic_frequencies_against_mpmath
     ("mlx-lm:phi3", "Phi-3.5-mini-instruct-seq-len-4096"): "long_factor",
-    # tests/conformance/test_integration_mlx.py (SuScaledRoPE)
+    # tests/clients/test_libraries.py::test_mlx_lm_suscaled_rope_keeps_the_long_factors_at_...
     ("transformers:phimoe", "Phi-3.5-MoE-instruct-per-call"): "short_factor",
     # tests/rope/test_per_call.py::test_real_phimoe_module_uses_the_short_factors_past_l0
     (
         "rotary-embedding-torch:RotaryEmbedding-pixel",
         "rotary-embedding-torch-pixel-64-max-freq-10",
-    ): "",
+    ): "",  # the diagnosis names no slip: the declaration's finding does (test below)
     # tests/rope/test_integration_schedules.py::test_ret_pixel_against_exact_linspace_is_a_...
     ("equinox:nn.RotaryPositionalEmbedding-second-theta", "Llama-2-7B"): "θ measured",
-    # tests/clients/test_equinox_cache.py
+    # tests/clients/test_libraries.py::test_equinox_rotary_cache_ignores_theta
 }
 
 
@@ -136,3 +136,13 @@ def test_cli_coverage_of_a_bad_file(tmp_path: Any, capsys: pytest.CaptureFixture
     bad.write_text("[]", encoding="utf-8")
     assert main(["table", "--coverage", str(bad)]) == 2
     assert "--coverage" in capsys.readouterr().err
+
+
+def test_the_pixel_finding_is_named_in_the_matrix() -> None:
+    cell = next(
+        c
+        for c in coverage(_table())
+        if c["client"] == "rotary-embedding-torch:RotaryEmbedding" and "pixel" in c["schedule"]
+    )
+    assert cell["status"] == "NON-CONFORMANT"
+    assert cell["detail"].startswith("ω = π·linspace(1, max_freq/2, d/2) computed in float32")
