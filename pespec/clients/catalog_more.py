@@ -76,6 +76,18 @@ MLX_CLIENTS = (
     _mlx_lm("gemma3_text", ("Gemma-3-4B global layers", "Gemma-3-4B local layers")),
     _mlx_lm("gpt_oss", ("gpt-oss-20b",)),
     _mlx_lm("phi3", ("Phi-3.5-mini-instruct-seq-len-4096", "Phi-3.5-mini-instruct-seq-len-131072")),
+    Client(  # ℓ follows the call (DynamicNTKScalingRoPE): called as a prefill (issue 36)
+        name="mlx-lm:llama-prefill",
+        family="rope",
+        library="mlx-lm",
+        requires=("mlx",),
+        entry="mlx_lm.models.llama.Attention(args).rope on a prompt of T tokens at offset 0",
+        source="ml-explore/mlx-lm mlx_lm/models/rope_utils.py",
+        adapter="pespec.clients.mlx_clients:build_mlx_lm_prefill",
+        configs=("Llama-2-7B-dynamic-4-per-call",),
+        dtypes=_MLX_DTYPES,
+        options={"model_type": "llama"},
+    ),
 )
 """mlx (``mlx[cpu]``) and mlx-lm."""
 

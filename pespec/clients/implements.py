@@ -106,10 +106,9 @@ DECLARATIONS: Mapping[str, Declaration] = MappingProxyType(
                     "linear", f"{_MLX}:305", _rows("mlx-lm:gemma3_text", "Gemma-3-4B global layers")
                 ),
                 Item(
-                    "dynamic",
+                    "dynamic (per call: ℓ ≤ L0 and ℓ > L0)",
                     f"{_MLX}:309",
-                    not_run="DynamicNTKScalingRoPE takes one scalar offset per call; the mlx "
-                    "adapter passes one position per batch entry (a vector offset)",
+                    _rows("mlx-lm:llama-prefill", "Llama-2-7B-dynamic-4-per-call"),
                 ),
                 Item("llama3", f"{_MLX}:318", _rows("mlx-lm:llama", "Llama-3.1-8B")),
                 Item(
@@ -122,6 +121,13 @@ DECLARATIONS: Mapping[str, Declaration] = MappingProxyType(
                     "yarn truncate=True",
                     f"{_MLX}:326",
                     _rows("mlx-lm:qwen2", "Qwen2.5-7B-Instruct-yarn-4"),
+                ),
+                Item(
+                    "yarn mscale / mscale_all_dim",
+                    f"{_MLX}:326",
+                    not_run="DeepSeek-V3's mlx-lm module writes interleaved outputs where the "
+                    "configuration reads halves (tests/rope/test_mlx_deepseek.py checks it "
+                    "with output_layout declared; no table row)",
                 ),
                 Item(
                     "longrope / su (ℓ ≤ L0 and ℓ > L0)",

@@ -314,3 +314,20 @@ def test_mlx_lm_suscaled_rope_keeps_the_long_factors_at_every_length() -> None:
             assert abs(period / long - 1) <= 4 * U32  # pow, product: a few float32 roundings
             if block["long_factor"][j] != block["short_factor"][j]:
                 assert abs(period / short - 1) > 1e-3
+
+
+@pytest.mark.slow
+def test_mlx_lm_dynamic_as_a_prefill_follows_the_call() -> None:
+    """mlx-lm's DynamicNTKScalingRoPE takes ℓ = max(T + offset, L0) from its call (issue 36's
+    row ``mlx-lm:llama-prefill``): CONFORMANT per call (calls inside and beyond L0 = 4096),
+    NON-CONFORMANT against one fixed ℓ (its calls of T ≤ L0 keep θ)."""
+    pytest.importorskip("mlx.core")
+    from pespec.rope import check
+    from pespec.rope.presets import load_config
+
+    client = get_client("mlx-lm:llama-prefill")
+    config = "Llama-2-7B-dynamic-4-per-call"
+    report = check(client.build("float32", config), load_config(config).config, diagnose=False)
+    assert report.conformant, report.summary()
+    fixed = load_config("Llama-2-7B-dynamic-4-seq-len-16384").config
+    assert not check(client.build("float32", config), fixed, diagnose=False).conformant
