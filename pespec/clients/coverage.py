@@ -105,9 +105,9 @@ def render_coverage(cells: list[dict[str, str]]) -> str:
     head = ", ".join(f"{counts[s]} {s}" for s in order if counts.get(s))
     clients = len({c["client"] for c in cells})
     lines = [
-        f"{len(cells)} declared schedules and knobs of {clients} clients: {head}.",
+        f"{len(cells)} declared schedules and knobs of {clients} entry points: {head}.",
         "",
-        "| client | schedule / knob | status | cause, rows or reason | declared at |",
+        "| entry point | schedule / knob | status | cause, rows or reason | declared at |",
         "|---|---|---|---|---|",
     ]
     for c in cells:

@@ -80,7 +80,7 @@ def test_cells_from_rows() -> None:
     assert (cells["f"]["status"], cells["f"]["detail"]) == ("refused", "the layer has θ only")
     assert missing(cells.values()) == ["lib:entry: c"]
     text = render_coverage(list(cells.values()))
-    assert text.startswith("6 declared schedules and knobs of 1 clients: 1 CONFORMANT, 1 NON")
+    assert text.startswith("6 declared schedules and knobs of 1 entry points: 1 CONFORMANT, 1 NON")
 
 
 FINDINGS = {
