@@ -2,6 +2,7 @@
 
     pespec table [--family F] [--library L] [--client NAME] [--all] [--jobs N] [--timeout S]
                  [--json PATH] [--markdown PATH] [--compare OLD.json] [--list]
+                 [--coverage [TABLE.json]]
 
 Runs every core client whose libraries are installed (``--all``: the survey tier too; rows
 for the others say why they did not run), writes the JSON document and its Markdown
@@ -9,7 +10,9 @@ rendering, and with ``--compare`` lists the verdicts that changed against an old
 (the older table's rows of the clients that ran). Exit 0; 1 when ``--compare`` finds a verdict
 that changed for the same library versions; 2 on a usage error. ``--shard K/N`` runs one
 part of the rows; ``--html``, ``--snapshot`` and ``--merge`` read tables instead of running
-rows (:mod:`pespec.cli.table_page`).
+rows (:mod:`pespec.cli.table_page`). ``--coverage TABLE.json``
+prints the coverage matrix of a written table (issue 36) without running anything: exit 1
+when a declared implemented schedule has no row in it.
 """
 
 from __future__ import annotations
@@ -58,6 +61,15 @@ def register(subparsers: Any) -> None:
     from pespec.cli import table_page  # --html, --snapshot, --merge, --shard (issue 40)
 
     table_page.add_options(parser)
+    parser.add_argument(
+        "--coverage",
+        nargs="?",
+        const="",
+        metavar="TABLE.json",
+        help="print the coverage matrix (client × declared schedule/knob → verdict, not "
+        "implemented, refused, not run): of TABLE.json without running anything, or of the "
+        "table this run makes (exit 1 when a declared implemented schedule has no row)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -72,16 +84,28 @@ def _list() -> int:
     return 0
 
 
-def _load_old(path: str) -> dict[str, Any]:
+def _load_old(path: str, option: str = "--compare") -> dict[str, Any]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"--compare {path!r} is not a readable table: {exc}") from None
+        raise ValueError(f"{option} {path!r} is not a readable table: {exc}") from None
     from pespec.clients.table import TABLE_SCHEMA
 
     if not isinstance(data, dict) or data.get("schema") != TABLE_SCHEMA:
-        raise ValueError(f"--compare {path!r} is not a {TABLE_SCHEMA} document")
+        raise ValueError(f"{option} {path!r} is not a {TABLE_SCHEMA} document")
     return data
+
+
+def _coverage(table: dict[str, Any]) -> int:
+    """Print the coverage matrix of ``table``; 1 when a declared schedule has no row."""
+    from pespec.clients.coverage import coverage, missing, render_coverage
+
+    cells = coverage(table)
+    print(render_coverage(cells))
+    absent = missing(cells)
+    if absent:
+        print("declared implemented but no row: " + "; ".join(absent), file=sys.stderr)
+    return 1 if absent else 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,6 +119,12 @@ def run(args: argparse.Namespace) -> int:
         return _list()
     if table_page.wanted(args):
         return table_page.run(args)
+    if args.coverage:  # a committed table's matrix: nothing runs (issue 36)
+        try:
+            return _coverage(_load_old(args.coverage, "--coverage"))
+        except ValueError as exc:
+            print(f"pespec table: error: {exc}", file=sys.stderr)
+            return 2
     try:
         shard = table_page.shard_of(args)
         if args.jobs < 1 or args.timeout <= 0:
@@ -130,6 +160,10 @@ def run(args: argparse.Namespace) -> int:
     if args.markdown:
         write_atomic(args.markdown, markdown)
     print(markdown)
+    if args.coverage is not None:  # bare --coverage: the matrix of this run's table
+        from pespec.clients.coverage import coverage, render_coverage
+
+        print(render_coverage(coverage(table)))
     if old is None:
         return 0
     ran = {r["client"] for r in table["rows"]}  # compare what ran: the older may hold more

@@ -77,8 +77,14 @@ def _diffusers(name: str, entry: str, dtypes: tuple[str, ...] = ("float32",)) ->
 
 
 _ROTARY = (
-    _transformers_rotary("llama", "LlamaRotaryEmbedding", ("Llama-2-7B", "Llama-3.1-8B")),
-    _transformers_rotary("qwen2", "Qwen2RotaryEmbedding", ("Qwen2.5-7B-Instruct",)),
+    _transformers_rotary(
+        "llama",
+        "LlamaRotaryEmbedding",
+        ("Llama-2-7B", "Llama-3.1-8B", "Llama-2-7B-dynamic-4-per-call"),  # variants: issue 36
+    ),
+    _transformers_rotary(
+        "qwen2", "Qwen2RotaryEmbedding", ("Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct-yarn-4")
+    ),
     _transformers_rotary(
         "gemma3",
         "Gemma3RotaryEmbedding",
@@ -93,6 +99,9 @@ _ROTARY = (
         "Phi3RotaryEmbedding",
         ("Phi-3.5-mini-instruct-seq-len-4096", "Phi-3.5-mini-instruct-seq-len-131072"),
         forced_seq_len=True,
+    ),
+    _transformers_rotary(  # PhiMoE: a core client since issue 36 (was in the survey)
+        "phimoe", "PhimoeRotaryEmbedding", ("Phi-3.5-MoE-instruct-per-call", "defaults")
     ),
     _transformers_rotary("glm", "GlmRotaryEmbedding", ("glm-4-9b-chat-hf",)),
     _transformers_rotary("cohere", "CohereRotaryEmbedding", ("c4ai-command-r-v01",)),
@@ -117,6 +126,18 @@ _ROTARY = (
         adapter="pespec.clients.torch_rotary:rotary_embedding_torch",
         configs=("GPT-J-6B",),
         dtypes=_TORCH_DTYPES,
+    ),
+    Client(
+        name="rotary-embedding-torch:RotaryEmbedding-pixel",
+        family="rope",
+        library="rotary-embedding-torch",
+        requires=("torch",),
+        entry="rotary_embedding_torch.RotaryEmbedding(freqs_for='pixel', max_freq=10)",
+        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
+        adapter="pespec.clients.torch_rotary:rotary_embedding_torch_pixel",
+        configs=("rotary-embedding-torch-pixel-64-max-freq-10",),
+        dtypes=("float32",),
+        options={"max_freq": 10.0},
     ),
 )
 

@@ -100,7 +100,7 @@ SURVEY_CLIENTS: tuple[Client, ...] = (
         granitemoehybrid granitemoeshared gte hrm_text hunyuan_v1_dense hunyuan_v1_moe hy_v3 hy_v4
         hyperclovax jais2 jina_embeddings_v3 kolibri1 lara_mini lfm2 lfm2_moe minicpm3 minimax
         ministral ministral3 mistral mixtral mllama_text_model molmo2_text moshi nomic_bert olmo
-        olmo2 olmo_hybrid olmoe phimoe qwen2_moe qwen3 qwen3_5_moe_text qwen3_5_text qwen3_moe
+        olmo2 olmo_hybrid olmoe qwen2_moe qwen3 qwen3_5_moe_text qwen3_5_text qwen3_moe
         seed_oss smollm3 solar_open starcoder2 vaultgemma
         """.split()
     ),

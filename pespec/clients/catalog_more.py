@@ -72,10 +72,22 @@ MLX_CLIENTS = (
         configs=("declared",),
     ),
     _mlx_lm("llama", ("Llama-2-7B", "Llama-3.1-8B")),
-    _mlx_lm("qwen2", ("Qwen2.5-7B-Instruct",)),
+    _mlx_lm("qwen2", ("Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct-yarn-4")),
     _mlx_lm("gemma3_text", ("Gemma-3-4B global layers", "Gemma-3-4B local layers")),
     _mlx_lm("gpt_oss", ("gpt-oss-20b",)),
-    _mlx_lm("phi3", ("Phi-3.5-mini-instruct-seq-len-131072",)),
+    _mlx_lm("phi3", ("Phi-3.5-mini-instruct-seq-len-4096", "Phi-3.5-mini-instruct-seq-len-131072")),
+    Client(  # ℓ follows the call (DynamicNTKScalingRoPE): called as a prefill (issue 36)
+        name="mlx-lm:llama-prefill",
+        family="rope",
+        library="mlx-lm",
+        requires=("mlx",),
+        entry="mlx_lm.models.llama.Attention(args).rope on a prompt of T tokens at offset 0",
+        source="ml-explore/mlx-lm mlx_lm/models/rope_utils.py",
+        adapter="pespec.clients.mlx_clients:build_mlx_lm_prefill",
+        configs=("Llama-2-7B-dynamic-4-per-call",),
+        dtypes=_MLX_DTYPES,
+        options={"model_type": "llama"},
+    ),
 )
 """mlx (``mlx[cpu]``) and mlx-lm."""
 
@@ -107,6 +119,20 @@ TORCHTUNE_CLIENTS = (
         options={"llama3": True},
         note="torchtune 0.6.1 imports only with torchao 0.11.0",
     ),
+    Client(
+        name="torchtune:Phi3RotaryPositionalEmbeddings",
+        family="rope",
+        library="torchtune",
+        requires=("torch", "torchao"),
+        entry="torchtune.models.phi3.phi3 (Phi3RotaryPositionalEmbeddings)",
+        source="pytorch/torchtune torchtune/models/phi3/_position_embeddings.py",
+        adapter="pespec.clients.torchtune_clients:build",
+        # Phi-3.5's LongRoPE: refused (the module has θ only); a default one runs (issue 36)
+        configs=("Llama-2-7B", "Phi-3.5-mini-instruct-seq-len-131072"),
+        dtypes=_TORCH_DTYPES,
+        options={"phi3": True},
+        note="torchtune 0.6.1 imports only with torchao 0.11.0",
+    ),
 )
 """torchtune 0.6.1 (with torchao 0.11.0)."""
 
@@ -119,7 +145,15 @@ KERAS_HUB_CLIENTS = (
         entry="keras_hub.layers.RotaryEmbedding (KERAS_BACKEND=jax)",
         source="keras-team/keras-hub keras_hub/src/layers/modeling/rotary_embedding.py",
         adapter="pespec.clients.keras_hub_clients:build_rotary",
-        configs=("Llama-2-7B", "Qwen2.5-7B-Instruct", "Gemma-3-4B global layers", "gpt-oss-20b"),
+        configs=(
+            "Llama-2-7B",
+            "Qwen2.5-7B-Instruct",
+            "Gemma-3-4B global layers",
+            "gpt-oss-20b",
+            "Qwen2.5-7B-Instruct-yarn-4",  # the variants: issue 36
+            "Llama-2-7B-dynamic-4-seq-len-4096",
+            "Llama-2-7B-dynamic-4-seq-len-16384",
+        ),
         dtypes=_TORCH_DTYPES,
     ),
     Client(
@@ -157,6 +191,19 @@ SMALL_CLIENTS = (
         adapter="pespec.clients.small_libraries:build_equinox",
         configs=("Llama-2-7B",),  # Gemma-3-4B local layers: conformant, ~55 s a row
         dtypes=_TORCH_DTYPES,
+    ),
+    Client(
+        name="equinox:nn.RotaryPositionalEmbedding-second-theta",
+        family="rope",
+        library="equinox",
+        requires=("jax",),
+        entry="equinox.nn.RotaryPositionalEmbedding, after Qwen2.5-7B-Instruct's (θ 1e6)",
+        source="patrick-kidger/equinox equinox/nn/_embedding.py",
+        adapter="pespec.clients.small_libraries:build_equinox_after",
+        configs=("Llama-2-7B",),
+        dtypes=_TORCH_DTYPES,
+        options={"first": "Qwen2.5-7B-Instruct"},
+        note="two models in one process: the cos/sin cache is keyed by size and dtype, not θ",
     ),
 )
 """x-transformers and equinox."""

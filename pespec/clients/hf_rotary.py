@@ -107,8 +107,11 @@ def config_file(config: str | None) -> tuple[Path, str | None, int | None]:
 
 def hf_config(path: Path) -> Any:
     """The transformers configuration of a config.json (its text part for a multimodal one)."""
+    return _hf_from_json(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _hf_from_json(data: dict[str, Any]) -> Any:
     transformers = importlib.import_module("transformers")
-    data = json.loads(path.read_text(encoding="utf-8"))
     made = transformers.AutoConfig.for_model(**data)
     return getattr(made, "text_config", None) or made
 
@@ -206,8 +209,14 @@ def client_config(client: Client, config: str | None) -> tuple[Any, str | None, 
     named, layer = defaults_layer(config)
     if named:
         return defaults_config(_model_type(client)), layer, None
-    path, layer_type, seq_len = config_file(config)
-    hf = hf_config(path)
+    from pespec.rope.variants import VARIANTS, variant_json
+
+    if config in VARIANTS:  # issue 36: a published file with a documented rotary block
+        hf = _hf_from_json(variant_json(str(config)))
+        layer_type, seq_len = VARIANTS[str(config)].layer_type, None  # ℓ: the module's own
+    else:
+        path, layer_type, seq_len = config_file(config)
+        hf = hf_config(path)
     model_type = _model_type(client)
     if hf.model_type.removesuffix("_text") != model_type:
         raise ValueError(

@@ -1,6 +1,6 @@
 """keras-hub's position layers as pespec backends, on the JAX backend (issue 29).
 
-``keras_hub.layers.RotaryEmbedding`` (halves pairs, ``rope_type`` linear/yarn with its
+``keras_hub.layers.RotaryEmbedding`` (halves pairs, ``rope_type`` linear/dynamic/yarn with its
 ``scaling_factor``, ``truncate`` and betas as the configuration states them) is called on x
 (1, n, head_dim) with ``positions`` = the row's positions, in a layer of the row's dtype
 (its ``compute_dtype``: cos/sin and the rotation in that dtype, the phase in float32).
@@ -51,6 +51,10 @@ def rotary_layer(rope: RopeConfig, dtype: str) -> Any:
         return layers.RotaryEmbedding(
             max_wavelength=rope.theta, scaling_factor=rope.factor, dtype=dtype
         )
+    if rope.rope_type == "dynamic":  # the layer's "dynamic" takes the factor only (issue 36)
+        return layers.RotaryEmbedding(
+            max_wavelength=rope.theta, rope_type="dynamic", scaling_factor=rope.factor, dtype=dtype
+        )
     if rope.rope_type == "yarn" and rope.attention_factor is None and rope.mscale is None:
         stated = {
             "beta_fast": rope.beta_fast,
@@ -66,7 +70,7 @@ def rotary_layer(rope: RopeConfig, dtype: str) -> Any:
             **{k: v for k, v in stated.items() if v is not None},
         )
     raise ValueError(
-        "keras-hub's RotaryEmbedding has the default, linear and yarn (A from the factor) "
+        "keras-hub's RotaryEmbedding has the default, linear, dynamic and yarn (A from the factor) "
         f"schedules; the configuration has rope_type {rope.rope_type!r}"
     )
 

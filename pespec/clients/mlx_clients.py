@@ -27,6 +27,7 @@ from pespec.rope.config import RopeConfig
 __all__ = [
     "build_fast_rope",
     "build_mlx_lm",
+    "build_mlx_lm_prefill",
     "build_rope",
     "build_sinusoidal",
     "mlx_lm_rotary",
@@ -100,7 +101,10 @@ def build_fast_rope(client: Client, dtype: str, config: str | None) -> Any:
 
 def _published_json(config: str) -> dict[str, Any]:
     from pespec.clients.hf_rotary import config_file
+    from pespec.rope.variants import VARIANTS, variant_json
 
+    if config in VARIANTS:  # issue 36: a published file with a documented rotary block
+        return variant_json(config)
     path, _, _ = config_file(config)
     data: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
     return data
@@ -148,6 +152,39 @@ def build_mlx_lm(client: Client, dtype: str, config: str | None) -> Any:
     rotary = mlx_lm_rotary(model_type, data, _GEMMA_LAYERS.get(config, 0))
     _materialise(rotary)
     return rotate_with(lambda xs, offsets: rotary(xs, offset=offsets), dtype)
+
+
+def build_mlx_lm_prefill(client: Client, dtype: str, config: str | None) -> Any:
+    """mlx-lm's rotary module called as a prompt's prefill (issue 36): each call rotates one
+    sequence of T = (the largest position + 1) tokens at offset 0 (x's rows placed at their
+    positions among zeros, read back; a repeated position in another sequence), so a module
+    whose ℓ follows the call (``DynamicNTKScalingRoPE``: ℓ = max(T + offset, L0)) sees the
+    ℓ a user's prompt gives it. x (1, 1, T, head_dim) as the attention passes queries."""
+    from pespec.clients.small_libraries import occurrences
+
+    build_mlx_lm(client, dtype, config)  # the plain client's checks of the configuration
+    assert config is not None
+    module = mlx_lm_rotary(str(client.options["model_type"]), _published_json(config))
+    _materialise(module)
+    mx = _mx()
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> NDArray[Any]:
+        p = np.asarray(positions, dtype=np.int64)
+        rank = occurrences(p)
+        out: NDArray[Any] | None = None
+        for k in range(int(rank.max()) + 1):
+            rows = np.flatnonzero(rank == k)
+            sequence = np.zeros((int(p[rows].max()) + 1, x.shape[1]), dtype=np.float32)
+            sequence[p[rows]] = np.asarray(x, dtype=np.float32)[rows]
+            xs = mx.array(sequence[None, None]).astype(getattr(mx, dtype))
+            rotated = _to_numpy(module(xs, offset=0), dtype)[0, 0][p[rows]]
+            if out is None:
+                out = np.empty((x.shape[0], x.shape[1]), dtype=rotated.dtype)
+            out[rows] = rotated
+        assert out is not None
+        return out
+
+    return fn
 
 
 def mlx_sinusoidal(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from pespec.clients.model import Client
 from pespec.rope.config import RopeConfig
 
-__all__ = ["build_equinox", "build_x_transformers", "occurrences"]
+__all__ = ["build_equinox", "build_equinox_after", "build_x_transformers", "occurrences"]
 
 
 def _rope(client: Client, config: str | None, pairing: str) -> RopeConfig:
@@ -92,3 +92,20 @@ def build_equinox(client: Client, dtype: str, config: str | None) -> Any:
         return out
 
     return fn
+
+
+def build_equinox_after(client: Client, dtype: str, config: str | None) -> Any:
+    """equinox's layer for ``config`` built and called after a layer of the configuration
+    ``client.options["first"]`` (another θ, the same head_dim and dtype) was called in this
+    process on its whole context, as a user who runs two models in one session meets them
+    (issue 36): equinox caches cos/sin in a module-level dict keyed by (embedding size,
+    dtype), not θ, and rebuilds it only for a longer sequence."""
+    from pespec.rope.presets import read_config
+
+    first = read_config(str(client.options["first"]))
+    eqx = importlib.import_module("equinox")
+    jnp = importlib.import_module("jax.numpy")
+    earlier = eqx.nn.RotaryPositionalEmbedding(first.head_dim, theta=first.theta, dtype=dtype)
+    length = first.context_length or 4096  # the first model run on its whole context
+    np.asarray(earlier(jnp.zeros((length, first.head_dim), dtype=dtype)))
+    return build_equinox(client, dtype, config)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-__all__ = ["compare_tables", "render_changes", "render_markdown", "summary"]
+__all__ = ["cause_groups", "compare_tables", "render_changes", "render_markdown", "summary"]
 
 VERDICTS = ("CONFORMANT", "NON-CONFORMANT", "not run")
 
@@ -37,12 +37,36 @@ def _cell(text: object) -> str:
     return str(text if text is not None else "").replace("|", "\\|").replace("\n", " ")
 
 
+def cause_groups(table: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The NON-CONFORMANT rows grouped by named cause (:func:`coverage.cause`), largest group
+    first, then by cause (issue 36: a cause many rows share is one line, not many)."""
+    from pespec.clients.coverage import cause
+
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in table["rows"]:
+        if row["verdict"] == "NON-CONFORMANT":
+            groups.setdefault(cause(row), []).append(row)
+    return sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
+
+
+def _group_lines(groups: list[tuple[str, list[dict[str, Any]]]]) -> list[str]:
+    lines = ["NON-CONFORMANT rows by named cause (every row is also a line of the table):", ""]
+    for number, (text, rows) in enumerate(groups, 1):
+        listed = ", ".join(f"`{r['client']}` {r['config']} {r['dtype']}" for r in rows)
+        lines.append(f"- **C{number}** {_cell(text)} ({len(rows)} rows): {_cell(listed)}")
+    return [*lines, ""]
+
+
 def render_markdown(table: dict[str, Any]) -> str:
-    """The table as Markdown: the summary, then one line per row (cause and reproduction for
-    every row that is not CONFORMANT)."""
+    """The table as Markdown: the summary, the NON-CONFORMANT rows grouped by named cause, then
+    one line per row (the cause's group, or its diagnosis, and the reproduction for every row
+    that is not CONFORMANT)."""
+    groups = cause_groups(table)
+    shared = {id(r): n for n, (_, rows) in enumerate(groups, 1) if len(rows) > 1 for r in rows}
     lines = [
         summary(table),
         "",
+        *(_group_lines(groups) if groups else []),
         "| client | configuration | dtype | verdict | level | worst ratio | version | "
         "cause / reproduction |",
         "|---|---|---|---|---|---|---|---|",
@@ -53,6 +77,8 @@ def render_markdown(table: dict[str, Any]) -> str:
             cause = ""
         elif row["verdict"] == "not run":
             cause = row.get("why", "")
+        elif id(row) in shared:  # the sentence is in its group's line above
+            cause = f"C{shared[id(row)]} — `{row['reproduction']}`"
         else:
             cause = f"{row.get('diagnosis') or row.get('summary')} — `{row['reproduction']}`"
         cells = [

@@ -16,7 +16,11 @@ from numpy.typing import NDArray
 from pespec.clients.model import Client
 from pespec.rope.config import RopeConfig
 
-__all__ = ["rotary_embedding_torch", "rotary_embedding_torch_backend"]
+__all__ = [
+    "rotary_embedding_torch",
+    "rotary_embedding_torch_backend",
+    "rotary_embedding_torch_pixel",
+]
 
 
 def rotary_embedding_torch_backend(dtype_name: str) -> Any:
@@ -54,3 +58,35 @@ def rotary_embedding_torch(client: Client, dtype: str, config: str | None) -> An
                 f"--config {config!r} has {rope.pairing} pairs, rope_type {rope.rope_type!r}"
             )
     return rotary_embedding_torch_backend(dtype)
+
+
+def rotary_embedding_torch_pixel(client: Client, dtype: str, config: str | None) -> Any:
+    """``RotaryEmbedding(dim=d_r, freqs_for="pixel", max_freq=...)`` (the client's options) at
+    the row's positions and ``apply_rotary_emb`` on x in ``dtype`` (issue 36): judged against
+    the ``custom`` schedule of the library's documented π·linspace(1, max_freq/2, d_r/2)."""
+    from pespec.rope.presets import read_config
+
+    if config is None:
+        raise ValueError(f"client {client.name} needs --config (a custom-schedule configuration)")
+    rope = read_config(config)
+    if rope.pairing != "interleaved" or rope.rope_type != "custom":
+        raise ValueError(
+            f"client {client.name} rotates interleaved pairs with freqs_for='pixel' (the custom "
+            f"schedule); --config {config!r} has {rope.pairing} pairs, rope_type {rope.rope_type!r}"
+        )
+    torch = importlib.import_module("torch")
+    ret = importlib.import_module("rotary_embedding_torch")
+    module = ret.RotaryEmbedding(
+        dim=rope.d_r,
+        freqs_for="pixel",
+        max_freq=float(client.options["max_freq"]),
+        cache_if_possible=False,
+    )
+    torch_dtype = getattr(torch, dtype)
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+        with torch.no_grad():
+            freqs = module(torch.from_numpy(np.asarray(positions)).float())
+            return ret.apply_rotary_emb(freqs, torch.from_numpy(np.asarray(x)).to(torch_dtype))
+
+    return fn

@@ -58,6 +58,9 @@ def _module(client: Client, rope: RopeConfig) -> Any:
             f"client {client.name} has the default schedule (θ only); "
             f"the configuration has rope_type {rope.rope_type!r}"
         )
+    if client.options.get("phi3"):  # halves pairs natively (issue 36)
+        phi3 = importlib.import_module("torchtune.models.phi3._position_embeddings")
+        return phi3.Phi3RotaryPositionalEmbeddings(rope.d_r, base=rope.theta)
     modules = importlib.import_module("torchtune.modules")
     return modules.RotaryPositionalEmbeddings(rope.d_r, base=rope.theta)
 
@@ -67,7 +70,9 @@ def torchtune_backend(client: Client, rope: RopeConfig, dtype_name: str) -> Any:
     module = _module(client, rope)  # refuses an inexpressible configuration before any import
     torch = importlib.import_module("torch")
     dtype = getattr(torch, dtype_name)
-    halves = rope.pairing == "halves"
+    halves = rope.pairing == "halves" and not client.options.get("phi3")  # phi3: its own
+    if client.options.get("phi3") and rope.pairing != "halves":
+        raise ValueError(f"client {client.name} rotates halves pairs; got {rope.pairing}")
 
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
         d = rope.d_r

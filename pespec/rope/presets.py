@@ -376,6 +376,20 @@ def _looks_like_path(text: str) -> bool:
     )
 
 
+def _variant(text: str, layer_type: str | None, seq_len: int | str | None) -> ConfigReading | None:
+    """The reading of a named variant or declared configuration (:mod:`pespec.rope.variants`,
+    issue 36), or None when ``text`` names none (a file of that name wins)."""
+    from pespec.rope.variants import DECLARED, VARIANTS, read_variant
+
+    if (text not in VARIANTS and text not in DECLARED) or Path(text).is_file():
+        return None
+    for flag, given in (("--seq-len", seq_len), ("--layer-type", layer_type)):
+        if given is not None:
+            raise ValueError(f"{flag} does not apply: {text!r} fixes it (got {flag} {given})")
+    reading: ConfigReading = read_variant(text)
+    return reading
+
+
 def load_config(
     text: str, layer_type: str | None = None, seq_len: int | str | None = None
 ) -> ConfigReading:
@@ -389,6 +403,9 @@ def load_config(
                     f"(got {flag} {given})"
                 )
         return ConfigReading(PRESETS[text])
+    variant = _variant(text, layer_type, seq_len)
+    if variant is not None:
+        return variant
     path = Path(text)
     if not path.is_file() and not _looks_like_path(text) and published_config(text).is_file():
         path = published_config(text)  # a published copy shipped with pespec, by its name

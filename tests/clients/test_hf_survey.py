@@ -108,6 +108,8 @@ _PUBLISHED = [
     for c in CLIENTS.values()
     if c.adapter == "pespec.clients.hf_rotary:build" and c not in SURVEY_CLIENTS
     for config in c.configs
+    # a library finding, a NON-CONFORMANT row of the table (tests/clients/test_coverage.py)
+    if (c.name, config) != ("transformers:phimoe", "Phi-3.5-MoE-instruct-per-call")
 ]
 
 

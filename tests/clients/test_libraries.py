@@ -267,10 +267,12 @@ def test_more_transformers_tables_match_mpmath(
 
 
 def test_equinox_rotary_cache_ignores_theta() -> None:
-    """A library finding outside the table (each row is its own process): equinox 0.13.8's
-    ``RotaryPositionalEmbedding`` caches its cos/sin table by (embedding_size, dtype) only, so a
-    second module with another θ (Gemma 3's local θ = 10⁴ and global θ = 10⁶ layers, both
-    head_dim 256) rotates with the first one's table. mpmath values of both θ decide which."""
+    """A library finding, a row of the table since issue 36
+    (``equinox:nn.RotaryPositionalEmbedding-second-theta`` Llama-2-7B after Qwen2.5-7B-Instruct,
+    NON-CONFORMANT "θ measured 1e6"): equinox 0.13.8's ``RotaryPositionalEmbedding`` caches its
+    cos/sin table by (embedding_size, dtype) only, so a second module with another θ (Gemma 3's
+    local θ = 10⁴ and global θ = 10⁶ layers, both head_dim 256) rotates with the first one's
+    table. mpmath values of both θ decide which."""
     eqx = pytest.importorskip("equinox")
     jnp = pytest.importorskip("jax.numpy")
     from importlib.metadata import version
@@ -285,3 +287,47 @@ def test_equinox_rotary_cache_ignores_theta() -> None:
         angle = p * mpmath.mpf(theta) ** (mpmath.mpf(-2) / 64)
         close = bool(abs(second[p, 1] - float(mpmath.cos(angle))) <= U32 * (10 * p + 6))
         assert close is used
+
+
+def test_mlx_lm_suscaled_rope_keeps_the_long_factors_at_every_length() -> None:
+    """A library finding, rows of the table (``mlx-lm:phi3`` Phi-3.5-mini-instruct-seq-len-4096,
+    NON-CONFORMANT "LongRoPE's long_factor used at ℓ = 4096"; issue 36): mlx-lm's
+    ``SuScaledRoPE`` stores ``long_factor · θ^(2j/d)`` as its only frequencies, so a context of
+    ℓ ≤ L0 = 4096 is rotated with the long factors where LongRoPE takes the short ones. mpmath
+    decides which factors its periods are: each within float32 rounding of the long-factor
+    value, and far from the short-factor one wherever the two factors differ."""
+    pytest.importorskip("mlx.core")
+    from pespec.clients.mlx_clients import mlx_lm_rotary
+
+    data = json.loads(published_config("phi-3.5-mini-instruct").read_text(encoding="utf-8"))
+    rotary = mlx_lm_rotary("phi3", data)
+    periods = np.array(rotary._freqs.tolist(), dtype=np.float64)  # 1/ω_j as mlx-lm holds them
+    block, d = data["rope_scaling"], 96
+    theta = mpmath.mpf(data.get("rope_theta", 10000.0))
+    with mpmath.workprec(200):
+        for j, period in enumerate(periods):
+            base = theta ** (mpmath.mpf(2 * j) / d)
+            long, short = (
+                base * mpmath.mpf(block["long_factor"][j]),
+                base * block["short_factor"][j],
+            )
+            assert abs(period / long - 1) <= 4 * U32  # pow, product: a few float32 roundings
+            if block["long_factor"][j] != block["short_factor"][j]:
+                assert abs(period / short - 1) > 1e-3
+
+
+@pytest.mark.slow
+def test_mlx_lm_dynamic_as_a_prefill_follows_the_call() -> None:
+    """mlx-lm's DynamicNTKScalingRoPE takes ℓ = max(T + offset, L0) from its call (issue 36's
+    row ``mlx-lm:llama-prefill``): CONFORMANT per call (calls inside and beyond L0 = 4096),
+    NON-CONFORMANT against one fixed ℓ (its calls of T ≤ L0 keep θ)."""
+    pytest.importorskip("mlx.core")
+    from pespec.rope import check
+    from pespec.rope.presets import load_config
+
+    client = get_client("mlx-lm:llama-prefill")
+    config = "Llama-2-7B-dynamic-4-per-call"
+    report = check(client.build("float32", config), load_config(config).config, diagnose=False)
+    assert report.conformant, report.summary()
+    fixed = load_config("Llama-2-7B-dynamic-4-seq-len-16384").config
+    assert not check(client.build("float32", config), fixed, diagnose=False).conformant

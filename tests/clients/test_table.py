@@ -187,4 +187,7 @@ def test_planned_rows_cover_configs_times_dtypes() -> None:
         ("Llama-3.1-8B", "float32"),
         ("Llama-3.1-8B", "bfloat16"),
         ("Llama-3.1-8B", "module-bfloat16"),
+        ("Llama-2-7B-dynamic-4-per-call", "float32"),  # the dynamic variant (issue 36)
+        ("Llama-2-7B-dynamic-4-per-call", "bfloat16"),
+        ("Llama-2-7B-dynamic-4-per-call", "module-bfloat16"),
     ]

@@ -63,6 +63,8 @@ def test_keras_hub_dynamic_is_linear_by_s_to_the_ntk_exponent() -> None:
 
 
 def test_keras_hub_dynamic_frequencies_against_mpmath() -> None:
+    # The table's rows keras-hub:RotaryEmbedding Llama-2-7B-dynamic-4-seq-len-{4096,16384}
+    # (NON-CONFORMANT, "a linear scaling by s^(d/(d−2))"; issue 36) rest on this computation.
     # the layer's own float32 ω against the exact NTK and linear-by-s^(d/(d − 2)) ω (200 bits)
     layer = keras_hub.layers.RotaryEmbedding(
         max_wavelength=10000, scaling_factor=S, rope_type="dynamic"

@@ -117,6 +117,8 @@ def test_ret_pixel_with_its_own_float32_frequencies_is_custom() -> None:
 
 
 def test_ret_pixel_against_exact_linspace_is_a_library_finding() -> None:
+    # The table's row rotary-embedding-torch:RotaryEmbedding-pixel (issue 36) runs this
+    # configuration (pespec.rope.variants.pixel_config) through the CLI.
     # freqs_for="pixel" computes ω = linspace(1, max_freq/2, dim/2)·π in float32: the step,
     # π and the product are each rounded, so ω carries up to ~3 float32 roundings where the
     # custom schedule (ω given) allows one (SPEC §8.7). Declared with the exact π·linspace the

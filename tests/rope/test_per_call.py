@@ -157,6 +157,8 @@ def test_real_transformers_module_is_conformant_per_call(data: Any, top: int | N
 
 
 def test_real_phimoe_module_uses_the_short_factors_past_l0() -> None:
+    # The table's row transformers:phimoe Phi-3.5-MoE-instruct-per-call (issue 36) is this run;
+    # tests/rope/test_longrope_mscale.py confirms the oracle at these ℓ against mpmath.
     # PhimoeRotaryEmbedding.forward: inv_freq = rope_init_fn(config) without seq_len, so the
     # short factors at every ℓ (its long_mscale is right); Phi-3.5-MoE writes L0 and both
     # mscales inside the block. Values as in test_longrope_mscale.phimoe_json.

@@ -59,3 +59,11 @@ def conformance_summary_text() -> str:
         for cause, rows in sorted(by_cause.items(), key=lambda item: -len(item[1]))
     ]
     return text + " NON-CONFORMANT rows by named cause:\n\n" + "\n".join(lines) + "\n"
+
+
+def conformance_coverage_table() -> str:
+    """The coverage matrix (issue 36): each declared schedule/knob of each entry point
+    (pespec.clients.implements) against the committed table's rows."""
+    from pespec.clients.coverage import coverage, render_coverage
+
+    return render_coverage(coverage(_table()))
