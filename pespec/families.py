@@ -179,6 +179,12 @@ SINUSOIDAL = Family(
         ),
         option("--no-shrink", action="store_true", help="do not shrink failing property examples"),
         option(
+            "--no-fail-fast",
+            action="store_true",
+            help="run every stage after a failed output contract (shape, dtype, finite; by "
+            "default the property and large stages are then left out, SPEC R6.14)",
+        ),
+        option(
             "--d-model",
             type=int,
             help="with --from-file: d_model of the saved output (default: its column count)",

@@ -20,7 +20,7 @@ from pespec._version import SPEC_VERSION, __version__
 
 COMMANDS: tuple[str, ...] = (
     "pespec.cli.encode",  # pespec encode
-    "pespec.cli.golden",  # pespec golden regenerate|verify|export
+    "pespec.cli.golden_command",  # pespec golden regenerate|verify|export
     "pespec.cli.check",  # pespec check
     "pespec.cli.conventions",  # pespec conventions
     "pespec.cli.rope",  # pespec rope check

@@ -93,7 +93,6 @@ def add_common_options(parser: argparse.ArgumentParser, *, rope: bool = False) -
     """The options every family's check takes (``pespec check`` and ``pespec rope check``);
     ``rope``: the rotary wording of the help."""
     from pespec.cli.supervised import IN_PROCESS_HELP
-    from pespec.conformance.report import REPORT_SCHEMA_VERSION
 
     what = "rotary backend spec" if rope else "backend spec"
     parser.add_argument("backend", nargs="?", help=f"{what} (omit with --from-file)")
@@ -109,7 +108,9 @@ def add_common_options(parser: argparse.ArgumentParser, *, rope: bool = False) -
         help="ci (default, derandomized), dev, or thorough (the largest sizes)",
     )
     parser.add_argument(
-        "--json", metavar="PATH", help=f"write the JSON report (schema {REPORT_SCHEMA_VERSION})"
+        "--json",
+        metavar="PATH",
+        help="write the JSON report (its schema version is in the file; SPEC Annex E.7)",
     )
     parser.add_argument("--markdown", metavar="PATH", help="write the Markdown report")
     parser.add_argument(
@@ -237,7 +238,7 @@ def _error_plot(args: argparse.Namespace, report: Any, markdown: str) -> str | N
 
 
 def _suite(args: argparse.Namespace) -> Any:
-    from pespec.cli.terminal import progress_bar
+    from pespec.cli.terminal import StageLines, progress_bar
     from pespec.sincos.run import STAGES, Suite
 
     if args.from_file is None and (args.d_model is not None or args.positions is not None):
@@ -256,6 +257,7 @@ def _suite(args: argparse.Namespace) -> Any:
             "examples": args.examples,
             "shrink": not args.no_shrink,
             "convention": args.convention,
+            "fail_fast": not args.no_fail_fast,
         }
         return run_checked("sinusoidal", args, options, bar=True, picture_timeout=timeout)
     from pespec.clients.resolve import resolve
@@ -269,18 +271,25 @@ def _suite(args: argparse.Namespace) -> Any:
         examples=args.examples,
         shrink=not args.no_shrink,
         convention=args.convention,
+        fail_fast=not args.no_fail_fast,
     )
     planned = suite.plan()
+    lines = StageLines(suite.backend.name, quiet=args.quiet)
     with progress_bar(quiet=args.quiet) as progress:
         task = progress.add_task(f"pespec check {suite.backend.name}", total=len(planned))
 
         def step(check: Any, result: Any) -> None:
             if result is None:
+                lines.start(check.id)
                 progress.update(task, description=f"{suite.backend.name}: {check.id}")
             else:
+                lines.done(result.status == "failed")
                 progress.advance(task)
 
-        return suite.run(step)
+        try:
+            return suite.run(step)
+        finally:
+            lines.finish()
 
 
 def _from_file(args: argparse.Namespace) -> Any:

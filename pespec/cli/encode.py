@@ -6,11 +6,6 @@ import argparse
 import json
 from typing import Any
 
-import numpy as np
-
-from pespec.reference.conventions import preset, preset_names
-from pespec.reference.encoding import sinusoidal_positional_encoding
-
 
 def register(subparsers: Any) -> None:
     """Add the ``encode`` sub-command."""
@@ -26,7 +21,7 @@ def register(subparsers: Any) -> None:
         type=_convention_name,
         default="canonical",
         metavar="NAME",
-        help=f"named convention: {', '.join(preset_names())} (pespec conventions describes them)",
+        help="named convention (default canonical; pespec conventions lists and describes them)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON (shortest round-trip)")
     parser.set_defaults(func=_run)
@@ -34,6 +29,8 @@ def register(subparsers: Any) -> None:
 
 def _convention_name(text: str) -> str:
     """A named convention of the registry (argparse type: a close match is suggested)."""
+    from pespec.reference.conventions import preset_names
+
     if text not in preset_names():
         from pespec._suggest import did_you_mean
 
@@ -45,6 +42,11 @@ def _convention_name(text: str) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from pespec.reference.conventions import preset
+    from pespec.reference.encoding import sinusoidal_positional_encoding
+
     pe = sinusoidal_positional_encoding(
         args.seq_len,
         args.d_model,

@@ -47,40 +47,6 @@ MAX_REPORTED = 20
 """Wrong values listed per file by ``verify`` (the count is always given)."""
 
 
-def register(subparsers: Any) -> None:
-    """Add the ``golden`` sub-command and its three actions."""
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "golden", help="regenerate, verify or export the golden fixtures"
-    )
-    actions = parser.add_subparsers(dest="golden_action", metavar="ACTION", required=True)
-    source = argparse.ArgumentParser(add_help=False)
-    source.add_argument(
-        "--fixtures",
-        type=Path,
-        default=None,
-        help="fixture directory (default: the shipped pespec/golden)",
-    )
-    regen = actions.add_parser(
-        "regenerate", parents=[source], help="recompute every set with the oracle (atomic)"
-    )
-    regen.add_argument(
-        "--check",
-        action="store_true",
-        help="regenerate in memory and compare byte for byte; exit 1 naming differing files",
-    )
-    regen.set_defaults(func=_regenerate)
-    verify = actions.add_parser(
-        "verify", parents=[source], help="check MANIFEST checksums, then recompute every value"
-    )
-    verify.set_defaults(func=_verify)
-    export = actions.add_parser(
-        "export", parents=[source], help="write the sets as .npz or .csv files into DIR"
-    )
-    export.add_argument("--format", choices=("npz", "csv"), required=True, dest="file_format")
-    export.add_argument("directory", type=Path, metavar="DIR", help="output directory")
-    export.set_defaults(func=_export)
-
-
 def load_fixture_formats() -> tuple[FixtureFormat, ...]:
     """Every family's fixture handler (importing :func:`fixture_modules` registers them)."""
     for module in fixture_modules():

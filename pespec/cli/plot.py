@@ -5,16 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pespec.plot import (
-    PlotDependencyError,
-    default_positions,
-    diagnosis_plot,
-    encoding_plot,
-    error_plot,
-    plot_format,
-)
+if TYPE_CHECKING:
+    from pespec.plot import PlotDependencyError
 
 
 def register(subparsers: Any) -> None:
@@ -78,7 +72,7 @@ def _register_diagnosis(kinds: Any) -> None:
     diagnosis.set_defaults(func=_run_diagnosis)
 
 
-def _report_missing(exc: PlotDependencyError) -> int:
+def _report_missing(exc: PlotDependencyError) -> int:  # pespec.plot loads when a plot runs
     print(f"pespec: error: {exc}", file=sys.stderr)
     return 2
 
@@ -86,12 +80,15 @@ def _report_missing(exc: PlotDependencyError) -> int:
 def _check_output_path(path: str) -> None:
     """The -o path: a known suffix and a place a file can be written (before any work)."""
     from pespec._atomic import check_writable
+    from pespec.plot import plot_format
 
     plot_format(path, "-o")
     check_writable(path, "-o")
 
 
 def _run_encoding(args: argparse.Namespace) -> int:
+    from pespec.plot import PlotDependencyError, encoding_plot
+
     try:
         _check_output_path(args.output)
         path = encoding_plot(args.d_model, args.seq_len, args.output, base=args.base)
@@ -109,6 +106,7 @@ def _run_encoding(args: argparse.Namespace) -> int:
 def _run_error(args: argparse.Namespace) -> int:
     from pespec.conformance.engine import DEFAULT_TIMEOUT
     from pespec.conformance.guard import BackendLoadError
+    from pespec.plot import PlotDependencyError, default_positions, error_plot
 
     if args.timeout is not None and not args.timeout > 0:
         print(f"pespec: error: --timeout must be > 0 seconds; got {args.timeout}", file=sys.stderr)
@@ -147,6 +145,7 @@ def _run_error(args: argparse.Namespace) -> int:
 
 def _run_diagnosis(args: argparse.Namespace) -> int:
     from pespec.conformance.guard import BackendLoadError
+    from pespec.plot import PlotDependencyError, diagnosis_plot
     from pespec.rope.errormodel import parse_rope_level
     from pespec.rope.presets import load_config
 

@@ -50,19 +50,25 @@ def run_checked(
     }
     if not bar:
         return run_supervised(request)
-    from pespec.cli.terminal import progress_bar
+    from pespec.cli.terminal import StageLines, progress_bar
 
+    lines = StageLines(str(args.backend), quiet=args.quiet)
     with progress_bar(quiet=args.quiet) as progress:
         task = progress.add_task(f"pespec check {args.backend}", total=None)
         name = [args.backend]
 
         def step(kind: str, data: Any) -> None:  # driven by the child's events
             if kind == "loaded":
-                name[0] = str(data[0])
+                name[0] = lines.name = str(data[0])
                 progress.update(task, description=f"pespec check {name[0]}", total=data[1])
             elif kind == "start":
+                lines.start(str(data))
                 progress.update(task, description=f"{name[0]}: {data}")
             else:
+                lines.done(getattr(data, "status", None) == "failed")
                 progress.advance(task)
 
-        return run_supervised(request, step)
+        try:
+            return run_supervised(request, step)
+        finally:
+            lines.finish()

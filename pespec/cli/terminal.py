@@ -10,9 +10,11 @@ not restyle the line. So every console pespec makes has emoji codes off
 from __future__ import annotations
 
 import os
-from typing import Any
+import sys
+import time
+from typing import Any, TextIO
 
-__all__ = ["console", "escape", "progress_bar"]
+__all__ = ["StageLines", "console", "escape", "progress_bar"]
 
 
 def console(*, stderr: bool = False, wide_when_piped: bool = False) -> Any:
@@ -45,3 +47,47 @@ def progress_bar(*, quiet: bool) -> Any:
         TimeElapsedColumn(),
     )
     return Progress(*columns, console=console(stderr=True), transient=True, disable=quiet)
+
+
+class StageLines:
+    """One line per finished stage on standard error when it is not a terminal (a CI log,
+    where the progress bar does not draw): ``NAME: stage STAGE done in T s (N checks, F
+    failed)``, so a piped run is never silent for longer than its slowest stage.
+
+    ``start(check_id)`` before each check, ``done(failed)`` after it, ``finish()`` at the end
+    (it is safe to call twice); ``quiet`` or a terminal: nothing is printed.
+    """
+
+    def __init__(self, name: str, *, quiet: bool, stream: TextIO | None = None) -> None:
+        self.name = name
+        self.stream = sys.stderr if stream is None else stream
+        isatty = getattr(self.stream, "isatty", None)
+        self.enabled = not quiet and not (callable(isatty) and isatty())
+        self.stage: str | None = None
+        self.began = 0.0
+        self.checks = 0
+        self.failed = 0
+
+    def start(self, check_id: str) -> None:
+        """A check of ``check_id`` (``stage:item``) begins: a new stage ends the last one."""
+        stage = check_id.partition(":")[0]
+        if stage != self.stage:
+            self.finish()
+            self.stage, self.began, self.checks, self.failed = stage, time.perf_counter(), 0, 0
+
+    def done(self, failed: bool) -> None:
+        """The current check finished (``failed``: its status is failed)."""
+        self.checks += 1
+        self.failed += int(failed)
+
+    def finish(self) -> None:
+        """Print the line of the stage in progress, if any."""
+        if self.stage is not None and self.enabled:
+            seconds = time.perf_counter() - self.began
+            print(
+                f"{self.name}: stage {self.stage} done in {seconds:.1f} s "
+                f"({self.checks} checks, {self.failed} failed)",
+                file=self.stream,
+                flush=True,
+            )
+        self.stage = None

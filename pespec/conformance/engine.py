@@ -25,11 +25,14 @@ from pespec.conformance.report import CheckResult, Report
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "FAIL_FAST_CHECKS",
+    "FAIL_FAST_STAGES",
     "INTERRUPTED",
     "FamilyRun",
     "Interrupted",
     "Progress",
     "Suite",
+    "fail_fast_reason",
     "unfinished_sentence",
 ]
 
@@ -38,6 +41,14 @@ DEFAULT_TIMEOUT = 120.0
 
 INTERRUPTED = "interrupted (Ctrl-C) before this check finished"
 """The ``not_run`` reason of the checks an interrupted run did not finish."""
+
+FAIL_FAST_CHECKS: tuple[str, ...] = ("contract:shape", "contract:dtype", "contract:finite")
+"""The output-contract items whose failure stops a fail-fast run (SPEC R6.14): the verdict is
+non-conformant already and every later numeric check would fail or compare a broken output."""
+
+FAIL_FAST_STAGES: tuple[str, ...] = ("property", "large")
+"""The stages a fail-fast run leaves out after a failed :data:`FAIL_FAST_CHECKS` item (the
+golden stage, a few milliseconds, still runs: it names the fixtures the output breaks)."""
 
 Progress = Callable[[PlannedCheck, CheckResult | None], None]
 """``progress(planned, None)`` before a check, ``progress(planned, result)`` after it."""
@@ -174,23 +185,39 @@ class Suite:
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
         clock = time.perf_counter()
         results: list[CheckResult] = []
+        stopped: str | None = None  # the failed contract item that stopped a fail-fast run
+        left_out: list[PlannedCheck] = []
         try:
             for planned in self.plan():
+                if stopped is not None and planned.stage in FAIL_FAST_STAGES:
+                    left_out.append(planned)
+                    continue
                 if progress is not None:
                     progress(planned, None)
                 result = self.run_check(planned)
                 results.append(result)
                 if progress is not None:
                     progress(planned, result)
+                if stopped is None and self._stops(result):
+                    stopped = result.id
         except KeyboardInterrupt:
             partial = self.report(results, started, time.perf_counter() - clock)
-            for planned in self.plan()[len(results) :]:
-                partial.not_run[planned.id] = INTERRUPTED
+            done = {r.id for r in results} | {p.id for p in left_out}
+            for planned in self.plan():
+                if planned.id not in done:
+                    partial.not_run[planned.id] = INTERRUPTED
             raise Interrupted(partial) from None
         report = self.report(results, started, time.perf_counter() - clock)
+        for planned in left_out:  # listed by stage, as a stage not selected is (SPEC R6.16)
+            report.not_run[f"{planned.stage}:*"] = fail_fast_reason(stopped)
         if diagnose and report.failed:  # nothing failed (e.g. no golden ran): nothing to explain
             self._diagnose_counted(report)
         return report
+
+    def _stops(self, result: CheckResult) -> bool:
+        """True when ``result`` is a failed output-contract item and the run fails fast."""
+        fail_fast = bool(getattr(self.family_run, "fail_fast", False))
+        return fail_fast and result.status == "failed" and result.id in FAIL_FAST_CHECKS
 
     def _diagnose_counted(self, report: Report) -> None:
         """:meth:`diagnose`, its calls and rows counted, a hung probe told."""
@@ -234,6 +261,14 @@ class Suite:
             backend_calls={"suite_calls": guard.calls, "suite_rows": guard.rows},
             **{"family": run.family, **run.report_fields()},
         )
+
+
+def fail_fast_reason(check_id: str | None) -> str:
+    """The ``not_run`` reason of a stage a fail-fast run left out after ``check_id`` failed."""
+    return (
+        f"not run: {check_id} failed, so the verdict is non-conformant already "
+        "(fail fast, SPEC R6.14; --no-fail-fast runs every stage)"
+    )
 
 
 def unfinished_sentence(sentence: str | None, why: str | None) -> str:

@@ -32,6 +32,7 @@ from pespec.sincos.capabilities import Capabilities
 from pespec.sincos.reproductions import Reproductions
 
 __all__ = [
+    "CI_EXAMPLES",
     "FRESH_REPEATS",
     "MAX_KEPT_OUTPUTS",
     "Narrowed",
@@ -41,6 +42,12 @@ __all__ = [
 
 FRESH_REPEATS = frozenset({"determinism", "config_independence"})
 """Properties whose repeated requests reach the backend (not a kept output)."""
+
+CI_EXAMPLES = 15
+"""Examples per property under the ``ci`` profile (SPEC R6.9): the smallest count at which its
+derandomized draws reach every position kind of the strategy (small, fractional, negative,
+huge, large: first drawn at examples 1, 3, 5, 10 and 15; tests/conformance/test_example_count.py
+keeps this true). ``dev`` and ``thorough`` keep their profiles' counts."""
 
 MAX_KEPT_OUTPUTS = 256
 """Property-stage outputs kept for reuse (each at most 4096 elements, the strategies' limit)."""
@@ -150,6 +157,8 @@ class PropertyStage:
         }
         if self.examples is not None:
             options["max_examples"] = self.examples
+        elif self.profile == "ci":
+            options["max_examples"] = CI_EXAMPLES
         if not self.shrink:
             options["phases"] = [p for p in Phase if p not in (Phase.shrink, Phase.explain)]
         return options

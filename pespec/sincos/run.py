@@ -90,6 +90,8 @@ class SinusoidalRun:
     :data:`STAGES`. ``examples``: override the profile's Hypothesis example count.
     ``large_sizes``: override the (L, d_model) list of the large stage. ``shrink``: let
     Hypothesis shrink a failing property example to a minimal one (slower on failure).
+    ``fail_fast``: after a failed output contract (shape, dtype, finite values) run no
+    property or large check (SPEC R6.14; ``pespec check`` does, unless ``--no-fail-fast``).
     ``convention``: the convention to judge against (a preset name, a JSON file of
     ``Convention.to_dict()``, or a Convention); default: the backend's declared
     ``convention`` capability, else canonical (SPEC §6.1).
@@ -110,6 +112,7 @@ class SinusoidalRun:
         large_sizes: Sequence[tuple[int, int]] | None = None,
         shrink: bool = True,
         convention: str | Convention | None = None,
+        fail_fast: bool = False,
     ) -> None:
         from pespec.sincos.declared import resolve_convention
 
@@ -120,6 +123,7 @@ class SinusoidalRun:
             CANONICAL if declared is None else resolve_convention(declared)
         )
         self.shrink = bool(shrink)
+        self.fail_fast = bool(fail_fast)
         self.profile = resolve_profile(profile)
         unknown = [s for s in stages if s not in STAGES]
         if unknown:
@@ -325,6 +329,7 @@ def Suite(  # the class it was; the engine's Suite now
     large_sizes: Sequence[tuple[int, int]] | None = None,
     shrink: bool = True,
     convention: str | Convention | None = None,
+    fail_fast: bool = False,
 ) -> EngineSuite:
     """The sinusoidal suite of ``backend``: the engine's
     :class:`~pespec.conformance.engine.Suite` on a :class:`SinusoidalRun` (see it for the
@@ -340,6 +345,7 @@ def Suite(  # the class it was; the engine's Suite now
             large_sizes=large_sizes,
             shrink=shrink,
             convention=convention,
+            fail_fast=fail_fast,
         )
     )
 
@@ -357,6 +363,7 @@ def check(
     progress: Progress | None = None,
     diagnose: bool = True,
     convention: str | Convention | None = None,
+    fail_fast: bool = False,
 ) -> Report:
     """Run the conformance suite on ``backend`` and return its :class:`Report`.
 
@@ -374,5 +381,6 @@ def check(
         large_sizes=large_sizes,
         shrink=shrink,
         convention=convention,
+        fail_fast=fail_fast,
     )
     return suite.run(progress, diagnose=diagnose)

@@ -50,6 +50,7 @@ def test_a_non_rotary_model_type_is_refused_by_from_hf() -> None:
     assert from_hf({**BERT, "rope_theta": 10000.0}).head_dim == 64
 
 
+@pytest.mark.slow  # over 25 s with the other core busy (issue 37)
 def test_a_defaulted_theta_is_said_on_the_verdict_line_and_in_the_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -66,6 +67,7 @@ def test_a_defaulted_theta_is_said_on_the_verdict_line_and_in_the_json(
     assert doc["config_notes"] == ["θ defaulted to 10000: no rope_theta in the config"]
 
 
+@pytest.mark.slow  # over 25 s with the other core busy (issue 37)
 def test_a_stated_theta_gives_no_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = _write(tmp_path / "config.json", {**LLAMA_NO_THETA, "rope_theta": 10000.0})
     code, out, _ = run_cli(["rope", "check", "numpy", "--config", config, "--quiet"], capsys)

@@ -64,6 +64,7 @@ def test_every_row_has_a_verdict_or_says_why_not() -> None:
     assert rows["toy:missing"]["why"] == "not installed: no-such-distribution-pespec-test"
 
 
+@pytest.mark.slow  # over 25 s with the other core busy (issue 37)
 @pytest.mark.usefixtures("toy_clients")
 def test_a_client_that_needs_a_gpu_is_not_run_here() -> None:
     pytest.importorskip("torch").cuda.is_available() and pytest.skip("a GPU is here")
@@ -90,6 +91,7 @@ def test_a_forked_row_is_the_row_of_a_new_interpreter() -> None:
         assert {k: forked[name].get(k) for k in keep} == {k: spawned[name].get(k) for k in keep}
 
 
+@pytest.mark.slow  # over 25 s with the other core busy (issue 37)
 @pytest.mark.usefixtures("toy_clients")
 def test_a_row_whose_zygote_has_ended_runs_in_a_new_interpreter() -> None:
     zygote_module = pytest.importorskip("pespec.clients.zygote")

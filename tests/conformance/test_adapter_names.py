@@ -30,6 +30,7 @@ backend = table_backend(lambda d, b: encode(np.arange(1, 65), d, base=b), rows=6
 """A table whose row p holds the encoding of p + 1: fails golden:tiny-d4-L3 at position 1."""
 
 
+@pytest.mark.slow  # over 25 s with the other core busy (issue 37)
 def test_a_spec_loaded_adapter_is_named_by_its_spec(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -24,6 +24,7 @@ def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           check=False)  # fmt: skip
 
 
+@pytest.mark.slow  # over 25 s with the other core busy (issue 37)
 @pytest.mark.parametrize(
     ("args", "option", "cause"),
     [

@@ -26,6 +26,7 @@ def _wrapped(seen: list[float]) -> Any:
     return backend
 
 
+@pytest.mark.slow  # over 25 s with the other core busy (issue 37)
 def test_issue_24_wrapping_encode_is_conformant() -> None:
     seen: list[float] = []
     report = check(_wrapped(seen), diagnose=False)
@@ -42,7 +43,9 @@ def test_a_claimed_max_position_beyond_2_53_is_checked(claim: float) -> None:
         return inner(positions, d_model, base)
 
     backend.pespec_capabilities = {"max_position": claim}  # type: ignore[attr-defined]
-    report = check(backend, stages=("contract", "golden", "property"), diagnose=False)
+    # no shrinking: the first failing example already names 2**53 (shrinking it took 200 s)
+    stages = ("contract", "golden", "property")
+    report = check(backend, stages=stages, diagnose=False, shrink=False)
     # encode refuses |p| > 2^53: a claim beyond its domain is judged there and fails
     assert not report.conformant
     assert any("2**53" in c.message for c in report.failed)

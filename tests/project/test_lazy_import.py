@@ -118,3 +118,33 @@ def test_unknown_attribute_raises_attribute_error() -> None:
     with pytest.raises(AttributeError, match="module 'pespec' has no attribute 'nope'"):
         _ = pespec.nope  # type: ignore[attr-defined]
     assert not hasattr(pespec, "nope")
+
+
+FAMILIES = ("pespec.rope", "pespec.mrope", "pespec.multiaxis", "pespec.sincos")
+
+
+def _of(modules: set[str], prefixes: tuple[str, ...]) -> set[str]:
+    return {m for m in modules if m == prefixes or m.startswith(prefixes)}
+
+
+def test_pespec_help_imports_no_family_and_nothing_heavy() -> None:
+    # issue 37: `pespec --help` builds every sub-command's parser and nothing else
+    code = "from pespec.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass"
+    loaded = _loaded_after(code)
+    assert "pespec.cli.check" in loaded  # the sub-commands are registered
+    assert _heavy(loaded) == set()
+    assert _of(loaded, FAMILIES) == set()
+    assert (
+        _of(loaded, ("pespec.reference", "pespec.properties", "pespec.conformance.report")) == set()
+    )
+
+
+def test_pespec_check_imports_only_its_family() -> None:
+    # issue 37: the sinusoidal check loads no other family's modules
+    code = (
+        "from pespec.cli import main\n"
+        "main(['check', 'numpy', '--stages', 'contract', '--in-process', '--quiet'])"
+    )
+    loaded = _loaded_after(code)
+    assert "pespec.sincos.run" in loaded
+    assert _of(loaded, ("pespec.rope", "pespec.mrope", "pespec.multiaxis")) == set()

@@ -173,6 +173,7 @@ def all_modules() -> set[str]:
     return {module_name(path) for path in package_modules()}
 
 
+@pytest.mark.slow  # over 25 s with the other core busy (issue 37)
 def test_no_module_uses_another_modules_private_names() -> None:
     modules = all_modules()
     problems = []

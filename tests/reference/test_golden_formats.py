@@ -67,6 +67,7 @@ def renamed(copy_dir: Path) -> Path:
     return copy_dir
 
 
+@pytest.mark.slow  # over 25 s with the other core busy (issue 37)
 def test_a_renamed_rotary_file_is_verified_by_its_format(
     renamed: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -113,6 +114,7 @@ def _unknown(copy_dir: Path) -> Path:
     return path
 
 
+@pytest.mark.slow  # over 25 s with the other core busy (issue 37)
 def test_an_unknown_format_is_an_error_naming_the_file_and_the_known_formats(
     copy_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

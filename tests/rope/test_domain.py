@@ -225,6 +225,7 @@ def test_run_arguments_win_over_capabilities() -> None:
     assert position_domain(LLAMA2, RopeCapabilities()).describe() == "integer positions 0..4095"
 
 
+@pytest.mark.slow  # over 25 s with the other core busy (issue 37)
 def test_cli_flags(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     run = subprocess.run(

@@ -101,7 +101,10 @@ def _non_conformant() -> list[tuple[str, Any, RopeConfig]]:
     return chosen
 
 
-@pytest.mark.parametrize(("name", "backend", "config"), _non_conformant(), ids=lambda v: str(v))
+@pytest.mark.parametrize(
+    ("name", "backend", "config"),
+    [pytest.param(*case, id=case[0]) for case in _non_conformant()],  # ids stable under xdist
+)
 def test_no_bug_found_never_beside_a_failed_verdict(name: str, backend: Any, config: Any) -> None:
     report = check(backend, config)
     assert not report.conformant, name
