@@ -54,4 +54,6 @@ def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
         options["stages"] = wanted
     if supervising(args):
         return int(run_and_report(prog, args, lambda: run_checked(FAMILY, args, options)))
-    return int(run_and_report(prog, args, lambda: check(args.backend, **options)))
+    from pespec.clients.resolve import resolve  # a client:NAME@DTYPE spec (pespec table)
+
+    return int(run_and_report(prog, args, lambda: check(resolve(args.backend, chosen), **options)))

@@ -19,6 +19,9 @@ cosines), ``cos|sin``, ``interleaved`` (sin a_j, cos a_j pairs) or ``per-band`` 
 its k sines then its k cosines, the NeRF code's layout); and the **raw input** (``raw``):
 ``none``, ``first`` or ``last`` (the k coordinates x_i themselves, unscaled).
 
+With ``input_log`` the angles take log x_i in place of x_i (diffusers'
+``GaussianFourierProjection(log=True)``, its default: noise levels σ encoded as log σ).
+
 The **domain** [low, high] is where each coordinate is claimed (the error bound grows with
 |a_j|, SPEC §10.4); ``integer_inputs`` restricts the claim to integers there (grid indices,
 as timm's ``in_pixels=False`` grids).
@@ -84,6 +87,7 @@ class FourierConvention:
     input_scale: float = 1.0
     domain: tuple[float, float] = (-1.0, 1.0)
     integer_inputs: bool = False
+    input_log: bool = False
     source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -111,16 +115,25 @@ class FourierConvention:
         if _finite("input_scale", self.input_scale) == 0.0:
             raise ValueError("input_scale must be nonzero; got 0.0")
         object.__setattr__(self, "matrix", self._checked_matrix())
+        self._check_domain()
+        if self.blocks == "per-band" and (self.law == "matrix" or self.order != "band-major"):
+            raise ValueError("blocks per-band needs a band law (not matrix) in band-major order")
+        if self.width > MAX_WIDTH:
+            raise ValueError(f"the width must be at most {MAX_WIDTH}; got {self.width}")
+
+    def _check_domain(self) -> None:
         low, high = (_finite("domain", v) for v in self.domain)
         if not low < high:
             raise ValueError(f"domain must be (low, high) with low < high; got {self.domain!r}")
         object.__setattr__(self, "domain", (low, high))
         if not isinstance(self.integer_inputs, bool):
             raise ValueError(f"integer_inputs must be true or false; got {self.integer_inputs!r}")
-        if self.blocks == "per-band" and (self.law == "matrix" or self.order != "band-major"):
-            raise ValueError("blocks per-band needs a band law (not matrix) in band-major order")
-        if self.width > MAX_WIDTH:
-            raise ValueError(f"the width must be at most {MAX_WIDTH}; got {self.width}")
+        if not isinstance(self.input_log, bool):
+            raise ValueError(f"input_log must be true or false; got {self.input_log!r}")
+        if self.input_log and (low <= 0.0 or self.in_dims != 1):
+            raise ValueError(
+                f"input_log needs one input and a positive domain; got {self.domain!r}"
+            )
 
     def _checked_matrix(self) -> tuple[tuple[float, ...], ...]:
         rows = tuple(tuple(_finite("matrix", v) for v in row) for row in self.matrix)

@@ -46,6 +46,9 @@ def alternatives(conv: FourierConvention) -> Iterator[tuple[str, str, FourierCon
             yield "pi", pi_slip(conv.pi, pi), conv.with_changes(pi=pi)
     yield from _laws(conv)
     yield from _layouts(conv)
+    if conv.in_dims == 1 and conv.domain[0] > 0:
+        name = "log x not taken where declared" if conv.input_log else "log x taken where x"
+        yield "input", name, conv.with_changes(input_log=not conv.input_log)
 
 
 def _laws(conv: FourierConvention) -> Iterator[tuple[str, str, FourierConvention]]:

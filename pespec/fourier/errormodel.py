@@ -15,10 +15,13 @@ F2. A band frequency evaluated as b^e (pow, c_f ulps, and e itself from linspace
 F3. sin and cos are 1-Lipschitz and the library's sin/cos is within c_f ulps (≤ 2c_f·u for a
     value of magnitude ≤ 1, SPEC §4.1 A2); storing in T adds at most u.
 F4. A raw input column is x_i rounded to T: error ≤ u·|x_i|.
+F5. With ``input_log`` the angle takes log x_i: x_i rounded to T moves it by ≤ 1.01u
+    (absolute) and the library's log adds c_f ulps (≤ 2c_f·u·|log x_i|), so the angle gains
+    2c_f·u·A_j + 1.01u·|c·s|·Σ_i |W_ji| (and 2c_f more roundings in the count).
 
-So |out − f(a_j)| ≤ γ(k + 8 + w_j)·A_j + (π + 2c_f + 1)·u for a sine or cosine column and
-u·|x_i| for a raw column. The tolerance of a check adds the reference's own error, half an ulp
-of float64 (the oracle rounds correctly; SPEC §10.5).
+So |out − f(a_j)| ≤ γ(k + 8 + w_j)·A_j + (π + 2c_f + 1)·u (+ F5) for a sine or cosine
+column and u·|x_i| for a raw column. The tolerance of a check adds the reference's own
+error, half an ulp of float64 (the oracle rounds correctly; SPEC §10.5).
 """
 
 from __future__ import annotations
@@ -58,6 +61,15 @@ def column_slack(conv: FourierConvention) -> NDArray[np.float64]:
     return np.array([bands[j] for j, _ in conv.angle_index()])
 
 
+def _weight_sums(conv: FourierConvention) -> NDArray[np.float64]:
+    """|c·s|·Σ_i |W_ji| of each angle (m,), rounded up by 2^-40."""
+    from pespec.fourier.reference import weights
+
+    c = abs(conv.input_scale) * {"none": 1.0, "pi": math.pi, "2pi": 2 * math.pi}[conv.pi]
+    sums: NDArray[np.float64] = np.abs(weights(conv)).sum(axis=1) * c * (1 + 2.0**-40)
+    return sums
+
+
 def element_bounds(
     x: NDArray[np.float64], conv: FourierConvention, level: str
 ) -> NDArray[np.float64]:
@@ -68,6 +80,8 @@ def element_bounds(
     terms = angle_terms(x, conv)  # (n, m)
     counts = conv.in_dims + ROUNDINGS + column_slack(conv)
     trig = gamma(counts, u)[None, :] * terms + (math.pi + 2 * LIBRARY_ULPS + 1) * u
+    if conv.input_log:  # F5
+        trig += gamma(2 * LIBRARY_ULPS, u) * terms + 1.01 * u * _weight_sums(conv)[None, :]
     out = np.empty((x.shape[0], conv.width), dtype=np.float64)
     for column, (kind, j) in enumerate(conv.columns()):
         out[:, column] = u * np.abs(x[:, j]) if kind == "raw" else trig[:, j]

@@ -60,12 +60,14 @@ def _factor(conv: FourierConvention) -> Any:
 
 
 def angle_terms(x: NDArray[np.float64], conv: FourierConvention) -> NDArray[np.float64]:
-    """A_j = |c·s|·Σ_i |W_ji·x_i| for each row of x, in float64 rounded up by 2^-40 (n, m):
-    the magnitude that drives every error bound of the family (SPEC §10.4)."""
+    """A_j = |c·s|·Σ_i |W_ji·x_i| (|log x_i| with ``input_log``) for each row of x, in
+    float64 rounded up by 2^-40 (n, m): the magnitude that drives every error bound of the
+    family (SPEC §10.4)."""
     with gmpy2.context(precision=64):
         weights = np.array([[abs(float(w)) for w in row] for row in _weights(conv)])
     c = abs(conv.input_scale) * {"none": 1.0, "pi": np.pi, "2pi": 2 * np.pi}[conv.pi]
-    terms: NDArray[np.float64] = (np.abs(x) @ weights.T) * c * (1 + 2.0**-40)
+    g = np.abs(np.log(x)) * (1 + 2.0**-50) if conv.input_log else np.abs(x)
+    terms: NDArray[np.float64] = (g @ weights.T) * c * (1 + 2.0**-40)
     return terms
 
 
@@ -78,6 +80,8 @@ def _attempt(x: NDArray[np.float64], conv: FourierConvention, bits: int) -> tupl
         index = conv.angle_index() if conv.law != "matrix" else []
         for r in range(n):
             xs = [gmpy2.mpfr(float(v)) for v in x[r]]
+            if conv.input_log:
+                xs = [gmpy2.log(v) for v in xs]
             for j in range(m):
                 total = gmpy2.mpfr(0)
                 size = gmpy2.mpfr(0)
@@ -109,7 +113,11 @@ def _exact_zeros(
     """Whether sin a_j and cos a_j are exactly 0 (decided in rational arithmetic): with
     t = s·Σ_i W_ji·x_i rational and a = μπ·t (μ = 1, 2) sin a = 0 ⇔ μt ∈ ℤ and cos a = 0 ⇔
     μt − ½ ∈ ℤ; with no π, sin a = 0 ⇔ t = 0 and cos a ≠ 0 (π/2 + ℓπ is irrational). An
-    irrational ω_j (b^e) makes t irrational unless x_i = 0."""
+    irrational ω_j (b^e) makes t irrational unless x_i = 0. With ``input_log`` (one input)
+    t is 0 at x = 1 and otherwise transcendental (log of a rational ≠ 1, times a nonzero
+    algebraic number), so neither value is ever 0 there."""
+    if conv.input_log:
+        return float(row[0]) == 1.0, False
     if conv.law == "matrix":
         pairs = zip(conv.matrix[j], row.tolist(), strict=True)
         t = sum((Fraction(w) * Fraction(v) for w, v in pairs), Fraction(0))

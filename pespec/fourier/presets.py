@@ -121,6 +121,33 @@ PRESETS: dict[str, FourierConvention] = {
             "cat([cos, sin])",
         ),
         FourierConvention(
+            name="diffusers-gaussian-fourier-log",
+            in_dims=1,
+            pi="2pi",
+            law="matrix",
+            matrix=dyadic_matrix(16, 1, 3, 16),
+            blocks="sin|cos",
+            domain=(0.01, 400.0),
+            input_log=True,
+            source="diffusers GaussianFourierProjection() defaults (log=True, "
+            "flip_sin_to_cos=False): log σ·W·2π, cat([sin, cos]); σ in [0.01, 400] (VE-SDE "
+            "noise levels); W given",
+        ),
+        FourierConvention(
+            name="diffusers-gaussian-fourier-log-flip",
+            in_dims=1,
+            pi="2pi",
+            law="matrix",
+            matrix=dyadic_matrix(16, 1, 3, 16),
+            blocks="cos|sin",
+            domain=(0.01, 400.0),
+            input_log=True,
+            source="GaussianFourierProjection(log=True, flip_sin_to_cos=True): cat([cos, sin]) "
+            "of log σ·W·2π; what diffusers UNet2DModel(time_embedding_type='fourier') declares "
+            "with its flip_sin_to_cos=True default ('Whether to flip sin to cos for Fourier "
+            "time embedding')",
+        ),
+        FourierConvention(
             name="timm-fourier",
             in_dims=2,
             pi="none",
@@ -151,8 +178,8 @@ PRESETS: dict[str, FourierConvention] = {
             domain=(0.0, 13.0),
             integer_inputs=True,
             source="timm build_fourier_pos_embed(feat_shape=[14, 14], num_bands=64, "
-            "linear_bands=True, max_res=224, in_pixels=False): grid·pixel_freq_bands = "
-            "linspace(1, 112, 64)·π",
+            "linear_bands=True, max_res=224, in_pixels=True, grid_type='index'): index grid · "
+            "pixel_freq_bands = linspace(1, 112, 64)·π",
         ),
     )
 }

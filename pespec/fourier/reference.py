@@ -43,7 +43,7 @@ def encode(x: Any, config: Any) -> NDArray[np.float64]:
     conv = convention_from(config)
     x = np.asarray(x, dtype=np.float64)
     factor = conv.input_scale * {"none": 1.0, "pi": math.pi, "2pi": 2 * math.pi}[conv.pi]
-    angles = (x @ weights(conv).T) * factor
+    angles = ((np.log(x) if conv.input_log else x) @ weights(conv).T) * factor
     parts = {"sin": np.sin(angles), "cos": np.cos(angles), "raw": x}
     out = np.empty((x.shape[0], conv.width), dtype=np.float64)
     for column, (kind, j) in enumerate(conv.columns()):

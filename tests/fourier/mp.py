@@ -60,12 +60,12 @@ def nerfstudio_row(x: Sequence[float]) -> list[float]:
         return _f([mpmath.sin(a) for a in s] + [mpmath.sin(a + mpmath.pi / 2) for a in s] + xs)
 
 
-def matrix_row(x: Sequence[float], name: str, cos_first: bool) -> list[float]:
+def matrix_row(x: Sequence[float], name: str, cos_first: bool, log: bool = False) -> list[float]:
     """[sin(2πBx), cos(2πBx)] (diffusers GaussianFourierProjection), or [cos, sin] (Tancik's
-    γ(v), diffusers with flip_sin_to_cos)."""
+    γ(v), diffusers with flip_sin_to_cos); with ``log`` of log x (its log=True)."""
     b = PRESETS[name].matrix
     with mpmath.workprec(PREC):
-        xs = [mpmath.mpf(v) for v in x]
+        xs = [mpmath.log(mpmath.mpf(v)) if log else mpmath.mpf(v) for v in x]
         sums = [mpmath.fsum(mpmath.mpf(w) * v for w, v in zip(r, xs, strict=True)) for r in b]
         a = [2 * mpmath.pi * t for t in sums]
         sin, cos = [mpmath.sin(t) for t in a], [mpmath.cos(t) for t in a]
@@ -92,6 +92,12 @@ ROWS: dict[str, Callable[[Sequence[float]], list[float]]] = {
     "diffusers-gaussian-fourier": lambda x: matrix_row(x, "diffusers-gaussian-fourier", False),
     "diffusers-gaussian-fourier-flip": lambda x: matrix_row(
         x, "diffusers-gaussian-fourier-flip", True
+    ),
+    "diffusers-gaussian-fourier-log": lambda x: matrix_row(
+        x, "diffusers-gaussian-fourier-log", False, log=True
+    ),
+    "diffusers-gaussian-fourier-log-flip": lambda x: matrix_row(
+        x, "diffusers-gaussian-fourier-log-flip", True, log=True
     ),
     "timm-fourier": lambda x: timm_row(x, False),
     "timm-fourier-linear": lambda x: timm_row(x, True),
