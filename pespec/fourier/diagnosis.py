@@ -2,13 +2,15 @@
 
 When the reference stage fails, the backend's output at the suite's inputs is compared with
 the certified oracle of conventions that differ from the declared one in one axis: the π
-factor (π missing, π doubled, an extra π), the frequency base (2 vs 10000), the block order,
-the angle order and the raw input. The first whose tolerance the output meets is named, with
-the measured largest error against the declared convention and against the one found.
+factor (π missing, π doubled, an extra π), the frequency base (2 vs 10000), linear vs
+geometric band spacing, the block order, the angle order, the raw input and log x. The first
+whose tolerance the output meets is named, with the measured largest error against the
+declared convention and against the one found.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -51,8 +53,30 @@ def alternatives(conv: FourierConvention) -> Iterator[tuple[str, str, FourierCon
         yield "input", name, conv.with_changes(input_log=not conv.input_log)
 
 
+def _band_ends(conv: FourierConvention) -> tuple[float, float]:
+    """ω_0 and ω_{n-1} in float64 (the rational rounded once, else pow)."""
+    ends = []
+    for j in (0, conv.bands - 1):
+        exact, exponent = conv.frequency(j)
+        ends.append(float(exact) if exact is not None else math.pow(conv.base, float(exponent)))
+    return ends[0], ends[1]
+
+
+def _spacing(conv: FourierConvention) -> Iterator[tuple[str, str, FourierConvention]]:
+    """Linear bands where geometric ones are declared (same ends), and back (from 1)."""
+    if conv.law in ("base2", "geometric") and conv.bands > 1:
+        low, high = _band_ends(conv)
+        other = conv.with_changes(law="linear", linear_start=low, linear_stop=high)
+        yield "law", f"linear bands where {conv.law}", other
+    if conv.law == "linear" and conv.linear_start == 1.0 and conv.linear_stop > 1.0:
+        changes = {"exponent_start": 0, "exponent_step": 1, "exponent_denominator": conv.bands - 1}
+        other = conv.with_changes(law="geometric", base=conv.linear_stop, **changes)
+        yield "law", "geometric bands where linear", other
+
+
 def _laws(conv: FourierConvention) -> Iterator[tuple[str, str, FourierConvention]]:
-    """Base 2 vs 10000."""
+    """Base 2 vs 10000, linear vs geometric spacing."""
+    yield from _spacing(conv)
     if conv.law == "base2":
         timm = {"law": "geometric", "base": 10000.0, "exponent_start": 0, "exponent_step": -1}
         changes = {**timm, "exponent_denominator": conv.bands}

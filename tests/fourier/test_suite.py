@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -54,6 +55,16 @@ SLIPS = [
         "frequencies 10000^(-j/n) where base 2",
     ),
     ("rff-tancik", {"blocks": "sin|cos"}, "block order sin|cos where cos|sin"),
+    (
+        "timm-fourier",
+        {"law": "linear", "linear_start": 1.0, "linear_stop": math.pow(10000.0, -63 / 64)},
+        "linear bands where geometric",
+    ),
+    (
+        "timm-fourier-linear",
+        {"law": "geometric", "base": 112.0, "exponent_step": 1, "exponent_denominator": 63},
+        "geometric bands where linear",
+    ),
     ("timm-fourier", {"blocks": "interleaved"}, "block order interleaved where sin|cos"),
     ("nerfstudio-nerf", {"order": "band-major"}, "angle order band-major where axis-major"),
     ("nerfstudio-nerf", {"raw": "first"}, "raw input first where appended last"),
