@@ -2,7 +2,8 @@
 
 A family is a kind of position encoding pespec checks: ``sinusoidal`` (SPEC §1–§7),
 ``rope`` (rotary, §8), ``multiaxis`` (sin-cos over 2-D/3-D grids, §9) and
-``multiaxis-rope`` (rotary sections over t/h/w, §9.7). Its entry names,
+``multiaxis-rope`` (rotary sections over t/h/w, §9.7) and ``fourier`` (Fourier features,
+§10). Its entry names,
 as ``module:attribute`` strings imported on first use
 (so ``pespec --help`` imports no family), the suite class, the check function, the backend
 loader, the from-file check and the command-line runner; and, as data, the ``pespec check``
@@ -310,8 +311,41 @@ MULTIAXIS_ROPE = Family(
     ),
 )
 
+FOURIER = Family(
+    name="fourier",
+    summary="Fourier features: NeRF frequency encodings, random Fourier features given B, "
+    "timm's Fourier grids (SPEC §10)",
+    suite="pespec.fourier.run:FourierSuite",
+    check="pespec.fourier.run:check",
+    load_backend="pespec.fourier.run:load_fourier_backend",
+    check_file="pespec.cli.fourier:run",  # no from-file check: the command refuses --from-file
+    command="pespec.cli.fourier:run",
+    fixtures="pespec.fourier.golden",
+    report="pespec.fourier.report",
+    options=(
+        option(
+            "--config",
+            default=None,
+            help="a fourier preset (nerf, nerf-paper, nerfstudio-nerf, rff-tancik, "
+            "diffusers-gaussian-fourier, timm-fourier, ...) or a JSON file of "
+            "FourierConvention.to_dict() or {preset, ...changes}",
+        ),
+        option(
+            "--convention",
+            metavar="NAME|FILE.json",
+            default=None,
+            help="the same as --config for --family fourier",
+        ),
+        option(
+            "--stages",
+            default=None,
+            help="comma-separated subset of contract,golden,reference,property (default: all)",
+        ),
+    ),
+)
+
 FAMILIES: dict[str, Family] = {
-    family.name: family for family in (SINUSOIDAL, ROPE, MULTIAXIS, MULTIAXIS_ROPE)
+    family.name: family for family in (SINUSOIDAL, ROPE, MULTIAXIS, MULTIAXIS_ROPE, FOURIER)
 }
 """The built-in families, by name (the default first)."""
 

@@ -35,7 +35,8 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--family",
-        help="only the clients of this family (sinusoidal, rope, multiaxis, multiaxis-rope)",
+        help="only the clients of this family (sinusoidal, rope, multiaxis, multiaxis-rope, "
+        "fourier)",
     )
     parser.add_argument("--library", help="only the clients of this library (transformers, ...)")
     parser.add_argument("--client", help="only this client (e.g. transformers:llama)")

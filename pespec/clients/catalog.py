@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from pespec._suggest import did_you_mean
+from pespec.clients.catalog_fourier import FOURIER_CLIENTS
 from pespec.clients.catalog_hf import SURVEY_CLIENTS
 from pespec.clients.catalog_more import GPU_CLIENTS, MORE_CLIENTS
 from pespec.clients.catalog_multiaxis import MULTIAXIS_CLIENTS
@@ -179,6 +180,7 @@ CLIENTS: Mapping[str, Client] = MappingProxyType(
         + _SINUSOIDS
         + MORE_CLIENTS
         + MULTIAXIS_CLIENTS
+        + FOURIER_CLIENTS
         + GPU_CLIENTS
     }
 )

@@ -14,8 +14,8 @@ from typing import Any
 
 __all__ = ["CONFIG_FAMILIES", "FAMILY_NAMES", "Client", "check_client_name"]
 
-FAMILY_NAMES = ("sinusoidal", "rope", "multiaxis", "multiaxis-rope")
-CONFIG_FAMILIES = ("rope", "multiaxis", "multiaxis-rope")
+FAMILY_NAMES = ("sinusoidal", "rope", "multiaxis", "multiaxis-rope", "fourier")
+CONFIG_FAMILIES = ("rope", "multiaxis", "multiaxis-rope", "fourier")
 """The families whose check takes ``--config`` (a client's configs are its presets)."""
 DEVICES = ("cpu", "cuda")
 TIERS = ("core", "survey")

@@ -32,6 +32,10 @@ def test_every_declaration_is_reachable(name: str) -> None:
     elif client.family in ("multiaxis", "multiaxis-rope"):
         presets = MULTIAXIS_PRESETS if client.family == "multiaxis" else MROPE_PRESETS
         assert set(client.configs) <= set(presets)
+    elif client.family == "fourier":
+        from pespec.fourier.presets import PRESETS as FOURIER_PRESETS
+
+        assert set(client.configs) <= set(FOURIER_PRESETS)
     else:
         assert client.configs == ("declared",)
 

@@ -28,7 +28,7 @@ from tests.project.test_import_layers import (
     package_modules,
 )
 
-FAMILIES = ("pespec.sincos", "pespec.rope")
+FAMILIES = ("pespec.sincos", "pespec.rope", "pespec.fourier")
 
 MOVED: dict[str, str] = {
     **{

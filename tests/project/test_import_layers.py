@@ -20,7 +20,8 @@ first:
 5. the families, siblings that never import each other (``tests/project/
    test_family_folders.py``): ``pespec.sincos``, the absolute sinusoidal family (its
    fixtures, stages, built-ins, from-file check, reproductions, diagnosis: issue 25), and
-   ``pespec.rope``, the rotary family; both build on the engine, never the other way round;
+   ``pespec.rope``, the rotary family, and ``pespec.fourier``, the Fourier-features family
+   (issue 43); all build on the engine, never the other way round;
 6. ``pespec.plot``: pictures of a backend's error (loads backends through conformance), and
    ``pespec.multiaxis``, the multi-axis sin-cos family (issue 28): a combinator over the
    sinusoidal family (its reference, bounds, properties and comparisons, section by
@@ -75,6 +76,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec.conformance", 4),
     ("pespec.sincos", 5),
     ("pespec.rope", 5),
+    ("pespec.fourier", 5),
     ("pespec.multiaxis", 6),
     ("pespec.mrope", 6),
     ("pespec.plot", 6),

@@ -31,17 +31,18 @@ ROOT = Path(__file__).resolve().parents[2]
 ROTARY = "rope-llama-2-7b.json"
 RENAMED = "llama-2-7b-rotary.json"
 UNKNOWN = "pespec-nope/9"
-SHIPPED_VALUES = 183023
+SHIPPED_VALUES = 189911
 """Values ``pespec golden verify`` checks in the shipped folder (its output before this
 change: "all 99054 values equal the certified oracle values"; + 640 of convention-mlx.json;
 + 17921 of rope-gemma-4-31b-global-layers.json (issue 26); + 57600 of the 7 multi-axis sets:
 7 rows × (1536 + 1152 + 1152 + 768 + 768 + 384) of the 2-D presets and 9 rows × 1920 of
 cogvideox-2b (issue 28); + 4480 of the 3 multi-axis rotary sets: 13 rows × 128 of
-qwen2.5-vl-7b and of qwen3-vl-4b, 9 rows × 128 of flux.1 (issue 28))."""
-SHIPPED_FILES = 48
+qwen2.5-vl-7b and of qwen3-vl-4b, 9 rows × 128 of flux.1 (issue 28); + 6888 of the 10 Fourier
+sets: 8 rows × (3·63 + 5·32 + 2·256) (issue 43))."""
+SHIPPED_FILES = 58
 """Fixture files: 32 + convention-mlx + rope-gemma-4-31b-global-layers + 7 multi-axis sets
 + 7 multi-axis rotary sets (4 of them, 3328 values, for the Wan, HunyuanVideo, CogVideoX and
-EVA-02 presets: "all 183023 values equal")."""
+EVA-02 presets: "all 183023 values equal") + 10 Fourier sets (issue 43)."""
 
 
 def _write_manifest(directory: Path) -> None:
@@ -122,7 +123,7 @@ def test_an_unknown_format_is_an_error_naming_the_file_and_the_known_formats(
     assert cli_main(["golden", "verify", "--fixtures", str(copy_dir)]) == 1
     out = capsys.readouterr().out
     expected = (f"malformed: future-set.json: unknown fixture format {UNKNOWN!r}; known "
-                f"formats: {FORMAT!r}, 'pespec-multiaxis-golden/1', "
+                f"formats: 'pespec-fourier-golden/1', {FORMAT!r}, 'pespec-multiaxis-golden/1', "
                 "'pespec-multiaxis-rope-golden/1', 'pespec-rope-golden/1'")  # fmt: skip
     assert expected in out and "FAILED: 1 file problem(s)" in out
     assert cli_main(["golden", "export", "--fixtures", str(copy_dir), "--format", "npz",

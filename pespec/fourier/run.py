@@ -1,0 +1,255 @@
+"""The Fourier family's run for the engine (SPEC §10.7): contract, golden, reference, property.
+
+A backend is called ``backend(x, config) -> (n, D)``: x an (n, k) float64 array of real inputs
+(k = ``config.in_dims``), ``config`` the :class:`~pespec.fourier.convention.FourierConvention`
+judged; it returns float64 or float32 (the level claimed, unless ``--level`` says more).
+
+Stages: ``contract`` (shape, dtype, finite, the same twice, x unchanged), ``golden`` (the
+preset's certified set, SPEC §10.8, when the convention is a preset's), ``reference`` (every
+element of the suite's inputs within the error model's tolerance of the certified oracle,
+SPEC §10.4-§10.5) and ``property`` (SPEC §10.6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.conformance.backends import Backend, BackendCapabilities
+from pespec.conformance.compare import PlannedCheck
+from pespec.conformance.contract import BackendFailure, GuardedBackend
+from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
+from pespec.conformance.guard import CallingConvention
+from pespec.conformance.loading import load_backend
+from pespec.conformance.profiles import resolve_profile
+from pespec.conformance.report import CheckResult, Report
+from pespec.fourier.convention import FourierConvention
+from pespec.fourier.errormodel import LEVELS, tolerance
+from pespec.fourier.inputs import ROWS, suite_inputs
+from pespec.fourier.oracle import oracle_encode
+from pespec.fourier.presets import convention_from
+from pespec.fourier.properties import PROPERTIES, applicable, evaluate
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "FAMILY",
+    "FOURIER_CALL",
+    "STAGES",
+    "FourierCapabilities",
+    "FourierRun",
+    "FourierSuite",
+    "check",
+    "compare",
+    "load_fourier_backend",
+]
+
+FAMILY = "fourier"
+STAGES = ("contract", "golden", "reference", "property")
+ENTRY_POINT_GROUP = "pespec.fourier_backends"
+F64 = NDArray[np.float64]
+
+FOURIER_CALL = CallingConvention(
+    "backend(x, config) -> array",
+    (np.zeros((2, 1)), "config"),
+    "wrap it in a function (x (n, k) float64, config) -> (n, D) array",
+)
+
+
+@dataclass(frozen=True)
+class FourierCapabilities(BackendCapabilities):
+    """What a Fourier backend declares: the shared fields and ``config`` (the convention it
+    implements, a preset name or a dict; None: the one ``--config`` names)."""
+
+    config: Any = None
+    calling_convention: ClassVar[CallingConvention] = FOURIER_CALL
+
+    def check_level(self) -> None:
+        if self.level is not None and self.level not in LEVELS:
+            raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {self.level!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        config = (
+            self.config.to_dict() if isinstance(self.config, FourierConvention) else self.config
+        )
+        return {**super().to_dict(), "config": config}
+
+
+def load_fourier_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
+    """A backend from ``module:attr``, ``file.py:attr``, an entry point of
+    :data:`ENTRY_POINT_GROUP`, a callable or a Backend."""
+    return load_backend(spec, capabilities_type=FourierCapabilities, group=ENTRY_POINT_GROUP)
+
+
+def _describe(x: Any, conv: Any) -> str:
+    shape = getattr(x, "shape", None)
+    return f"x of shape {shape}, config {getattr(conv, 'name', conv)!r}"
+
+
+def compare(out: F64, want: F64, bound: F64) -> dict[str, Any]:
+    """The worst element of |out − want| against ``bound`` (all (n, D)): its fields for a
+    :class:`CheckResult` and the count of violations."""
+    error = np.abs(out - want)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(error == 0, 0.0, error / bound)
+    ratio = np.where(np.isnan(ratio), np.inf, ratio)
+    r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    return {
+        "max_error": float(error[r, c]),
+        "bound": float(bound[r, c]),
+        "worst_position": int(r),
+        "worst_column": int(c),
+        "details": {"max_ratio": float(ratio[r, c]), "violations": int(np.sum(error > bound))},
+    }
+
+
+class FourierRun:
+    """The Fourier family's :class:`~pespec.conformance.engine.FamilyRun` for one backend."""
+
+    family = FAMILY
+    all_stages = STAGES
+
+    def __init__(
+        self,
+        backend: str | Backend | Callable[..., Any],
+        *,
+        config: Any = None,
+        level: str | None = None,
+        profile: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        stages: Sequence[str] = STAGES,
+    ) -> None:
+        self.backend = load_fourier_backend(backend)
+        self.profile = resolve_profile(profile)
+        unknown = [s for s in stages if s not in STAGES]
+        if unknown:
+            raise ValueError(f"stages must be a subset of {list(STAGES)}; got {unknown}")
+        self.stages = tuple(s for s in STAGES if s in stages)
+        caps = self.backend.capabilities
+        assert isinstance(caps, FourierCapabilities)
+        chosen = config if config is not None else caps.config
+        if chosen is None:
+            raise ValueError("config is needed: a fourier preset name, a dict or a JSON file")
+        self.conv = convention_from(chosen)
+        claim = level if level is not None else caps.level
+        if claim is not None and claim not in LEVELS:
+            raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {claim!r}")
+        self.requested_level = claim
+        self.level: str | None = claim
+        self.output_dtype: str | None = None
+        self.x = suite_inputs(self.conv, ROWS.get(self.profile, 64))
+        self.guard = GuardedBackend(self.backend, timeout=float(timeout), describe=_describe)
+        self._want: F64 | None = None
+
+    def plan(self) -> list[PlannedCheck]:
+        planned = []
+        if "contract" in self.stages:
+            planned.append(PlannedCheck("contract:call", "contract", CONTRACT_TITLE, "§10.7"))
+        if "golden" in self.stages:
+            from pespec.fourier.golden import fixture_for
+
+            fixture = fixture_for(self.conv)
+            if fixture is not None:
+                title = f"the certified set {fixture.name}"
+                planned.append(
+                    PlannedCheck(f"golden:{fixture.name}", "golden", title, "§10.8", fixture)
+                )
+        if "reference" in self.stages:
+            title = f"{len(self.x)} inputs in {list(self.conv.domain)} against the oracle"
+            planned.append(PlannedCheck("reference:domain", "reference", title, "§10.4"))
+        if "property" in self.stages:
+            planned += [
+                PlannedCheck(f"property:{p}", "property", PROPERTIES[p].statement, "§10.6", p)
+                for p in applicable(self.conv)
+            ]
+        return planned
+
+    def encode(self, x: F64) -> F64:
+        """The backend's output at ``x``, validated (BackendFailure otherwise), as float64."""
+        sent = np.array(x, dtype=np.float64)
+        out = self.guard.raw_call(sent, self.conv)
+        dtype = str(out.dtype)
+        want = (x.shape[0], self.conv.width)
+        if out.shape != want:
+            raise BackendFailure("shape", f"returned shape {out.shape}, not {want}")
+        if dtype not in LEVELS:
+            raise BackendFailure("dtype", f"returned dtype {dtype}, not float64 or float32")
+        if self.output_dtype is None:
+            self.output_dtype = dtype
+            self.level = self.level or dtype
+        elif dtype != self.output_dtype:
+            raise BackendFailure("dtype", f"returned {dtype} after {self.output_dtype}")
+        if not np.all(np.isfinite(out)):
+            raise BackendFailure("finite", "returned a non-finite value")
+        if sent.tobytes() != x.tobytes():
+            raise BackendFailure("inputs", "changed its input x in place")
+        return np.asarray(out, dtype=np.float64)
+
+    def want(self) -> F64:
+        """The oracle's values at the suite's inputs (computed once)."""
+        if self._want is None:
+            self._want = oracle_encode(self.x, self.conv)
+        return self._want
+
+    def dispatch(self, planned: PlannedCheck) -> CheckResult:
+        if planned.stage == "contract":
+            first, second = self.encode(self.x[:8]), self.encode(self.x[:8])
+            if first.tobytes() != second.tobytes():
+                return planned.result("failed", "two calls with the same x differ")
+            return planned.result("passed", "(n, D) float64/float32, finite, deterministic")
+        if planned.stage == "golden":
+            fixture = planned.payload
+            return self.judge(planned, fixture.x, fixture.values)
+        if planned.stage == "reference":
+            return self.judge(planned, self.x, self.want())
+        return self.judge_property(planned, str(planned.payload))
+
+    def judge(self, planned: PlannedCheck, x: F64, want: F64) -> CheckResult:
+        """Every element at ``x`` against ``want`` within the tolerance (SPEC §10.4)."""
+        out = self.encode(x)
+        fields = compare(out, want, tolerance(x, self.conv, self.level or "float64"))
+        bad = fields["details"]["violations"]
+        if bad:
+            message = f"{bad} of {out.size} elements beyond the error bound"
+            return planned.result("failed", message, **fields)
+        return planned.result("passed", f"all {out.size} elements within the bound", **fields)
+
+    def judge_property(self, planned: PlannedCheck, name: str) -> CheckResult:
+        """Property ``name`` on the backend's output at the suite's inputs."""
+        out = self.encode(self.x)
+        holds, residual, bound, where = evaluate(
+            name, out, self.x, self.conv, self.level or "float64"
+        )
+        fields: dict[str, Any] = {"max_error": residual, "bound": bound}
+        if where is not None:
+            fields["worst_position"] = where[0]
+        if holds:
+            return planned.result("passed", f"holds (worst residual {residual:.3g})", **fields)
+        return planned.result("failed", f"fails: residual {residual:.3g} > {bound:.3g}", **fields)
+
+    def report_fields(self) -> dict[str, Any]:
+        from pespec.fourier.report import report_fields
+
+        return report_fields(self.conv, self.output_dtype, self.level)
+
+    def diagnose(self, report: Report) -> None:
+        """Name the convention axis the backend's values follow instead (SPEC §10.9)."""
+        from pespec.fourier.diagnosis import diagnose
+
+        diagnose(self, report)
+
+
+CONTRACT_TITLE = "returns (n, D) finite float64/float32 values, the same twice, x unchanged"
+
+
+def FourierSuite(backend: str | Backend | Callable[..., Any], **options: Any) -> Suite:
+    """The engine's Suite on a :class:`FourierRun` (the family's suite factory)."""
+    return Suite(FourierRun(backend, **options))
+
+
+def check(backend: str | Backend | Callable[..., Any], **options: Any) -> Report:
+    """Run the Fourier suite on ``backend`` in this process and return the report."""
+    return FourierSuite(backend, **options).run()
