@@ -11,6 +11,7 @@ calls fail at once instead of hanging again. Each family's contract stage is its
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -40,6 +41,21 @@ class BackendFailure(Exception):
         self.kind = kind
         self.message = message
         self.result = result  # what the backend returned, when it was no array (kind "type")
+
+
+def table_hint(exc: BaseException) -> str:
+    """For an IndexError (a table of positions read past its end): how to declare the
+    positions the backend serves; else ""."""
+    if not isinstance(exc, IndexError):
+        return ""
+    size = re.search(r"with size (\d+)", str(exc))
+    last = f"{int(size.group(1)) - 1}" if size else "N - 1"
+    rows = f"{size.group(1)} rows" if size else "N rows"
+    return (
+        f"; a backend whose table has {rows} serves positions 0..{last} only: declare "
+        f'pespec_capabilities = {{"max_position": {last}}} (or --max-position {last}), '
+        "and the verdict covers those positions"
+    )
 
 
 class GuardedBackend:
@@ -123,7 +139,8 @@ class GuardedBackend:
         if "error" in box:
             exc = box["error"]
             raise BackendFailure(
-                "raised", f"the backend raised {type(exc).__name__}: {exc} ({where})"
+                "raised",
+                f"the backend raised {type(exc).__name__}: {exc} ({where}){table_hint(exc)}",
             )
         value: NDArray[Any] = box["value"]
         return value
