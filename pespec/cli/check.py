@@ -35,7 +35,9 @@ def register(subparsers: Any) -> None:
         "(numpy, numpy-float32, numpy-float16, numpy-bfloat16, torch[-DTYPE][:DEVICE], "
         "jax[-DTYPE]), package.module:attr, file.py:attr, or a name in the entry-point group "
         "pespec.backends (pespec.rope_backends for rope). `pespec check --family rope ...` is "
-        "`pespec rope check ...`. Exit 0 conformant, 1 non-conformant, 2 usage error.",
+        "`pespec rope check ...`. Exit 0 conformant, 1 non-conformant, 2 usage error, 3 "
+        "NOT JUDGED (a partial run, --stages, in which nothing failed but no golden or "
+        "reference check ran).",
     )
     parser.add_argument(
         "--family",
@@ -93,6 +95,7 @@ def add_common_options(parser: argparse.ArgumentParser, *, rope: bool = False) -
     """The options every family's check takes (``pespec check`` and ``pespec rope check``);
     ``rope``: the rotary wording of the help."""
     from pespec.cli.supervised import IN_PROCESS_HELP
+    from pespec.conformance.engine import DEFAULT_TIMEOUT
     from pespec.conformance.report import REPORT_SCHEMA_VERSION
 
     what = "rotary backend spec" if rope else "backend spec"
@@ -113,7 +116,10 @@ def add_common_options(parser: argparse.ArgumentParser, *, rope: bool = False) -
     )
     parser.add_argument("--markdown", metavar="PATH", help="write the Markdown report")
     parser.add_argument(
-        "--timeout", type=float, default=None, help="seconds one backend call may take"
+        "--timeout",
+        type=float,
+        default=None,
+        help=f"seconds one backend call may take (default {DEFAULT_TIMEOUT:g})",
     )
     parser.add_argument("--quiet", action="store_true", help="print only the verdict line")
     parser.add_argument("--in-process", action="store_true", help=IN_PROCESS_HELP)

@@ -115,7 +115,10 @@ class MultiAxisRun:
         stages: Sequence[str] = STAGES,
     ) -> None:
         if config is None:
-            raise ValueError("config must name a multiaxis preset or a JSON config; got None")
+            raise ValueError(
+                "config must name a multiaxis preset or a JSON config (--config on the command "
+                "line, --pe-option config=NAME under pytest); got None"
+            )
         self.preset: Preset = resolve_config(config)
         self.config: MultiAxisConfig = self.preset.config
         self.backend = load_multiaxis_backend(backend)

@@ -1,0 +1,137 @@
+"""What a new user hit (issue 41): each rough edge reproduced with the user's input, through
+the real command in a child process where the terminal matters (stdout and stderr are pipes
+there, as in a CI log)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pespec.cli import main
+
+SINUSOIDAL_FLOAT64 = '''
+import numpy as np
+
+
+def encoder(positions, d_model, base):
+    """The canonical interleaved encoding in float64, the sign of column 2 flipped (a bug)."""
+    p = np.asarray(positions, dtype=np.float64)[:, None]
+    k = np.arange(d_model // 2, dtype=np.float64)
+    angle = p / base ** (2 * k / d_model)
+    out = np.empty((p.shape[0], d_model))
+    out[:, 0::2], out[:, 1::2] = np.sin(angle), np.cos(angle)
+    out[:, 2] = -out[:, 2]
+    return out
+'''
+
+
+def _pespec(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pespec", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_a_loader_error_has_no_empty_line_before_it(tmp_path: Path) -> None:
+    """Item 13: stderr was "\\npespec check: error: ..." (a progress bar on a pipe)."""
+    run = _pespec("check", "nosuch.py:f", cwd=tmp_path)
+    assert run.returncode == 2
+    assert run.stderr.startswith("pespec check: error: backend 'nosuch.py:f'"), run.stderr
+
+
+def test_piped_output_is_not_hard_wrapped(tmp_path: Path) -> None:
+    """Item 3: a reproduction printed to a pipe stays one line (it was cut at the width)."""
+    (tmp_path / "enc.py").write_text(SINUSOIDAL_FLOAT64)
+    argv = ("check", "enc.py:encoder", "--stages", "contract,golden", "--verbose")
+    run = _pespec(*argv, cwd=tmp_path)
+    assert run.returncode == 1
+    lines = [line for line in run.stdout.splitlines() if line and line[0] not in "┏┃┡│└"]
+    assert any(len(line) > 200 for line in lines), run.stdout  # longer than the 160 width
+    for line in lines:  # each message and reproduction whole on its line
+        assert line.count("(") == line.count(")") and line.count("[") == line.count("]"), line
+
+
+def test_quiet_lines_carry_the_diagnosis_in_both_families(tmp_path: Path) -> None:
+    """Item 2: the rotary --quiet line carried "; diagnosis:", the sinusoidal one did not."""
+    (tmp_path / "enc.py").write_text(SINUSOIDAL_FLOAT64)
+    run = _pespec("check", "enc.py:encoder", "--quiet", cwd=tmp_path)
+    assert run.returncode == 1
+    assert len(run.stdout.strip().splitlines()) == 1
+    assert "; diagnosis: " in run.stdout
+
+
+def test_a_partial_run_is_not_judged_with_its_own_exit_code(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Item 10: --stages contract on a correct backend said NON-CONFORMANT, exit 1."""
+    assert main(["check", "numpy", "--stages", "contract", "--quiet"]) == 3
+    line = capsys.readouterr().out
+    assert "numpy: NOT JUDGED" in line and "NON-CONFORMANT" not in line
+    assert main(["rope", "check", "numpy", "--config", "Llama-2-7B", "--quiet"]) == 0
+
+
+def test_help_gives_the_default_timeout_and_the_not_judged_code(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Items 12 and 10: --help said neither the 120 s default nor exit 3."""
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "seconds one backend call may take (default 120)" in text
+    assert "3 NOT JUDGED" in text
+
+
+def test_the_guide_counts_the_conventions_pespec_prints(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Item 12: the guide said 13 conventions; `pespec conventions` prints 14 lines."""
+    import re
+
+    from paths import ROOT
+
+    assert main(["conventions"]) == 0
+    printed = len(capsys.readouterr().out.strip().splitlines())
+    guide = " ".join((ROOT / "docs" / "guide.md").read_text(encoding="utf-8").split())
+    for said in re.findall(r"lists the (\d+) named conventions", guide):
+        assert int(said) == printed
+
+
+def test_the_plot_hint_names_the_checkout_install() -> None:
+    """Item 12: the hint said pip install 'pespec[plot]' only; a checkout needs -e '.[plot]'."""
+    from pespec.plot import _INSTALL_HINT
+
+    assert "pip install -e '.[plot]'" in _INSTALL_HINT
+
+
+def test_one_library_is_singular() -> None:
+    """Item 12: "from 1 libraries run"."""
+    from pespec.clients.table_text import summary
+
+    row = {"verdict": "CONFORMANT", "library": "transformers"}
+    table = {"rows": [row], "pespec_version": "x", "spec_version": "y", "date": "z"}
+    assert "from 1 library run" in summary(table)
+
+
+def test_the_multiaxis_family_says_it_has_no_built_ins(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Item 9: "backend must be a built-in name" without listing any (there are none)."""
+    code = main(["check", "--family", "multiaxis", "numpy", "--config", "mae-vit-b-16"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "has no built-in backends" in err and "must be a built-in name" not in err
+
+
+def test_a_missing_config_names_the_pytest_option() -> None:
+    """Item 9: under pytest, "config must name a multiaxis preset ...; got None"."""
+    from pespec.multiaxis.run import check
+
+    with pytest.raises(ValueError, match="--pe-option config=NAME"):
+        check("numpy", config=None)
