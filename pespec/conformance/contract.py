@@ -11,6 +11,7 @@ calls fail at once instead of hanging again. Each family's contract stage is its
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Callable
@@ -41,6 +42,24 @@ class BackendFailure(Exception):
         self.kind = kind
         self.message = message
         self.result = result  # what the backend returned, when it was no array (kind "type")
+
+
+GUARD_OS_EXIT = True
+"""Refuse ``os._exit`` while a backend call runs (an in-process run: a backend ending the
+process would end pespec and pytest with its status, exit 0 and no verdict; issue 41). The
+supervised child turns it off: there the supervisor sees the exit and names it."""
+
+
+class BackendExit(BaseException):
+    """Raised in place of ``os._exit(status)`` called by a backend during a guarded call."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def _refuse_exit(status: int = 0) -> None:
+    raise BackendExit(status)
 
 
 def table_hint(exc: BaseException) -> str:
@@ -119,8 +138,14 @@ class GuardedBackend:
                 box["convert"] = exc
 
         worker = threading.Thread(target=target, name="pespec-backend-call", daemon=True)
-        worker.start()
-        worker.join(self.timeout)
+        real_exit = os._exit
+        if GUARD_OS_EXIT:
+            os._exit = _refuse_exit  # type: ignore[assignment]
+        try:
+            worker.start()
+            worker.join(self.timeout)
+        finally:
+            os._exit = real_exit
         where = self.describe_call(*args)
         if worker.is_alive():
             self.hung = True
@@ -138,6 +163,12 @@ class GuardedBackend:
             )
         if "error" in box:
             exc = box["error"]
+            if isinstance(exc, BackendExit):
+                raise BackendFailure(
+                    "raised",
+                    f"the backend called os._exit({exc.status}) ({where}); in-process, pespec "
+                    "refused to end the process (a supervised run, the default, reports it too)",
+                )
             raise BackendFailure(
                 "raised",
                 f"the backend raised {type(exc).__name__}: {exc} ({where}){table_hint(exc)}",

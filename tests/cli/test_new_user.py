@@ -135,3 +135,71 @@ def test_a_missing_config_names_the_pytest_option() -> None:
 
     with pytest.raises(ValueError, match="--pe-option config=NAME"):
         check("numpy", config=None)
+
+
+EXITS = '''
+import os
+
+
+def encoder(positions, d_model, base):
+    """A backend that ends the process with status 0."""
+    os._exit(0)
+'''
+
+
+def test_os_exit_in_process_is_refused_and_failed(tmp_path: Path) -> None:
+    """Item 4: --in-process with a backend calling os._exit(0) gave exit 0 and no output."""
+    (tmp_path / "ex.py").write_text(EXITS)
+    run = _pespec("check", "ex.py:encoder", "--in-process", "--quiet", cwd=tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "NON-CONFORMANT" in run.stdout and "os._exit(0)" in run.stdout
+
+
+def test_os_exit_under_pytest_in_process_fails_the_session(tmp_path: Path) -> None:
+    """Item 4: pytest --pe-in-process exited 0 too."""
+    from pluginrun import run_plugin
+
+    (tmp_path / "ex.py").write_text(EXITS)
+    run = run_plugin(f"{tmp_path / 'ex.py'}:encoder", "--pe-in-process", "--pe-stages", "contract")
+    assert run.returncode == 1, run.stdout[-2000:]
+    assert "os._exit(0)" in run.stdout
+
+
+def test_a_sinusoidal_backend_given_to_rope_check_is_refused_at_load(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 11: it ran and failed with "The truth value of an array ... is ambiguous"."""
+    (tmp_path / "enc.py").write_text(SINUSOIDAL_FLOAT64)
+    code = main(["rope", "check", f"{tmp_path / 'enc.py'}:encoder", "--config", "Llama-2-7B"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "'d_model' is an argument of the sinusoidal family's" in err
+    assert "truth value" not in err
+
+
+ODD_DTYPES = (
+    SINUSOIDAL_FLOAT64
+    + """
+
+def complex_out(positions, d_model, base):
+    return encoder(positions, d_model, base).astype(np.complex128)
+
+
+def int_out(positions, d_model, base):
+    return np.round(encoder(positions, d_model, base)).astype(np.int64)
+
+
+def zeros_out(positions, d_model, base):
+    return np.zeros((len(positions), d_model), dtype=np.int64)
+"""
+)
+
+
+@pytest.mark.parametrize("name", ["complex_out", "int_out", "zeros_out"])
+def test_odd_output_dtypes_give_no_library_warning(tmp_path: Path, name: str) -> None:
+    """Item 6: a raw NumPy ComplexWarning / RuntimeWarning named pespec/sincos/measure.py."""
+    (tmp_path / "odd.py").write_text(ODD_DTYPES)
+    run = _pespec("check", f"odd.py:{name}", "--quiet", cwd=tmp_path)
+    assert run.returncode == 1
+    assert "dtype must be one of" in run.stdout
+    assert "Warning" not in run.stderr, run.stderr
