@@ -203,3 +203,25 @@ def test_odd_output_dtypes_give_no_library_warning(tmp_path: Path, name: str) ->
     assert run.returncode == 1
     assert "dtype must be one of" in run.stdout
     assert "Warning" not in run.stderr, run.stderr
+
+
+def test_a_port_with_theta_hard_coded_is_told_it_ignores_the_configuration() -> None:
+    """Item 1: config-independence was skipped with "a cache keyed on too little?" for a
+    backend that has no cache and ignores θ."""
+    import numpy as np
+
+    from pespec.rope import PRESETS, check
+
+    def llama_port(x: np.ndarray, positions: np.ndarray, rope: object) -> np.ndarray:
+        """rotate_half with θ = 10000 written in (Llama-2's), float64."""
+        d = x.shape[1]
+        inv = 1.0 / 10000.0 ** (np.arange(0, d, 2, dtype=np.float64) / d)
+        emb = np.concatenate([np.outer(positions, inv)] * 2, axis=-1)
+        rotated = np.concatenate([-x[:, d // 2 :], x[:, : d // 2]], axis=-1)
+        return x * np.cos(emb) + rotated * np.sin(emb)
+
+    report = check(llama_port, PRESETS["Llama-2-7B"], stages=("contract", "golden", "property"))
+    result = report.get("property:config-independence")
+    assert result.status == "skipped"
+    assert "ignores the configuration it is given" in result.message
+    assert '{"configs": [' in result.message and "keyed on too little" not in result.message
