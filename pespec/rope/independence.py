@@ -137,7 +137,8 @@ def config_independence(
         return _skipped(
             f"the call with {b_name} returned the {a_name} values: the backend ignores the "
             "configuration it is given, so it serves one configuration (θ hard-coded, one "
-            "model's table, or one cached table for every configuration); declare the configurations it serves, pespec_capabilities = "
+            "model's table, or one cached table for every configuration); declare the "
+            "configurations it serves, pespec_capabilities = "
             '{"configs": ["PRESET", ...]} (preset names or RopeConfigs), to have its '
             "independence checked among them"
         )

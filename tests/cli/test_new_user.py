@@ -225,3 +225,31 @@ def test_a_port_with_theta_hard_coded_is_told_it_ignores_the_configuration() -> 
     assert result.status == "skipped"
     assert "ignores the configuration it is given" in result.message
     assert '{"configs": [' in result.message and "keyed on too little" not in result.message
+
+
+def test_mae_pos_embed_with_its_cls_row_names_leading_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 8: MAE's real pos_embed (197 rows: the cls token's zeros, then 14×14) was refused
+    with "has 197 rows but the 196 rows ..."."""
+    import numpy as np
+
+    from pespec.multiaxis.presets import PRESETS
+
+    def one_d(d: int, pos: np.ndarray) -> np.ndarray:  # MAE util/pos_embed.py, float64
+        omega = 1.0 / 10000 ** (np.arange(d // 2, dtype=np.float64) / (d / 2.0))
+        out = np.outer(pos.astype(np.float64), omega)
+        return np.concatenate([np.sin(out), np.cos(out)], axis=1)
+
+    h, w = np.meshgrid(np.arange(14), np.arange(14), indexing="ij")
+    grid = np.concatenate([one_d(384, w.ravel()), one_d(384, h.ravel())], axis=1)
+    table = np.concatenate([np.zeros((1, 768)), grid])  # get_2d_sincos_pos_embed(cls_token=True)
+    assert PRESETS["mae-vit-b-16"].sizes == (14, 14)
+    path = str(tmp_path / "pos_embed.npy")
+    np.save(path, table)
+    argv = ["check", "--family", "multiaxis", "--from-file", path, "--config", "mae-vit-b-16"]
+    assert main([*argv, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "1 leading row(s)" in err and "--leading-rows 1" in err
+    assert main([*argv, "--leading-rows", "1", "--quiet"]) == 0
+    assert "CONFORMANT" in capsys.readouterr().out
