@@ -62,11 +62,17 @@ def _refuse_exit(status: int = 0) -> None:
     raise BackendExit(status)
 
 
-def table_hint(exc: BaseException) -> str:
-    """For an IndexError (a table of positions read past its end): how to declare the
-    positions the backend serves; else ""."""
+def table_hint(exc: BaseException, args: tuple[Any, ...] = ()) -> str:
+    """For an IndexError at an index that is one of the call's positions (a table of
+    positions read past its end): how to declare the positions the backend serves; else ""."""
     if not isinstance(exc, IndexError):
         return ""
+    index = re.search(r"index (-?\d+) is out of bounds", str(exc))
+    if index is not None and not any(
+        isinstance(a, np.ndarray) and a.dtype.kind in "iuf" and np.isin(int(index.group(1)), a)
+        for a in args
+    ):
+        return ""  # an index that is no position: the backend's own bug
     size = re.search(r"with size (\d+)", str(exc))
     last = f"{int(size.group(1)) - 1}" if size else "N - 1"
     rows = f"{size.group(1)} rows" if size else "N rows"
@@ -171,7 +177,7 @@ class GuardedBackend:
                 )
             raise BackendFailure(
                 "raised",
-                f"the backend raised {type(exc).__name__}: {exc} ({where}){table_hint(exc)}",
+                f"the backend raised {type(exc).__name__}: {exc} ({where}){table_hint(exc, args)}",
             )
         value: NDArray[Any] = box["value"]
         return value

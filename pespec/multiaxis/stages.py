@@ -199,6 +199,31 @@ class SectionEncoder:
         return section_columns(self.run.output(rows), self.run.config, self.index)
 
 
+ONE_D = "Reproduce (encoder = the backend under test): "
+
+
+def _section_words(message: str, encoder: SectionEncoder) -> str:
+    """A 1-D property's message told for the multi-axis backend (issue 41): its positions
+    are the section's axis coordinate, the other coordinates fixed, and its reproduction's
+    ``encoder`` the section's columns of ``backend(positions (n, k), config)``."""
+    section = encoder.run.config.sections[encoder.index]
+    fixed = tuple(encoder.anchor.tolist())
+    start = sum(s.d_model for s in encoder.run.config.sections[: encoder.index])
+    columns = (
+        f"columns {start}..{start + section.d_model - 1}"
+        if encoder.run.config.arrangement == "sectioned"
+        else "columns"
+    )
+    shape = (
+        f"(section {encoder.index}: axis {section.axis}'s coordinate as the position, the "
+        f"other coordinates as in {fixed}; encoder(p, d, base) = the section's {columns} "
+        f"of backend(positions (n, {encoder.run.config.axes}), config))"
+    )
+    if ONE_D in message:
+        return message.replace(ONE_D, f"Reproduce {shape}: ", 1)
+    return message
+
+
 def _property(run: RunView, planned: PlannedCheck, index: int, name: str) -> CheckResult:
     from pespec.properties.registry import PROPERTIES
 
@@ -217,7 +242,7 @@ def _property(run: RunView, planned: PlannedCheck, index: int, name: str) -> Che
     status = "passed" if outcome.passed else "failed"
     return planned.result(
         status,
-        outcome.message,
+        _section_words(outcome.message, encoder),
         max_error=outcome.max_error,
         bound=outcome.bound,
         worst_position=outcome.worst_position,

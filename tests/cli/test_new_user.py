@@ -253,3 +253,47 @@ def test_mae_pos_embed_with_its_cls_row_names_leading_rows(
     assert "1 leading row(s)" in err and "--leading-rows 1" in err
     assert main([*argv, "--leading-rows", "1", "--quiet"]) == 0
     assert "CONFORMANT" in capsys.readouterr().out
+
+
+MULTIAXIS_BUGS = """
+import numpy as np
+
+
+def one_d(d, pos):
+    omega = 1.0 / 10000 ** (np.arange(d // 2, dtype=np.float64) / (d / 2))
+    out = np.outer(pos.astype(np.float64), omega)
+    return np.concatenate([np.sin(out), np.cos(out)], axis=1)
+
+
+def mae(positions, config):
+    d = config.d_model // 2
+    return np.concatenate([one_d(d, positions[:, 1]), one_d(d, positions[:, 0])], axis=1)
+
+
+def scaled(positions, config):
+    return mae(positions, config) * 1.001
+
+
+def nan_at_3_7(positions, config):
+    out = mae(positions, config)
+    if out.shape[0] > 3:
+        out[3, 7] = np.nan
+    return out
+"""
+
+
+def test_multiaxis_messages_are_shaped_for_k_axes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 7: reproductions said encoder(np.array([0]), 384, 10000.0) for a backend taking
+    (positions (n, 2), config); a NaN was reported without its row and column."""
+    from pespec.multiaxis.run import check
+
+    (tmp_path / "bugs.py").write_text(MULTIAXIS_BUGS)
+    scaled = check(f"{tmp_path / 'bugs.py'}:scaled", config="mae-vit-b-16")
+    message = scaled.get("property:0:boundedness").message
+    assert "Reproduce (encoder = the backend under test)" not in message
+    assert "of backend(positions (n, 2), config)" in message
+    nan = check(f"{tmp_path / 'bugs.py'}:nan_at_3_7", config="mae-vit-b-16")
+    first = nan.failed[0].message
+    assert "nan at row 3 (position (" in first and "column 7" in first
