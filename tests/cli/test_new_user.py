@@ -297,3 +297,28 @@ def test_multiaxis_messages_are_shaped_for_k_axes(
     nan = check(f"{tmp_path / 'bugs.py'}:nan_at_3_7", config="mae-vit-b-16")
     first = nan.failed[0].message
     assert "nan at row 3 (position (" in first and "column 7" in first
+
+
+SEGFAULTS = '''
+import ctypes
+
+
+def encoder(positions, d_model, base):
+    """Reads address 0: a segmentation fault."""
+    return ctypes.string_at(0)
+'''
+
+
+def test_a_segfault_shows_the_backend_frames_not_pespecs(tmp_path: Path) -> None:
+    """Item 5: ~25 lines of faulthandler stack, mostly pespec's own frames, also with
+    --quiet."""
+    (tmp_path / "seg.py").write_text(SEGFAULTS)
+    run = _pespec("check", "seg.py:encoder", cwd=tmp_path)
+    assert run.returncode == 1 and "SIGSEGV" in run.stdout
+    assert "the backend's frames when the check process crashed" in run.stderr
+    assert 'seg.py", line 7 in encoder' in run.stderr
+    assert "pespec/" not in run.stderr, run.stderr
+    quiet = _pespec("check", "seg.py:encoder", "--quiet", cwd=tmp_path)
+    assert quiet.returncode == 1 and 'File "' not in quiet.stderr, quiet.stderr
+    verbose = _pespec("check", "seg.py:encoder", "--verbose", cwd=tmp_path)
+    assert "pespec/conformance/contract.py" in verbose.stderr
