@@ -10,6 +10,7 @@ the registered 1-D properties (SPEC §5) on the section seen as a 1-D backend.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -86,13 +87,42 @@ def dispatch(run: RunView, planned: PlannedCheck) -> CheckResult:
     if planned.stage == "golden":
         from pespec.multiaxis.golden_stage import golden_check
 
-        return golden_check(run, planned)
+        result = golden_check(run, planned)
+        result.message = coordinate_words(result.message, run.config, None)
+        return result
     if planned.stage == "reference":
-        return _section(run, planned, int(planned.payload))
+        result = _section(run, planned, int(planned.payload))
+        result.message = coordinate_words(result.message, run.config, int(planned.payload))
+        return result
     if planned.stage == "separability":
         return _separability(run, planned, int(planned.payload))
     index, name = planned.payload
     return _property(run, planned, int(index), str(name))
+
+
+_AT = re.compile(r"at position (?P<p>[^,\s]+), column (?P<c>\d+)")
+
+
+def coordinate_words(message: str, config: Any, section: int | None) -> str:
+    """A comparison message's "at position X, column C" told for k axes (issue 41): X is a
+    section's coordinate on its axis, C the output column (``section`` given: C is that
+    section's own column)."""
+
+    def words(found: re.Match[str]) -> str:
+        column = int(found["c"])
+        index = section
+        if index is None:
+            index = next(
+                (i for i in range(len(config.sections)) if column in config.columns(i)), None
+            )
+            if index is None:
+                return found.group(0)
+        else:
+            column = int(config.columns(index)[column])
+        axis = config.sections[index].axis
+        return f"at axis-{axis} coordinate {found['p']} (section {index}), output column {column}"
+
+    return _AT.sub(words, message)
 
 
 def _contract(run: RunView, planned: PlannedCheck) -> CheckResult:

@@ -294,6 +294,9 @@ def test_multiaxis_messages_are_shaped_for_k_axes(
     message = scaled.get("property:0:boundedness").message
     assert "Reproduce (encoder = the backend under test)" not in message
     assert "of backend(positions (n, 2), config)" in message
+    # section 1 is axis 0 (h), output columns 384..767: its local column 192 is output 576
+    reference = scaled.get("reference:section-1").message
+    assert "at axis-0 coordinate 0 (section 1), output column 576" in reference, reference
     nan = check(f"{tmp_path / 'bugs.py'}:nan_at_3_7", config="mae-vit-b-16")
     first = nan.failed[0].message
     assert "nan at row 3 (position (" in first and "column 7" in first
