@@ -50,7 +50,7 @@ class CallingConvention:
     validate: Callable[..., Any] | None = None
     foreign: tuple[tuple[str, str], ...] = ()
     """(parameter name, whose it is): a backend whose parameter has this name is another
-    family's (a sinusoidal ``d_model`` given to the rotary family; issue 41)."""
+    family's (another family's backend given to this one; issue 41)."""
 
     @property
     def arguments(self) -> str:
