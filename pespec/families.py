@@ -282,6 +282,13 @@ MULTIAXIS = Family(
             help="with --from-file: a .npy or .csv of k columns, the positions of the "
             "file's rows (default: an .npz's positions, else the preset's whole grid)",
         ),
+        option(
+            "--leading-rows",
+            type=int,
+            default=None,
+            help="with --from-file: rows before the grid's that are no encoding, skipped "
+            "(MAE's pos_embed: 1, the cls token's zeros)",
+        ),
     ),
 )
 

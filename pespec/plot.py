@@ -50,7 +50,10 @@ __all__ = [
     "plot_format",
 ]
 
-_INSTALL_HINT = "install the plot extra: pip install 'pespec[plot]' (or pip install matplotlib)"
+_INSTALL_HINT = (
+    "install the plot extra: pip install -e '.[plot]' in a checkout of pespec, "
+    "pip install 'pespec[plot]' from a package index (or pip install matplotlib)"
+)
 
 
 class PlotDependencyError(ImportError):

@@ -20,6 +20,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+# engine.DEFAULT_TIMEOUT, written here so building the parser imports no engine (the
+# lazy --help); tests/cli/test_new_user.py checks the two agree.
+HELP_DEFAULT_TIMEOUT = 120.0
+
 
 def register(subparsers: Any) -> None:
     """Add the ``check`` sub-command: the shared options, ``--family``, and each built-in
@@ -35,7 +39,9 @@ def register(subparsers: Any) -> None:
         "(numpy, numpy-float32, numpy-float16, numpy-bfloat16, torch[-DTYPE][:DEVICE], "
         "jax[-DTYPE]), package.module:attr, file.py:attr, or a name in the entry-point group "
         "pespec.backends (pespec.rope_backends for rope). `pespec check --family rope ...` is "
-        "`pespec rope check ...`. Exit 0 conformant, 1 non-conformant, 2 usage error.",
+        "`pespec rope check ...`. Exit 0 conformant, 1 non-conformant, 2 usage error, 3 "
+        "NOT JUDGED (a partial run, --stages, in which nothing failed but no golden or "
+        "reference check ran).",
     )
     parser.add_argument(
         "--family",
@@ -114,7 +120,10 @@ def add_common_options(parser: argparse.ArgumentParser, *, rope: bool = False) -
     )
     parser.add_argument("--markdown", metavar="PATH", help="write the Markdown report")
     parser.add_argument(
-        "--timeout", type=float, default=None, help="seconds one backend call may take"
+        "--timeout",
+        type=float,
+        default=None,
+        help=f"seconds one backend call may take (default {HELP_DEFAULT_TIMEOUT:g})",
     )
     parser.add_argument("--quiet", action="store_true", help="print only the verdict line")
     parser.add_argument("--in-process", action="store_true", help=IN_PROCESS_HELP)

@@ -49,6 +49,9 @@ def run_family(args: argparse.Namespace, prog: str, package: str, family: str) -
     if args.from_file is not None:
         check_file = importlib.import_module(f"{package}.fromfile").check_file
 
+        leading = getattr(args, "leading_rows", None)
+        extra = {} if leading is None else {"leading_rows": leading}
+
         def from_file() -> Any:
             return check_file(
                 args.from_file,
@@ -56,6 +59,7 @@ def run_family(args: argparse.Namespace, prog: str, package: str, family: str) -
                 positions=getattr(args, "positions", None),
                 level=args.level,
                 key=getattr(args, "key", None),
+                **extra,
             )
 
         return int(run_and_report(prog, args, from_file))

@@ -47,6 +47,7 @@ def run_checked(
         "options": options,
         "picture": picture,
         "config_text": getattr(args, "config", None),  # a client builds its module from it
+        "shown": {"verbose": bool(getattr(args, "verbose", False)), "quiet": bool(args.quiet)},
     }
     if not bar:
         return run_supervised(request)

@@ -18,14 +18,18 @@ __all__ = ["StageLines", "console", "escape", "progress_bar"]
 
 
 def console(*, stderr: bool = False, wide_when_piped: bool = False) -> Any:
-    """A ``rich.console.Console`` with emoji codes off; ``wide_when_piped``: 160 columns when
-    the output is not a terminal and ``$COLUMNS`` is unset (a CI log must not squash a table)."""
+    """A ``rich.console.Console`` with emoji codes off; when the output is not a terminal, no
+    hard wraps, and with ``wide_when_piped`` tables 160 columns wide unless ``$COLUMNS`` is set
+    (a CI log must not squash a table)."""
     from rich.console import Console
 
     made = Console(stderr=stderr, emoji=False)
-    if wide_when_piped and not made.is_terminal and "COLUMNS" not in os.environ:
-        made = Console(stderr=stderr, emoji=False, width=160)
-    return made
+    if made.is_terminal:
+        return made
+    # a pipe, a file or a CI log: lines are not hard-wrapped (a copied reproduction must
+    # stay one line, issue 41); tables are laid out 160 wide
+    width = 160 if wide_when_piped and "COLUMNS" not in os.environ else None
+    return Console(stderr=stderr, emoji=False, width=width, soft_wrap=True)
 
 
 def escape(text: object) -> str:
@@ -36,7 +40,8 @@ def escape(text: object) -> str:
 
 
 def progress_bar(*, quiet: bool) -> Any:
-    """The transient progress bar of a checking command, on standard error (``quiet``: none).
+    """The transient progress bar of a checking command, on standard error (``quiet``, or
+    standard error not a terminal: none; a bar on a pipe leaves an empty line, issue 41).
     Its description holds the backend's name: plain text (no markup, no emoji codes)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -46,7 +51,8 @@ def progress_bar(*, quiet: bool) -> Any:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    return Progress(*columns, console=console(stderr=True), transient=True, disable=quiet)
+    err = console(stderr=True)
+    return Progress(*columns, console=err, transient=True, disable=quiet or not err.is_terminal)
 
 
 class StageLines:

@@ -2,7 +2,8 @@
 
 Used by ``pespec check`` (:mod:`pespec.cli.check`) and ``pespec rope check``
 (:mod:`pespec.cli.rope`). Exit codes: 0 conformant, 1 not, 2 usage error or unloadable
-backend, 130 interrupted (the partial report written, marked incomplete).
+backend, 3 not judged (a partial run: nothing failed, no golden or reference check ran),
+130 interrupted (the partial report written, marked incomplete).
 """
 
 from __future__ import annotations
@@ -42,7 +43,19 @@ def run_and_report(
     except OSError as exc:  # the verdict is printed above; the report file is not written
         print(f"{prog}: error: cannot write the report: {exc}", file=sys.stderr)
         return 2
-    return 0 if report.conformant else 1
+    return exit_code(report)
+
+
+NOT_JUDGED_EXIT = 3
+"""The exit code of a partial run that cannot be judged (``--stages contract``: nothing
+failed, no golden or reference check ran)."""
+
+
+def exit_code(report: Any) -> int:
+    """0 conformant, 1 non-conformant, 3 not judged (a partial run without a failure)."""
+    if report.conformant:
+        return 0
+    return 1 if report.is_judged else NOT_JUDGED_EXIT
 
 
 def _interrupted(args: argparse.Namespace, report: Any, prog: str = "pespec check") -> int:
@@ -76,12 +89,22 @@ def _print_report(report: Any, *, quiet: bool, verbose: bool = False) -> None:
     console = make_console(wide_when_piped=True)  # emoji codes off: `pe_x.py:x` prints as typed
     style = "bold green" if report.conformant else "bold red"
     if quiet:
-        console.print(f"[{style}]{escape(report.summary())}[/]", soft_wrap=True)
+        console.print(f"[{style}]{escape(_quiet_line(report))}[/]", soft_wrap=True)
     elif verbose or not report.failed:
         _print_everything(console, report)
         console.print(f"[{style}]{escape(report.summary())}[/]", soft_wrap=True)
     else:
         _print_lead(console, report)
+
+
+def _quiet_line(report: Any) -> str:
+    """The verdict line of ``--quiet``: the summary, with the diagnosis sentence in every
+    family (the rotary summary carries it already; issue 41)."""
+    text = str(report.summary())
+    sentence = report.diagnosis_sentence
+    if sentence and not report.conformant and not report.diagnosis_in_summary:
+        text += f"; diagnosis: {sentence}"
+    return text
 
 
 def _print_lead(console: Any, report: Any) -> None:

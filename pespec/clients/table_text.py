@@ -22,7 +22,8 @@ def summary(table: dict[str, Any]) -> str:
     libraries = sorted({r["library"] for r in rows if r["verdict"] != "not run"})
     parts = ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
     return (
-        f"{len(rows)} rows ({parts}) from {len(libraries)} libraries run "
+        f"{len(rows)} rows ({parts}) from {len(libraries)} "
+        f"{'library' if len(libraries) == 1 else 'libraries'} run "
         f"({', '.join(libraries)}); pespec {table['pespec_version']}, SPEC "
         f"{table['spec_version']}, {table['date']}."
     )

@@ -11,6 +11,8 @@ calls fail at once instead of hanging again. Each family's contract stage is its
 
 from __future__ import annotations
 
+import os
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -40,6 +42,45 @@ class BackendFailure(Exception):
         self.kind = kind
         self.message = message
         self.result = result  # what the backend returned, when it was no array (kind "type")
+
+
+GUARD_OS_EXIT = True
+"""Refuse ``os._exit`` while a backend call runs (an in-process run: a backend ending the
+process would end pespec and pytest with its status, exit 0 and no verdict; issue 41). The
+supervised child turns it off: there the supervisor sees the exit and names it."""
+
+
+class BackendExit(BaseException):
+    """Raised in place of ``os._exit(status)`` called by a backend during a guarded call."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def _refuse_exit(status: int = 0) -> None:
+    raise BackendExit(status)
+
+
+def table_hint(exc: BaseException, args: tuple[Any, ...] = ()) -> str:
+    """For an IndexError at an index that is one of the call's positions (a table of
+    positions read past its end): how to declare the positions the backend serves; else ""."""
+    if not isinstance(exc, IndexError):
+        return ""
+    index = re.search(r"index (-?\d+) is out of bounds", str(exc))
+    if index is not None and not any(
+        isinstance(a, np.ndarray) and a.dtype.kind in "iuf" and np.isin(int(index.group(1)), a)
+        for a in args
+    ):
+        return ""  # an index that is no position: the backend's own bug
+    size = re.search(r"with size (\d+)", str(exc))
+    last = f"{int(size.group(1)) - 1}" if size else "N - 1"
+    rows = f"{size.group(1)} rows" if size else "N rows"
+    return (
+        f"; a backend whose table has {rows} serves positions 0..{last} only: declare "
+        f'pespec_capabilities = {{"max_position": {last}}} (or --max-position {last}), '
+        "and the verdict covers those positions"
+    )
 
 
 class GuardedBackend:
@@ -103,8 +144,14 @@ class GuardedBackend:
                 box["convert"] = exc
 
         worker = threading.Thread(target=target, name="pespec-backend-call", daemon=True)
-        worker.start()
-        worker.join(self.timeout)
+        real_exit = os._exit
+        if GUARD_OS_EXIT:
+            os._exit = _refuse_exit  # type: ignore[assignment]
+        try:
+            worker.start()
+            worker.join(self.timeout)
+        finally:
+            os._exit = real_exit
         where = self.describe_call(*args)
         if worker.is_alive():
             self.hung = True
@@ -122,8 +169,15 @@ class GuardedBackend:
             )
         if "error" in box:
             exc = box["error"]
+            if isinstance(exc, BackendExit):
+                raise BackendFailure(
+                    "raised",
+                    f"the backend called os._exit({exc.status}) ({where}); in-process, pespec "
+                    "refused to end the process (a supervised run, the default, reports it too)",
+                )
             raise BackendFailure(
-                "raised", f"the backend raised {type(exc).__name__}: {exc} ({where})"
+                "raised",
+                f"the backend raised {type(exc).__name__}: {exc} ({where}){table_hint(exc, args)}",
             )
         value: NDArray[Any] = box["value"]
         return value

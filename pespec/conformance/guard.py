@@ -48,6 +48,9 @@ class CallingConvention:
     pointer: str
     describe: Callable[..., str] | None = None
     validate: Callable[..., Any] | None = None
+    foreign: tuple[tuple[str, str], ...] = ()
+    """(parameter name, whose it is): a backend whose parameter has this name is another
+    family's (another family's backend given to this one; issue 41)."""
 
     @property
     def arguments(self) -> str:
@@ -90,6 +93,10 @@ def signature_misfit(obj: Any, calling: CallingConvention) -> str | None:
     except TypeError:
         kind = "class" if isinstance(obj, type) else type(obj).__name__
         return f"{target} takes {signature} ({kind})"
+    names = set(signature.parameters)
+    for name, whose in calling.foreign:
+        if name in names:
+            return f"{target} takes {signature}: {name!r} is an argument of {whose}"
     return None
 
 

@@ -229,8 +229,9 @@ def _load_other_family(
     if found is not None:
         return found
     raise BackendLoadError(
-        f"backend must be a built-in name, package.module:attr, path/to/file.py:attr, or a "
-        f"name in the entry-point group {group!r}; got {text!r}"
+        f"this family has no built-in backends (numpy, torch, ... are other families'): "
+        f"backend must be package.module:attr, path/to/file.py:attr, or a name in the "
+        f"entry-point group {group!r}; got {text!r}"
     )
 
 

@@ -203,8 +203,16 @@ class Report:
         return not self.failed and any(c.status == "passed" for c in primary)
 
     @property
+    def is_judged(self) -> bool:
+        """False for a partial run that cannot be judged: checks were left out (``not_run``),
+        none failed, and no golden or reference check passed (``--stages contract``)."""
+        return self.conformant or bool(self.failed) or not self.not_run
+
+    @property
     def verdict(self) -> str:
-        """``"conformant"`` or ``"non-conformant"``."""
+        """``"conformant"``, ``"non-conformant"``, or ``"not judged"`` (see :attr:`is_judged`)."""
+        if not self.is_judged:
+            return "not judged"
         return "conformant" if self.conformant else "non-conformant"
 
     def headline(self) -> str:
@@ -238,8 +246,8 @@ class Report:
         if self.failed:
             first = self.failed[0]
             text += f"; first failure {first.id}: {first.message}"
-        elif not self.conformant and self.not_run:
-            text += "; no golden or reference check passed among the checks that ran"
+        elif not self.is_judged:
+            text += "; no golden or reference check ran: nothing judged the values"
         elif not self.conformant:
             text += "; no golden or reference check ran inside the declared capabilities"
         if self.advice and not self.conformant:

@@ -93,7 +93,10 @@ class MRopeRun:
         stages: Sequence[str] = STAGES,
     ) -> None:
         if config is None:
-            raise ValueError("config must name a multiaxis-rope preset or a JSON config; got None")
+            raise ValueError(
+                "config must name a multiaxis-rope preset or a JSON config (--config on the "
+                "command line, --pe-option config=NAME under pytest); got None"
+            )
         self.preset: Preset = resolve_config(config)
         self.config: MultiAxisRopeConfig = self.preset.config
         self.backend = load_mrope_backend(backend)

@@ -165,6 +165,35 @@ def _reference(
     return results
 
 
+def _without_leading_rows(
+    name: str,
+    output: NDArray[Any],
+    leading: int,
+    positions: str | None,
+    saved: Any,
+    chosen: Preset,
+) -> NDArray[Any]:
+    """``output`` without its ``leading`` rows (MAE's cls row); a file with the preset's
+    leading rows and no ``leading`` is told to pass ``--leading-rows`` (ValueError)."""
+    if isinstance(leading, bool) or not isinstance(leading, int) or leading < 0:
+        raise ValueError(f"--leading-rows must be an int >= 0; got {leading!r}")
+    if leading >= max(output.shape[0], 1):
+        raise ValueError(
+            f"--leading-rows must be less than the {output.shape[0]} rows of {name!r}; "
+            f"got {leading}"
+        )
+    grid = int(np.prod(chosen.sizes))
+    more = chosen.leading_rows
+    if not leading and more and positions is None and saved.positions is None:
+        if output.ndim == 2 and output.shape[0] == grid + more:
+            raise ValueError(
+                f"from_file {name!r} has {output.shape[0]} rows: {more} leading row(s) "
+                f"before the {grid} rows of the grid of {chosen.name} (the model's table "
+                f"starts with its cls token's zeros); pass --leading-rows {more} to skip them"
+            )
+    return output[leading:]
+
+
 def check_file(
     path: str | Path,
     config: Any,
@@ -172,6 +201,7 @@ def check_file(
     positions: str | None = None,
     level: str | None = None,
     key: str | None = None,
+    leading_rows: int = 0,
 ) -> Report:
     """Check the multi-axis output saved in ``path`` for ``config`` (a preset name, a JSON
     config or its path); see the module docstring. The level follows the rule every family's
@@ -184,7 +214,7 @@ def check_file(
     saved = read_output(
         path, key=key, text_dtype=None if claim is None or not text else claim.output_dtype
     )
-    output = saved.array
+    output = _without_leading_rows(name, saved.array, leading_rows, positions, saved, chosen)
     rows, given = _file_positions(name, output, saved.positions, positions, chosen)
     out_dtype = dtype_name(output.dtype)
     judged = claimed_file_level(claim, out_dtype, text=text, default_for=level_for_dtype)

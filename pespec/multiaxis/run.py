@@ -115,7 +115,10 @@ class MultiAxisRun:
         stages: Sequence[str] = STAGES,
     ) -> None:
         if config is None:
-            raise ValueError("config must name a multiaxis preset or a JSON config; got None")
+            raise ValueError(
+                "config must name a multiaxis preset or a JSON config (--config on the command "
+                "line, --pe-option config=NAME under pytest); got None"
+            )
         self.preset: Preset = resolve_config(config)
         self.config: MultiAxisConfig = self.preset.config
         self.backend = load_multiaxis_backend(backend)
@@ -180,8 +183,15 @@ class MultiAxisRun:
             self.level = self.level or level_for_dtype(out.dtype).name
         elif name != self.output_dtype:
             raise BackendFailure("dtype", f"returned {name} after {self.output_dtype}")
-        if not np.all(np.isfinite(out.astype(np.float64))):
-            raise BackendFailure("finite", f"returned a non-finite value ({_describe(given)})")
+        finite = np.isfinite(out.astype(np.float64))
+        if not np.all(finite):
+            row, column = (int(i) for i in np.argwhere(~finite)[0])
+            where = tuple(np.asarray(given)[row].tolist())
+            raise BackendFailure(
+                "finite",
+                f"returned a non-finite value {float(out[row, column])!r} at row {row} "
+                f"(position {where}), column {column} ({_describe(given)})",
+            )
         return out
 
     def blocks(self, positions: NDArray[Any]) -> list[NDArray[Any]]:

@@ -10,6 +10,7 @@ the registered 1-D properties (SPEC §5) on the section seen as a 1-D backend.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -86,13 +87,42 @@ def dispatch(run: RunView, planned: PlannedCheck) -> CheckResult:
     if planned.stage == "golden":
         from pespec.multiaxis.golden_stage import golden_check
 
-        return golden_check(run, planned)
+        result = golden_check(run, planned)
+        result.message = coordinate_words(result.message, run.config, None)
+        return result
     if planned.stage == "reference":
-        return _section(run, planned, int(planned.payload))
+        result = _section(run, planned, int(planned.payload))
+        result.message = coordinate_words(result.message, run.config, int(planned.payload))
+        return result
     if planned.stage == "separability":
         return _separability(run, planned, int(planned.payload))
     index, name = planned.payload
     return _property(run, planned, int(index), str(name))
+
+
+_AT = re.compile(r"at position (?P<p>[^,\s]+), column (?P<c>\d+)")
+
+
+def coordinate_words(message: str, config: Any, section: int | None) -> str:
+    """A comparison message's "at position X, column C" told for k axes (issue 41): X is a
+    section's coordinate on its axis, C the output column (``section`` given: C is that
+    section's own column)."""
+
+    def words(found: re.Match[str]) -> str:
+        column = int(found["c"])
+        index = section
+        if index is None:
+            index = next(
+                (i for i in range(len(config.sections)) if column in config.columns(i)), None
+            )
+            if index is None:
+                return found.group(0)
+        else:
+            column = int(config.columns(index)[column])
+        axis = config.sections[index].axis
+        return f"at axis-{axis} coordinate {found['p']} (section {index}), output column {column}"
+
+    return _AT.sub(words, message)
 
 
 def _contract(run: RunView, planned: PlannedCheck) -> CheckResult:
@@ -199,6 +229,31 @@ class SectionEncoder:
         return section_columns(self.run.output(rows), self.run.config, self.index)
 
 
+ONE_D = "Reproduce (encoder = the backend under test): "
+
+
+def _section_words(message: str, encoder: SectionEncoder) -> str:
+    """A 1-D property's message told for the multi-axis backend (issue 41): its positions
+    are the section's axis coordinate, the other coordinates fixed, and its reproduction's
+    ``encoder`` the section's columns of ``backend(positions (n, k), config)``."""
+    section = encoder.run.config.sections[encoder.index]
+    fixed = tuple(encoder.anchor.tolist())
+    start = sum(s.d_model for s in encoder.run.config.sections[: encoder.index])
+    columns = (
+        f"columns {start}..{start + section.d_model - 1}"
+        if encoder.run.config.arrangement == "sectioned"
+        else "columns"
+    )
+    shape = (
+        f"(section {encoder.index}: axis {section.axis}'s coordinate as the position, the "
+        f"other coordinates as in {fixed}; encoder(p, d, base) = the section's {columns} "
+        f"of backend(positions (n, {encoder.run.config.axes}), config))"
+    )
+    if ONE_D in message:
+        return message.replace(ONE_D, f"Reproduce {shape}: ", 1)
+    return message
+
+
 def _property(run: RunView, planned: PlannedCheck, index: int, name: str) -> CheckResult:
     from pespec.properties.registry import PROPERTIES
 
@@ -217,7 +272,7 @@ def _property(run: RunView, planned: PlannedCheck, index: int, name: str) -> Che
     status = "passed" if outcome.passed else "failed"
     return planned.result(
         status,
-        outcome.message,
+        _section_words(outcome.message, encoder),
         max_error=outcome.max_error,
         bound=outcome.bound,
         worst_position=outcome.worst_position,

@@ -63,6 +63,14 @@ ROPE_CALL = CallingConvention(
     "wrap it in a function (x, positions, rope) -> array that returns x (n, head_dim) rotated "
     "at each row's position (rope is a pespec.rope.RopeConfig): see 'Rotary position "
     "embeddings (RoPE)' in docs/guide.md",
+    foreign=tuple(
+        (
+            name,
+            "the sinusoidal family's backend(positions, d_model, base): check it with "
+            "pespec check (no --family rope)",
+        )
+        for name in ("d_model", "base")
+    ),
 )
 """The rotary family's calling convention (SPEC §8.8)."""
 

@@ -26,8 +26,12 @@ def describe_call(*args: Any) -> str:
     """A rotary call's arguments ``(x, positions, rope)`` in words, for messages."""
     x, positions, rope = args
     p = np.asarray(positions)
-    shown = p.tolist() if p.size <= 6 else f"{p.size} positions {p[0].item()}..{p[-1].item()}"
-    return f"x {tuple(np.shape(x))}, positions {shown}, head_dim={rope.head_dim}"
+    shown = (
+        f"positions {p.tolist()}"
+        if p.size <= 6
+        else f"{p.size} positions in {p.min().item()}..{p.max().item()}"
+    )
+    return f"x {tuple(np.shape(x))}, {shown}, head_dim={rope.head_dim}"
 
 
 def rope_guard(

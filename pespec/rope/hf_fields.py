@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pespec.rope.hf_defaults import key_aliases, model_defaults
 from pespec.rope.hf_models import HALVES_MODEL_TYPES, MODEL_ROTARY, UNSUPPORTED_MODEL_TYPES
 from pespec.rope.schedules.base import HfBlock
 from pespec.rope.schedules.fields import whole_count
@@ -25,17 +26,6 @@ from pespec.rope.schedules.registry import PAIRINGS, ROPE_TYPES, SCHEDULES, SEQ_
 
 __all__ = ["NO_ROTARY_MODEL_TYPES", "ConfigArgumentError", "read_fields"]
 
-# Values transformers' configuration classes fill in when a shipped config.json omits them
-# (transformers models/gemma3/configuration_gemma3.py, Gemma3TextConfig.__init__ defaults).
-_MODEL_DEFAULTS: dict[str, dict[str, Any]] = {
-    "gemma3_text": {
-        "head_dim": 256,
-        "num_attention_heads": 8,
-        "rope_theta": 1_000_000.0,
-        "rope_local_base_freq": 10_000.0,
-        "max_position_embeddings": 131_072,
-    },
-}
 # Model types whose head size has its own key (transformers 5.24: JetMoeConfig's attribute_map
 # sends head_dim to kv_channels; Zamba2Config's attention layers use attention_head_dim =
 # 2·hidden_size/heads, and its kv_channels is another quantity), and those whose
@@ -135,24 +125,68 @@ _LAYER_TYPES = ("full_attention", "sliding_attention")
 
 
 class _Source:
-    """Key lookup in the text model's config first, then the top level, then the defaults."""
+    """Key lookup in the text model's config first, then the top level, then the model type's
+    transformers defaults (:mod:`pespec.rope.hf_defaults`); ``defaulted`` records each key
+    served from the defaults, for the notes."""
 
     def __init__(self, config: Mapping[str, Any]) -> None:
         text = config.get("text_config")
         self.layers: list[Mapping[str, Any]] = [text] if isinstance(text, Mapping) else []
         self.layers.append(config)
+        self.defaults: Mapping[str, Any] = {}
+        self.defaulted: dict[str, Any] = {}
+        self.aliases: Mapping[str, str] = {}
         self.model_type = str(self.get("model_type") or "")
-        self.layers.append(_MODEL_DEFAULTS.get(self.model_type, {}))
+        self.aliases = key_aliases(self.model_type)
+        self.class_name, defaults = model_defaults(self.model_type)
+        if any(self.in_file(key) for key in _FILE_ROTARY_KEYS):
+            defaults = {k: v for k, v in defaults.items() if k != "rope_parameters"}
+        self.defaults = defaults
 
     def get(self, key: str) -> Any:
         for layer in self.layers:
-            if layer.get(key) is not None:
-                return layer[key]
-        return None
+            for name in (key, self.aliases.get(key, key)):
+                if layer.get(name) is not None:
+                    return layer[name]
+        value = self.defaults.get(key)
+        if value is not None:
+            self.defaulted.setdefault(key, value)
+        return value
 
     def in_file(self, key: str) -> bool:
         """True when the file itself (not the model type's defaults) gives ``key``."""
-        return any(layer.get(key) is not None for layer in self.layers[:-1])
+        names = (key, self.aliases.get(key, key))
+        return any(layer.get(name) is not None for layer in self.layers for name in names)
+
+    def default_notes(self) -> list[str]:
+        """A note for each value the file left out and the model type's defaults gave (θ has
+        its own note unless the default block gave it)."""
+        owner = f"{self.class_name}'s default"
+        notes = []
+        for key, value in self.defaulted.items():
+            trivial = isinstance(value, Mapping) and set(value) <= {"rope_theta", "rope_type"}
+            if key == "rope_parameters" and trivial and value.get("rope_type") == "default":
+                theta = value.get("rope_theta")
+                notes.append(f"θ defaulted to {theta:g}: no rope_theta in the config, {owner}")
+            elif key == "rope_parameters":
+                notes.append(
+                    f"rotary block defaulted to {value}: no rope_parameters or rope_scaling "
+                    f"in the config, {owner}"
+                )
+            elif key not in ("rope_theta", "rope_local_base_freq"):
+                notes.append(f"{key} defaulted to {value}: not in the config, {owner}")
+        return notes
+
+
+_FILE_ROTARY_KEYS = (
+    "rope_parameters",
+    "rope_scaling",
+    "rope_theta",
+    "rotary_emb_base",
+    "rope_local_base_freq",
+)
+"""Keys of a file that gives its own rotary parameters: the model type's default block is
+then not used (the file's keys, with the default θ where it gives none, are)."""
 
 
 def _fraction(key: str, value: Any) -> float:
@@ -368,4 +402,4 @@ def read_fields(
     fields.update(_schedule(kind, block, source, seq_len, head_dim))
     context = source.get("max_position_embeddings") or source.get("n_positions")
     fields["context_length"] = context  # the suite's default positions (SPEC R8.17)
-    return fields, tuple(notes)
+    return fields, (*notes, *source.default_notes())

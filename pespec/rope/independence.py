@@ -132,7 +132,17 @@ def config_independence(
         return finish_outcome(fit_b, f"config-independence ({a_name}, then {b_name}, then A)")
     fit_b = finish_outcome(fit_b, f"config-independence ({b_name} after {a_name})")
     same_shape = other.head_dim == config.head_dim
-    if same_shape and _fits(middle, x_b, positions, config, level, output_dtype).passed:
+    gave_a = same_shape and _fits(middle, x_b, positions, config, level, output_dtype).passed
+    if gave_a and declared is None:  # one model's backend: θ hard-coded, or one table
+        return _skipped(
+            f"the call with {b_name} returned the {a_name} values: the backend ignores the "
+            "configuration it is given, so it serves one configuration (θ hard-coded, one "
+            "model's table, or one cached table for every configuration); declare the "
+            "configurations it serves, pespec_capabilities = "
+            '{"configs": ["PRESET", ...]} (preset names or RopeConfigs), to have its '
+            "independence checked among them"
+        )
+    if gave_a:
         why = (
             f"results depend on what was computed before: the call with {b_name} after "
             f"{a_name} returned the {a_name} table (a cache keyed on too little?)"

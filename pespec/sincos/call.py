@@ -72,5 +72,11 @@ SINUSOIDAL_CALL = CallingConvention(
     ADAPTER_POINTER,
     describe=describe_call,
     validate=validate_output,
+    foreign=(
+        (
+            "rope",
+            "the rotary family's backend(x, positions, rope): check it with pespec rope check",
+        ),
+    ),
 )
 """The absolute (sinusoidal) family's calling convention (SPEC §6.1)."""

@@ -123,11 +123,26 @@ def measure(
     if positions.shape[0] < 4:
         return None
     try:
-        rows = np.asarray(call(positions.copy(), d_model, base), dtype=np.float64)
+        raw = np.asarray(call(positions.copy(), d_model, base))
     except Exception:  # advice only
         return None
+    if raw.dtype.kind not in "fiub":  # complex or other: the contract's dtype check says so
+        return None
+    rows = raw.astype(np.float64)
     if rows.shape != (positions.shape[0], d_model) or not np.all(np.isfinite(rows)):
         return None
+    with np.errstate(divide="ignore", invalid="ignore"):  # integer rows: no frequency
+        return _measured(rows, positions, d_model, base, convention)
+
+
+def _measured(
+    rows: NDArray[np.float64],
+    positions: NDArray[Any],
+    d_model: int,
+    base: float,
+    convention: Convention,
+) -> Measurement | None:
+    """:func:`measure` on the backend's rows (n, d_model); None when they hold no rotation."""
     layout, s, c = _best_layout(rows, d_model)
     p = positions.astype(np.float64)
     omega, phi, angles, design = _fit(s, c, p)
@@ -136,6 +151,8 @@ def measure(
         omega, phi, angles, design = _fit(s, c, p)
     residual = np.max(np.abs(design @ np.stack([omega, phi]) - angles), axis=0)
     omega_precision = residual / p[-1]
+    if not np.any(omega):  # constant columns (integer output): nothing rotates
+        return None
     offset = float(np.sum(omega * phi) / np.sum(omega * omega))
     offset_precision = float(np.max(residual) / np.max(np.abs(omega)))
     amplitude = np.hypot(s, c)

@@ -76,7 +76,12 @@ REPORT_FIELDS: tuple[tuple[str, str], ...] = (
     ("schema", f'`"{REPORT_SCHEMA}"`'),
     ("schema_version", "version of this layout; a changed field meaning bumps it"),
     ("spec_version, suite_version, pespec_version", "what was checked against, and by what"),
-    ("verdict, conformant", '`"conformant"` or `"non-conformant"`; the same as a bool'),
+    (
+        "verdict, conformant",
+        '`"conformant"`, `"non-conformant"`, or `"not judged"` (a partial run in which '
+        "nothing failed and no golden or reference check ran); conformant true only for "
+        '`"conformant"`',
+    ),
     (
         "backend",
         "name, spec (to reload it), file (--from-file: path, sha256, bytes, positions "

@@ -38,6 +38,7 @@ from typing import Any
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.guard import BackendLoadError, CallProtocolError
 from pespec.conformance.report import CheckResult, Report
+from pespec.supervised.faults import new_fault_file, read_and_remove, tell
 from pespec.supervised.report_load import apply_state, check_from_dict, report_from_dict
 
 __all__ = [
@@ -100,6 +101,7 @@ class _Child:
         read, write = os.pipe()
         full = {**request, "events_fd": write, "sys_path": list(sys.path)}
         full["hypothesis_home"] = _hypothesis_home()
+        self.fault_file = full["fault_file"] = new_fault_file()
         # -u: what the backend printed survives its crash; -P: the current folder not first
         flags = ["-u", "-P"] if sys.version_info >= (3, 11) else ["-u"]
         group: dict[str, Any] = (
@@ -173,6 +175,7 @@ class _Child:
             os.close(self.fd)
         except OSError:
             pass
+        self.fault = read_and_remove(self.fault_file)
 
 
 def _hypothesis_home() -> str | None:
@@ -326,6 +329,8 @@ def run_supervised(request: dict[str, Any], progress: Progress | None = None) ->
     finally:
         child.close()
     if watch.final is None:
+        shown = request.get("shown") or {}
+        tell(child.fault, verbose=bool(shown.get("verbose")), quiet=bool(shown.get("quiet")))
         return watch.ended(returncode)
     report = report_from_dict(watch.final["report"])
     report.error_plot = watch.picture  # type: ignore[attr-defined]

@@ -177,10 +177,20 @@ def _prepare(request: dict[str, Any]) -> None:
         set_hypothesis_home_dir(home)
 
 
+_FAULT_FILE: Any = None  # open while the process lives: faulthandler writes to it
+
+
 def main() -> None:
     """Read the request, run, send the events; always ends with ``os._exit``."""
     faulthandler.enable()  # a segfault in native backend code prints where, on stderr
+    from pespec.conformance import contract
+
+    contract.GUARD_OS_EXIT = False  # here the supervisor sees an exit and names it
     request = json.loads(sys.stdin.readline())
+    if request.get("fault_file"):  # the supervisor tells the backend's frames (faults.py)
+        global _FAULT_FILE
+        _FAULT_FILE = open(request["fault_file"], "w", encoding="utf-8")
+        faulthandler.enable(file=_FAULT_FILE)
     events = Events(int(request["events_fd"]))
     code = 3
     try:

@@ -58,7 +58,10 @@ def test_the_registry_names_both_families_and_loads_their_parts() -> None:
 def test_an_unknown_family_names_the_known_ones_and_the_closest() -> None:
     with pytest.raises(
         ValueError,
-        match=r"sinusoidal, rope, multiaxis, multiaxis-rope, fourier; got 'rop'; did you mean rope\?",
+        match=(
+            r"sinusoidal, rope, multiaxis, multiaxis-rope, fourier; got 'rop'; "
+            r"did you mean rope\?"
+        ),
     ):
         get_family("rop")
 
@@ -84,7 +87,14 @@ def test_a_family_from_the_entry_point_group_is_found(monkeypatch: pytest.Monkey
         Entry(Family("rope", "a clash", "", "", "", "", "")),
     ]
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: entries)
-    assert list(families()) == ["sinusoidal", "rope", "multiaxis", "multiaxis-rope", "fourier", "mine"]
+    assert list(families()) == [
+        "sinusoidal",
+        "rope",
+        "multiaxis",
+        "multiaxis-rope",
+        "fourier",
+        "mine",
+    ]
     assert get_family("mine") is mine
     assert families()["rope"] is FAMILIES["rope"]
 

@@ -64,12 +64,16 @@ def test_a_defaulted_theta_is_said_on_the_verdict_line_and_in_the_json(
     assert "CONFORMANT" in first and "θ defaulted to 10000: no rope_theta in the config" in first
     doc = json.loads(report.read_text(encoding="utf-8"))
     assert doc["schema_version"] == "1.4"
-    assert doc["config_notes"] == ["θ defaulted to 10000: no rope_theta in the config"]
+    assert doc["config_notes"] == [
+        "θ defaulted to 10000: no rope_theta in the config, LlamaConfig's default",
+        "max_position_embeddings defaulted to 2048: not in the config, LlamaConfig's default",
+    ]
 
 
 @pytest.mark.slow  # over 25 s with the other core busy (issue 37)
 def test_a_stated_theta_gives_no_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    config = _write(tmp_path / "config.json", {**LLAMA_NO_THETA, "rope_theta": 10000.0})
+    stated = {**LLAMA_NO_THETA, "rope_theta": 10000.0, "max_position_embeddings": 4096}
+    config = _write(tmp_path / "config.json", stated)
     code, out, _ = run_cli(["rope", "check", "numpy", "--config", config, "--quiet"], capsys)
     assert code == 0 and "defaulted" not in out
 
@@ -79,7 +83,10 @@ def test_the_python_api_carries_the_note_of_a_config_dict() -> None:
 
     report = check("numpy", LLAMA_NO_THETA, stages=("contract", "golden", "reference"))
     assert "θ defaulted to 10000" in report.summary()
-    assert report.to_dict()["config_notes"] == ["θ defaulted to 10000: no rope_theta in the config"]
+    assert report.to_dict()["config_notes"] == [
+        "θ defaulted to 10000: no rope_theta in the config, LlamaConfig's default",
+        "max_position_embeddings defaulted to 2048: not in the config, LlamaConfig's default",
+    ]
 
 
 # --- item 13: listing presets, names without commas, close matches ---------------------------

@@ -248,10 +248,12 @@ def test_a_backend_that_ends_the_process_in_the_diagnosis_keeps_every_check(
 
 
 def test_in_process_keeps_the_old_unsupervised_run(tmp_path: Path) -> None:
-    """``--in-process``: pespec's own process (a debugger's); the documented escape hatch."""
+    """``--in-process``: pespec's own process (a debugger's); the documented escape hatch.
+    A backend's os._exit there is refused and failed (issue 41), never the process's status."""
     folder = _write(tmp_path)
     run = _run(folder, "pespec", "check", "crashers.py:exit3", "--in-process")
-    assert run.returncode == 3 and "NON-CONFORMANT" not in run.stdout
+    assert run.returncode == 1 and "NON-CONFORMANT" in run.stdout
+    assert "os._exit(3)" in run.stdout
 
 
 def _plugin(folder: Path, *options: str) -> subprocess.CompletedProcess[str]:

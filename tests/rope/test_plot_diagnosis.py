@@ -211,5 +211,5 @@ def test_cli_without_matplotlib_exits_2_with_the_install_hint(
     out = tmp_path / "d.png"
     assert main(["plot", "diagnosis", "numpy", "--config", "Llama-2-7B", "-o", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "needs matplotlib" in err and "pip install 'pespec[plot]'" in err
+    assert "needs matplotlib" in err and "pip install -e '.[plot]'" in err
     assert not out.exists()
