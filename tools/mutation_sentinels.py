@@ -284,17 +284,17 @@ def _copy_tree(work: Path) -> None:
     shutil.copy2(ROOT / "pyproject.toml", work / "pyproject.toml")
 
 
-def _apply(work: Path, sentinel: Sentinel) -> str | None:
-    """Patch the copy; an error message when the fragment is not found exactly once."""
+def _apply(work: Path, sentinel: Sentinel) -> tuple[str | None, str | None]:
+    """Patch the copy: (the original text to restore, or None; an error message or None)."""
     if not sentinel.old:  # the baseline: no mutation
-        return None
+        return None, None
     target = work / sentinel.path
     text = target.read_text(encoding="utf-8")
     count = text.count(sentinel.old)
     if count != 1:
-        return f"stale: the fragment occurs {count} times in {sentinel.path}"
+        return None, f"stale: the fragment occurs {count} times in {sentinel.path}"
     target.write_text(text.replace(sentinel.old, sentinel.new), encoding="utf-8")
-    return None
+    return text, None
 
 
 def _env(work: Path) -> dict[str, str]:
@@ -313,86 +313,80 @@ def _imports_copy(work: Path) -> bool:
     return out.returncode == 0 and out.stdout.strip().startswith(str(work))
 
 
-def _run(sentinel: Sentinel, timeout: float) -> tuple[str, float]:
-    """("killed" | "SURVIVED" | "stale: ..." | "error: ...", CPU-clock seconds)."""
+def _pytest(work: Path, tests: tuple[str, ...], timeout: float) -> tuple[str, float]:
+    """Run ``tests`` in the copy: ("killed" | "SURVIVED" | "error: ...", wall seconds)."""
     start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="pespec-sentinel-") as tmp:
-        work = Path(tmp)
-        _copy_tree(work)
-        problem = _apply(work, sentinel)
-        if problem is not None:
-            return problem, 0.0
-        if not _imports_copy(work):
-            return "error: the copy's pespec is not the one imported", 0.0
-        command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-x",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:randomly",
-            "-o",
-            "addopts=",
-            "--timeout",
-            "20",
-            *sentinel.tests,
-        ]
-        try:
-            done = subprocess.run(
-                command, cwd=work, env=_env(work), capture_output=True, text=True, timeout=timeout
-            )
-        except subprocess.TimeoutExpired:
-            return "killed", time.monotonic() - start
-        if done.returncode == 1:
-            return "killed", time.monotonic() - start
-        if done.returncode == 0:
-            return "SURVIVED", time.monotonic() - start
-        tail = (done.stdout + done.stderr).strip().splitlines()[-3:]
-        return f"error: pytest exit {done.returncode}: {' | '.join(tail)}", 0.0
+    command = [
+        sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+        "-o", "addopts=", "--timeout", str(int(timeout)), *tests,
+    ]  # fmt: skip
+    try:
+        done = subprocess.run(
+            command, cwd=work, env=_env(work), capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        return "killed", time.monotonic() - start
+    if done.returncode == 1:
+        return "killed", time.monotonic() - start
+    if done.returncode == 0:
+        return "SURVIVED", time.monotonic() - start
+    tail = (done.stdout + done.stderr).strip().splitlines()[-3:]
+    return f"error: pytest exit {done.returncode}: {' | '.join(tail)}", time.monotonic() - start
+
+
+def _run(work: Path, sentinel: Sentinel, timeout: float) -> tuple[str, float]:
+    """Apply one sentinel to the copy, run its tests, restore the file."""
+    original, problem = _apply(work, sentinel)
+    if problem is not None:
+        return problem, 0.0
+    try:
+        return _pytest(work, sentinel.tests, timeout)
+    finally:
+        if original is not None:
+            (work / sentinel.path).write_text(original, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--only", nargs="*", default=None, help="sentinel ids to run")
     parser.add_argument("--list", action="store_true", help="list the sentinels and exit")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per sentinel")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per sentinel")
     args = parser.parse_args(argv)
-    chosen = [s for s in SENTINELS if args.only is None or s.ident in args.only]
     if args.list:
         for s in SENTINELS:
             print(f"{s.ident}: {s.why}")
         return 0
+    chosen = [s for s in SENTINELS if args.only is None or s.ident in args.only]
     if args.only is not None and len(chosen) != len(set(args.only)):
         known = {s.ident for s in SENTINELS}
         print(f"unknown sentinel ids: {sorted(set(args.only) - known)}", file=sys.stderr)
         return 2
-    # the unmutated copy must pass, or every "kill" below means nothing
-    baseline = Sentinel(
-        "baseline", ROUNDING, "", "", tuple(sorted({t for s in chosen for t in s.tests})), ""
-    )
-    bad = []
-    status, seconds = _run_baseline(baseline, args.timeout)
-    print(f"baseline (no mutant): {status} ({seconds:.1f} s)", flush=True)
-    if status != "SURVIVED":
-        return 1
-    for sentinel in chosen:
-        status, seconds = _run(sentinel, args.timeout)
-        print(f"{sentinel.ident}: {status} ({seconds:.1f} s): {sentinel.why}", flush=True)
-        if status != "killed":
-            bad.append(sentinel.ident)
+    with tempfile.TemporaryDirectory(prefix="pespec-sentinels-") as tmp:
+        work = Path(tmp)
+        _copy_tree(work)  # one copy for every sentinel: numba's cache (keyed by path) is reused
+        if not _imports_copy(work):
+            print("error: the copy's pespec is not the one imported", file=sys.stderr)
+            return 1
+        # the unmutated copy must pass (this also fills numba's cache), or no kill means anything
+        files = tuple(sorted({t for s in chosen for t in s.tests}))
+        status, seconds = _pytest(work, files, max(args.timeout, 300.0))
+        print(f"baseline (no mutant, {len(files)} test files): {status} ({seconds:.1f} s)")
+        if status != "SURVIVED":
+            print(
+                "the tests fail on the unmutated copy: no sentinel can be judged", file=sys.stderr
+            )
+            return 1
+        bad = []
+        for sentinel in chosen:
+            status, seconds = _run(work, sentinel, args.timeout)
+            print(f"{sentinel.ident}: {status} ({seconds:.1f} s): {sentinel.why}", flush=True)
+            if status != "killed":
+                bad.append(sentinel.ident)
     print(f"{len(chosen) - len(bad)} / {len(chosen)} sentinels killed")
     if bad:
         print(f"not killed: {', '.join(bad)}", file=sys.stderr)
         return 1
     return 0
-
-
-def _run_baseline(sentinel: Sentinel, timeout: float) -> tuple[str, float]:
-    """The test files on the unmutated copy: "SURVIVED" (all pass) is the required outcome."""
-    return _run(Sentinel(sentinel.ident, sentinel.path, "", "", sentinel.tests, ""), timeout)
 
 
 if __name__ == "__main__":
