@@ -81,7 +81,10 @@ def test_table_path_bound_never_below_the_proof(monkeypatch: pytest.MonkeyPatch)
             unit = mpmath.ldexp(1, -precision)
             f = mpmath.sin if want_sin else mpmath.cos
             exact = [f(x * w) for x in TABLE]
-            bound = [(a + factor * abs(float(v)) + constant) * unit for a, v in zip(angle, values)]
+            bound = [
+                (a + factor * abs(float(v)) + constant) * unit
+                for a, v in zip(angle, values, strict=True)
+            ]
             _true_error_within(values, exact, bound)
     finally:
         mpmath.mp.prec = 53
@@ -110,12 +113,17 @@ def test_direct_path_bound_never_below_the_proof(
             assert factor >= need and constant >= 0
             ws = [_omega(k, d, base, convention) for k in range(half)]
             ts = [_t(k, d, base, convention) for k in range(half)]
-            proof = np.array([a * abs(x) * float(w) * (4 * t + 3) for w, t in zip(ws, ts)])
+            proof = np.array(
+                [a * abs(x) * float(w) * (4 * t + 3) for w, t in zip(ws, ts, strict=True)]
+            )
             assert np.all(angle >= proof * MARGIN)
             unit = mpmath.ldexp(1, -precision)
             f = mpmath.sin if want_sin else mpmath.cos
             exact = [amplitude * f(mpmath.mpf(x) * w) for w in ws]
-            bound = [(g + factor * abs(float(v)) + constant) * unit for g, v in zip(angle, values)]
+            bound = [
+                (g + factor * abs(float(v)) + constant) * unit
+                for g, v in zip(angle, values, strict=True)
+            ]
             _true_error_within(values, exact, bound)
     finally:
         mpmath.mp.prec = 53
