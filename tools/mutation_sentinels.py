@@ -102,6 +102,14 @@ SENTINELS: tuple[Sentinel, ...] = (
         "round_interval: the lower end rounded up (inward)",
     ),
     Sentinel(
+        "rational-omega-limit-flipped",
+        ROUNDING,
+        "> MAX_RATIONAL_BITS:",
+        "< MAX_RATIONAL_BITS:",
+        T_ROUNDING,
+        "rational_omega: the size limit flipped (dyadic ω left to a Ziv loop that cannot end)",
+    ),
+    Sentinel(
         "table-cosine-6u",
         SIN_ORACLE,
         "(False, cos_out, *round_certified(cosines, angle_term, 0, 7, precision))",

@@ -15,7 +15,14 @@ import gmpy2
 import numpy as np
 import pytest
 
-from pespec.numerics.rounding import SLACK, float_gaps, round_certified, round_interval
+from pespec.numerics.rounding import (
+    SLACK,
+    float_gaps,
+    rational_omega,
+    round_certified,
+    round_interval,
+)
+from pespec.reference.oracle import frequencies_dd
 
 P = 80
 """Working precision of the constructed values: a unit 2^-80 is 2^27 below float64's half ulp
@@ -164,3 +171,26 @@ def test_round_interval_uses_the_given_rounder() -> None:
 def test_slack_is_the_documented_constant() -> None:
     """SLACK = 1 + 2^-40 (SPEC Annex B.2): a bound's few float64 roundings are covered."""
     assert SLACK == 1.0 + 2.0**-40
+
+
+def test_rational_omega_bit_limit_is_inclusive() -> None:
+    """ω = radix^(−n/m) is formed when n·(bits of the m-th root) ≤ MAX_RATIONAL_BITS = 2^16:
+    (2^131070)^(−1/2) = 2^-65535 (root 2^65535: 65536 bits, n = 1: exactly the limit) is
+    formed; (2^131072)^(−1/2) (a 65537-bit root) is not; a radix that is no perfect square
+    gives None."""
+    assert rational_omega(Fraction(2**131070), Fraction(1, 2)) == Fraction(1, 2**65535)
+    assert rational_omega(Fraction(2**131072), Fraction(1, 2)) is None
+    assert rational_omega(Fraction(8), Fraction(1, 2)) is None
+    assert rational_omega(Fraction(9, 4), Fraction(3, 2)) == Fraction(8, 27)
+
+
+@pytest.mark.timeout(10)
+def test_dyadic_frequencies_are_formed_exactly() -> None:
+    """base 16, d = 8: ω_k = 16^(−k/4) = 2^-k, dyadic, with remainder +0 (SPEC: lo = fl(ω − hi)
+    = +0). The Ziv loop cannot certify a remainder of exactly 0 before its bound falls below
+    2^-1075 (then both ends round to zeros of opposite signs, −0 taken): these must come from
+    the exact rational path."""
+    hi, lo = frequencies_dd(8, 16.0)
+    assert hi.tolist() == [1.0, 0.5, 0.25, 0.125]
+    assert lo.tolist() == [0.0, 0.0, 0.0, 0.0]
+    assert np.all(np.signbit(lo) == False)  # noqa: E712 (+0, not −0)
