@@ -17,6 +17,7 @@ import pytest
 
 from pespec.numerics.rounding import (
     SLACK,
+    exact_positions,
     float_gaps,
     rational_omega,
     round_certified,
@@ -194,3 +195,23 @@ def test_dyadic_frequencies_are_formed_exactly() -> None:
     assert hi.tolist() == [1.0, 0.5, 0.25, 0.125]
     assert lo.tolist() == [0.0, 0.0, 0.0, 0.0]
     assert np.all(np.signbit(lo) == False)  # noqa: E712 (+0, not −0)
+
+
+def test_tiny_values_threshold_is_two_to_minus_900() -> None:
+    """F64_MIN_SAFE = 2^-900 (SPEC Annex B.2): |h| = 1.5·2^-900 is certified by the vector check
+    (no error, value exactly a float64), |h| = 2^-900 is left to the scalar path."""
+    assert _certify(Fraction(3, 2**901), 0.0, 0.0, 0.0) == (1.5 * 2.0**-900, [])
+    assert _certify(Fraction(1, 2**900), 0.0, 0.0, 0.0)[1] == [0]
+
+
+def test_exact_positions_keep_every_bit() -> None:
+    """Ints beyond 2^53 mixed with floats in a list, and long doubles (64-bit significands on
+    x86), are taken at their exact values, never through float64."""
+    shape, values = exact_positions([2**60 + 1, 0.5])
+    assert shape == (2,) and values == [Fraction(2**60 + 1), Fraction(1, 2)]
+    if np.finfo(np.longdouble).nmant <= 52:
+        pytest.skip("np.longdouble is float64 here")
+    wide = np.longdouble(1) + np.longdouble(2.0**-60)
+    assert exact_positions(np.array([wide]))[1] == [1 + Fraction(1, 2**60)]
+    assert exact_positions([wide])[1] == [1 + Fraction(1, 2**60)]
+    assert exact_positions(wide)[1] == [1 + Fraction(1, 2**60)]
