@@ -250,7 +250,7 @@ def run_module(
     outcomes: dict[str, str] = {}
     try:
         (work / module).write_text(baseline_text, encoding="utf-8")
-        status = _judge(work, tests, timeout * 3)
+        status = _judge(work, tests, 900.0)  # the first run compiles numba's kernels
         if status != "survived":
             raise RuntimeError(f"{module}: the tests fail on the unparsed, unmutated module")
         for number, mutant in enumerate(chosen, 1):
@@ -318,10 +318,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     equivalents = _load_equivalents(args.equivalents)
     _preimport()
-    results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="pespec-mutation-") as tmp:
         work = Path(tmp)
-        _copy_tree(work)
+        _copy_tree(work)  # one copy for every module: numba's cache (keyed by path) is reused
         for module in args.modules:
             try:
                 raw = run_module(work, module, args.sample, args.seed, args.timeout, sys.stderr)
@@ -329,31 +328,41 @@ def main(argv: list[str] | None = None) -> int:
             except RuntimeError as exc:
                 print(f"error: {exc}; no score printed", file=sys.stderr)
                 return 1
-            results[module] = {"points": raw["points"], **summary, "outcomes": raw["outcomes"]}
             print(f"{module}: {summary['killed']}/{summary['run'] - summary['equivalent']} "
                   f"killed = {summary['score']:.1%} (95% CI {summary['ci95'][0]:.1%}–"
                   f"{summary['ci95'][1]:.1%}), {summary['equivalent']} equivalent, "
                   f"{len(summary['survivors'])} survivors", flush=True)  # fmt: skip
-    document = {
+            if args.json is not None:  # each module as it completes: a cut run keeps those
+                result = {"points": raw["points"], **summary, "outcomes": raw["outcomes"]}
+                if not _write(args, module, result):
+                    return 1
+    return 0
+
+
+def _write(args: argparse.Namespace, module: str, result: dict[str, Any]) -> bool:
+    """Add one module's result to the JSON file (atomic; other modules kept with --update or
+    from earlier modules of this run)."""
+    document: dict[str, Any] = {
         "tool": "tools/mutation_run.py (AST operators: arithmetic swaps, comparison flips, "
-        "constants ±1, dropped terms of a sum)",
+        "constants ±1, dropped terms of a sum or difference)",
         "seed": args.seed,
         "sample_per_module": args.sample,
         "tests": list(TESTS),
-        "modules": results,
+        "modules": {},
     }
-    if args.json is not None:
-        if args.update and args.json.exists():
-            kept = json.loads(args.json.read_text(encoding="utf-8"))
-            if (kept.get("seed"), kept.get("sample_per_module")) != (args.seed, args.sample):
-                print("error: --update needs the same --seed and --sample", file=sys.stderr)
-                return 1
-            document["modules"] = {**kept["modules"], **results}
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        tmp_path = args.json.with_suffix(".json.tmp")
-        tmp_path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp_path, args.json)
-    return 0
+    path: Path = args.json
+    if path.exists() and (args.update or module != args.modules[0]):
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        if (kept.get("seed"), kept.get("sample_per_module")) != (args.seed, args.sample):
+            print("error: --update needs the same --seed and --sample", file=sys.stderr)
+            return False
+        document["modules"] = kept["modules"]
+    document["modules"][module] = result
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp_path = path.with_suffix(".json.tmp")
+    tmp_path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp_path, path)
+    return True
 
 
 if __name__ == "__main__":

@@ -160,6 +160,22 @@ SENTINELS: tuple[Sentinel, ...] = (
         "_scalar_value: the Ziv retry never raises the precision (hangs)",
     ),
     Sentinel(
+        "omega-no-doubling",
+        SIN_ORACLE,
+        "                return hi, lo\n        precision *= 2",
+        "                return hi, lo\n        precision *= 1",
+        T_SIN,
+        "_certified_omega: the Ziv retry never raises the precision (hangs)",
+    ),
+    Sentinel(
+        "sqrt-no-doubling",
+        SIN_ORACLE,
+        "            return result\n        precision *= 2\n\n\ndef _direct_rows",
+        "            return result\n        precision *= 1\n\n\ndef _direct_rows",
+        T_SIN,
+        "_sqrt_certified: the Ziv retry never raises the precision (hangs)",
+    ),
+    Sentinel(
         "rope-cos-sin-value-factor-0",
         ROPE_ORACLE,
         "round_certified(values, term, 2, 0, precision)",

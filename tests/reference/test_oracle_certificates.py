@@ -177,3 +177,19 @@ def test_scalar_retry_from_a_low_start_gives_the_certified_value(start: int) -> 
         for want_sin, column in ((True, 2 * k), (False, 2 * k + 1)):
             got = oracle._scalar_value(x, Fraction(10000), Fraction(d // 2), k, want_sin, start)
             assert got == expected[column]
+
+
+@pytest.mark.timeout(10)
+def test_one_value_retries_from_a_low_start_give_the_certified_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ω_k (base 10001: no perfect power, so the Ziv loop, not the rational path) and the output
+    scale A = √(1/3) started at START_BITS = 8 bits: the loops must double until certified
+    and give the full-precision results (a loop that does not raise its precision hangs)."""
+    expected = oracle._frequencies_dd_cached.__wrapped__(8, Fraction(10001), Fraction(4))
+    amplitude = oracle._sqrt_certified(Fraction(1, 3))
+    assert amplitude == float(mpmath.sqrt(mpmath.mpf(1) / 3))  # mpmath at 53 bits: nearest
+    monkeypatch.setattr(oracle, "START_BITS", 8)
+    got = oracle._frequencies_dd_cached.__wrapped__(8, Fraction(10001), Fraction(4))
+    assert got[0].tolist() == expected[0].tolist() and got[1].tolist() == expected[1].tolist()
+    assert oracle._sqrt_certified(Fraction(1, 3)) == amplitude
