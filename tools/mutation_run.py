@@ -9,8 +9,11 @@ imported fresh from the copy by each child) under a per-mutant timeout. A mutant
 pytest fails, errors or times out. Why: the score of the tests on the certificates, with a
 Wilson 95% interval; a run with a mutant not judged (or none) is an error, never a number.
 
-Usage: ``python tools/mutation_run.py [--modules PATH ...] [--sample N] [--seed S]
-[--json benchmarks/results/mutation.json]`` (about 4 s per mutant on one core).
+Usage: ``nice -n 10 python tools/mutation_run.py --json benchmarks/results/mutation.json``
+(every core module; ``--modules PATH ...``, ``--sample N``, ``--seed S``, ``--update`` to keep
+other modules in the file; about 2 CPU s per mutant). Survivors are classified in
+tools/mutation_survivors.json (equivalent with the argument, or a known gap); ``--resummarise``
+recomputes the scores from the recorded outcomes after a classification changes.
 """
 
 from __future__ import annotations
@@ -228,11 +231,31 @@ def wilson(killed: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 
 
 def _load_equivalents(path: Path) -> dict[str, dict[str, str]]:
-    """{module: {mutant id: argument}} of mutants judged equivalent (docs/mutation.md)."""
+    """{module: {mutant id: argument}} of the survivors judged equivalent in ``path``
+    (tools/mutation_survivors.json: {module: {id: {"status": "equivalent" | "gap", "note"}}})."""
     if not path.exists():
         return {}
-    data: dict[str, dict[str, str]] = json.loads(path.read_text(encoding="utf-8"))
-    return data
+    data: dict[str, dict[str, dict[str, str]]] = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        module: {k: v["note"] for k, v in entries.items() if v["status"] == "equivalent"}
+        for module, entries in data.items()
+    }
+
+
+def resummarise(path: Path, equivalents: dict[str, dict[str, str]]) -> None:
+    """Recompute every module's summary in the results file from its recorded outcomes and the
+    current survivor classification (no mutant is rerun)."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    for module, result in document["modules"].items():
+        summary = summarise(module, result["outcomes"], equivalents.get(module, {}))
+        document["modules"][module] = {
+            "points": result["points"],
+            **summary,
+            "outcomes": result["outcomes"],
+        }
+    tmp_path = path.with_suffix(".json.tmp")
+    tmp_path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp_path, path)
 
 
 def run_module(
@@ -309,14 +332,21 @@ def main(argv: list[str] | None = None) -> int:
         "--update", action="store_true", help="keep the other modules already in --json"
     )
     parser.add_argument(
-        "--equivalents", type=Path, default=ROOT / "tools" / "mutation_equivalents.json"
+        "--survivors", type=Path, default=ROOT / "tools" / "mutation_survivors.json"
     )
+    parser.add_argument(
+        "--resummarise", action="store_true",
+        help="recompute the scores in --json from its outcomes and --survivors (no run)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    if args.resummarise:
+        resummarise(args.json, _load_equivalents(args.survivors))
+        return 0
     unknown = sorted(set(args.modules) - set(MODULES))
     if unknown or args.sample < 1:
         print(f"unknown modules {unknown} or a sample < 1", file=sys.stderr)
         return 2
-    equivalents = _load_equivalents(args.equivalents)
+    equivalents = _load_equivalents(args.survivors)
     _preimport()
     with tempfile.TemporaryDirectory(prefix="pespec-mutation-") as tmp:
         work = Path(tmp)
