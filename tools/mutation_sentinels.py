@@ -102,6 +102,14 @@ SENTINELS: tuple[Sentinel, ...] = (
         "round_interval: the lower end rounded up (inward)",
     ),
     Sentinel(
+        "round-interval-own-precision",
+        ROUNDING,
+        "with gmpy2.context(precision=value.precision + 64, round=gmpy2.RoundDown):",
+        "with gmpy2.context(precision=value.precision, round=gmpy2.RoundDown):",
+        T_ROUNDING,
+        "round_interval: the lower end at the value's own precision (a float64 value refused)",
+    ),
+    Sentinel(
         "rational-omega-limit-flipped",
         ROUNDING,
         "> MAX_RATIONAL_BITS:",

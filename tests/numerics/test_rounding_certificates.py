@@ -215,3 +215,13 @@ def test_exact_positions_keep_every_bit() -> None:
     assert exact_positions(np.array([wide]))[1] == [1 + Fraction(1, 2**60)]
     assert exact_positions([wide])[1] == [1 + Fraction(1, 2**60)]
     assert exact_positions(wide)[1] == [1 + Fraction(1, 2**60)]
+
+
+def test_round_interval_certifies_a_float64_with_a_tiny_error() -> None:
+    """ỹ = 1.5 + 2^-52 (a float64, held at 54 bits, one unit of its precision above the midpoint
+    m), err = 2^-300: the interval is far from every midpoint, so it rounds to ỹ. Ends rounded
+    outward at only the value's own 54 bits would reach m (which ties to even 1.5) and refuse;
+    the 64 extra bits keep them within 2^-117 of ỹ."""
+    with gmpy2.context(precision=54):
+        value = gmpy2.mpfr(1.5 + 2.0**-52)
+    assert round_interval(value, gmpy2.mpfr(2) ** -300) == 1.5 + 2.0**-52
