@@ -28,13 +28,13 @@ from pespec.reference.oracle import frequencies_dd
 P = 80
 """Working precision of the constructed values: a unit 2^-80 is 2^27 below float64's half ulp
 at 1.5 and 2^12 above the SLACK slop (2^-40 of a float64 ulp ≤ 2^-90 for |ỹ| < 8), so whole
-units decide; every constructed value (|ỹ| < 8, granularity 2^-80) is exact at P + 8 bits."""
+units decide; every constructed value (|ỹ| < 8, granularity ≥ 2^-100) is exact at P + 24 bits."""
 U = Fraction(1, 2**P)
 
 
 def _mpfr(value: Fraction) -> object:
-    """An exact gmpy2 number of ``value`` (a dyadic rational of at most P + 8 bits)."""
-    with gmpy2.context(precision=P + 8):
+    """An exact gmpy2 number of ``value`` (a dyadic rational of at most P + 24 bits)."""
+    with gmpy2.context(precision=P + 24):
         result = gmpy2.mpfr(gmpy2.mpq(value.numerator, value.denominator))
     assert Fraction(*result.as_integer_ratio()) == value
     return result
@@ -43,7 +43,7 @@ def _mpfr(value: Fraction) -> object:
 def _certify(
     value: Fraction, angle: float, factor: float, constant: float
 ) -> tuple[float, list[int]]:
-    with gmpy2.context(precision=P + 8):
+    with gmpy2.context(precision=P + 24):
         hi, failed = round_certified(
             [_mpfr(value)], np.array([angle], dtype=np.float64), factor, constant, P
         )
@@ -225,3 +225,23 @@ def test_round_interval_certifies_a_float64_with_a_tiny_error() -> None:
     with gmpy2.context(precision=54):
         value = gmpy2.mpfr(1.5 + 2.0**-52)
     assert round_interval(value, gmpy2.mpfr(2) ** -300) == 1.5 + 2.0**-52
+
+
+def test_the_bound_keeps_its_slack_over_float64_evaluation() -> None:
+    """SLACK = 1 + 2^-40 covers the float64 roundings of the bound's own evaluation, applied to
+    err and to the margin: an enclosure whose exact width 2·(|ỹ − h| + err) is 2^-41 short of the
+    gap is refused (it is closer to a midpoint than the float64 evaluation is trusted), once the
+    error term makes it (err = (2^27 − 2^-14)·2^-80, ỹ = h) and once the distance to h (ỹ = m −
+    2^-94, no error); 2^-30 short, both are accepted."""
+    assert _certify(H, 2.0**27 - 2.0**-14, 0.0, 0.0)[1] == [0]
+    assert _certify(H, 2.0**27 - 2.0**-3, 0.0, 0.0) == (1.5, [])
+    assert _certify(M - Fraction(1, 2**94), 0.0, 0.0, 0.0)[1] == [0]
+    assert _certify(M - Fraction(1, 2**83), 0.0, 0.0, 0.0) == (1.5, [])
+
+
+def test_exact_positions_name_the_first_bad_value() -> None:
+    """A non-numeric position is named in the TypeError: the first one, also for one element."""
+    with pytest.raises(TypeError, match="got 'a'"):
+        exact_positions(["a"])
+    with pytest.raises(TypeError, match="got 'a'"):
+        exact_positions(["a", "b", "c"])
