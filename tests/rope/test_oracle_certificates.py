@@ -200,7 +200,12 @@ def _expected_rotation(config: RopeConfig, x: np.ndarray, positions: list[Any]) 
     return rows
 
 
-@pytest.mark.parametrize("config", [CONFIG, YARN], ids=["default", "yarn"])
+INTERLEAVED = RopeConfig(head_dim=16, theta=10000.0, pairing="interleaved")
+
+
+@pytest.mark.parametrize(
+    "config", [CONFIG, YARN, INTERLEAVED], ids=["default", "yarn", "interleaved"]
+)
 def test_rotation_bound_never_below_the_proof(
     monkeypatch: pytest.MonkeyPatch, config: RopeConfig
 ) -> None:
@@ -294,3 +299,36 @@ def test_pair_bound_counts_the_input_errors(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.undo()
     err_a, err_b = _pair_errors(monkeypatch, 0.0, e)
     assert err_a >= 3 * e * MARGIN and err_b >= 5 * e * MARGIN
+
+
+def test_rotation_at_position_zero_with_an_irrational_attention_factor() -> None:
+    """p = 0 with YaRN's A = 0.1·ln(s) + 1 (not rational, so no exact product): cos = 1, sin = 0
+    exactly and y = fl(A·(a, b)) certified through the enclosure of A; compared with mpmath.
+    With pairs read interleaved (2j, 2j + 1), the pair indices are checked too."""
+    for config in (YARN, RopeConfig(**{**YARN.to_dict(), "pairing": "interleaved"})):
+        x = np.arange(1, config.head_dim + 1, dtype=np.float64)[None, :] / 8
+        got = oracle.rotate(x, [0], config)
+        _, attention = mp_schedule(config)
+        assert got[0].tolist() == [mpf_to_float(attention * mpmath.mpf(v)) for v in x[0]]
+
+
+def _undecided_below(real: Any, bits: int) -> Any:
+    """An _interval_run whose attention interval is widened by 2^-52 each way below ``bits``."""
+
+    def run(config: RopeConfig, precision: int) -> tuple[Any, Any, Any, int]:
+        omegas, attention, decisions, used = real(config, precision)
+        if used < bits:
+            attention = attention + mpmath.iv.mpf([-(2.0**-52), 2.0**-52])
+        return omegas, attention, decisions, used
+
+    return run
+
+
+def test_an_irrational_value_undecided_at_first_is_decided_by_a_rerun(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """YaRN's A is irrational, so only a rerun at doubled precision can decide it (the exact
+    rational path cannot): undecided at 256 bits, the oracle must rerun at 512, not give up."""
+    expected = oracle._certified.__wrapped__(YARN)  # type: ignore[attr-defined]
+    monkeypatch.setattr(oracle, "_interval_run", _undecided_below(oracle._interval_run, 512))
+    assert oracle._certified.__wrapped__(YARN) == expected  # type: ignore[attr-defined]
