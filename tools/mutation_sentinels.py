@@ -274,6 +274,14 @@ SENTINELS: tuple[Sentinel, ...] = (
         "IntervalArith.floor: an interval spanning an integer decided anyway",
     ),
     Sentinel(
+        "schedule-positive-threshold",
+        SCHEDULE,
+        "        if low > 0:\n            result = True",
+        "        if low > -1:\n            result = True",
+        T_ROPE,
+        "IntervalArith.positive: a negative interval above −1 decided positive",
+    ),
+    Sentinel(
         "exact-range-end-sign",
         EXACT,
         "_check_range(x0, x0 + n - 1)",

@@ -75,7 +75,8 @@ def test_midpoint_radius_covers_the_interval() -> None:
 
 def test_interval_floor_and_sign_refuse_undecided_intervals() -> None:
     """floor of [0.9, 1.1] and the sign of [−1, 1] cannot be decided: Undecided, and no
-    decision recorded; [1.1, 1.9] floors to 1."""
+    decision recorded; [1.1, 1.9] floors to 1, [−1.9, −1.1] to −2; [0.5, 2] is positive,
+    [−0.5, −0.25] is not."""
     arith = IntervalArith()
     with pytest.raises(Undecided):
         arith.floor(lambda: mpmath.iv.mpf([0.9, 1.1]))
@@ -84,7 +85,9 @@ def test_interval_floor_and_sign_refuse_undecided_intervals() -> None:
     assert arith.decisions == []
     assert arith.floor(lambda: mpmath.iv.mpf([1.1, 1.9])) == 1
     assert arith.positive(lambda: mpmath.iv.mpf([0.5, 2])) is True
-    assert arith.decisions == [1, True]
+    assert arith.positive(lambda: mpmath.iv.mpf([-0.5, -0.25])) is False
+    assert arith.floor(lambda: mpmath.iv.mpf([-1.9, -1.1])) == -2
+    assert arith.decisions == [1, True, False, -2]
 
 
 def test_interval_run_from_a_low_precision_retries_to_the_same_decisions() -> None:
