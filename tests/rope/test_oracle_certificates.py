@@ -22,7 +22,14 @@ from rope_mpmath import mp_schedule
 
 from pespec.reference._oracle_mpmath import mpf_to_float
 from pespec.rope import RopeConfig, oracle
-from pespec.rope._exact_schedule import IntervalArith, Undecided, ends, interval_precision
+from pespec.rope._exact_schedule import (
+    NOT_RATIONAL,
+    IntervalArith,
+    RationalArith,
+    Undecided,
+    ends,
+    interval_precision,
+)
 
 MARGIN = 1 - 2.0**-30
 """Allowance for the float64 roundings of a bound's evaluation (covered by SLACK = 1 + 2^-40)."""
@@ -335,3 +342,46 @@ def test_an_irrational_value_undecided_at_first_is_decided_by_a_rerun(
     expected = oracle._certified.__wrapped__(YARN)  # type: ignore[attr-defined]
     monkeypatch.setattr(oracle, "_interval_run", _undecided_below(oracle._interval_run, 512))
     assert oracle._certified.__wrapped__(YARN) == expected  # type: ignore[attr-defined]
+
+
+def test_rational_arithmetic_is_exact_or_says_not_rational() -> None:
+    """RationalArith (the fallback that rounds a rational ω' or A exactly): powers, roots and
+    logarithms are exact rationals where the value is one, NOT_RATIONAL otherwise; the
+    decisions of the interval run are replayed in their order."""
+    ar = RationalArith([True, 3, False, -1])
+    assert ar.power(Fraction(9, 4), Fraction(1, 2)) == Fraction(3, 2)
+    assert ar.power(Fraction(8), Fraction(-1, 3)) == Fraction(1, 2)
+    assert ar.power(Fraction(7), Fraction(0)) == 1 and ar.power(Fraction(1), Fraction(1, 3)) == 1
+    assert ar.power(Fraction(2), Fraction(1, 2)) is NOT_RATIONAL
+    assert ar.power(Fraction(3), Fraction(1)) == 3 and ar.power(Fraction(2), Fraction(-1)) == 0.5
+    assert ar.sqrt(Fraction(9, 16)) == Fraction(3, 4)
+    assert ar.sqrt(Fraction(8, 9)) is NOT_RATIONAL and ar.sqrt(Fraction(9, 8)) is NOT_RATIONAL
+    assert ar.sqrt(Fraction(4, 9)) == Fraction(2, 3)
+    assert ar.log(Fraction(1)) == 0 and ar.log(Fraction(2)) is NOT_RATIONAL
+    assert ar.pi() is NOT_RATIONAL and ar.q(NOT_RATIONAL) is NOT_RATIONAL
+    assert [ar.positive(lambda: 0), ar.floor(lambda: 0)] == [True, 3]
+    assert [ar.positive(lambda: 0), ar.floor(lambda: 0)] == [False, -1]
+
+
+def test_interval_arithmetic_powers_and_exact_inputs() -> None:
+    """IntervalArith: base^0 and 1^e are exactly 1; 4^(1/2) encloses 2; q of an int or a
+    fraction encloses it exactly; 7^1, 2^-1 and 2^(1/2) are enclosed tightly; a sign test of an
+    interval touching or containing 0 is undecided (branches are decided on intervals that
+    exclude the boundary, rope.oracle's docstring)."""
+    ar = IntervalArith()
+    with interval_precision(80):
+        assert ends(ar.power(Fraction(7), Fraction(0))) == (1, 1)
+        assert ends(ar.power(Fraction(1), Fraction(3, 7))) == (1, 1)
+        low, high = ends(ar.power(Fraction(4), Fraction(1, 2)))
+        assert low <= 2 <= high and high - low < Fraction(1, 2**70)
+        assert ends(ar.q(5)) == (5, 5)
+        low, high = ends(ar.q(Fraction(1, 3)))
+        assert low <= Fraction(1, 3) <= high and high - low < Fraction(1, 2**78)
+        for power, value in ((Fraction(1), 7), (Fraction(-1), Fraction(1, 2))):
+            low, high = ends(ar.power(Fraction(7) if power == 1 else Fraction(2), power))
+            assert low <= value <= high and high - low < Fraction(1, 2**70)
+        low, high = ends(ar.power(Fraction(2), Fraction(1, 2)))
+        assert low**2 <= 2 <= high**2 and high - low < Fraction(1, 2**70)
+        for boundary in ([-1, 0], [0, 1], [-0.5, 0.5]):  # branches need 0 excluded
+            with pytest.raises(Undecided):
+                ar.positive(lambda b=boundary: mpmath.iv.mpf(b))  # type: ignore[misc]
