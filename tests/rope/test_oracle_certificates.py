@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from rope_mpmath import mp_schedule
 
+from pespec.numerics.rounding import SLACK
 from pespec.reference._oracle_mpmath import mpf_to_float
 from pespec.rope import RopeConfig, oracle
 from pespec.rope._exact_schedule import (
@@ -185,10 +186,19 @@ def test_cos_sin_scalar_retries_give_the_certified_values(monkeypatch: pytest.Mo
 # the rotation
 
 
+def _pairs(config: RopeConfig) -> tuple[list[int], list[int]]:
+    """Where pair j lives (SPEC §8.1), independently of the oracle: (j, j + d_r/2) for halves,
+    (2j, 2j + 1) interleaved; read and written alike for these configurations."""
+    half = config.d_r // 2
+    if config.pairing == "interleaved":
+        return [2 * j for j in range(half)], [2 * j + 1 for j in range(half)]
+    return list(range(half)), [j + half for j in range(half)]
+
+
 def _rotation_input(config: RopeConfig, n: int) -> np.ndarray:
     """a = 0.75 and b = 1000.5 in every pair (dyadic, exact): |b| ≫ |a| makes the |b|·e_s term
     of y_a and the |b|·e_c term of y_b dominate."""
-    read_a, read_b, _, _ = oracle.pair_indices(config)
+    read_a, read_b = _pairs(config)
     x = np.zeros((n, config.head_dim))
     x[:, read_a] = 0.75
     x[:, read_b] = 1000.5
@@ -197,7 +207,7 @@ def _rotation_input(config: RopeConfig, n: int) -> np.ndarray:
 
 def _expected_rotation(config: RopeConfig, x: np.ndarray, positions: list[Any]) -> list[Any]:
     omegas, attention = mp_schedule(config)
-    read_a, read_b, _, _ = oracle.pair_indices(config)
+    read_a, read_b = _pairs(config)
     rows = []
     for row, p in enumerate(positions):
         y_a, y_b = [], []
@@ -223,12 +233,16 @@ def test_rotation_bound_never_below_the_proof(
     2^-P: term ≥ A·(|first|·(|p|·ω'_j + |c|) + |second|·(|p|·ω'_j + |s|) + |a c| + |b s| + |t|)
     (c̃, s̃ within (|p|·ω' + |ỹ|)·2^-P; three roundings of t̃), value factor ≥ 1 (the product
     A·t̃); and the true error of every certified output within the bound used."""
-    positions = [3, 1000, -5, 0.5]
+    positions = [3, 1000, -5, -1, 0.5]
     x = _rotation_input(config, len(positions))
     calls = _record(monkeypatch, "round_certified")
-    oracle.rotate(x, positions, config)
+    got = oracle.rotate(x, positions, config)
     omegas, attention = mp_schedule(config)
     expected = _expected_rotation(config, x, positions)
+    write_a, write_b = _pairs(config)
+    for row, (y_a, y_b) in enumerate(expected):
+        assert got[row, write_a].tolist() == [mpf_to_float(v) for v in y_a]
+        assert got[row, write_b].tolist() == [mpf_to_float(v) for v in y_b]
     assert len(calls) == 2 * len(positions)
     big_a = float(attention)
     for index, (values, term, factor, constant, precision) in enumerate(calls):
@@ -270,7 +284,7 @@ def test_rotation_scalar_retries_give_the_certified_values(
     assert len(calls) >= len(positions) * (YARN.d_r // 2)
     assert all(args[5] == 32 for args in calls)
     assert np.array_equal(got, expected)
-    _, _, write_a, write_b = oracle.pair_indices(YARN)
+    write_a, write_b = _pairs(YARN)
     for row, (y_a, y_b) in enumerate(_expected_rotation(YARN, x, positions)):
         assert got[row, write_a].tolist() == [mpf_to_float(v) for v in y_a]
         assert got[row, write_b].tolist() == [mpf_to_float(v) for v in y_b]
@@ -298,6 +312,9 @@ def test_pair_bound_counts_each_rounding(monkeypatch: pytest.MonkeyPatch) -> Non
     err_a, err_b = _pair_errors(monkeypatch, 0.0, 0.0)
     assert err_a >= ((2.4 + 3.0 + 0.6) + 0.6) * u * MARGIN
     assert err_b >= ((4.0 + 1.8 + 5.8) + 5.8) * u * MARGIN
+    # both carry the documented SLACK² cover of their float64 evaluation (t̃'s part SLACK³)
+    assert err_a >= ((2.4 + 3.0 + 0.6) + 0.6) * u * SLACK**2 * (1 - 2.0**-48)
+    assert err_b >= ((4.0 + 1.8 + 5.8) + 5.8) * u * SLACK**2 * (1 - 2.0**-48)
 
 
 def test_pair_bound_counts_the_input_errors(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -306,6 +323,8 @@ def test_pair_bound_counts_the_input_errors(monkeypatch: pytest.MonkeyPatch) -> 
     e = 2.0**-60
     err_a, err_b = _pair_errors(monkeypatch, e, 0.0)
     assert err_a >= 5 * e * MARGIN and err_b >= 3 * e * MARGIN
+    cover = SLACK**3 * (1 - 2.0**-48)  # t̃'s error carries SLACK, the output's SLACK² more
+    assert err_a >= 5 * e * cover and err_b >= 3 * e * cover
     monkeypatch.undo()
     err_a, err_b = _pair_errors(monkeypatch, 0.0, e)
     assert err_a >= 3 * e * MARGIN and err_b >= 5 * e * MARGIN
