@@ -55,7 +55,10 @@ TESTS = (
 
 EXTRA_TESTS = {
     "pespec/numerics/turns.py": ("tests/numerics/test_worst_ratio.py",),
-    "pespec/numerics/ratio.py": ("tests/numerics/test_worst_ratio.py",),
+    "pespec/numerics/ratio.py": (
+        "tests/numerics/test_worst_ratio.py",
+        "tests/numerics/test_ratio_edges.py",
+    ),
 }
 
 _SWAPS: dict[type[ast.AST], tuple[type[ast.AST], ...]] = {
