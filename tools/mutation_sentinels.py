@@ -282,6 +282,14 @@ SENTINELS: tuple[Sentinel, ...] = (
         "IntervalArith.positive: a negative interval above −1 decided positive",
     ),
     Sentinel(
+        "rope-cos-sin-zero-row",
+        ROPE_ORACLE,
+        "cos_out[row], sin_out[row] = 1.0, 0.0",
+        "cos_out[row], sin_out[row] = 0.0, 0.0",
+        T_ROPE,
+        "cos_sin: cos 0 = 0 at position 0",
+    ),
+    Sentinel(
         "exact-range-end-sign",
         EXACT,
         "_check_range(x0, x0 + n - 1)",

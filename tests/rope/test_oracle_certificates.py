@@ -11,6 +11,7 @@ attention factor and ω' fall back the way they would on a hard configuration.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -161,6 +162,13 @@ def test_cos_sin_bound_never_below_the_proof(monkeypatch: pytest.MonkeyPatch) ->
         proof = np.array([abs(POSITIONS[row]) * float(w) for w in omegas])
         assert factor >= 1 and constant >= 0
         assert np.all(angle >= proof * MARGIN)
+        # the |p|·r_j term (r_j the radius of ω'_j's enclosure, pinned by the midpoint test)
+        radii = oracle._enclosure(CONFIG, precision + 32).omega_radius
+        with_radius = [
+            abs(POSITIONS[row]) * (float(w) + math.ldexp(r, precision))
+            for w, r in zip(omegas, radii, strict=True)
+        ]
+        assert np.all(angle >= np.array(with_radius) * (1 - 2.0**-45))
         unit = mpmath.ldexp(1, -precision)
         for value, y, g in zip(values, exact, angle, strict=True):
             assert abs(mpmath.mpf(value) - y) <= (g + factor * abs(float(value)) + constant) * unit
@@ -404,3 +412,12 @@ def test_interval_arithmetic_powers_and_exact_inputs() -> None:
         for boundary in ([-1, 0], [0, 1], [-0.5, 0.5]):  # branches need 0 excluded
             with pytest.raises(Undecided):
                 ar.positive(lambda b=boundary: mpmath.iv.mpf(b))  # type: ignore[misc]
+
+
+def test_cos_sin_at_position_zero() -> None:
+    """φ = 0 exactly: cos = 1, sin = 0 (and +0), whatever the schedule."""
+    for config in (CONFIG, YARN):
+        cos, sin = oracle.cos_sin([0, 0.0], config)
+        assert cos.tolist() == [[1.0] * (config.d_r // 2)] * 2
+        assert sin.tolist() == [[0.0] * (config.d_r // 2)] * 2
+        assert not np.any(np.signbit(sin))
