@@ -290,6 +290,14 @@ SENTINELS: tuple[Sentinel, ...] = (
         "cos_sin: cos 0 = 0 at position 0",
     ),
     Sentinel(
+        "rope-zero-pair-shortcut",
+        ROPE_ORACLE,
+        "if a[j] == 0.0 and b[j] == 0.0",
+        "if a[j] == 0.0 or b[j] == 0.0",
+        T_ROPE,
+        "_rotate_row: a failed pair with one zero component taken as (0, 0)",
+    ),
+    Sentinel(
         "exact-range-end-sign",
         EXACT,
         "_check_range(x0, x0 + n - 1)",

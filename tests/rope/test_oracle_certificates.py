@@ -421,3 +421,20 @@ def test_cos_sin_at_position_zero() -> None:
         assert cos.tolist() == [[1.0] * (config.d_r // 2)] * 2
         assert sin.tolist() == [[0.0] * (config.d_r // 2)] * 2
         assert not np.any(np.signbit(sin))
+
+
+@pytest.mark.timeout(10)
+def test_rotation_retries_with_zero_components(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forced retries (GUARD_BITS = −100) on pairs with a = 0 or b = 0 (not both): only a pair
+    with both zero may skip the retry as (0, 0); the others equal mpmath's rotation."""
+    positions = [3, -1]
+    read_a, read_b = _pairs(YARN)
+    x = np.zeros((2, YARN.head_dim))
+    x[:, read_a[0::2]] = 0.75  # even pairs: (0.75, 0)
+    x[:, read_b[1::2]] = -2.5  # odd pairs: (0, −2.5)
+    monkeypatch.setattr(oracle, "GUARD_BITS", -100)
+    got = oracle.rotate(x, positions, YARN)
+    write_a, write_b = _pairs(YARN)
+    for row, (y_a, y_b) in enumerate(_expected_rotation(YARN, x, positions)):
+        assert got[row, write_a].tolist() == [mpf_to_float(v) for v in y_a]
+        assert got[row, write_b].tolist() == [mpf_to_float(v) for v in y_b]
