@@ -173,8 +173,8 @@ def _check_domain(p: NDArray[Any], offset: int) -> None:
         return
     _check_range(offset, offset)
     biggest = float(np.max(np.abs(p)))
-    if biggest > MAX_POSITION:
-        _check_range(int(biggest), 0)
+    if biggest > MAX_POSITION + abs(offset):  # |p + o| ≥ |p| − |o| > 2^53
+        _check_range(int(biggest) - abs(offset), 0)
     is_integral = p == np.rint(p)
     integral = p[is_integral]
     if integral.size:  # integral floats are shifted by o exactly: check p + o

@@ -49,6 +49,7 @@ from pespec.reference.validation import check_base, check_d_model
 __all__ = [
     "GUARD_BITS",
     "PARALLEL_THRESHOLD",
+    "START_BITS",
     "amplitude_mpfr",
     "dyadic_to_mpfr",
     "encode",
@@ -70,6 +71,10 @@ PARALLEL_THRESHOLD = 1 << 17
 GUARD_BITS = 24
 """Extra bits above the need of float64 at the first try; a retry happens with
 probability about 2^-(GUARD_BITS - 2) per value."""
+
+START_BITS = 128
+"""First precision of the one-value Ziv loops (ω_k, the output scale A). Tests lower it (to 8)
+to force their retries; the result is the same certified float64."""
 
 _MAX_PRECISION = 1 << 22
 """Give up (RuntimeError) past this many bits: never reached in practice (the exact value
@@ -177,7 +182,7 @@ def _certified_omega(base: Fraction, den: Fraction, k: int) -> tuple[float, floa
         nearest = float(rational)  # int / int: correctly rounded by CPython
         return nearest, float(rational - Fraction(nearest))
     t_upper = _ln(base) * float(exponent) * SLACK**2
-    precision = 128 + max(0, math.ceil(math.log2(t_upper + 1.0)))
+    precision = START_BITS + max(0, math.ceil(math.log2(t_upper + 1.0)))
     while precision <= _MAX_PRECISION:
         omega = _omega_at(base, den, range(k, k + 1), precision)[0]
         # |ω̃ − ω| ≤ |ω̃|·(4·t + 2)·2^-P (module docstring, without the θ product)
@@ -304,7 +309,7 @@ def amplitude_mpfr(square: Fraction) -> Any:
 
 def _sqrt_certified(square: Fraction) -> float:
     """A correctly rounded to float64, certified like every oracle value."""
-    precision = 128
+    precision = START_BITS
     while True:
         with gmpy2.context(precision=precision):
             value = amplitude_mpfr(square)

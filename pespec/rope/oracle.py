@@ -55,7 +55,7 @@ from pespec.rope._exact_schedule import (
 from pespec.rope.config import RopeConfig
 from pespec.rope.schedules.registry import SCHEDULES
 
-__all__ = ["attention_factor", "cos_sin", "frequencies", "frequencies_dd", "rotate"]
+__all__ = ["GUARD_BITS", "attention_factor", "cos_sin", "frequencies", "frequencies_dd", "rotate"]
 
 F64 = NDArray[np.float64]
 
@@ -64,7 +64,10 @@ _RATIONAL_AFTER = 1 << 12
 """Try the exact rational evaluation once the interval precision passes this."""
 _RUN_STEP = 256
 """Interval runs are made at multiples of this many bits, so most requests share one."""
-_GUARD_BITS = 24
+GUARD_BITS = 24
+"""Extra bits above float64's need at a row's first try. Tests lower it (to −100: every row
+then starts at 16 bits) to force the scalar Ziv retries of cos/sin and of the rotation."""
+_MIN_PRECISION = 16
 
 
 def _check_config(config: Any) -> RopeConfig:
@@ -211,8 +214,8 @@ def _magnitude_bits(x: Fraction) -> int:
 def _row_precision(config: RopeConfig, x: Fraction) -> int:
     """Working precision for position x (a multiple of 64, so rows share enclosures)."""
     omega_bits = max(0, math.ceil(math.log2(max(_certified(config).hi))) + 1)
-    need = 53 + _GUARD_BITS + _magnitude_bits(x) + omega_bits + 16
-    return 64 * math.ceil(need / 64)
+    need = 53 + GUARD_BITS + _magnitude_bits(x) + omega_bits + 16
+    return max(_MIN_PRECISION, 64 * math.ceil(need / 64))  # 16 only when GUARD_BITS is lowered
 
 
 # ---------------------------------------------------------------------------
