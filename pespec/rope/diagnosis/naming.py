@@ -91,8 +91,27 @@ def _sentence(fit: Fit, config: RopeConfig, uniform: float | None = None) -> str
     )
 
 
-def _runs(bad: NDArray[np.bool_], ratio: F64) -> list[str]:
-    """'pairs a–b are r× too slow/fast' for runs of deviating pairs with one ratio (1%)."""
+def _ratio_text(r: float, precision: float) -> str | None:
+    """How a pair's ω̂/ω reads: None when indistinguishable from 1 at ``precision``
+    (relative); no rotation, the other direction, or r× too slow/fast with enough digits
+    that the printed ratio is not 1."""
+    if not math.isfinite(r) or abs(r - 1) <= max(precision, 1e-12):
+        return None
+    if abs(r) <= max(precision, 1e-12):
+        return "does not rotate (ω̂ = 0)"
+    if r < 0:
+        return f"rotates the other way (ω̂/ω = −{_num(-r, 3)})"
+    value = 1 / r if r < 1 else r
+    for digits in range(3, 8):
+        text = _num(value, digits)
+        if float(text) != 1.0:
+            return f"{text}× too slow" if r < 1 else f"{text}× too fast"
+    return None
+
+
+def _runs(bad: NDArray[np.bool_], ratio: F64, precision: F64) -> list[str]:
+    """'pairs a–b are r× too slow/fast' for runs of deviating pairs with one ratio (1%);
+    ``precision`` the relative precision of each ratio."""
     out, j, n = [], 0, len(bad)
     while j < n:
         if not bad[j]:
@@ -102,15 +121,23 @@ def _runs(bad: NDArray[np.bool_], ratio: F64) -> list[str]:
         while k + 1 < n and bad[k + 1] and math.isclose(ratio[k + 1], ratio[j], rel_tol=1e-2):
             k += 1
         r = float(np.median(ratio[j : k + 1]))
-        pairs = f"pair {j}" if j == k else f"pairs {j}–{k}"
-        speed = f"{_num(1 / r, 3)}× too slow" if r < 1 else f"{_num(r, 3)}× too fast"
-        out.append(f"{pairs} {'is' if j == k else 'are'} {speed}")
+        text = _ratio_text(r, float(np.max(precision[j : k + 1])))
+        if text is not None:
+            verb = text if j == k else text.replace("does", "do").replace("rotates", "rotate")
+            pairs = f"pair {j}" if j == k else f"pairs {j}–{k}"
+            joined = f"{pairs} {verb}" if not verb[0].isdigit() else ""
+            if not joined:
+                joined = f"{pairs} {'is' if j == k else 'are'} {verb}"
+            out.append(joined)
         j = k + 1
     return out[:4]
 
 
-def _pattern(m: Measurement, declared: F64, bad: NDArray[np.bool_], noise: float) -> list[str]:
-    """What the deviation looks like when no schedule fits."""
+def _pattern(
+    m: Measurement, declared: F64, bad: NDArray[np.bool_], noise: float, growth: str | None
+) -> list[str]:
+    """What the deviation looks like when no schedule fits; ``growth`` the measured growth
+    law of the phase error, if any."""
     out = []
     offset = float(np.median(m.offset))
     if abs(offset) > 4 * noise:
@@ -126,12 +153,13 @@ def _pattern(m: Measurement, declared: F64, bad: NDArray[np.bool_], noise: float
         )
     elif bad.any():
         with np.errstate(divide="ignore", invalid="ignore"):
-            out += _runs(bad, m.omega / declared)
+            out += _runs(bad, m.omega / declared, SPREAD * m.precision / np.abs(declared))
     breaks = m.breaks[m.breaks > 0]
     if breaks.size:
+        shape = growth if growth is not None else "its shape not measured"
         out.append(
             f"the phase departs from a line from position {int(breaks.min())} on "
-            f"({breaks.size} pairs; a stepwise or growing error)"
+            f"({breaks.size} pairs; {shape})"
         )
     return out
 
@@ -161,6 +189,7 @@ def measured_causes(
     declared: tuple[F64, float],
     noise: float,
     attention_ok: bool = True,
+    growth: str | None = None,
 ) -> tuple[list[str], bool, list[Fit]]:
     """(causes, whether a fitted model explains ω̂, the fits ranked) for a measurement
     against the declared (ω_j, A); ``attention_ok``: Â matched some attention model."""
@@ -169,11 +198,11 @@ def measured_causes(
     if not bad.any():
         if not attention_ok:
             return _attention_causes(m, config, attention)
-        return _pattern(m, omegas, bad, noise), False, []
+        return _pattern(m, omegas, bad, noise, growth), False, []
     fits = fit_parameters(m, config)
     if fits and fits[0].fits:
         return [_sentence(fits[0], config, _uniform(m, omegas))], True, fits
-    return _pattern(m, omegas, bad, noise), False, fits
+    return _pattern(m, omegas, bad, noise, growth), False, fits
 
 
 def pair_table(m: Measurement, declared: F64, attention: float) -> dict[str, Any]:
