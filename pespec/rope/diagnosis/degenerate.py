@@ -34,14 +34,20 @@ def _identity_columns(matrices: F64) -> NDArray[np.bool_]:
     return np.asarray(np.all(close, axis=(0, 1)), dtype=bool)
 
 
-def rotated_width(matrices: F64) -> int:
+def rotated_width(matrices: F64) -> int | None:
     """The number of leading columns the backend changes: head_dim minus the trailing run
-    of columns returned unchanged at every position (``matrices`` (m, out, in), finite)."""
+    of columns returned unchanged at every position (``matrices`` (m, out, in), finite);
+    None when the last changed column moves by less than 1e-2 (a pair too slow to tell
+    from a pass-through column at the probed positions)."""
     unchanged = _identity_columns(matrices)
     width = unchanged.size
     while width > 0 and unchanged[width - 1]:
         width -= 1
-    return width
+    if width == 0:
+        return 0
+    eye = np.eye(matrices.shape[1])[:, width - 1]
+    moved = float(np.max(np.abs(matrices[:, :, width - 1] - eye[None, :])))
+    return width if moved > 1e-2 else None
 
 
 def single_position(matrices: F64, config: RopeConfig) -> float | None:

@@ -115,16 +115,16 @@ def _before_pairing(
     if shape is not None:
         return _failed(config, calls, shape, explained=True, reach=_reach(probes, config))
     width = rotated_width(matrices[finite])
-    if width != config.d_r and width % 2 == 0 and width > 0:
-        return _width(backend, config, width, options, calls)
+    if width is not None and width != config.d_r and width % 2 == 0 and width > 0:
+        return _width(backend, config, width, options, (calls, _reach(probes, config)))
     pairing, _ = detect_pairing(matrices[finite], config)
     if pairing == "undetermined":
         return _failed(
             config,
             calls,
             f"no pairing (halves, interleaved or interleaved in / halves out, either output "
-            f"layout) explains the rotated basis vectors (rotated width measured {width}, "
-            f"the config says d_r = {config.d_r})",
+            f"layout) explains the rotated basis vectors (rotated width measured "
+            f"{'undetermined' if width is None else width}, the config says d_r = {config.d_r})",
         )
     return pairing
 
@@ -134,11 +134,12 @@ def _width(
     config: RopeConfig,
     width: int,
     options: tuple[float | None, float | None, str | None],
-    calls: int,
+    done: tuple[int, int | None],
 ) -> RopeDiagnosis:
     """The backend rotates ``width`` columns where the config rotates d_r: diagnosed
     against the config with rotary_dim = width, the width named first."""
     timeout, max_position, output_dtype = options
+    calls, reach = done
     cause = f"the rotated width measured {width} columns, the config says d_r = {config.d_r}"
     try:
         wide = dataclasses.replace(config, rotary_dim=width)
@@ -147,17 +148,20 @@ def _width(
             backend, wide, timeout=timeout, max_position=max_position, output_dtype=output_dtype
         )
     except (ValueError, TypeError):
-        return _failed(config, calls, cause, explained=True)
+        return _failed(config, calls, cause, explained=True, reach=reach)
     causes = (cause, *inner.causes)
-    text = f"The cause is: {'; '.join(causes)}; " + inner.sentence.split("; ")[-1]
-    if not text.endswith("."):
-        text += "."
+    where = (
+        "not within 1e-2 of exact even at position 0"
+        if reach is None
+        else f"within 1e-2 of exact up to position {reach} of the probes"
+    )
     return dataclasses.replace(
         inner,
-        sentence=text,
+        sentence=f"The cause is: {'; '.join(causes)}; {where}.",
         explained=True,
         backend_calls=calls + inner.backend_calls,
         causes=causes,
+        max_position_within_1e_2=reach,
     )
 
 

@@ -7,7 +7,9 @@ the fastest (each prediction ω_j·s resolves the next pair's 2π ambiguity), an
 when every pair's offset is within its noise of ω_j·s.
 
 :func:`growth_law`: the phase error e_j(p) = φ̂_j(p) − ω_j·p of a pair, fitted as
-c (constant), c·p, c·√p, or a step (zero below a position, a constant above). The law
+c (constant), c·√p, c·p, c·p^1.5, c·p² (up to the first position where it exceeds 1 rad:
+beyond, the wrapped error hides its law) or a step (zero below a position, a constant
+above; chosen only when it fits four times better). The law
 whose fitted residual is smallest names the shape, with its coefficient.
 """
 
@@ -94,10 +96,16 @@ def growth_law(errors: F64, positions: F64, noise: float) -> str | None:
         rms = float(np.sqrt(np.mean((e - c * basis) ** 2)))
         text = f"a constant {c:.4g} rad" if name == "constant" else f"{c:.4g}·{name} rad (∝{name})"
         laws.append((rms, text))
+    best = min(laws, key=lambda t: t[0])
+    steps: list[tuple[float, str]] = []
     for k in range(1, p.size):
         c = float(np.mean(e[k:]))
         step = np.where(np.arange(p.size) >= k, c, 0.0)
         rms = float(np.sqrt(np.mean((e - step) ** 2)))
-        laws.append((rms, f"a step of {c:.4g} rad from position {int(p[k])}"))
-    rms, text = min(laws, key=lambda t: t[0])
+        steps.append((rms, f"a step of {c:.4g} rad from position {int(p[k])}"))
+    if steps:  # a step has a free position: it must fit far better than a power law
+        step_best = min(steps, key=lambda t: t[0])
+        if step_best[0] < 0.25 * best[0]:
+            best = step_best
+    rms, text = best
     return f"the phase error of pair {j} is {text} (fit rms {rms:.2g} rad)"

@@ -31,6 +31,18 @@ def _num(value: float, digits: int = 7) -> str:
     return mantissa + ("e" + str(int(exponent)) if exponent else "")
 
 
+def _same_style(measured: float, declared: float, digits: int) -> tuple[str, str]:
+    """One quantity written one way: both in exponent form when either is ≥ 1e5, the
+    declared value with the digits it needs (at most ``digits``)."""
+    if max(abs(measured), abs(declared)) < 1e5:
+        return _num(measured, digits), _num(declared, 7)
+    text = f"{measured:.{max(digits - 1, 0)}e}"
+    mantissa, _, exponent = text.partition("e")
+    shown = f"{declared:.{max(digits - 1, 0)}e}"
+    d_mantissa, _, d_exponent = shown.partition("e")
+    return f"{mantissa}e{int(exponent)}", f"{d_mantissa}e{int(d_exponent)}"
+
+
 def _digits(fit: Fit) -> int:
     """Significant digits the fitted interval supports (3 to 7)."""
     lo, hi = fit.interval
@@ -71,7 +83,9 @@ def _sentence(fit: Fit, config: RopeConfig, uniform: float | None = None) -> str
     name = NAMES.get(fit.parameter, fit.parameter)
     value = _num(fit.value, _digits(fit))
     if fit.schedule == config.rope_type:
-        if fit.parameter == "theta":
+        declared = float(fit.declared or 0)
+        shown, said = _same_style(fit.value, declared, _digits(fit))
+        if fit.parameter == "theta" and fit.value > 1 and config.theta > 1:
             d_prime = config.d_r * math.log(config.theta) / math.log(fit.value)
             whole = abs(d_prime - round(d_prime)) < 1e-3 and round(d_prime) % 2 == 0
             if whole and fit.digits > 3:  # a round θ is a θ slip (1e4 is 1e6 over d = 192)
@@ -79,7 +93,15 @@ def _sentence(fit: Fit, config: RopeConfig, uniform: float | None = None) -> str
                     f"ω computed over d = {round(d_prime)} instead of d_r = {config.d_r} "
                     f"(θ^(−2j/{round(d_prime)}); as θ it measures {value})"
                 )
-        return f"{name} measured {value}, the config says {_num(float(fit.declared or 0), 7)}"
+            if whole and round(d_prime) != config.d_r:  # θ^k: both readings are one fact
+                return (
+                    f"{name} measured {shown}, the config says {said} (the same frequencies "
+                    f"as ω computed over d = {round(d_prime)} instead of d_r = {config.d_r})"
+                )
+        return f"{name} measured {shown}, the config says {said}"
+    if fit.schedule == "ntk" and config.rope_type == "default" and fit.parameter == "factor":
+        theta = config.theta * fit.value ** (config.d_r / (config.d_r - 2))  # θ·s^(d/(d−2))
+        return _theta_reading(theta, config, _digits(fit))
     if uniform is not None and uniform > 0 and fit.parameter == "factor":
         return (
             f"every frequency divided by {_num(1 / uniform, 3)}: a {fit.schedule} scaling "
@@ -107,6 +129,21 @@ def _ratio_text(r: float, precision: float) -> str | None:
         if float(text) != 1.0:
             return f"{text}× too slow" if r < 1 else f"{text}× too fast"
     return None
+
+
+def _theta_reading(theta: float, config: RopeConfig, digits: int) -> str:
+    """θ measured (one plain θ^(−2j/d_r) schedule explains every pair), and the width d it
+    equals when θ̂ = θ^(d_r/d) for an even d."""
+    shown, said = _same_style(theta, config.theta, digits)
+    text = f"θ measured {shown}, the config says {said}"
+    if theta > 1 and config.theta > 1:
+        d_prime = config.d_r * math.log(config.theta) / math.log(theta)
+        if abs(d_prime - round(d_prime)) < 1e-3 and round(d_prime) % 2 == 0:
+            text += (
+                f" (the same frequencies as ω computed over d = {round(d_prime)} instead of "
+                f"d_r = {config.d_r})"
+            )
+    return text
 
 
 def _runs(bad: NDArray[np.bool_], ratio: F64, precision: F64) -> list[str]:
