@@ -239,7 +239,7 @@ def _kinds(config: RopeConfig) -> Iterator[tuple[str, Port, tuple[str, ...], str
             }[stage]
             yield f"{stage} in {fmt}", port, (what,), fmt
     yield "accumulated phase", Port(phase="accumulate"), ("phase error", "departs"), "∝"
-    if config.rotary_dim is not None:
+    if config.d_r != config.head_dim:
         yield (
             "rotary fraction ignored",
             Port(width="head_dim"),

@@ -1,10 +1,12 @@
 """The sentence from the fit, and the measured-vs-declared table (SPEC Annex D.9).
 
 :func:`measured_causes` names the best-fitting parameter with its measured value ("θ
-measured 1.000000e6, the config says 10000"); where none fits it says which pairs deviate
-and how ("pairs 32–63 are 2× too slow"), a frequency added to every pair (a phase error
-growing linearly with the position), a constant phase offset, or a phase that departs from
-a line at some position (a stepwise error). :func:`pair_table` is the per-pair table.
+measured 1.00000e6, the config says 1.00000e4": one quantity written one way); where none
+fits it says which pairs deviate and how ("pairs 32–63 are 2× too slow"; a ratio within
+its precision of 1 is not printed, a negative one is "rotates the other way"), a frequency
+added to every pair (a phase error growing linearly with the position), a constant phase
+offset, or a phase that departs from a line at some position (with its measured growth law).
+:func:`pair_table` is the per-pair table.
 """
 
 from __future__ import annotations
