@@ -143,3 +143,70 @@ def test_sinusoidal_diagnosis_never_raises(kind: str) -> None:
 
     found = sincos_diagnose(encoder, level=Level("float32", "float32"))
     assert found.sentence()
+
+
+SIN_KINDS = ("zeros", "constant", "nan", "inf", "noise", "positions", "huge", "one_row")
+
+
+def _encoder(kind: str, value: float, seed: int) -> Any:
+    def encoder(positions: Any, d_model: int, base: float) -> Any:
+        n = len(positions)
+        rng = np.random.default_rng(seed)
+        if kind == "zeros":
+            return np.zeros((n, d_model))
+        if kind == "constant":
+            return np.full((n, d_model), value)
+        if kind in ("nan", "inf"):
+            y = rng.standard_normal((n, d_model))
+            y[rng.integers(0, n, size=2), 0] = np.nan if kind == "nan" else np.inf
+            return y
+        if kind == "positions":
+            return np.tile(np.asarray(positions, dtype=np.float64)[:, None], (1, d_model))
+        if kind == "huge":
+            return np.full((n, d_model), 1e300) * value
+        if kind == "one_row":
+            return np.tile(rng.standard_normal(d_model), (n, 1))
+        return rng.standard_normal((n, d_model)) * value
+
+    return encoder
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    kind=st.sampled_from(SIN_KINDS),
+    value=st.floats(-1e3, 1e3, allow_nan=False),
+    seed=st.integers(0, 2**16),
+)
+def test_sinusoidal_diagnosis_never_raises_on_arbitrary_outputs(
+    kind: str, value: float, seed: int
+) -> None:
+    from pespec.properties.base import Level
+    from pespec.sincos.diagnosis import diagnose as sincos_diagnose
+
+    found = sincos_diagnose(_encoder(kind, value, seed), level=Level("float32", "float32"))
+    assert found.sentence()
+
+
+@settings(max_examples=6, deadline=None)
+@given(kind=st.sampled_from(("identity", "zeros", "nan", "noise", "one_position")))
+def test_multiaxis_diagnosis_never_raises_on_arbitrary_outputs(kind: str) -> None:
+    from pespec.mrope.run import check
+    from tests.mrope.test_real import small
+
+    def backend(x: Any, positions: Any, config: Any) -> Any:
+        if kind == "identity":
+            return x.copy()
+        if kind == "zeros":
+            return np.zeros_like(x)
+        if kind == "nan":
+            return np.full_like(x, np.nan)
+        if kind == "one_position":
+            return backend_at_zero(x)
+        return np.random.default_rng(0).standard_normal(x.shape)
+
+    def backend_at_zero(x: Any) -> Any:
+        return x.astype(np.float32)  # every row at position 0: the rotation is the identity
+
+    report = check(backend, config=small("flux.1", grid=[1, 4, 4]))
+    assert not report.conformant
+    assert report.diagnosis_sentence  # a cause or what was measured, never empty
