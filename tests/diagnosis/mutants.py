@@ -217,7 +217,7 @@ def _kinds(config: RopeConfig) -> Iterator[tuple[str, Port, tuple[str, ...], str
             ("d = ", "head_dim = "),
             f"d = {d - 2}",
         )
-    yield "exponent 2(j+1)/d", Port(exponent="2(j+1)/d"), ("ω", "θ", "every frequency"), None
+    yield "exponent 2(j+1)/d", Port(exponent="2(j+1)/d"), ("2(j+1)/d", "off by one"), None
     yield "denominator d/2", Port(exponent="2j/(d/2)"), ("d = ", "head_dim = "), f"= {d // 2}"
     yield "exponent j/d", Port(exponent="j/d"), ("d = ", "head_dim = "), f"= {2 * d}"
     if config.rope_type == "linear":

@@ -148,7 +148,20 @@ def _theta_reading(theta: float, config: RopeConfig, digits: int) -> str:
     return text
 
 
-def _runs(bad: NDArray[np.bool_], ratio: F64, precision: F64) -> list[str]:
+def off_by_one(ratio: float, config: RopeConfig) -> str:
+    """' (…: the exponent 2(j+1)/d_r …)' when ``ratio`` (ω̂/ω) is θ^(−2/d_r) within 1e-3,
+    else ''."""
+    step = config.theta ** (2 / config.d_r) if config.theta > 0 and config.d_r > 0 else 0.0
+    if ratio > 0 and step > 0 and math.isclose(1 / ratio, step, rel_tol=1e-3):
+        return (
+            f" (θ^(2/d_r) = {_num(step, 4)}: the exponent 2(j+1)/d_r instead of 2j/d_r, off by one)"
+        )
+    return ""
+
+
+def _runs(
+    bad: NDArray[np.bool_], ratio: F64, precision: F64, config: RopeConfig | None = None
+) -> list[str]:
     """'pairs a–b are r× too slow/fast' for runs of deviating pairs with one ratio (1%);
     ``precision`` the relative precision of each ratio."""
     out, j, n = [], 0, len(bad)
@@ -167,13 +180,20 @@ def _runs(bad: NDArray[np.bool_], ratio: F64, precision: F64) -> list[str]:
             joined = f"{pairs} {verb}" if not verb[0].isdigit() else ""
             if not joined:
                 joined = f"{pairs} {'is' if j == k else 'are'} {verb}"
-            out.append(joined)
+            # an exponent off by one slows every pair from pair 0 on by θ^(2/d_r)
+            whole_run = j == 0 and k > 0 and config is not None
+            out.append(joined + (off_by_one(r, config) if whole_run and config else ""))
         j = k + 1
     return out[:4]
 
 
 def _pattern(
-    m: Measurement, declared: F64, bad: NDArray[np.bool_], noise: float, growth: str | None
+    m: Measurement,
+    declared: F64,
+    bad: NDArray[np.bool_],
+    noise: float,
+    growth: str | None,
+    config: RopeConfig | None = None,
 ) -> list[str]:
     """What the deviation looks like when no schedule fits; ``growth`` the measured growth
     law of the phase error, if any."""
@@ -192,7 +212,8 @@ def _pattern(
         )
     elif bad.any():
         with np.errstate(divide="ignore", invalid="ignore"):
-            out += _runs(bad, m.omega / declared, SPREAD * m.precision / np.abs(declared))
+            ratio, precision = m.omega / declared, SPREAD * m.precision / np.abs(declared)
+            out += _runs(bad, ratio, precision, config)
     breaks = m.breaks[m.breaks > 0]
     if breaks.size:
         shape = growth if growth is not None else "its shape not measured"
@@ -237,11 +258,13 @@ def measured_causes(
     if not bad.any():
         if not attention_ok:
             return _attention_causes(m, config, attention)
-        return _pattern(m, omegas, bad, noise, growth), False, []
+        return _pattern(m, omegas, bad, noise, growth, config), False, []
     fits = fit_parameters(m, config)
     if fits and fits[0].fits:
-        return [_sentence(fits[0], config, _uniform(m, omegas))], True, fits
-    return _pattern(m, omegas, bad, noise, growth), False, fits
+        uniform = _uniform(m, omegas)
+        text = _sentence(fits[0], config, uniform)
+        return [text + (off_by_one(uniform, config) if uniform else "")], True, fits
+    return _pattern(m, omegas, bad, noise, growth, config), False, fits
 
 
 def pair_table(m: Measurement, declared: F64, attention: float) -> dict[str, Any]:
