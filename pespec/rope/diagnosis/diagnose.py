@@ -232,7 +232,7 @@ def diagnose(
             measured,
             config,
             (declared, noise),
-            (base, causes, rope_type),
+            (base, [c for c in causes if c != fit.model.slip], rope_type),
             (attention is not None, growth),
         )
     if not finite.all():
