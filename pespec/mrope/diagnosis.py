@@ -110,15 +110,29 @@ def _misread(
     return other[0] if _matches(y, x, p, view.config, view, exact) else None
 
 
+def _contract_only(report: Report) -> None:
+    """The measured fact when only contract checks failed (NaN/inf, shape, a raise)."""
+    failed = [c for c in report.checks if c.status == "failed"]
+    if failed and not report.diagnosis_sentence:
+        first = failed[0]
+        report.diagnosis_sentence = (
+            f"no neighbour compared: {first.id} failed ({first.message.split(';')[0]})"
+        )
+
+
 def diagnose(view: DiagnosisView, report: Report) -> None:
     """Name the first neighbour the output matches on :func:`diagnosis_rows`, if one does."""
     from pespec.mrope.report import candidates
 
     if not any(c.status == "failed" and c.stage == "reference" for c in report.checks):
+        _contract_only(report)
         return
     try:
         y_all, exact, bound = view.judged()
-    except BackendFailure:  # the backend failed the contract: nothing to compare
+    except BackendFailure as failure:  # the backend failed the contract: nothing to compare
+        report.diagnosis_sentence = (
+            f"no neighbour compared: the output failed the contract ({failure})"
+        )
         return
     rows = diagnosis_rows(y_all, exact, bound)
     y, x, p = y_all[rows], view.x[rows], view.positions[rows]

@@ -10,6 +10,7 @@ halves.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Any
 
@@ -148,6 +149,19 @@ def _per_axis_candidates(
         found[f"axes_dim permuted to {list(permuted)}"] = per_axis_rotary(
             permuted, theta, pairing=config.pairing
         )
+    whole = config.head_dim  # θ^(−2j/D) = (θ^(d_a/D))^(−2j/d_a): each axis at θ^(d_a/D)
+    found[
+        f"per-axis frequencies computed over the whole width D = {whole} instead of each "
+        f"axis's share {dims} (θ^(−2j/{whole}))"
+    ] = dataclasses.replace(
+        config,
+        sections=tuple(
+            dataclasses.replace(
+                s, rope=dataclasses.replace(s.rope, theta=theta ** (s.rope.head_dim / whole))
+            )
+            for s in config.sections
+        ),
+    )
     flipped = "halves" if config.pairing == "interleaved" else "interleaved"
     found[f"pairs in {flipped} instead of {config.pairing}"] = per_axis_rotary(
         dims, theta, pairing=flipped

@@ -22,6 +22,7 @@ from pespec.conformance.report import Report
 from pespec.properties.base import parse_level
 from pespec.reference.validation import check_d_model
 from pespec.sincos.compare import compare_blocks
+from pespec.sincos.filediagnosis import file_diagnosis
 from pespec.sincos.fromfile import compare_saved_output, parse_positions, read_output
 
 __all__ = ["check_file"]
@@ -71,6 +72,8 @@ def check_file(
     )
     text = not name.lower().endswith((".npy", ".npz"))
     failed = [r for r in report.failed if r.stage in ("reference", "golden")]
+    if failed and not report.diagnosis_sentence:
+        report.diagnosis_sentence = file_diagnosis(output, np.asarray(chosen), d, base)
     note = ""
     if failed and text and report.level is not None:
         judged = parse_level(report.level)

@@ -7,8 +7,8 @@ diffusers' ``FluxTransformer2DModel`` forms its timestep embedding from
 product rounded to bfloat16) and ``Timesteps(256, flip_sin_to_cos=True,
 downscale_freq_shift=0)``: y = [cos(t'ω_k) | sin(t'ω_k)], ω_k = exp(−ln(10^4)·k/128). The test
 shows the library's output is that function of t' = bf16(bf16(t)·1000) within float32
-accuracy, and far from the same function of 1000·t: the cause the row names ("timesteps
-rounded to bfloat16 before the embedding") is what the library computes.
+accuracy, and far from the same function of 1000·t: the cause the row names ("the scaled
+timestep 1000·t rounded to bfloat16", issue 39) is what the library computes.
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """The sentence from the fit, and the measured-vs-declared table (SPEC Annex D.9).
 
 :func:`measured_causes` names the best-fitting parameter with its measured value ("θ
-measured 1.000000e6, the config says 10000"); where none fits it says which pairs deviate
-and how ("pairs 32–63 are 2× too slow"), a frequency added to every pair (a phase error
-growing linearly with the position), a constant phase offset, or a phase that departs from
-a line at some position (a stepwise error). :func:`pair_table` is the per-pair table.
+measured 1.00000e6, the config says 1.00000e4": one quantity written one way); where none
+fits it says which pairs deviate and how ("pairs 32–63 are 2× too slow"; a ratio within
+its precision of 1 is not printed, a negative one is "rotates the other way"), a frequency
+added to every pair (a phase error growing linearly with the position), a constant phase
+offset, or a phase that departs from a line at some position (with its measured growth law).
+:func:`pair_table` is the per-pair table.
 """
 
 from __future__ import annotations
@@ -29,6 +31,18 @@ def _num(value: float, digits: int = 7) -> str:
     text = f"{value:.{max(digits - 1, 0)}e}" if abs(value) >= 1e5 else f"{value:.{digits}g}"
     mantissa, _, exponent = text.partition("e")
     return mantissa + ("e" + str(int(exponent)) if exponent else "")
+
+
+def _same_style(measured: float, declared: float, digits: int) -> tuple[str, str]:
+    """One quantity written one way: both in exponent form when either is ≥ 1e5, the
+    declared value with the digits it needs (at most ``digits``)."""
+    if max(abs(measured), abs(declared)) < 1e5:
+        return _num(measured, digits), _num(declared, 7)
+    text = f"{measured:.{max(digits - 1, 0)}e}"
+    mantissa, _, exponent = text.partition("e")
+    shown = f"{declared:.{max(digits - 1, 0)}e}"
+    d_mantissa, _, d_exponent = shown.partition("e")
+    return f"{mantissa}e{int(exponent)}", f"{d_mantissa}e{int(d_exponent)}"
 
 
 def _digits(fit: Fit) -> int:
@@ -71,7 +85,9 @@ def _sentence(fit: Fit, config: RopeConfig, uniform: float | None = None) -> str
     name = NAMES.get(fit.parameter, fit.parameter)
     value = _num(fit.value, _digits(fit))
     if fit.schedule == config.rope_type:
-        if fit.parameter == "theta":
+        declared = float(fit.declared or 0)
+        shown, said = _same_style(fit.value, declared, _digits(fit))
+        if fit.parameter == "theta" and fit.value > 1 and config.theta > 1:
             d_prime = config.d_r * math.log(config.theta) / math.log(fit.value)
             whole = abs(d_prime - round(d_prime)) < 1e-3 and round(d_prime) % 2 == 0
             if whole and fit.digits > 3:  # a round θ is a θ slip (1e4 is 1e6 over d = 192)
@@ -79,7 +95,15 @@ def _sentence(fit: Fit, config: RopeConfig, uniform: float | None = None) -> str
                     f"ω computed over d = {round(d_prime)} instead of d_r = {config.d_r} "
                     f"(θ^(−2j/{round(d_prime)}); as θ it measures {value})"
                 )
-        return f"{name} measured {value}, the config says {_num(float(fit.declared or 0), 7)}"
+            if whole and round(d_prime) != config.d_r:  # θ^k: both readings are one fact
+                return (
+                    f"{name} measured {shown}, the config says {said} (the same frequencies "
+                    f"as ω computed over d = {round(d_prime)} instead of d_r = {config.d_r})"
+                )
+        return f"{name} measured {shown}, the config says {said}"
+    if fit.schedule == "ntk" and config.rope_type == "default" and fit.parameter == "factor":
+        theta = config.theta * fit.value ** (config.d_r / (config.d_r - 2))  # θ·s^(d/(d−2))
+        return _theta_reading(theta, config, _digits(fit))
     if uniform is not None and uniform > 0 and fit.parameter == "factor":
         return (
             f"every frequency divided by {_num(1 / uniform, 3)}: a {fit.schedule} scaling "
@@ -91,8 +115,55 @@ def _sentence(fit: Fit, config: RopeConfig, uniform: float | None = None) -> str
     )
 
 
-def _runs(bad: NDArray[np.bool_], ratio: F64) -> list[str]:
-    """'pairs a–b are r× too slow/fast' for runs of deviating pairs with one ratio (1%)."""
+def _ratio_text(r: float, precision: float) -> str | None:
+    """How a pair's ω̂/ω reads: None when indistinguishable from 1 at ``precision``
+    (relative); no rotation, the other direction, or r× too slow/fast with enough digits
+    that the printed ratio is not 1."""
+    if not math.isfinite(r) or abs(r - 1) <= max(precision, 1e-12):
+        return None
+    if abs(r) <= max(precision, 1e-12):
+        return "does not rotate (ω̂ = 0)"
+    if r < 0:
+        return f"rotates the other way (ω̂/ω = −{_num(-r, 3)})"
+    value = 1 / r if r < 1 else r
+    for digits in range(3, 8):
+        text = _num(value, digits)
+        if float(text) != 1.0:
+            return f"{text}× too slow" if r < 1 else f"{text}× too fast"
+    return None
+
+
+def _theta_reading(theta: float, config: RopeConfig, digits: int) -> str:
+    """θ measured (one plain θ^(−2j/d_r) schedule explains every pair), and the width d it
+    equals when θ̂ = θ^(d_r/d) for an even d."""
+    shown, said = _same_style(theta, config.theta, digits)
+    text = f"θ measured {shown}, the config says {said}"
+    if theta > 1 and config.theta > 1:
+        d_prime = config.d_r * math.log(config.theta) / math.log(theta)
+        if abs(d_prime - round(d_prime)) < 1e-3 and round(d_prime) % 2 == 0:
+            text += (
+                f" (the same frequencies as ω computed over d = {round(d_prime)} instead of "
+                f"d_r = {config.d_r})"
+            )
+    return text
+
+
+def off_by_one(ratio: float, config: RopeConfig) -> str:
+    """' (…: the exponent 2(j+1)/d_r …)' when ``ratio`` (ω̂/ω) is θ^(−2/d_r) within 1e-3,
+    else ''."""
+    step = config.theta ** (2 / config.d_r) if config.theta > 0 and config.d_r > 0 else 0.0
+    if ratio > 0 and step > 0 and math.isclose(1 / ratio, step, rel_tol=1e-3):
+        return (
+            f" (θ^(2/d_r) = {_num(step, 4)}: the exponent 2(j+1)/d_r instead of 2j/d_r, off by one)"
+        )
+    return ""
+
+
+def _runs(
+    bad: NDArray[np.bool_], ratio: F64, precision: F64, config: RopeConfig | None = None
+) -> list[str]:
+    """'pairs a–b are r× too slow/fast' for runs of deviating pairs with one ratio (1%);
+    ``precision`` the relative precision of each ratio."""
     out, j, n = [], 0, len(bad)
     while j < n:
         if not bad[j]:
@@ -102,15 +173,30 @@ def _runs(bad: NDArray[np.bool_], ratio: F64) -> list[str]:
         while k + 1 < n and bad[k + 1] and math.isclose(ratio[k + 1], ratio[j], rel_tol=1e-2):
             k += 1
         r = float(np.median(ratio[j : k + 1]))
-        pairs = f"pair {j}" if j == k else f"pairs {j}–{k}"
-        speed = f"{_num(1 / r, 3)}× too slow" if r < 1 else f"{_num(r, 3)}× too fast"
-        out.append(f"{pairs} {'is' if j == k else 'are'} {speed}")
+        text = _ratio_text(r, float(np.max(precision[j : k + 1])))
+        if text is not None:
+            verb = text if j == k else text.replace("does", "do").replace("rotates", "rotate")
+            pairs = f"pair {j}" if j == k else f"pairs {j}–{k}"
+            joined = f"{pairs} {verb}" if not verb[0].isdigit() else ""
+            if not joined:
+                joined = f"{pairs} {'is' if j == k else 'are'} {verb}"
+            # an exponent off by one slows every pair from pair 0 on by θ^(2/d_r)
+            whole_run = j == 0 and k > 0 and config is not None
+            out.append(joined + (off_by_one(r, config) if whole_run and config else ""))
         j = k + 1
     return out[:4]
 
 
-def _pattern(m: Measurement, declared: F64, bad: NDArray[np.bool_], noise: float) -> list[str]:
-    """What the deviation looks like when no schedule fits."""
+def _pattern(
+    m: Measurement,
+    declared: F64,
+    bad: NDArray[np.bool_],
+    noise: float,
+    growth: str | None,
+    config: RopeConfig | None = None,
+) -> list[str]:
+    """What the deviation looks like when no schedule fits; ``growth`` the measured growth
+    law of the phase error, if any."""
     out = []
     offset = float(np.median(m.offset))
     if abs(offset) > 4 * noise:
@@ -126,12 +212,14 @@ def _pattern(m: Measurement, declared: F64, bad: NDArray[np.bool_], noise: float
         )
     elif bad.any():
         with np.errstate(divide="ignore", invalid="ignore"):
-            out += _runs(bad, m.omega / declared)
+            ratio, precision = m.omega / declared, SPREAD * m.precision / np.abs(declared)
+            out += _runs(bad, ratio, precision, config)
     breaks = m.breaks[m.breaks > 0]
     if breaks.size:
+        shape = growth if growth is not None else "its shape not measured"
         out.append(
             f"the phase departs from a line from position {int(breaks.min())} on "
-            f"({breaks.size} pairs; a stepwise or growing error)"
+            f"({breaks.size} pairs; {shape})"
         )
     return out
 
@@ -161,6 +249,7 @@ def measured_causes(
     declared: tuple[F64, float],
     noise: float,
     attention_ok: bool = True,
+    growth: str | None = None,
 ) -> tuple[list[str], bool, list[Fit]]:
     """(causes, whether a fitted model explains ω̂, the fits ranked) for a measurement
     against the declared (ω_j, A); ``attention_ok``: Â matched some attention model."""
@@ -169,11 +258,13 @@ def measured_causes(
     if not bad.any():
         if not attention_ok:
             return _attention_causes(m, config, attention)
-        return _pattern(m, omegas, bad, noise), False, []
+        return _pattern(m, omegas, bad, noise, growth, config), False, []
     fits = fit_parameters(m, config)
     if fits and fits[0].fits:
-        return [_sentence(fits[0], config, _uniform(m, omegas))], True, fits
-    return _pattern(m, omegas, bad, noise), False, fits
+        uniform = _uniform(m, omegas)
+        text = _sentence(fits[0], config, uniform)
+        return [text + (off_by_one(uniform, config) if uniform else "")], True, fits
+    return _pattern(m, omegas, bad, noise, growth, config), False, fits
 
 
 def pair_table(m: Measurement, declared: F64, attention: float) -> dict[str, Any]:

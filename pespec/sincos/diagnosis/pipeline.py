@@ -45,8 +45,9 @@ from pespec.sincos.diagnosis.probes import (
     trim_non_finite,
 )
 from pespec.sincos.diagnosis.result import Diagnosis
-from pespec.sincos.diagnosis.rounding import position_rounding
+from pespec.sincos.diagnosis.rounding import position_rounding, scaled_rounding
 from pespec.sincos.diagnosis.slips import find_slip
+from pespec.sincos.diagnosis.stages import stage_format
 from pespec.sincos.diagnosis.verify import (
     amplitude_deviation,
     best_candidate,
@@ -145,9 +146,83 @@ def diagnose(
             integer_positions_only=integer_positions_only,
         )
         found = replace(found, evidence={**found.evidence, "positions_rounded_to": rounded})
+        scaled = _scaled_rounding(encoder, found, declared, rounded, fit_dims(max_d_model)[0])
+        if scaled is not None:
+            found = replace(found, evidence={**found.evidence, "scaled_rounding": scaled})
+        stage = _stage(encoder, found, declared, fit_dims(max_d_model)[0], max_position)
+        if stage is not None:
+            found = replace(found, evidence={**found.evidence, "stage_format": stage})
     if declared is None:
         return found
     return replace(found, declared=declared.to_dict())
+
+
+def _fitted(found: Diagnosis, declared: Convention | None) -> Convention | None:
+    """The convention the diagnosis fitted (else the declared one), as a Convention."""
+    keys = ("layout", "frequency_shift", "position_offset", "argument_scale")
+    if found.convention is not None and all(k in found.convention for k in keys):
+        data = {k: found.convention[k] for k in keys}
+        if "output_scale" in found.convention:
+            rule = found.convention.get("output_scale_rule")
+            data["output_scale"] = (
+                "sqrt(2/d)" if rule == "sqrt(2/d)" else found.convention["output_scale"]
+            )
+        try:
+            return Convention.from_dict(data)
+        except (TypeError, ValueError):
+            return declared
+    return declared
+
+
+def _stage(
+    encoder: Encoder,
+    found: Diagnosis,
+    declared: Convention | None,
+    d_model: int,
+    max_position: float | None,
+) -> dict[str, Any] | None:
+    """Which stage is in the 16-bit working precision found (:mod:`.stages`)."""
+    if not found.explained or found.working_precision not in ("float16", "bfloat16"):
+        return None
+    if found.positions_rounded_in is not None:  # the rounded positions are the coarse step
+        return None
+    convention = _fitted(found, declared)
+    if convention is None:
+        return None
+    base = float(found.convention.get("base", PRIMARY_BASE)) if found.convention else PRIMARY_BASE
+    try:
+        return stage_format(
+            encoder,
+            convention,
+            d_model=d_model,
+            base=base,
+            name=found.working_precision,
+            max_position=max_position,
+        )
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
+def _scaled_rounding(
+    encoder: Encoder,
+    found: Diagnosis,
+    declared: Convention | None,
+    rounded: str | None,
+    d_model: int,
+) -> dict[str, Any] | None:
+    """Which rounding of a scaled timestep (s·t) the output shows, when positions are
+    rounded and the convention (declared, else fitted) scales them (SPEC Annex D.3)."""
+    if rounded is None:
+        return None
+    convention = declared
+    if convention is None and found.convention is not None:
+        keys = ("layout", "frequency_shift", "position_offset", "argument_scale")
+        if all(k in found.convention for k in keys):
+            convention = Convention.from_dict({k: found.convention[k] for k in keys})
+    if convention is None:
+        return None
+    base = float(found.convention.get("base", PRIMARY_BASE)) if found.convention else PRIMARY_BASE
+    return scaled_rounding(encoder, convention, d_model=d_model, base=base, name=rounded)
 
 
 def _diagnose_both(encoder: Encoder, request: _Request) -> Diagnosis:

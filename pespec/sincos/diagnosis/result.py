@@ -108,6 +108,14 @@ class Diagnosis:
         """The precision and large-position findings, as clauses."""
         clauses = []
         rounded = self.positions_rounded_in
+        scaled = self.evidence.get("scaled_rounding")
+        if isinstance(scaled, dict) and self.explained:
+            return [
+                f"{scaled['text']} before the embedding (measured at t = {scaled['t']:g}: "
+                f"{scaled['scale']:g}·t = {scaled['scaled']:g} is used as {scaled['used']:g}, "
+                f"an error of {scaled['error']:.3g}; a timestep embedding's inputs are "
+                "fractional, so no integer_positions_only declaration applies)"
+            ]
         if rounded is not None and self.explained:
             growth = self.evidence.get("precision_from_error_growth")
             angles = f"; the angles are computed in {growth}" if growth in SIGNIFICAND_BITS else ""
@@ -116,9 +124,13 @@ class Diagnosis:
                 f"used as {rounded}(p){angles}): the encoding {self._reach()}"
             )
         elif self.precision_is_cause:
-            clauses.append(
-                f"angles are computed in {self.working_precision}: the encoding {self._reach()}"
+            stage = self.evidence.get("stage_format")
+            what = (
+                stage["text"]
+                if isinstance(stage, dict)
+                else f"angles are computed in {self.working_precision}"
             )
+            clauses.append(f"{what}: the encoding {self._reach()}")
         if self.non_finite_positions:
             shown = ", ".join(f"{p:g}" for p in self.non_finite_positions[:4])
             more = ", …" if len(self.non_finite_positions) > 4 else ""

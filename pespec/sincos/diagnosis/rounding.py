@@ -8,6 +8,7 @@ backend's rows differ, since p ≠ fmt(p) moves every angle (SPEC Annex D.3).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -16,8 +17,10 @@ from numpy.typing import NDArray
 from pespec.conformance.guard import BACKEND_ERRORS
 from pespec.numerics.formats import DTYPES
 from pespec.properties.base import Encoder
+from pespec.reference.conventions import Convention
+from pespec.reference.exact import exact_encode
 
-__all__ = ["ROUNDING_FORMATS", "position_rounding"]
+__all__ = ["ROUNDING_FORMATS", "position_rounding", "scaled_rounding"]
 
 ROUNDING_FORMATS: tuple[str, ...] = ("bfloat16", "float16")
 """Formats checked, coarsest first."""
@@ -85,4 +88,72 @@ def position_rounding(
         )
         if distinct and not table and np.array_equal(rows[:n], rows[n : 2 * n]):
             return name
+    return None
+
+
+_SCALED_PROBES = np.array([0.375, 0.1234567, 0.70711, 0.93701])
+"""Timesteps t in [0, 1] probed for the scaled rounding (0.375: 1000·t = 375 → 376)."""
+
+_HYPOTHESES: dict[str, str] = {
+    "scaled": "the scaled timestep {s:g}·t rounded to {f}",
+    "timestep": "the timestep t rounded to {f} before the scaling by {s:g}",
+    "both": "t rounded to {f}, then the scaled timestep {s:g}·t rounded to {f} again",
+}
+
+
+def _arguments(t: NDArray[Any], scale: float, name: str, how: str) -> NDArray[Any]:
+    dtype = DTYPES[name]
+
+    def fmt(v: NDArray[Any]) -> NDArray[Any]:
+        return np.asarray(v, dtype=np.float32).astype(dtype).astype(np.float64)
+
+    if how == "scaled":
+        return fmt(scale * t)
+    if how == "timestep":
+        return scale * fmt(t)
+    return fmt(fmt(t) * scale)
+
+
+def scaled_rounding(
+    encoder: Encoder, convention: Convention, *, d_model: int, base: float, name: str
+) -> dict[str, Any] | None:
+    """Which rounding of the timestep the output shows when the convention scales its
+    argument (s = argument_scale ≠ 1): the scaled timestep s·t rounded to ``name``, t
+    rounded before the scaling, or both; each hypothesis gives the row exact(arg) that a
+    float32 pipeline reproduces within its bound |arg|·16u + 4u (u = 2^−24: ω_k through
+    exp of |a_k| ≤ ln 10^4 < 9.22 carries (|a_k| + 2)u, the product one more u, cos/sin
+    2 ulps; 16 > 12.3 + 3). Returns the hypothesis, the timestep with the largest error
+    (t, s·t, the rounded argument) and that error against the exact row at s·t; None when
+    no hypothesis explains every probed row or the backend misbehaves."""
+    scale = float(convention.argument_scale)
+    if scale == 1.0:
+        return None
+    try:
+        raw = np.asarray(encoder(_SCALED_PROBES.copy(), d_model, base), dtype=np.float64)
+    except BACKEND_ERRORS:
+        return None
+    if raw.shape != (_SCALED_PROBES.size, d_model) or not np.all(np.isfinite(raw)):
+        return None
+    plain = replace(convention, argument_scale=1.0)
+    exact = exact_encode(scale * _SCALED_PROBES, d_model, base=base, convention=plain)
+    u = 2.0**-24
+    for how in ("scaled", "both", "timestep"):
+        args = _arguments(_SCALED_PROBES, scale, name, how)
+        if np.all(args == scale * _SCALED_PROBES):
+            continue
+        rows = exact_encode(args, d_model, base=base, convention=plain)
+        bound = np.abs(args)[:, None] * 16 * u + 4 * u
+        if np.all(np.abs(raw - rows) <= bound):
+            errors = np.max(np.abs(raw - exact), axis=1)
+            k = int(np.argmax(errors))
+            return {
+                "rounding": how,
+                "format": name,
+                "scale": scale,
+                "t": float(_SCALED_PROBES[k]),
+                "scaled": float(scale * _SCALED_PROBES[k]),
+                "used": float(args[k]),
+                "error": float(errors[k]),
+                "text": _HYPOTHESES[how].format(s=scale, f=name),
+            }
     return None
