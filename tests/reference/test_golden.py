@@ -90,7 +90,9 @@ def size_by_family() -> dict[str, int]:
     for path in fixture_directory().iterdir():
         name = path.name
         family = (
-            "multiaxis-rope"
+            "fourier"
+            if name.startswith("fourier-")
+            else "multiaxis-rope"
             if name.startswith("multiaxis-rope-")
             else "multiaxis"
             if name.startswith("multiaxis-")
@@ -110,6 +112,9 @@ def test_each_family_keeps_its_fixture_budget() -> None:
     sizes = size_by_family()
     assert sizes.get("multiaxis", 0) < 2_000_000
     assert sizes.get("multiaxis-rope", 0) < 500_000
+    # fourier (issue 43): 10 sets of at most 64 rows, 0.1 MB today; 0.5 MB leaves room for
+    # as many again.
+    assert sizes.get("fourier", 0) < 500_000
     assert sum(sizes.values()) < 7_500_000
 
 
@@ -245,7 +250,7 @@ def test_export_round_trips_without_pickle(
     assert cli_main(["golden", "export", "--format", "npz", str(tmp_path / "npz")]) == 0
     assert cli_main(["golden", "export", "--format", "csv", str(tmp_path / "csv")]) == 0
     exported = [p.name for p in (tmp_path / "npz").glob("*.npz")]
-    absolute = [n for n in exported if not n.startswith(("rope-", "multiaxis-"))]
+    absolute = [n for n in exported if not n.startswith(("rope-", "multiaxis-", "fourier-"))]
     assert len(absolute) == len(shipped)
     assert len([n for n in exported if n.startswith("rope-")]) == len(ROPE_PRESETS)  # SPEC §8.6
     from pespec.mrope.presets import PRESETS as MROPE_PRESETS

@@ -22,6 +22,8 @@ ROPE = Path(pespec.rope.__file__).parent
 NAMING_ALLOWED = {
     "schedules",  # the schedule modules themselves
     "presets.py",  # real models' configurations name their schedule
+    "variants.py",  # named configurations (issue 36) name their schedule like presets
+    "diagnosis/naming.py",  # an NTK fit against a default config is read as θ (issue 39)
     "diagnosis/examples.py",  # the worked bug examples are configurations too
     "diagnosis/candidates.py",  # cross-schedule slips: read as 'default' or as 'linear'
 }

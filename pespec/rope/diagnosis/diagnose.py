@@ -114,7 +114,10 @@ def _before_pairing(
     shape = degenerate(matrices, mixed, config)
     if shape is not None:
         return _failed(config, calls, shape, explained=True, reach=_reach(probes, config))
-    width = rotated_width(matrices[finite])
+    # A proportional config (rotated_pairs < d_r/2) has pass-through pairs inside d_r, so its
+    # unchanged columns are no trailing run: the width is measured only where the config
+    # rotates every pair of d_r.
+    width = rotated_width(matrices[finite]) if config.rotated_pairs is None else None
     if width is not None and width != config.d_r and width % 2 == 0 and width > 0:
         return _width(backend, config, width, options, (calls, _reach(probes, config)))
     pairing, _ = detect_pairing(matrices[finite], config)

@@ -89,6 +89,16 @@ class Probe:
         return f"d_model={self.d_model}, base={self.base:g}, {len(self.positions)} positions"
 
 
+def _short(note: str, limit: int = 200) -> str:
+    """``note`` cut to ``limit`` characters at its last whole clause ("; "), so a long
+    message never ends in a cut word or number."""
+    if len(note) <= limit:
+        return note
+    head = note[:limit]
+    cut = head.rfind("; ")
+    return (head[:cut] if cut > 0 else head.rstrip()) + " …"
+
+
 def call(encoder: Encoder, probe: Probe) -> Probe:
     """``probe`` answered: float64 values and their format, or a note saying what went wrong."""
     try:
@@ -96,7 +106,7 @@ def call(encoder: Encoder, probe: Probe) -> Probe:
         with np.errstate(all="ignore"):
             values = raw.astype(np.float64)
     except BACKEND_ERRORS as exc:  # a misbehaving backend must not crash the diagnosis
-        return replace(probe, note=f"raised {type(exc).__name__}: {exc}"[:200])
+        return replace(probe, note=_short(f"raised {type(exc).__name__}: {exc}"))
     expected = (len(probe.positions), probe.d_model)
     if values.shape != expected:
         return replace(probe, note=f"returned shape {values.shape}, expected {expected}")
