@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from pespec._suggest import did_you_mean
+from pespec.clients.catalog_engines import ENGINE_CLIENTS
 from pespec.clients.catalog_hf import SURVEY_CLIENTS
 from pespec.clients.catalog_more import GPU_CLIENTS, MORE_CLIENTS
 from pespec.clients.catalog_multiaxis import MULTIAXIS_CLIENTS
@@ -159,6 +160,7 @@ CLIENTS: Mapping[str, Client] = MappingProxyType(
         + MORE_CLIENTS
         + MULTIAXIS_CLIENTS
         + GPU_CLIENTS
+        + ENGINE_CLIENTS
     }
 )
 """The built-in clients by name, in table order."""

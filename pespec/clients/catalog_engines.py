@@ -1,0 +1,47 @@
+"""Serving engines and kernels as clients (issue 35): llama.cpp's ggml rope op (and, where
+their environments install, vLLM, SGLang and Triton kernels). Each runs in its own engine
+environment (:mod:`pespec.clients.engines`); ``options["shape"]`` is the row's shape class
+(issue 35 item 8), a column of the table."""
+
+from __future__ import annotations
+
+from pespec.clients.model import Client
+
+__all__ = ["ENGINE_CLIENTS"]
+
+_GGML_CONFIGS = (
+    "Llama-2-7B",
+    "Llama-3.1-8B",
+    "Qwen2.5-7B-Instruct",
+    "gpt-oss-20b",
+    "Gemma-3-4B global layers",
+    "Gemma-3-4B local layers",
+)
+_GGML_NOTE = (
+    "ggml-python 0.0.45 bundles ggml 0.15.3; arguments: llama.cpp's converter and loader "
+    "transcribed in pespec.clients.llamacpp_params"
+)
+
+
+def _ggml(name: str, shape: str, entry: str) -> Client:
+    return Client(
+        name=name,
+        family="rope",
+        library="ggml-python",
+        entry=f"ggml.{entry} (C API through ctypes)",
+        source="ggml-org/ggml src/ggml.c ggml_rope_ext; src/ggml-cpu (rope forward)",
+        adapter="pespec.clients.ggml_rope:build",
+        configs=_GGML_CONFIGS,
+        dtypes=("float32", "float16"),
+        options={"engine_env": "ggml", "shape": shape},
+        note=_GGML_NOTE,
+        tier="core",
+    )
+
+
+ENGINE_CLIENTS = (
+    _ggml("ggml:ggml_rope_ext", "tokens", "ggml_rope_ext"),
+    _ggml("ggml:ggml_rope_ext-view", "view", "ggml_rope_ext"),
+    _ggml("ggml:ggml_rope_ext_inplace-view", "inplace", "ggml_rope_ext_inplace"),
+)
+"""Engine clients, in table order."""
