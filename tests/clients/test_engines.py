@@ -5,6 +5,7 @@ installed; CI pass 2 installs it)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -83,7 +84,7 @@ def _omegas_at_one(args_name: str) -> np.ndarray:
     x = np.zeros((1, d))
     x[0, : d // 2] = 1.0
     y = ggml_rope(x, np.array([1]), args, "float32", "tokens")[0].astype(np.float64)
-    return np.arctan2(y[d // 2 :], y[: d // 2])
+    return np.asarray(np.arctan2(y[d // 2 :], y[: d // 2]), dtype=np.float64)
 
 
 def test_ggml_omega_is_a_float32_running_product() -> None:
@@ -114,7 +115,7 @@ def test_ggml_yarn_truncates_where_gpt_oss_says_not() -> None:
     d, base, factor, l0 = 64, 150000, 32, 4096
 
     def omega(j: int, truncate: bool) -> float:
-        def corr(rot: int) -> object:
+        def corr(rot: int) -> Any:
             return d * mpmath.log(l0 / (rot * 2 * mpmath.pi)) / (2 * mpmath.log(base))
 
         low, high = corr(32), corr(1)
