@@ -63,10 +63,32 @@ def _vllm(path: str, shape: str, configs: tuple[str, ...] = _VLLM_CONFIGS) -> Cl
     )
 
 
+def _liger(shape: str) -> Client:
+    return Client(
+        name=f"liger-kernel:triton-interpret-rope-{shape}",
+        family="rope",
+        library="liger-kernel",
+        requires=("triton", "torch"),
+        entry="liger_kernel.transformers.rope.liger_rotary_pos_emb (TRITON_INTERPRET=1)",
+        source="linkedin/Liger-Kernel src/liger_kernel/ops/rope.py (_triton_rope)",
+        adapter="pespec.clients.triton_kernels:liger_rope",
+        configs=("Llama-2-7B", "Qwen2.5-7B-Instruct"),
+        dtypes=("float32", "float16"),
+        options={"engine_env": "triton", "shape": shape},
+        note=(
+            "the Triton interpreter checks rotation, pairing, layout and offsets, not the GPU's "
+            "sin/cos or rounding; bfloat16 not run: the interpreter miscomputes bfloat16"
+        ),
+    )
+
+
 ENGINE_CLIENTS = (
     _ggml("ggml:ggml_rope_ext", "tokens", "ggml_rope_ext"),
     _ggml("ggml:ggml_rope_ext-view", "view", "ggml_rope_ext"),
     _ggml("ggml:ggml_rope_ext_inplace-view", "inplace", "ggml_rope_ext_inplace"),
+    _liger("prefill"),
+    _liger("decode"),
+    _liger("heads"),
     _vllm("forward_native", "tokens"),
     _vllm("forward_cpu", "tokens"),
     _vllm("forward_native", "view", ("Llama-3.1-8B", "Qwen2.5-7B-Instruct")),
