@@ -53,6 +53,18 @@ def register(subparsers: Any) -> None:
         "(transformers' surveyed model types on their configuration defaults; minutes more)",
     )
     parser.add_argument("--list", action="store_true", help="list the clients and exit")
+    parser.add_argument(
+        "--compare-engines",
+        metavar="CONFIG",
+        help="only the clients that run CONFIG (transformers, engines, kernels), side by side, "
+        "each against the exact definition (issue 35)",
+    )
+    parser.add_argument(
+        "--from",
+        dest="from_table",
+        metavar="TABLE.json",
+        help="with --compare-engines: render from this table's rows instead of running them",
+    )
     parser.set_defaults(func=run)
 
 
@@ -79,6 +91,26 @@ def _load_old(path: str) -> dict[str, Any]:
     return data
 
 
+def _compare_engines(args: argparse.Namespace, clients: list[Any]) -> tuple[list[Any], bool]:
+    """Issue 35's ``--compare-engines CONFIG``: (the clients that run CONFIG, whether the view
+    was already printed from ``--from TABLE.json``); ValueError on a usage error."""
+    if not args.compare_engines:
+        if args.from_table:
+            raise ValueError("--from is read with --compare-engines CONFIG only")
+        return clients, False
+    from pespec.clients.compare_engines import compare_rows, render_compare
+
+    clients = compare_rows(clients, args.compare_engines)
+    if not args.from_table:
+        return clients, False
+    try:
+        rows = _load_old(args.from_table)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("--compare", "--from", 1)) from None
+    print(render_compare(rows, args.compare_engines), end="")
+    return clients, True
+
+
 def run(args: argparse.Namespace) -> int:
     """``pespec table`` on parsed arguments (exit code)."""
     from pespec._atomic import check_writable, write_atomic
@@ -99,6 +131,9 @@ def run(args: argparse.Namespace) -> int:
         clients = select_clients(
             family=args.family, library=args.library, client=args.client, every_tier=args.all
         )
+        clients, rendered = _compare_engines(args, clients)
+        if rendered:
+            return 0
     except ValueError as exc:
         print(f"pespec table: error: {exc}", file=sys.stderr)
         return 2
@@ -114,6 +149,10 @@ def run(args: argparse.Namespace) -> int:
 
     table = build_table(clients, jobs=args.jobs, timeout=args.timeout, progress=progress)
     markdown = render_markdown(table)
+    if args.compare_engines:
+        from pespec.clients.compare_engines import render_compare
+
+        markdown = render_compare(table, args.compare_engines)
     if args.json:
         write_atomic(args.json, json.dumps(table, indent=1, ensure_ascii=False) + "\n")
     if args.markdown:

