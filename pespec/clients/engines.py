@@ -18,23 +18,26 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["ENGINE_ENVS", "ENV_VARIABLE", "engine_python", "missing_env"]
+__all__ = ["ENGINE_ENVS", "ENV_VARIABLE", "READY", "engine_python", "missing_env"]
 
 ENV_VARIABLE = "PESPEC_ENGINE_ENVS"
+READY = ".pespec-engine-ready"
+"""Written by ``tools/engine-env`` last: an environment whose build failed half-way is absent."""
 ENGINE_ENVS = ("ggml", "triton", "vllm", "sglang")
 """The environments ``tools/engine-env`` builds."""
 
 
 def engine_python(name: str) -> Path | None:
     """The interpreter of engine environment ``name`` under ``$PESPEC_ENGINE_ENVS``, or None
-    when the variable is unset or the environment was not built."""
+    when the variable is unset or the environment was not built to the end."""
     if name not in ENGINE_ENVS:
         raise ValueError(f"engine environment must be one of {ENGINE_ENVS}; got {name!r}")
     root = os.environ.get(ENV_VARIABLE)
     if not root:
         return None
-    python = Path(root) / name / "bin" / "python"
-    return python if python.is_file() else None
+    env = Path(root) / name
+    python = env / "bin" / "python"
+    return python if python.is_file() and (env / READY).is_file() else None
 
 
 def missing_env(name: str) -> str:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pespec.clients.catalog import get_client
-from pespec.clients.engines import ENV_VARIABLE, engine_python
+from pespec.clients.engines import ENV_VARIABLE, READY, engine_python
 from pespec.clients.llamacpp_params import MODE_NEOX, MODE_NORMAL, rope_args
 from pespec.clients.table import planned_rows, reproduction, run_row
 
@@ -59,6 +59,13 @@ def test_engine_row_says_why_its_environment_is_absent(
 ) -> None:
     monkeypatch.setenv(ENV_VARIABLE, str(tmp_path))
     assert engine_python("ggml") is None
+    python = tmp_path / "ggml" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("")  # a build that stopped half-way: no ready mark, still absent
+    assert engine_python("ggml") is None
+    (tmp_path / "ggml" / READY).write_text("")
+    assert engine_python("ggml") == python
+    (tmp_path / "ggml" / READY).unlink()
     (row,) = [
         r for r in planned_rows([get_client("ggml:ggml_rope_ext-view")]) if r["dtype"] == "float16"
     ][:1]
@@ -186,3 +193,13 @@ def test_compare_engines_usage_errors_exit_2(
         ["table", "--compare-engines", "gpt-oss-20b", "--from", str(bad)], capsys
     )
     assert code == 2 and "--from" in err and "is not a" in err
+
+
+def test_engine_env_refuses_an_unknown_engine(tmp_path: Path) -> None:
+    import subprocess
+
+    script = Path(__file__).resolve().parents[2] / "tools" / "engine-env"
+    done = subprocess.run([str(script), "tensorrt", str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "unknown engine 'tensorrt' (allowed: ggml, vllm, triton, sglang)" in done.stderr
+    assert not any(tmp_path.iterdir())  # nothing made
