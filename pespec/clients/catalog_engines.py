@@ -72,7 +72,10 @@ def _liger(shape: str) -> Client:
         entry="liger_kernel.transformers.rope.liger_rotary_pos_emb (TRITON_INTERPRET=1)",
         source="linkedin/Liger-Kernel src/liger_kernel/ops/rope.py (_triton_rope)",
         adapter="pespec.clients.triton_kernels:liger_rope",
-        configs=("Llama-2-7B", "Qwen2.5-7B-Instruct"),
+        # Llama-2-7B only: under the interpreter a row costs ~17 ms of one program, and the
+        # suite's reference call at Qwen2.5's 32768 context (7166 rows) outlasts pespec
+        # check's 120 s per-call timeout (a hang, not a verdict on the kernel).
+        configs=("Llama-2-7B",),
         dtypes=("float32", "float16"),
         options={"engine_env": "triton", "shape": shape},
         note=(
