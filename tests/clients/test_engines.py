@@ -203,3 +203,35 @@ def test_engine_env_refuses_an_unknown_engine(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "unknown engine 'tensorrt' (allowed: ggml, vllm, triton, sglang)" in done.stderr
     assert not any(tmp_path.iterdir())  # nothing made
+
+
+def test_splice_replaces_a_clients_rows_in_catalog_order() -> None:
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "splice_table_rows.py"
+    spec = importlib.util.spec_from_file_location("splice_table_rows", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def row(client: str, config: str, verdict: str) -> dict[str, str]:
+        return {"client": client, "config": config, "dtype": "float32", "verdict": verdict}
+
+    table = {
+        "date": "kept",
+        "rows": [
+            row("ggml:ggml_rope_ext", "Llama-2-7B", "old"),
+            row("someone:else", "x", "kept"),
+            row("transformers:llama", "Llama-2-7B", "kept"),
+        ],
+    }
+    new = {"rows": [row("ggml:ggml_rope_ext", "Qwen2.5-7B-Instruct", "new"),
+                    row("ggml:ggml_rope_ext", "Llama-2-7B", "new")]}  # fmt: skip
+    out = module.splice(table, [new])
+    assert out["date"] == "kept"
+    assert [(r["client"], r["config"], r["verdict"]) for r in out["rows"]] == [
+        ("transformers:llama", "Llama-2-7B", "kept"),
+        ("ggml:ggml_rope_ext", "Llama-2-7B", "new"),
+        ("ggml:ggml_rope_ext", "Qwen2.5-7B-Instruct", "new"),
+        ("someone:else", "x", "kept"),
+    ]
