@@ -97,7 +97,7 @@ def reproduction(row: dict[str, Any]) -> str:
         env = None
     if env:  # issue 35: the engine's own environment
         line = f"tools/engine-env {env} DIR && DIR/{env}/bin/{line}"
-    return line
+    return " ".join([line, *_call_timeout(row)])
 
 
 def _command(row: dict[str, Any], out: Path) -> list[str]:
@@ -105,7 +105,17 @@ def _command(row: dict[str, Any], out: Path) -> list[str]:
     command += ["--dtype", row["dtype"], "--json", str(out), "--quiet", "--in-process"]
     if row["family"] in CONFIG_FAMILIES:
         command += ["--config", row["config"]]
-    return command
+    return command + _call_timeout(row)
+
+
+def _call_timeout(row: dict[str, Any]) -> list[str]:
+    """``--timeout S`` for a client declaring ``options["call_timeout"]`` (issue 35: a Triton
+    kernel under the interpreter runs each program in Python, minutes per call)."""
+    try:
+        seconds = get_client(row["client"]).options.get("call_timeout")
+    except ValueError:
+        return []
+    return [] if seconds is None else ["--timeout", f"{float(seconds):g}"]
 
 
 def _not_run(client: Client) -> str | None:
