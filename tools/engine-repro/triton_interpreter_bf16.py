@@ -1,3 +1,4 @@
+# mypy: disable-error-code="untyped-decorator,no-untyped-def"
 """The Triton interpreter (triton 3.9.0, TRITON_INTERPRET=1) miscomputes bfloat16 arithmetic
 (issue 35): why the Triton kernels' bfloat16 rows are not run on CPU.
 
