@@ -20,7 +20,7 @@ CONFIGS = (
 )
 
 
-def engines_compare_text() -> str:
+def engines_compare_table() -> str:
     """One compare view per configuration of :data:`CONFIGS`."""
     table = json.loads(TABLE.read_text(encoding="utf-8"))
     return "\n".join(render_compare(table, config) for config in CONFIGS)
