@@ -71,6 +71,12 @@ def register(subparsers: Any) -> None:
         "implemented, refused, not run): of TABLE.json without running anything, or of the "
         "table this run makes (exit 1 when a declared implemented schedule has no row)",
     )
+    parser.add_argument(
+        "--compare-engines",
+        metavar="CONFIG",
+        help="only the clients that run CONFIG (transformers, engines, kernels), side by side, "
+        "each against the exact definition (issue 35)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -109,9 +115,27 @@ def _coverage(table: dict[str, Any]) -> int:
     return 1 if absent else 0
 
 
+def _compare_engines(args: argparse.Namespace, clients: list[Any]) -> tuple[list[Any], bool]:
+    """Issue 35's ``--compare-engines CONFIG``: (the clients that run CONFIG, whether the view
+    was already printed from ``--from TABLE.json``); ValueError on a usage error."""
+    if not args.compare_engines:
+        return clients, False
+    from pespec.clients.compare_engines import compare_rows, render_compare
+
+    clients = compare_rows(clients, args.compare_engines)
+    if not args.from_json:
+        return clients, False
+    try:
+        rows = _load_old(args.from_json)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("--compare", "--from", 1)) from None
+    print(render_compare(rows, args.compare_engines), end="")
+    return clients, True
+
+
 def run(args: argparse.Namespace) -> int:
     """``pespec table`` on parsed arguments (exit code)."""
-    from pespec._atomic import check_writable, write_atomic
+    from pespec._atomic import check_writable
     from pespec.cli import table_page
     from pespec.clients.table import build_table, select_clients
     from pespec.clients.table_text import compare_tables, render_changes, render_markdown
@@ -139,27 +163,22 @@ def run(args: argparse.Namespace) -> int:
         clients = select_clients(
             family=args.family, library=args.library, client=args.client, every_tier=args.all
         )
+        clients, rendered = _compare_engines(args, clients)
+        if rendered:
+            return 0
     except ValueError as exc:
         print(f"pespec table: error: {exc}", file=sys.stderr)
         return 2
 
-    def progress(row: dict[str, Any]) -> None:
-        extra = row.get("why") or (
-            f"worst ratio {row['worst_ratio']:.3g}" if row.get("worst_ratio") is not None else ""
-        )
-        print(
-            f"{row['client']} {row['config']} {row['dtype']}: {row['verdict']} {extra}",
-            file=sys.stderr,
-        )
-
     table = build_table(
-        clients, jobs=args.jobs, timeout=args.timeout, progress=progress, shard=shard
+        clients, jobs=args.jobs, timeout=args.timeout, progress=_progress, shard=shard
     )
     markdown = render_markdown(table)
-    if args.json:
-        write_atomic(args.json, json.dumps(table, indent=1, ensure_ascii=False) + "\n")
-    if args.markdown:
-        write_atomic(args.markdown, markdown)
+    if args.compare_engines:
+        from pespec.clients.compare_engines import render_compare
+
+        markdown = render_compare(table, args.compare_engines)
+    _write(args, table, markdown)
     print(markdown)
     if args.coverage is not None:  # bare --coverage: the matrix of this run's table
         from pespec.clients.coverage import coverage, render_coverage
@@ -171,3 +190,24 @@ def run(args: argparse.Namespace) -> int:
     changes = compare_tables({**old, "rows": [r for r in old["rows"] if r["client"] in ran]}, table)
     print(render_changes(changes))
     return 1 if any(c["same_versions"] for c in changes) else 0
+
+
+def _progress(row: dict[str, Any]) -> None:
+    """One line per finished row on standard error."""
+    extra = row.get("why") or (
+        f"worst ratio {row['worst_ratio']:.3g}" if row.get("worst_ratio") is not None else ""
+    )
+    print(
+        f"{row['client']} {row['config']} {row['dtype']}: {row['verdict']} {extra}",
+        file=sys.stderr,
+    )
+
+
+def _write(args: argparse.Namespace, table: dict[str, Any], markdown: str) -> None:
+    """The --json and --markdown files, written atomically."""
+    from pespec._atomic import write_atomic
+
+    if args.json:
+        write_atomic(args.json, json.dumps(table, indent=1, ensure_ascii=False) + "\n")
+    if args.markdown:
+        write_atomic(args.markdown, markdown)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from pespec._suggest import did_you_mean
+from pespec.clients.catalog_engines import ENGINE_CLIENTS
 from pespec.clients.catalog_fourier import FOURIER_CLIENTS
 from pespec.clients.catalog_hf import SURVEY_CLIENTS
 from pespec.clients.catalog_more import GPU_CLIENTS, MORE_CLIENTS
@@ -182,6 +183,7 @@ CLIENTS: Mapping[str, Client] = MappingProxyType(
         + MULTIAXIS_CLIENTS
         + FOURIER_CLIENTS
         + GPU_CLIENTS
+        + ENGINE_CLIENTS
     }
 )
 """The built-in clients by name, in table order."""

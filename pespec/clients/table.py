@@ -29,6 +29,7 @@ from typing import Any
 
 from pespec._version import SPEC_VERSION, __version__
 from pespec.clients.catalog import all_clients, get_client
+from pespec.clients.engines import engine_python, missing_env
 from pespec.clients.model import CONFIG_FAMILIES, Client
 from pespec.clients.zygote import Zygote
 from pespec.clients.zygote import available as zygote_available
@@ -77,6 +78,7 @@ def planned_rows(clients: Iterable[Client]) -> list[dict[str, Any]]:
             "config": config,
             "dtype": dtype,
             "device": c.device,
+            **({"shape": c.options["shape"]} if "shape" in c.options else {}),
         }
         for c in clients
         for config in c.configs
@@ -89,7 +91,13 @@ def reproduction(row: dict[str, Any]) -> str:
     line = f"pespec check --client {row['client']} --dtype {row['dtype']}"
     if row["family"] in CONFIG_FAMILIES:
         line += f" --config {json.dumps(row['config']) if ' ' in row['config'] else row['config']}"
-    return line
+    try:
+        env = get_client(row["client"]).options.get("engine_env")
+    except ValueError:  # a row of a client this pespec does not declare
+        env = None
+    if env:  # issue 35: the engine's own environment
+        line = f"tools/engine-env {env} DIR && DIR/{env}/bin/{line}"
+    return " ".join([line, *_call_timeout(row)])
 
 
 def _command(row: dict[str, Any], out: Path) -> list[str]:
@@ -97,12 +105,26 @@ def _command(row: dict[str, Any], out: Path) -> list[str]:
     command += ["--dtype", row["dtype"], "--json", str(out), "--quiet", "--in-process"]
     if row["family"] in CONFIG_FAMILIES:
         command += ["--config", row["config"]]
-    return command
+    return command + _call_timeout(row)
+
+
+def _call_timeout(row: dict[str, Any]) -> list[str]:
+    """``--timeout S`` for a client declaring ``options["call_timeout"]`` (issue 35: a Triton
+    kernel under the interpreter runs each program in Python, minutes per call)."""
+    try:
+        seconds = get_client(row["client"]).options.get("call_timeout")
+    except ValueError:
+        return []
+    return [] if seconds is None else ["--timeout", f"{float(seconds):g}"]
 
 
 def _not_run(client: Client) -> str | None:
     """Why ``client`` cannot run here, or None (a GPU client on a machine without one says
-    that first: it is why the row cannot run, whatever is installed)."""
+    that first: it is why the row cannot run, whatever is installed; an engine client's
+    distributions are its environment's, checked by its own process)."""
+    env = client.options.get("engine_env")
+    if env and client.device == "cpu":
+        return missing_env(env) if engine_python(env) is None else None
     if client.device == "cuda":
         try:
             import torch
@@ -162,7 +184,13 @@ def run_row(
         path = Path(folder) / "report.json"
         started = time.perf_counter()
         command = _command(row, path)
+        python = (
+            engine_python(client.options["engine_env"]) if "engine_env" in client.options else None
+        )
         try:
+            if python is not None:  # issue 35: in the engine's interpreter (engines.py)
+                command[0] = str(python)
+                raise RuntimeError("an engine environment")
             if zygote is None:
                 raise RuntimeError("no zygote")
             code, stderr = zygote.run(command[3:], Path(folder), timeout)

