@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 REPORT_SCHEMA = "pespec-conformance-report"
-REPORT_SCHEMA_VERSION = "1.4"
+REPORT_SCHEMA_VERSION = "1.5"
 
 STATUSES: tuple[str, ...] = ("passed", "failed", "skipped")
 

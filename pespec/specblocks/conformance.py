@@ -78,9 +78,9 @@ REPORT_FIELDS: tuple[tuple[str, str], ...] = (
     ("spec_version, suite_version, pespec_version", "what was checked against, and by what"),
     (
         "verdict, conformant",
-        '`"conformant"`, `"non-conformant"`, or `"not judged"` (a partial run in which '
-        "nothing failed and no golden or reference check ran); conformant true only for "
-        '`"conformant"`',
+        '`"conformant"`, `"non-conformant"`, or `"not judged"` (schema 1.5: a partial run '
+        "in which nothing failed and no golden or reference check ran); conformant true only "
+        'for `"conformant"`',
     ),
     (
         "backend",

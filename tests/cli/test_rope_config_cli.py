@@ -63,7 +63,7 @@ def test_a_defaulted_theta_is_said_on_the_verdict_line_and_in_the_json(
     first = out.strip().splitlines()[0]
     assert "CONFORMANT" in first and "θ defaulted to 10000: no rope_theta in the config" in first
     doc = json.loads(report.read_text(encoding="utf-8"))
-    assert doc["schema_version"] == "1.4"
+    assert doc["schema_version"] == "1.5"
     assert doc["config_notes"] == [
         "θ defaulted to 10000: no rope_theta in the config, LlamaConfig's default",
         "max_position_embeddings defaulted to 2048: not in the config, LlamaConfig's default",

@@ -44,7 +44,7 @@ def test_correct_whisper_port_is_conformant_to_whisper_in_the_default_profile(
     assert code == 0
     assert "CONFORMANT at level float32, convention whisper (declared)" in printed
     doc = json.loads(out_json.read_text())
-    assert doc["schema_version"] == REPORT_SCHEMA_VERSION == "1.4"
+    assert doc["schema_version"] == REPORT_SCHEMA_VERSION == "1.5"
     assert doc["convention"] == {**PRESETS["whisper"].to_dict(), "declared": True}
     assert "convention `whisper` (declared)" in out_md.read_text()
     checks = {c["id"]: c for c in doc["checks"]}

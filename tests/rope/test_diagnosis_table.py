@@ -49,7 +49,7 @@ def test_every_pair_measured_against_its_definition() -> None:
 def test_json_keeps_all_pairs(report: Any) -> None:
     assert not report.conformant
     doc = json.loads(json.dumps(report.to_dict()))
-    assert doc["schema_version"] == "1.4"
+    assert doc["schema_version"] == "1.5"
     assert len(doc["diagnosis"]["measured_vs_declared"]["rows"]) == 64
     assert "θ measured 1.00000e6" in doc["diagnosis_sentence"]
 

@@ -112,7 +112,7 @@ def test_a_cache_sized_to_the_context_is_conformant(name: str, rows: int) -> Non
     assert "fractional" in golden.message and f"beyond position {rows - 1}" in golden.message
     data = report.to_dict()
     assert data["domain"]["max_position"] == rows - 1 and data["domain"]["default"] is True
-    assert data["schema_version"] == "1.4"
+    assert data["schema_version"] == "1.5"
 
 
 def test_golden_rows_outside_the_domain_are_counted_not_failed() -> None:

@@ -119,7 +119,7 @@ def test_interleaved_out_deepseek_fails_elements_with_the_permutation_and_passes
     scores = check(MLX_PORT, DEEPSEEK, level="float32", max_position=65536, mode="scores")
     assert scores.conformant, scores.summary()
     data = scores.to_dict()
-    assert data["mode"] == "scores" and data["schema_version"] == "1.4"
+    assert data["mode"] == "scores" and data["schema_version"] == "1.5"
     assert CLAIM in scores.summary()
     ids = [c.id for c in scores.checks]
     assert "scores:0..65536" in ids and not any(i.startswith("golden:") for i in ids)
