@@ -214,3 +214,14 @@ def test_integer_base_one_is_refused() -> None:
     """base = 1 (an int) makes every ω_k = 1: refused with the allowed range named."""
     with pytest.raises(ValueError, match=r"base must be a finite real number > 1; got 1"):
         oracle.frequencies_dd(8, base=1)
+
+
+def test_position_zero_and_minus_one() -> None:
+    """Position 0: sin 0 = +0 and cos 0 = 1 exactly, half of the row each; position −1:
+    sin(−ω_k) < 0 for 0 < ω_k ≤ 1, so each decimal sine is negative and no row is the zero row."""
+    row = oracle.encode([0], 8)[0]
+    assert sorted(row.tolist()) == [0.0] * 4 + [1.0] * 4
+    assert not np.any(np.signbit(row))
+    zero, minus_one = oracle.encode_decimal([0, -1], 8)
+    assert zero != minus_one
+    assert sum(v.startswith("-") for v in minus_one) == 4
