@@ -223,5 +223,6 @@ def test_position_zero_and_minus_one() -> None:
     assert sorted(row.tolist()) == [0.0] * 4 + [1.0] * 4
     assert not np.any(np.signbit(row))
     zero, minus_one = oracle.encode_decimal([0, -1], 8)
+    assert sorted(float(v) for v in zero) == [0.0] * 4 + [1.0] * 4
     assert zero != minus_one
     assert sum(v.startswith("-") for v in minus_one) == 4
