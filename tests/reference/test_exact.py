@@ -465,3 +465,13 @@ def test_bad_input_names_the_parameter(
         call()
     for word in words:
         assert word in str(info.value)
+
+
+def test_row_chunks_tile_the_rows_in_order() -> None:
+    """row_chunks(n, width): consecutive (start, stop) tiling [0, n), each of at most
+    max(1, CHUNK_ELEMENTS // width) rows (several chunks for n·width > CHUNK_ELEMENTS)."""
+    for n, width in [(10_000, 3), (5, 1 << 20), (0, 4)]:
+        rows = max(1, angle_turns.CHUNK_ELEMENTS // width)
+        chunks = list(angle_turns.row_chunks(n, width))
+        expected = [(s, min(n, s + rows)) for s in range(0, n, rows)]
+        assert chunks == expected
