@@ -475,3 +475,19 @@ def test_row_chunks_tile_the_rows_in_order() -> None:
         chunks = list(angle_turns.row_chunks(n, width))
         expected = [(s, min(n, s + rows)) for s in range(0, n, rows)]
         assert chunks == expected
+
+
+def test_exact_defaults() -> None:
+    """Defaults of the exact path's entry points: base 10000 (ω_k = 10000^(-k/4) for d = 8, from
+    mpmath, correctly rounded), offset 0 (row 0 is position 0: sin 0 = 0, cos 0 = 1), and chunks
+    of 4096 rows."""
+    from pespec.reference._oracle_mpmath import mpf_to_float
+
+    with mpmath.workprec(400):
+        expected = [mpf_to_float(mpmath.power(10000, -mpmath.mpf(k) / 4)) for k in range(4)]
+    assert exact.exact_frequencies(8).tolist() == expected
+    assert np.array_equal(exact.turn_pieces(8), exact.turn_pieces(8, base=10000.0))
+    row = exact.exact_sinusoidal_positional_encoding(2, 8)[0]
+    assert sorted(row.tolist()) == [0.0] * 4 + [1.0] * 4
+    starts = [start for start, _ in exact.iter_encoding_chunks(range(5000), 8)]
+    assert starts == [0, 4096]
