@@ -491,3 +491,11 @@ def test_exact_defaults() -> None:
     assert sorted(row.tolist()) == [0.0] * 4 + [1.0] * 4
     starts = [start for start, _ in exact.iter_encoding_chunks(range(5000), 8)]
     assert starts == [0, 4096]
+
+
+def test_argument_scale_between_zero_and_one_is_not_a_negation() -> None:
+    """A convention with 0 < c < 1 (diffusers' scale = 0.5): the exact path equals the oracle
+    (c·p·ω, not its negation) at positions 1..5."""
+    convention = diffusers_convention(scale=0.5)
+    got = exact.exact_encode(np.arange(1, 6), 8, convention=convention)
+    assert np.array_equal(got, oracle.encode(list(range(1, 6)), 8, convention=convention))
