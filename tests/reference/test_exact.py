@@ -499,3 +499,11 @@ def test_argument_scale_between_zero_and_one_is_not_a_negation() -> None:
     convention = diffusers_convention(scale=0.5)
     got = exact.exact_encode(np.arange(1, 6), 8, convention=convention)
     assert np.array_equal(got, oracle.encode(list(range(1, 6)), 8, convention=convention))
+
+
+def test_stream_of_a_descending_range_checks_its_first_end_with_the_offset() -> None:
+    """fairseq (position offset o = 2): range(2^53 − 1, 2^53 − 4, −1) starts at p + o = 2^53 + 1,
+    beyond the float64 domain |p + o| ≤ 2^53, though its last p + o = 2^53 − 1 is inside."""
+    positions = range(2**53 - 1, 2**53 - 4, -1)
+    with pytest.raises(ValueError, match=r"\|position \+ position_offset\| <= 2\*\*53"):
+        exact.iter_encoding_chunks(positions, 8, convention=PRESETS["fairseq"])
