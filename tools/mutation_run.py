@@ -54,7 +54,11 @@ TESTS = (
 """The fast subset every mutant is run against (about 2 CPU s together)."""
 
 EXTRA_TESTS = {
-    "pespec/numerics/turns.py": ("tests/numerics/test_worst_ratio.py",),
+    "pespec/numerics/turns.py": (
+        "tests/numerics/test_worst_ratio.py",
+        "tests/reference/test_exact.py",
+    ),
+    "pespec/reference/exact.py": ("tests/reference/test_exact.py",),
     "pespec/numerics/ratio.py": (
         "tests/numerics/test_worst_ratio.py",
         "tests/numerics/test_ratio_edges.py",
@@ -201,8 +205,8 @@ def _judge(work: Path, tests: tuple[str, ...], timeout: float) -> str:
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
             code = pytest.main(
-                ["-q", "-x", "-p", "no:cacheprovider", "-o", "addopts=", "--timeout",
-                 str(int(timeout)), *tests]
+                ["-q", "-x", "-p", "no:cacheprovider", "-o", "addopts=", "-m", "not slow",
+                 "--timeout", str(int(timeout)), *tests]
             )  # fmt: skip
             os._exit(int(code))
         except BaseException:

@@ -329,6 +329,30 @@ SENTINELS: tuple[Sentinel, ...] = (
         T_EXACT,
         "scaled_reference_error for A = 1 doubled (enters every verdict tolerance)",
     ),
+    Sentinel(
+        "exact-range-first-end-offset",
+        EXACT,
+        "            _check_range(positions[0] + offset, positions[-1] + offset)\n",
+        "            _check_range(positions[0] - offset, positions[-1] + offset)\n",
+        ("tests/reference/test_exact.py",),
+        "iter_encoding_chunks: the offset's sign on the first position of a range (issue 42b)",
+    ),
+    Sentinel(
+        "exact-scale-below-one-negated",
+        EXACT,
+        "convention.argument_scale < 0\n",
+        "convention.argument_scale < 1\n",
+        ("tests/reference/test_exact.py",),
+        "table_layout negates the angles of a convention with 0 < c < 1 (issue 42b)",
+    ),
+    Sentinel(
+        "rope-batched-view",
+        ROPE_ORACLE,
+        "    flat_out = out.reshape(-1, *values.shape[-2:])\n",
+        "    flat_out = out.reshape(-1, *values.shape[-3:])\n",
+        T_ROPE,
+        "rotate writes a batched input through the wrong view (issue 42b)",
+    ),
 )
 
 

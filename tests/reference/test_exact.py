@@ -465,3 +465,45 @@ def test_bad_input_names_the_parameter(
         call()
     for word in words:
         assert word in str(info.value)
+
+
+def test_row_chunks_tile_the_rows_in_order() -> None:
+    """row_chunks(n, width): consecutive (start, stop) tiling [0, n), each of at most
+    max(1, CHUNK_ELEMENTS // width) rows (several chunks for n·width > CHUNK_ELEMENTS)."""
+    for n, width in [(10_000, 3), (5, 1 << 20), (0, 4)]:
+        rows = max(1, angle_turns.CHUNK_ELEMENTS // width)
+        chunks = list(angle_turns.row_chunks(n, width))
+        expected = [(s, min(n, s + rows)) for s in range(0, n, rows)]
+        assert chunks == expected
+
+
+def test_exact_defaults() -> None:
+    """Defaults of the exact path's entry points: base 10000 (ω_k = 10000^(-k/4) for d = 8, from
+    mpmath, correctly rounded), offset 0 (row 0 is position 0: sin 0 = 0, cos 0 = 1), and chunks
+    of 4096 rows."""
+    from pespec.reference._oracle_mpmath import mpf_to_float
+
+    with mpmath.workprec(400):
+        expected = [mpf_to_float(mpmath.power(10000, -mpmath.mpf(k) / 4)) for k in range(4)]
+    assert exact.exact_frequencies(8).tolist() == expected
+    assert np.array_equal(exact.turn_pieces(8), exact.turn_pieces(8, base=10000.0))
+    row = exact.exact_sinusoidal_positional_encoding(2, 8)[0]
+    assert sorted(row.tolist()) == [0.0] * 4 + [1.0] * 4
+    starts = [start for start, _ in exact.iter_encoding_chunks(range(5000), 8)]
+    assert starts == [0, 4096]
+
+
+def test_argument_scale_between_zero_and_one_is_not_a_negation() -> None:
+    """A convention with 0 < c < 1 (diffusers' scale = 0.5): the exact path equals the oracle
+    (c·p·ω, not its negation) at positions 1..5."""
+    convention = diffusers_convention(scale=0.5)
+    got = exact.exact_encode(np.arange(1, 6), 8, convention=convention)
+    assert np.array_equal(got, oracle.encode(list(range(1, 6)), 8, convention=convention))
+
+
+def test_stream_of_a_descending_range_checks_its_first_end_with_the_offset() -> None:
+    """fairseq (position offset o = 2): range(2^53 − 1, 2^53 − 4, −1) starts at p + o = 2^53 + 1,
+    beyond the float64 domain |p + o| ≤ 2^53, though its last p + o = 2^53 − 1 is inside."""
+    positions = range(2**53 - 1, 2**53 - 4, -1)
+    with pytest.raises(ValueError, match=r"\|position \+ position_offset\| <= 2\*\*53"):
+        exact.iter_encoding_chunks(positions, 8, convention=PRESETS["fairseq"])

@@ -193,3 +193,36 @@ def test_one_value_retries_from_a_low_start_give_the_certified_values(
     got = oracle._frequencies_dd_cached.__wrapped__(8, Fraction(10001), Fraction(4))
     assert got[0].tolist() == expected[0].tolist() and got[1].tolist() == expected[1].tolist()
     assert oracle._sqrt_certified(Fraction(1, 3)) == amplitude
+
+
+def test_default_base_is_10000() -> None:
+    """The public entry points' default base is 10000 (SPEC: Vaswani et al.): ω_k = 10000^(-k/4)
+    for d_model = 8, from mpmath at 400 bits; encode_decimal's default equals base=10000."""
+    from pespec.reference._oracle_mpmath import mpf_to_float
+
+    with mpmath.workprec(400):
+        exact = [mpmath.power(10000, -mpmath.mpf(k) / 4) for k in range(4)]
+        hi, _ = oracle.frequencies_dd(8)
+        assert hi.tolist() == [mpf_to_float(w) for w in exact]
+        for got, w in zip(oracle.frequencies_mpf(8), exact, strict=True):
+            assert abs(got - w) <= abs(w) * mpmath.mpf(10) ** -39
+    assert oracle.encode_decimal([3], 8) == oracle.encode_decimal([3], 8, base=10000.0)
+    assert oracle.encode_decimal([3], 8) != oracle.encode_decimal([3], 8, base=10001.0)
+
+
+def test_integer_base_one_is_refused() -> None:
+    """base = 1 (an int) makes every ω_k = 1: refused with the allowed range named."""
+    with pytest.raises(ValueError, match=r"base must be a finite real number > 1; got 1"):
+        oracle.frequencies_dd(8, base=1)
+
+
+def test_position_zero_and_minus_one() -> None:
+    """Position 0: sin 0 = +0 and cos 0 = 1 exactly, half of the row each; position −1:
+    sin(−ω_k) < 0 for 0 < ω_k ≤ 1, so each decimal sine is negative and no row is the zero row."""
+    row = oracle.encode([0], 8)[0]
+    assert sorted(row.tolist()) == [0.0] * 4 + [1.0] * 4
+    assert not np.any(np.signbit(row))
+    zero, minus_one = oracle.encode_decimal([0, -1], 8)
+    assert sorted(float(v) for v in zero) == [0.0] * 4 + [1.0] * 4
+    assert zero != minus_one
+    assert sum(v.startswith("-") for v in minus_one) == 4

@@ -438,3 +438,22 @@ def test_rotation_retries_with_zero_components(monkeypatch: pytest.MonkeyPatch) 
     for row, (y_a, y_b) in enumerate(_expected_rotation(YARN, x, positions)):
         assert got[row, write_a].tolist() == [mpf_to_float(v) for v in y_a]
         assert got[row, write_b].tolist() == [mpf_to_float(v) for v in y_b]
+
+
+def test_rotation_of_a_batch_is_the_rotation_of_each_slice() -> None:
+    """A (2, n, head_dim) input: each batch slice rotates as the 2-D input it holds (the 2-D
+    outputs are pinned to mpmath above)."""
+    positions = [3, -5]
+    x = _rotation_input(CONFIG, len(positions))
+    batch = np.stack([x, 2 * x[::-1]])
+    got = oracle.rotate(batch, positions, CONFIG)
+    assert got.shape == batch.shape
+    for k in range(2):
+        assert np.array_equal(got[k], oracle.rotate(batch[k], positions, CONFIG))
+
+
+def test_rotation_positions_shape_error_names_n() -> None:
+    """Positions not of shape (n,): the message gives n = x.shape[-2] (here 2, head_dim 16)."""
+    x = _rotation_input(CONFIG, 2)
+    with pytest.raises(ValueError, match=r"positions must have shape \(n,\) = \(2,\); got \(3,\)"):
+        oracle.rotate(x, [1, 2, 3], CONFIG)
