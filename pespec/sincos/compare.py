@@ -82,7 +82,9 @@ def compare_blocks(
             reference = encode(chunk, d_model, base=base, convention=convention)
             error = exact_error
         config = EncodingConfig(chunk, d_model, base, convention)
-        bound = comparison_bound(reference, config, level, error) + slack
+        bound = comparison_bound(reference, config, level, error)
+        if slack:  # bound + 0.0 is bound (the bound is positive): no pass when no slack
+            bound = bound + slack
         worst.update(np.asarray(output[start : start + rows]), reference, bound, chunk, columns)
     return worst
 
