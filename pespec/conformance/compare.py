@@ -95,12 +95,14 @@ class Worst(WorstRatio):
         columns: NDArray[np.intp],
     ) -> None:
         """Fold one block (rows = ``positions``, columns = ``columns``) into the statistics."""
-        error = finite_error(np.abs(values.astype(np.float64) - reference))
-        bad = ~(error <= bound)
-        self.violations += int(np.count_nonzero(bad))
+        difference = np.subtract(np.asarray(values, dtype=np.float64), reference)
+        error = finite_error(np.abs(difference, out=difference))
+        # violations: elements not ≤ their bound (NaN bound included)
+        within = error <= bound
+        self.violations += int(within.size - np.count_nonzero(within))
         if error.size:
             self._update_largest(error, bound, positions, columns)
-        flat = self.fold(error, bound)
+        flat = self.fold_finite(error, bound)
         if flat is not None:
             row, col = np.unravel_index(flat, error.shape)
             self.position = positions[row].item()

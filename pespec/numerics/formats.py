@@ -90,7 +90,8 @@ def ulp_below_one(magnitude: NDArray[np.float64], dtype_name: str) -> NDArray[np
     Subnormals: the spacing never drops below 2^(e_min − p + 1). Shape as ``magnitude``.
     """
     p = SIGNIFICAND_BITS[dtype_name]
-    a = np.asarray(np.minimum(np.abs(np.asarray(magnitude, dtype=np.float64)), 1.0))
+    a = np.asarray(np.abs(np.asarray(magnitude, dtype=np.float64)))  # new: changed in place
+    np.minimum(a, 1.0, out=a)
     # 2^floor(log2 a): a's exponent bits with a zero significand (0 for a subnormal float64,
     # inf for NaN); clipped to the binades [2^e_min, 1/2]. frexp(0) has exponent 0, so a = 0
     # takes the binade [1/2, 1) like a = 1. Bit for bit 2^clip(frexp(a)[1] − 1, e_min, −1),

@@ -43,7 +43,12 @@ def finite_error(error: ArrayLike) -> NDArray[np.float64]:
 
 def error_ratio(error: ArrayLike, bound: ArrayLike) -> NDArray[np.float64]:
     """Element-wise error / bound under the ratio rule (same broadcast shape as the inputs)."""
-    errors = finite_error(error)
+    return _finite_ratio(finite_error(error), bound)
+
+
+def _finite_ratio(errors: NDArray[np.float64], bound: ArrayLike) -> NDArray[np.float64]:
+    """:func:`error_ratio` of errors already through :func:`finite_error` (no NaN in the
+    result): the comparison loop's errors, which need not pass through it again."""
     bounds = np.asarray(bound, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(bounds > 0, errors / bounds, np.where(errors > 0, np.inf, 0.0))
@@ -106,12 +111,16 @@ class WorstRatio:
         Returns the flat (C order) index of the block's worst element when it replaces the
         worst so far, else None (an empty block, or no strictly larger ratio).
         """
-        errors = finite_error(error)
+        return self.fold_finite(finite_error(error), bound)
+
+    def fold_finite(self, errors: NDArray[np.float64], bound: ArrayLike) -> int | None:
+        """:meth:`fold` of errors already through :func:`finite_error` (the comparison
+        loop's: one pass over the block fewer)."""
         self.compared += int(errors.size)
         if errors.size == 0:
             return None
-        ratio = error_ratio(errors, bound)
-        flat = _worst_flat(ratio)
+        ratio = _finite_ratio(errors, bound)
+        flat = int(np.argmax(ratio))  # no NaN in ratio: _worst_flat's first largest
         value = float(ratio.reshape(-1)[flat])
         if not is_worse(value, self.ratio):
             return None

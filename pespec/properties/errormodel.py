@@ -203,8 +203,16 @@ class ElementBound:
 
     working: NDArray[np.float64]
     rounding: NDArray[np.float64]
-    theta: NDArray[np.float64]
+    theta_pairs: NDArray[np.float64]
+    pair: NDArray[np.intp]
     function: float
+
+    @property
+    def theta(self) -> NDArray[np.float64]:
+        """|θ| per element, shape (n, d_model): taken from the (n, d/2) pairs only when asked
+        (the comparison loop never asks: one pass over each block fewer)."""
+        theta: NDArray[np.float64] = np.take(self.theta_pairs, self.pair, axis=1)
+        return theta
 
     @property
     def angle_free(self) -> NDArray[np.float64]:
@@ -281,14 +289,16 @@ def element_bound_parts(
     error_pairs, theta_pairs = working_error(config, level)
     pair, _ = config.convention.column_roles(config.d_model)
     working = np.take(error_pairs, pair, axis=1)  # = error_pairs[:, pair], without the
-    theta = np.take(theta_pairs, pair, axis=1)  # slower general fancy-indexing path
+    # slower general fancy-indexing path; |θ| per element is taken on demand (ElementBound.theta)
     exact = None if exact_values is None else np.abs(np.asarray(exact_values, dtype=np.float64))
     function = u_function(level)
     if config.convention.output_scale != 1.0:
         working, function = _scaled_working(working, exact, config, level)
     magnitude = np.ones_like(working) if exact is None else exact + working
     rounding = output_rounding(magnitude, level)
-    return ElementBound(working=working, rounding=rounding, theta=theta, function=function)
+    return ElementBound(
+        working=working, rounding=rounding, theta_pairs=theta_pairs, pair=pair, function=function
+    )
 
 
 def _scaled_working(
