@@ -140,6 +140,30 @@ _ROTARY = (
         dtypes=("float32",),
         options={"max_freq": 10.0},
     ),
+    Client(
+        name="rotary-embedding-torch:RotaryEmbedding-theta-rescale",
+        family="rope",
+        library="rotary-embedding-torch",
+        requires=("torch",),
+        entry="rotary_embedding_torch.RotaryEmbedding(theta_rescale_factor=4)",
+        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
+        adapter="pespec.clients.torch_rotary:rotary_embedding_torch_options",
+        configs=("rotary-embedding-torch-ntk-64-theta-rescale-4",),
+        dtypes=("float32",),
+        options={"theta_rescale_factor": 4.0},
+    ),
+    Client(
+        name="rotary-embedding-torch:RotaryEmbedding-constant",
+        family="rope",
+        library="rotary-embedding-torch",
+        requires=("torch",),
+        entry="rotary_embedding_torch.RotaryEmbedding(freqs_for='constant', num_freqs=1)",
+        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
+        adapter="pespec.clients.torch_rotary:rotary_embedding_torch_options",
+        configs=("rotary-embedding-torch-constant-64-num-freqs-1",),
+        dtypes=("float32",),
+        options={"freqs_for": "constant", "num_freqs": 1},
+    ),
 )
 
 _WHISPER = "src/transformers/models/whisper/modeling_whisper.py"

@@ -11,6 +11,7 @@ from pespec.clients.model import Client
 
 __all__ = [
     "DIFFUSERS_ROTARY",
+    "DIFFUSERS_ROTARY_NTK",
     "GPU_CLIENTS",
     "KERAS_HUB_CLIENTS",
     "MLX_CLIENTS",
@@ -245,6 +246,20 @@ DIFFUSERS_ROTARY = Client(
 )
 """diffusers' 1-D rotary functions (real cos/sin, both pairings)."""
 
+DIFFUSERS_ROTARY_NTK = Client(
+    name="diffusers:get_1d_rotary_pos_embed-ntk-factor",
+    family="rope",
+    library="diffusers",
+    requires=("torch",),
+    entry="diffusers.models.embeddings.get_1d_rotary_pos_embed(ntk_factor=4) + apply_rotary_emb",
+    source="huggingface/diffusers src/diffusers/models/embeddings.py",
+    adapter="pespec.clients.diffusers_rotary:build",
+    configs=("diffusers-1d-64-theta-10000-ntk-factor-4",),
+    dtypes=("float32",),
+    options={"ntk_factor": 4.0},
+)
+"""``ntk_factor`` (issue 36): θ·F, judged as ``default`` with θ·F (SPEC Annex F.7)."""
+
 
 def _hf_sinusoid(model: str, entry: str) -> Client:
     return Client(
@@ -276,7 +291,7 @@ MORE_CLIENTS = (
     + KERAS_HUB_CLIENTS
     + SMALL_CLIENTS
     + ONNX_CLIENTS
-    + (DIFFUSERS_ROTARY,)
+    + (DIFFUSERS_ROTARY, DIFFUSERS_ROTARY_NTK)
     + TRANSFORMERS_SINUSOIDS
 )
 """Every client of this module, in table order."""

@@ -28,6 +28,7 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
     if config is None:
         raise ValueError(f"client {client.name} needs --config (a preset or a config.json)")
     rope = read_config(config)
+    ntk = float(client.options.get("ntk_factor", 1.0))
     if rope.rope_type not in ("default", "linear") or rope.pairing not in ("halves", "interleaved"):
         raise ValueError(
             f"client {client.name} has θ, a linear factor and halves or interleaved pairs; "
@@ -44,9 +45,10 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
         cos, sin = embeddings.get_1d_rotary_pos_embed(
             d,
             np.asarray(positions, dtype=np.int64),
-            theta=rope.theta,
+            theta=rope.theta / ntk,  # the library multiplies it back (SPEC Annex F.7)
             use_real=True,
             linear_factor=factor,
+            ntk_factor=ntk,
             repeat_interleave_real=interleaved,
         )
         xs = torch.from_numpy(np.asarray(x)).to(torch_dtype)

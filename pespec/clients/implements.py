@@ -54,7 +54,7 @@ _MLX = "mlx_lm/models/rope_utils.py"
 _HF = "transformers/modeling_rope_utils.py"
 _DYNAMIC_VARIANTS = ("Llama-2-7B-dynamic-4-seq-len-4096", "Llama-2-7B-dynamic-4-seq-len-16384")
 _RET = "rotary_embedding_torch/rotary_embedding_torch.py"
-_RET_NOT_RUN = "no published configuration uses it (no table row yet)"
+_RET_DOCUMENTED = "a documented configuration: no published model configuration uses it"
 _DIFFUSERS = "diffusers:get_1d_rotary_pos_embed"
 _ONNX_FILE = "onnx/reference/ops/op_rotary_embedding.py"
 
@@ -199,8 +199,11 @@ DECLARATIONS: Mapping[str, Declaration] = MappingProxyType(
                 Item(
                     "ntk_factor (θ·F, SPEC Annex F.7)",
                     "diffusers/models/embeddings.py:928",
-                    not_run="no published configuration passes ntk_factor to the 1-D function "
-                    "(tests/rope/test_integration_schedules.py runs it)",
+                    _rows(
+                        "diffusers:get_1d_rotary_pos_embed-ntk-factor",
+                        "diffusers-1d-64-theta-10000-ntk-factor-4",
+                    ),
+                    note="a documented configuration: no published model passes ntk_factor",
                 ),
             ),
         ),
@@ -225,8 +228,24 @@ DECLARATIONS: Mapping[str, Declaration] = MappingProxyType(
                     "allows); confirmed by tests/rope/test_integration_schedules.py::"
                     "test_ret_pixel_against_exact_linspace_is_a_library_finding (mpmath)",
                 ),
-                Item("freqs_for='constant'", f"{_RET}:122", not_run=_RET_NOT_RUN),
-                Item("theta_rescale_factor (ntk)", f"{_RET}:112", not_run=_RET_NOT_RUN),
+                Item(
+                    "freqs_for='constant'",
+                    f"{_RET}:122",
+                    _rows(
+                        "rotary-embedding-torch:RotaryEmbedding-constant",
+                        "rotary-embedding-torch-constant-64-num-freqs-1",
+                    ),
+                    note=_RET_DOCUMENTED,
+                ),
+                Item(
+                    "theta_rescale_factor (ntk)",
+                    f"{_RET}:112",
+                    _rows(
+                        "rotary-embedding-torch:RotaryEmbedding-theta-rescale",
+                        "rotary-embedding-torch-ntk-64-theta-rescale-4",
+                    ),
+                    note=_RET_DOCUMENTED,
+                ),
                 Item(
                     "use_xpos",
                     f"{_RET}:151",

@@ -19,6 +19,7 @@ from pespec.rope.config import RopeConfig
 __all__ = [
     "rotary_embedding_torch",
     "rotary_embedding_torch_backend",
+    "rotary_embedding_torch_options",
     "rotary_embedding_torch_pixel",
 ]
 
@@ -81,6 +82,35 @@ def rotary_embedding_torch_pixel(client: Client, dtype: str, config: str | None)
         freqs_for="pixel",
         max_freq=float(client.options["max_freq"]),
         cache_if_possible=False,
+    )
+    torch_dtype = getattr(torch, dtype)
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+        with torch.no_grad():
+            freqs = module(torch.from_numpy(np.asarray(positions)).float())
+            return ret.apply_rotary_emb(freqs, torch.from_numpy(np.asarray(x)).to(torch_dtype))
+
+    return fn
+
+
+def rotary_embedding_torch_options(client: Client, dtype: str, config: str | None) -> Any:
+    """``RotaryEmbedding(dim=d, theta=10000, **client.options)`` (``theta_rescale_factor`` or
+    ``freqs_for="constant"`` with ``num_freqs``; issue 36) and ``apply_rotary_emb`` on x in
+    ``dtype``, judged against the configuration the knob documents (``--config``)."""
+    from pespec.rope.presets import read_config
+
+    if config is None:
+        raise ValueError(f"client {client.name} needs --config (the knob's configuration)")
+    rope = read_config(config)
+    if rope.pairing != "interleaved":
+        raise ValueError(
+            f"client {client.name} rotates interleaved pairs; --config {config!r} has "
+            f"{rope.pairing} pairs"
+        )
+    torch = importlib.import_module("torch")
+    ret = importlib.import_module("rotary_embedding_torch")
+    module = ret.RotaryEmbedding(
+        dim=rope.head_dim, theta=10000, cache_if_possible=False, **dict(client.options)
     )
     torch_dtype = getattr(torch, dtype)
 

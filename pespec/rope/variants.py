@@ -122,8 +122,58 @@ def pixel_config() -> Any:
     return RopeConfig(head_dim=PIXEL_DIM, rope_type="custom", omegas=omegas, pairing="interleaved")
 
 
+RESCALE_DIM, RESCALE_FACTOR = 64, 4.0
+"""rotary-embedding-torch's ``theta_rescale_factor`` (its README: NTK-aware scaling, θ·s^(d/(d−2)))
+as a documented configuration: dim 64, θ 10000, s = 4 (no published config.json passes it)."""
+
+
+def theta_rescale_config() -> Any:
+    """``ntk`` with factor s, interleaved pairs: θ·s^(d/(d−2)), as the library documents."""
+    from pespec.rope.config import RopeConfig
+
+    return RopeConfig(
+        head_dim=RESCALE_DIM, rope_type="ntk", factor=RESCALE_FACTOR, pairing="interleaved"
+    )
+
+
+CONSTANT_DIM, CONSTANT_PAIRS = 64, 1
+"""rotary-embedding-torch's ``freqs_for="constant"`` at its default ``num_freqs`` (1): ω = 1 for
+one pair (d_r = 2·num_freqs), the rest of a 64-wide head unrotated."""
+
+
+def constant_config() -> Any:
+    """``custom`` with ω = (1,)·num_freqs over the first 2·num_freqs features, interleaved."""
+    from pespec.rope.config import RopeConfig
+
+    return RopeConfig(
+        head_dim=CONSTANT_DIM,
+        rotary_dim=2 * CONSTANT_PAIRS,
+        rope_type="custom",
+        omegas=(1.0,) * CONSTANT_PAIRS,
+        pairing="interleaved",
+    )
+
+
+NTK_THETA, NTK_FACTOR = 10000.0, 4.0
+"""diffusers' ``get_1d_rotary_pos_embed(64, pos, theta=10000, ntk_factor=4)`` (a documented
+configuration: no published model passes ntk_factor to the 1-D function)."""
+
+
+def ntk_factor_config() -> Any:
+    """SPEC Annex F.7: diffusers multiplies θ by ntk_factor itself, so the schedule is
+    ``default`` with θ·F = 40000 (exact in float64), interleaved pairs as Flux calls it."""
+    from pespec.rope.config import RopeConfig
+
+    return RopeConfig(head_dim=64, theta=NTK_THETA * NTK_FACTOR, pairing="interleaved")
+
+
 DECLARED: MappingProxyType[str, Any] = MappingProxyType(
-    {"rotary-embedding-torch-pixel-64-max-freq-10": pixel_config}
+    {
+        "rotary-embedding-torch-pixel-64-max-freq-10": pixel_config,
+        "rotary-embedding-torch-ntk-64-theta-rescale-4": theta_rescale_config,
+        "rotary-embedding-torch-constant-64-num-freqs-1": constant_config,
+        "diffusers-1d-64-theta-10000-ntk-factor-4": ntk_factor_config,
+    }
 )
 """Configurations a library states as a formula rather than a config.json, by name: the
 RopeConfig factory (``--config NAME``)."""

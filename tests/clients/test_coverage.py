@@ -29,6 +29,31 @@ def test_every_declared_implemented_schedule_has_a_row() -> None:
     assert not absent, f"declared implemented, no row in {TABLE.name}: {absent}"
 
 
+NOT_RUN = {
+    # the only declared implemented items with no row, each because a row is not possible yet
+    # (the reason is in the declaration); any other implemented item must have a row
+    ("mlx-lm:initialize_rope", "yarn mscale / mscale_all_dim"),  # output layout, no client
+    ("mlx-lm:initialize_rope", "proportional"),  # no mlx-lm Gemma 4 client
+    ("mlx-lm:initialize_rope", "mrope"),  # nn.RoPE on text positions: no multi-axis client
+    ("rotary-embedding-torch:RotaryEmbedding", "use_xpos"),  # scales q and k: not a rotation
+}
+
+
+def test_only_the_listed_items_escape_a_row_and_each_says_why() -> None:
+    escaped = {
+        (name, item.name)
+        for name, declaration in DECLARATIONS.items()
+        for item in declaration.items
+        if item.implemented and item.not_run
+    }
+    assert escaped == set(NOT_RUN)
+    for name, declaration in DECLARATIONS.items():
+        for item in declaration.items:
+            if item.implemented and not item.not_run:
+                assert item.rows, (name, item.name)
+            assert not (item.not_run and item.rows), (name, item.name)
+
+
 def test_declarations_name_real_clients_and_their_configurations() -> None:
     clients = all_clients()
     for name, declaration in DECLARATIONS.items():
