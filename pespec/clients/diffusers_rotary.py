@@ -39,13 +39,14 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
     interleaved = rope.pairing == "interleaved"
     factor = rope.factor if rope.rope_type == "linear" and rope.factor else 1.0
     torch_dtype = getattr(torch, dtype)
+    library_theta = rope.theta / ntk  # the θ a user passes with ntk_factor (SPEC Annex F.7)
 
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
         d = rope.d_r
         cos, sin = embeddings.get_1d_rotary_pos_embed(
             d,
             np.asarray(positions, dtype=np.int64),
-            theta=rope.theta / ntk,  # the library multiplies it back (SPEC Annex F.7)
+            theta=rope.theta if ntk == 1.0 else library_theta,
             use_real=True,
             linear_factor=factor,
             ntk_factor=ntk,

@@ -1,0 +1,74 @@
+"""The table rows of three knobs no published configuration uses (issue 36): diffusers'
+``ntk_factor``, rotary-embedding-torch's ``theta_rescale_factor`` and ``freqs_for="constant"``,
+each judged against a documented configuration (pespec/rope/variants.py).
+
+Two things can go wrong: the documented configuration may not be the schedule the knob
+documents (checked against mpmath, independent of the oracle's code), and the client may not
+pass the knob (checked by judging the real library against the schedule without it: that must
+fail). The rows themselves are in results/conformance-table.json (test_coverage.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mpmath
+import pytest
+
+from pespec.clients.catalog import all_clients
+from pespec.rope import RopeConfig, check
+from pespec.rope.oracle import frequencies
+from pespec.rope.variants import DECLARED
+
+ROWS = {
+    # client: (its configuration, the schedule without the knob: must fail)
+    "rotary-embedding-torch:RotaryEmbedding-theta-rescale": (
+        "rotary-embedding-torch-ntk-64-theta-rescale-4",
+        RopeConfig(head_dim=64, theta=10000.0, pairing="interleaved"),
+    ),
+    "rotary-embedding-torch:RotaryEmbedding-constant": (
+        "rotary-embedding-torch-constant-64-num-freqs-1",
+        RopeConfig(head_dim=64, theta=10000.0, pairing="interleaved"),
+    ),
+    "diffusers:get_1d_rotary_pos_embed-ntk-factor": (
+        "diffusers-1d-64-theta-10000-ntk-factor-4",
+        RopeConfig(head_dim=64, theta=10000.0, pairing="interleaved"),
+    ),
+}
+
+
+def _documented(name: str) -> list[Any]:
+    """ω_j at 100 bits from each library's documented formula (not from pespec's schedules):
+    theta_rescale_factor s: (10000·s^(d/(d−2)))^(−2j/d); constant: ω = 1 for num_freqs = 1;
+    ntk_factor F: (10000·F)^(−2j/d)."""
+    with mpmath.workprec(100):
+        d = mpmath.mpf(64)
+        if "theta-rescale" in name:
+            base = 10000 * mpmath.mpf(4) ** (d / (d - 2))
+        elif "constant" in name:
+            return [mpmath.mpf(1)]
+        else:
+            base = mpmath.mpf(10000) * 4
+        return [base ** (-2 * mpmath.mpf(j) / d) for j in range(32)]
+
+
+@pytest.mark.parametrize("name", [c for c, _ in ROWS.values()])
+def test_documented_configuration_is_the_knobs_schedule(name: str) -> None:
+    omegas, attention = frequencies(DECLARED[name]())
+    exact = _documented(name)
+    assert len(omegas) == len(exact) and attention == 1.0
+    for got, want in zip(omegas, exact, strict=True):
+        # the oracle's ω is correctly rounded to float64: within half an ulp, 2^-53 relative
+        assert abs(mpmath.mpf(float(got)) - want) <= abs(want) * mpmath.mpf(2) ** -53
+
+
+@pytest.mark.parametrize("client", list(ROWS))
+def test_client_passes_the_knob(client: str) -> None:
+    pytest.importorskip("torch")
+    entry = all_clients()[client]
+    pytest.importorskip(entry.library.replace("-", "_"))
+    config, without = ROWS[client]
+    backend = entry.build("float32", config)
+    report = check(backend, DECLARED[config](), level="float32")
+    assert report.conformant, report.summary()
+    assert not check(backend, without, level="float32").conformant
