@@ -164,6 +164,20 @@ _ROTARY = (
         dtypes=("float32",),
         options={"freqs_for": "constant", "num_freqs": 1},
     ),
+    Client(
+        name="rotary-embedding-torch:RotaryEmbedding-xpos",
+        family="rope",
+        library="rotary-embedding-torch",
+        requires=("torch",),
+        entry="rotary_embedding_torch.RotaryEmbedding(use_xpos=True) (rotate_queries_and_keys)",
+        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
+        adapter="pespec.clients.torch_rotary:rotary_embedding_torch_xpos",
+        configs=(
+            "rotary-embedding-torch-xpos-64-32-base-512-query",
+            "rotary-embedding-torch-xpos-64-32-base-512-key",
+        ),
+        dtypes=("float32",),
+    ),
 )
 
 _WHISPER = "src/transformers/models/whisper/modeling_whisper.py"

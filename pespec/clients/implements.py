@@ -249,7 +249,12 @@ DECLARATIONS: Mapping[str, Declaration] = MappingProxyType(
                 Item(
                     "use_xpos",
                     f"{_RET}:151",
-                    not_run="xPos scales q and k (rotate_queries_and_keys): not a rotary row",
+                    _rows(
+                        "rotary-embedding-torch:RotaryEmbedding-xpos",
+                        "rotary-embedding-torch-xpos-64-32-base-512-query",
+                        "rotary-embedding-torch-xpos-64-32-base-512-key",
+                    ),
+                    note=_RET_DOCUMENTED,
                 ),
             ),
         ),

@@ -167,8 +167,20 @@ def ntk_factor_config() -> Any:
     return RopeConfig(head_dim=64, theta=NTK_THETA * NTK_FACTOR, pairing="interleaved")
 
 
+def xpos_config(role: str) -> Any:
+    """rotary-embedding-torch's README xPos example (``use_xpos=True``, dim 32 of a 64-wide
+    head, its default ``xpos_scale_base`` 512, γ 0.4, centre len(t)//2) for the query or key."""
+    from pespec.rope.config import RopeConfig
+
+    return RopeConfig(
+        head_dim=64, rotary_dim=32, pairing="interleaved", xpos_scale_base=512, xpos_role=role
+    )
+
+
 DECLARED: MappingProxyType[str, Any] = MappingProxyType(
     {
+        "rotary-embedding-torch-xpos-64-32-base-512-query": lambda: xpos_config("query"),
+        "rotary-embedding-torch-xpos-64-32-base-512-key": lambda: xpos_config("key"),
         "rotary-embedding-torch-pixel-64-max-freq-10": pixel_config,
         "rotary-embedding-torch-ntk-64-theta-rescale-4": theta_rescale_config,
         "rotary-embedding-torch-constant-64-num-freqs-1": constant_config,

@@ -35,7 +35,6 @@ NOT_RUN = {
     ("mlx-lm:initialize_rope", "yarn mscale / mscale_all_dim"),  # output layout, no client
     ("mlx-lm:initialize_rope", "proportional"),  # no mlx-lm Gemma 4 client
     ("mlx-lm:initialize_rope", "mrope"),  # nn.RoPE on text positions: no multi-axis client
-    ("rotary-embedding-torch:RotaryEmbedding", "use_xpos"),  # scales q and k: not a rotation
 }
 
 

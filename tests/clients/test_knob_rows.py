@@ -1,5 +1,6 @@
 """The table rows of three knobs no published configuration uses (issue 36): diffusers'
-``ntk_factor``, rotary-embedding-torch's ``theta_rescale_factor`` and ``freqs_for="constant"``,
+``ntk_factor``, rotary-embedding-torch's ``theta_rescale_factor``, ``freqs_for="constant"`` and
+``use_xpos``,
 each judged against a documented configuration (pespec/rope/variants.py).
 
 Two things can go wrong: the documented configuration may not be the schedule the knob
@@ -30,6 +31,10 @@ ROWS = {
         "rotary-embedding-torch-constant-64-num-freqs-1",
         RopeConfig(head_dim=64, theta=10000.0, pairing="interleaved"),
     ),
+    "rotary-embedding-torch:RotaryEmbedding-xpos": (
+        "rotary-embedding-torch-xpos-64-32-base-512-key",
+        RopeConfig(head_dim=64, rotary_dim=32, pairing="interleaved"),
+    ),
     "diffusers:get_1d_rotary_pos_embed-ntk-factor": (
         "diffusers-1d-64-theta-10000-ntk-factor-4",
         RopeConfig(head_dim=64, theta=10000.0, pairing="interleaved"),
@@ -40,13 +45,16 @@ ROWS = {
 def _documented(name: str) -> list[Any]:
     """ω_j at 100 bits from each library's documented formula (not from pespec's schedules):
     theta_rescale_factor s: (10000·s^(d/(d−2)))^(−2j/d); constant: ω = 1 for num_freqs = 1;
-    ntk_factor F: (10000·F)^(−2j/d)."""
+    ntk_factor F: (10000·F)^(−2j/d); xPos: θ 10000 over d_r = 32."""
     with mpmath.workprec(100):
         d = mpmath.mpf(64)
         if "theta-rescale" in name:
             base = 10000 * mpmath.mpf(4) ** (d / (d - 2))
         elif "constant" in name:
             return [mpmath.mpf(1)]
+        elif "xpos" in name:  # the rotation of d_r = 32 (σ against mpmath: tests/rope/test_xpos.py)
+            d = mpmath.mpf(32)
+            return [mpmath.mpf(10000) ** (-2 * mpmath.mpf(j) / d) for j in range(16)]
         else:
             base = mpmath.mpf(10000) * 4
         return [base ** (-2 * mpmath.mpf(j) / d) for j in range(32)]
