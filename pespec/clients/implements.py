@@ -125,9 +125,9 @@ DECLARATIONS: Mapping[str, Declaration] = MappingProxyType(
                 Item(
                     "yarn mscale / mscale_all_dim",
                     f"{_MLX}:326",
-                    not_run="DeepSeek-V3's mlx-lm module writes interleaved outputs where the "
-                    "configuration reads halves (tests/rope/test_mlx_deepseek.py checks it "
-                    "with output_layout declared; no table row)",
+                    _rows("mlx-lm:deepseek_v3", "DeepSeek-V3-interleaved-outputs"),
+                    note="DeepSeek-V3's config.json with output_layout='interleaved' declared "
+                    "(the module writes pairs in place, transformers writes halves)",
                 ),
                 Item(
                     "longrope / su (ℓ ≤ L0 and ℓ > L0)",

@@ -101,10 +101,12 @@ def build_fast_rope(client: Client, dtype: str, config: str | None) -> Any:
 
 def _published_json(config: str) -> dict[str, Any]:
     from pespec.clients.hf_rotary import config_file
-    from pespec.rope.variants import VARIANTS, variant_json
+    from pespec.rope.variants import DEEPSEEK_INTERLEAVED, VARIANTS, variant_json
 
     if config in VARIANTS:  # issue 36: a published file with a documented rotary block
         return variant_json(config)
+    if config == DEEPSEEK_INTERLEAVED:  # the published file, its output layout declared
+        config = "DeepSeek-V3"
     path, _, _ = config_file(config)
     data: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
     return data
@@ -116,7 +118,7 @@ def mlx_lm_rotary(model_type: str, data: dict[str, Any], layer: int = 0) -> Any:
     module = importlib.import_module(f"mlx_lm.models.{model_type}")
     fields = {**data, **data.get("text_config", {})}
     args = module.ModelArgs.from_dict(fields)
-    for name in ("Attention", "AttentionBlock"):
+    for name in ("Attention", "AttentionBlock", "DeepseekV3Attention"):
         attention = getattr(module, name, None)
         if attention is not None:
             made = attention(args, layer) if model_type == "gemma3_text" else attention(args)

@@ -177,8 +177,24 @@ def xpos_config(role: str) -> Any:
     )
 
 
+DEEPSEEK_INTERLEAVED = "DeepSeek-V3-interleaved-outputs"
+"""DeepSeek-V3's published config.json with ``output_layout="interleaved"`` declared: mlx-lm's
+module (``traditional=True``) writes pair j back at (2j, 2j+1) where transformers writes halves;
+the schedule (YaRN with mscale / mscale_all_dim) is the file's (SPEC §8.2)."""
+
+
+def deepseek_interleaved_config() -> Any:
+    """The DeepSeek-V3 preset with interleaved outputs declared."""
+    from dataclasses import replace as _replace
+
+    from pespec.rope.presets import PRESETS
+
+    return _replace(PRESETS["DeepSeek-V3"], output_layout="interleaved")
+
+
 DECLARED: MappingProxyType[str, Any] = MappingProxyType(
     {
+        DEEPSEEK_INTERLEAVED: deepseek_interleaved_config,
         "rotary-embedding-torch-xpos-64-32-base-512-query": lambda: xpos_config("query"),
         "rotary-embedding-torch-xpos-64-32-base-512-key": lambda: xpos_config("key"),
         "rotary-embedding-torch-pixel-64-max-freq-10": pixel_config,

@@ -11,15 +11,18 @@ fail). The rows themselves are in results/conformance-table.json (test_coverage.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import mpmath
 import pytest
 
 from pespec.clients.catalog import all_clients
-from pespec.rope import RopeConfig, check
+from pespec.rope import PRESETS, RopeConfig, check
 from pespec.rope.oracle import frequencies
 from pespec.rope.variants import DECLARED
+
+_DEEPSEEK = dataclasses.replace(PRESETS["DeepSeek-V3"], output_layout="interleaved")
 
 ROWS = {
     # client: (its configuration, the schedule without the knob: must fail)
@@ -34,6 +37,10 @@ ROWS = {
     "rotary-embedding-torch:RotaryEmbedding-xpos": (
         "rotary-embedding-torch-xpos-64-32-base-512-key",
         RopeConfig(head_dim=64, rotary_dim=32, pairing="interleaved"),
+    ),
+    "mlx-lm:deepseek_v3": (  # without the mscale pair: A = 0.1·ln 40 + 1, not 1
+        "DeepSeek-V3-interleaved-outputs",
+        dataclasses.replace(_DEEPSEEK, mscale=None, mscale_all_dim=None),
     ),
     "diffusers:get_1d_rotary_pos_embed-ntk-factor": (
         "diffusers-1d-64-theta-10000-ntk-factor-4",
@@ -60,7 +67,7 @@ def _documented(name: str) -> list[Any]:
         return [base ** (-2 * mpmath.mpf(j) / d) for j in range(32)]
 
 
-@pytest.mark.parametrize("name", [c for c, _ in ROWS.values()])
+@pytest.mark.parametrize("name", [c for c, _ in ROWS.values() if "DeepSeek" not in c])
 def test_documented_configuration_is_the_knobs_schedule(name: str) -> None:
     omegas, attention = frequencies(DECLARED[name]())
     exact = _documented(name)
@@ -72,11 +79,26 @@ def test_documented_configuration_is_the_knobs_schedule(name: str) -> None:
 
 @pytest.mark.parametrize("client", list(ROWS))
 def test_client_passes_the_knob(client: str) -> None:
-    pytest.importorskip("torch")
     entry = all_clients()[client]
-    pytest.importorskip(entry.library.replace("-", "_"))
+    for module in (*entry.requires, entry.library.replace("-", "_")):
+        pytest.importorskip(module)
     config, without = ROWS[client]
     backend = entry.build("float32", config)
     report = check(backend, DECLARED[config](), level="float32")
     assert report.conformant, report.summary()
     assert not check(backend, without, level="float32").conformant
+
+
+def test_deepseek_mscale_pair_gives_attention_one() -> None:
+    # YaRN's A = (0.1·mscale·ln s + 1)/(0.1·mscale_all_dim·ln s + 1) = 1 for mscale =
+    # mscale_all_dim = 1 (DeepSeek-V3's config.json, s = 40); without them A = 0.1·ln 40 + 1
+    from pespec.rope.variants import DEEPSEEK_INTERLEAVED
+
+    config = DECLARED[DEEPSEEK_INTERLEAVED]()
+    assert (config.mscale, config.mscale_all_dim, config.factor) == (1.0, 1.0, 40.0)
+    with mpmath.workprec(100):
+        plain = float(mpmath.mpf("0.1") * mpmath.log(40) + 1)
+    assert frequencies(config)[1] == 1.0
+    assert frequencies(ROWS["mlx-lm:deepseek_v3"][1])[1] == plain
+    # the pairing is the file's; only the output layout is declared
+    assert dataclasses.replace(config, output_layout=None) == PRESETS["DeepSeek-V3"]
