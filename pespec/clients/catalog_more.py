@@ -76,6 +76,7 @@ MLX_CLIENTS = (
     _mlx_lm("qwen2", ("Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct-yarn-4")),
     _mlx_lm("gemma3_text", ("Gemma-3-4B global layers", "Gemma-3-4B local layers")),
     _mlx_lm("gpt_oss", ("gpt-oss-20b",)),
+    _mlx_lm("gemma4_text", ("Gemma-4-31B global layers",)),
     _mlx_lm("deepseek_v3", ("DeepSeek-V3-interleaved-outputs",)),
     _mlx_lm("phi3", ("Phi-3.5-mini-instruct-seq-len-4096", "Phi-3.5-mini-instruct-seq-len-131072")),
     Client(  # ℓ follows the call (DynamicNTKScalingRoPE): called as a prefill (issue 36)

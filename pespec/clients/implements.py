@@ -138,7 +138,11 @@ DECLARATIONS: Mapping[str, Declaration] = MappingProxyType(
                         "Phi-3.5-mini-instruct-seq-len-131072",
                     ),
                 ),
-                Item("proportional", f"{_MLX}:358", not_run="no mlx-lm Gemma 4 client yet"),
+                Item(
+                    "proportional",
+                    f"{_MLX}:358",
+                    _rows("mlx-lm:gemma4_text", "Gemma-4-31B global layers"),
+                ),
                 Item(
                     "mrope",
                     f"{_MLX}:366",

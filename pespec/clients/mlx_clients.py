@@ -121,13 +121,19 @@ def mlx_lm_rotary(model_type: str, data: dict[str, Any], layer: int = 0) -> Any:
     for name in ("Attention", "AttentionBlock", "DeepseekV3Attention"):
         attention = getattr(module, name, None)
         if attention is not None:
-            made = attention(args, layer) if model_type == "gemma3_text" else attention(args)
+            layered = model_type in ("gemma3_text", "gemma4_text")
+            made = attention(args, layer) if layered else attention(args)
             return made.rope
     raise ValueError(f"mlx_lm.models.{model_type} has no Attention class")
 
 
-_GEMMA_LAYERS = {"Gemma-3-4B global layers": 5, "Gemma-3-4B local layers": 0}
-"""An attention layer of each kind in Gemma 3 (sliding_window_pattern 6: layer 5 global)."""
+_GEMMA_LAYERS = {
+    "Gemma-3-4B global layers": 5,
+    "Gemma-3-4B local layers": 0,
+    "Gemma-4-31B global layers": 5,
+}
+"""An attention layer of each kind in Gemma 3 (sliding_window_pattern 6: layer 5 global) and
+Gemma 4 (gemma-4-31b-it's layer_types: layer 5 the first full_attention)."""
 
 
 def _materialise(module: Any) -> None:
