@@ -79,6 +79,17 @@ MLX_CLIENTS = (
     _mlx_lm("gemma4_text", ("Gemma-4-31B global layers",)),
     _mlx_lm("deepseek_v3", ("DeepSeek-V3-interleaved-outputs",)),
     _mlx_lm("phi3", ("Phi-3.5-mini-instruct-seq-len-4096", "Phi-3.5-mini-instruct-seq-len-131072")),
+    Client(  # rope_scaling mrope: nn.RoPE on text positions (issue 36)
+        name="mlx-lm:qwen2_vl-text",
+        family="rope",
+        library="mlx-lm",
+        requires=("mlx",),
+        entry="mlx_lm.models.qwen2_vl (qwen2.Attention(args).rope, rope_utils.initialize_rope)",
+        source="ml-explore/mlx-lm mlx_lm/models/rope_utils.py",
+        adapter="pespec.clients.mlx_clients:build_mlx_lm_vl_text",
+        configs=("Qwen2.5-VL-7B-Instruct-text-positions",),
+        dtypes=_MLX_DTYPES,
+    ),
     Client(  # ℓ follows the call (DynamicNTKScalingRoPE): called as a prefill (issue 36)
         name="mlx-lm:llama-prefill",
         family="rope",

@@ -146,7 +146,9 @@ DECLARATIONS: Mapping[str, Declaration] = MappingProxyType(
                 Item(
                     "mrope",
                     f"{_MLX}:366",
-                    not_run="mlx-lm builds nn.RoPE (text positions only); no multi-axis client",
+                    _rows("mlx-lm:qwen2_vl-text", "Qwen2.5-VL-7B-Instruct-text-positions"),
+                    note="mlx-lm builds nn.RoPE: text positions only (t = h = w), where M-RoPE "
+                    "is the 1-D schedule; no image or video positions",
                 ),
             ),
         ),

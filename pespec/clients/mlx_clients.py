@@ -211,3 +211,16 @@ mlx_sinusoidal.pespec_capabilities = {"convention": "mlx"}  # type: ignore[attr-
 def build_sinusoidal(client: Client, dtype: str, config: str | None) -> Any:
     """The sinusoidal backend of ``mlx:SinusoidalPositionalEncoding`` (float32)."""
     return mlx_sinusoidal
+
+
+def build_mlx_lm_vl_text(client: Client, dtype: str, config: str | None) -> Any:
+    """mlx-lm's Qwen2.5-VL language model rotary module (``qwen2_vl`` runs ``qwen2.Model`` on
+    the file's fields; ``initialize_rope`` answers ``rope_scaling`` mrope with ``nn.RoPE``, text
+    positions only; issue 36), judged on text positions (:data:`QWEN_VL_TEXT`)."""
+    from pespec.rope.variants import QWEN_VL_TEXT, qwen_vl_json
+
+    if config != QWEN_VL_TEXT:
+        raise ValueError(f"client {client.name} runs --config {QWEN_VL_TEXT!r}; got {config!r}")
+    rotary = mlx_lm_rotary("qwen2", qwen_vl_json())
+    _materialise(rotary)
+    return rotate_with(lambda xs, offsets: rotary(xs, offset=offsets), dtype)

@@ -192,8 +192,30 @@ def deepseek_interleaved_config() -> Any:
     return _replace(PRESETS["DeepSeek-V3"], output_layout="interleaved")
 
 
+QWEN_VL_TEXT = "Qwen2.5-VL-7B-Instruct-text-positions"
+"""Qwen2.5-VL-7B-Instruct's config.json (``rope_scaling`` mrope, sections 16/24/24) on text
+tokens: the three axes carry the same position p, so each section rotates pair j by p·ω_j and
+M-RoPE is the 1-D schedule θ^(−2j/d) over the whole head (d 128, θ 10⁶, halves pairs)."""
+
+
+def qwen_vl_text_config() -> Any:
+    """The 1-D schedule M-RoPE reduces to on text positions (t = h = w = p)."""
+    from pespec.rope.config import RopeConfig
+
+    return RopeConfig(head_dim=128, theta=1_000_000.0, pairing="halves")
+
+
+def qwen_vl_json() -> dict[str, Any]:
+    """The published Qwen2.5-VL-7B-Instruct config.json."""
+    data: dict[str, Any] = json.loads(
+        (_PUBLISHED / "qwen2.5-vl-7b-instruct.json").read_text("utf-8")
+    )
+    return data
+
+
 DECLARED: MappingProxyType[str, Any] = MappingProxyType(
     {
+        QWEN_VL_TEXT: qwen_vl_text_config,
         DEEPSEEK_INTERLEAVED: deepseek_interleaved_config,
         "rotary-embedding-torch-xpos-64-32-base-512-query": lambda: xpos_config("query"),
         "rotary-embedding-torch-xpos-64-32-base-512-key": lambda: xpos_config("key"),

@@ -47,6 +47,10 @@ ROWS = {
         "Gemma-4-31B global layers",
         RopeConfig(head_dim=512, rotary_dim=128, theta=1e6, pairing="halves"),
     ),
+    "mlx-lm:qwen2_vl-text": (  # the file's θ 10⁶ read (not the 10⁴ default)
+        "Qwen2.5-VL-7B-Instruct-text-positions",
+        RopeConfig(head_dim=128, theta=10000.0, pairing="halves"),
+    ),
     "diffusers:get_1d_rotary_pos_embed-ntk-factor": (
         "diffusers-1d-64-theta-10000-ntk-factor-4",
         RopeConfig(head_dim=64, theta=10000.0, pairing="interleaved"),
@@ -72,8 +76,8 @@ def _documented(name: str) -> list[Any]:
         return [base ** (-2 * mpmath.mpf(j) / d) for j in range(32)]
 
 
-_FORMULAS = [c for c, _ in ROWS.values() if c in DECLARED and "DeepSeek" not in c]
-"""The configurations whose ω :func:`_documented` states (DeepSeek's A: its own test)."""
+_FORMULAS = [c for c, _ in ROWS.values() if c in DECLARED and c[0] not in "DQ"]
+"""The configurations whose ω :func:`_documented` states (DeepSeek's A, Qwen-VL: own tests)."""
 
 
 @pytest.mark.parametrize("name", _FORMULAS)
@@ -111,3 +115,18 @@ def test_deepseek_mscale_pair_gives_attention_one() -> None:
     assert frequencies(ROWS["mlx-lm:deepseek_v3"][1])[1] == plain
     # the pairing is the file's; only the output layout is declared
     assert dataclasses.replace(config, output_layout=None) == PRESETS["DeepSeek-V3"]
+
+
+def test_qwen_vl_file_is_mrope_and_text_positions_make_it_one_axis() -> None:
+    # the row's premise: the file asks for mrope; with t = h = w = p every section rotates
+    # pair j by p·ω_j, ω_j = 10⁶^(−2j/128) (mpmath), so the 1-D configuration is the schedule
+    from pespec.rope.variants import QWEN_VL_TEXT, qwen_vl_json
+
+    data = qwen_vl_json()
+    assert data["rope_scaling"] == {"type": "mrope", "mrope_section": [16, 24, 24]}
+    assert sum(data["rope_scaling"]["mrope_section"]) == 128 // 2
+    omegas, _ = frequencies(DECLARED[QWEN_VL_TEXT]())
+    with mpmath.workprec(100):
+        for j, got in enumerate(omegas):
+            want = (mpmath.mpf(10) ** 6) ** (-2 * mpmath.mpf(j) / 128)
+            assert abs(mpmath.mpf(float(got)) - want) <= want * mpmath.mpf(2) ** -53
