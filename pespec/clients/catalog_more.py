@@ -11,6 +11,7 @@ from pespec.clients.model import Client
 
 __all__ = [
     "DIFFUSERS_ROTARY",
+    "DIFFUSERS_ROTARY_NTK",
     "GPU_CLIENTS",
     "KERAS_HUB_CLIENTS",
     "MLX_CLIENTS",
@@ -75,7 +76,20 @@ MLX_CLIENTS = (
     _mlx_lm("qwen2", ("Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct-yarn-4")),
     _mlx_lm("gemma3_text", ("Gemma-3-4B global layers", "Gemma-3-4B local layers")),
     _mlx_lm("gpt_oss", ("gpt-oss-20b",)),
+    _mlx_lm("gemma4_text", ("Gemma-4-31B global layers",)),
+    _mlx_lm("deepseek_v3", ("DeepSeek-V3-interleaved-outputs",)),
     _mlx_lm("phi3", ("Phi-3.5-mini-instruct-seq-len-4096", "Phi-3.5-mini-instruct-seq-len-131072")),
+    Client(  # rope_scaling mrope: nn.RoPE on text positions (issue 36)
+        name="mlx-lm:qwen2_vl-text",
+        family="rope",
+        library="mlx-lm",
+        requires=("mlx",),
+        entry="mlx_lm.models.qwen2_vl (qwen2.Attention(args).rope, rope_utils.initialize_rope)",
+        source="ml-explore/mlx-lm mlx_lm/models/rope_utils.py",
+        adapter="pespec.clients.mlx_clients:build_mlx_lm_vl_text",
+        configs=("Qwen2.5-VL-7B-Instruct-text-positions",),
+        dtypes=_MLX_DTYPES,
+    ),
     Client(  # ℓ follows the call (DynamicNTKScalingRoPE): called as a prefill (issue 36)
         name="mlx-lm:llama-prefill",
         family="rope",
@@ -245,6 +259,20 @@ DIFFUSERS_ROTARY = Client(
 )
 """diffusers' 1-D rotary functions (real cos/sin, both pairings)."""
 
+DIFFUSERS_ROTARY_NTK = Client(
+    name="diffusers:get_1d_rotary_pos_embed-ntk-factor",
+    family="rope",
+    library="diffusers",
+    requires=("torch",),
+    entry="diffusers.models.embeddings.get_1d_rotary_pos_embed(ntk_factor=4) + apply_rotary_emb",
+    source="huggingface/diffusers src/diffusers/models/embeddings.py",
+    adapter="pespec.clients.diffusers_rotary:build",
+    configs=("diffusers-1d-64-theta-10000-ntk-factor-4",),
+    dtypes=("float32",),
+    options={"ntk_factor": 4.0},
+)
+"""``ntk_factor`` (issue 36): θ·F, judged as ``default`` with θ·F (SPEC Annex F.7)."""
+
 
 def _hf_sinusoid(model: str, entry: str) -> Client:
     return Client(
@@ -276,7 +304,7 @@ MORE_CLIENTS = (
     + KERAS_HUB_CLIENTS
     + SMALL_CLIENTS
     + ONNX_CLIENTS
-    + (DIFFUSERS_ROTARY,)
+    + (DIFFUSERS_ROTARY, DIFFUSERS_ROTARY_NTK)
     + TRANSFORMERS_SINUSOIDS
 )
 """Every client of this module, in table order."""

@@ -28,6 +28,7 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
     if config is None:
         raise ValueError(f"client {client.name} needs --config (a preset or a config.json)")
     rope = read_config(config)
+    ntk = float(client.options.get("ntk_factor", 1.0))
     if rope.rope_type not in ("default", "linear") or rope.pairing not in ("halves", "interleaved"):
         raise ValueError(
             f"client {client.name} has θ, a linear factor and halves or interleaved pairs; "
@@ -38,15 +39,17 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
     interleaved = rope.pairing == "interleaved"
     factor = rope.factor if rope.rope_type == "linear" and rope.factor else 1.0
     torch_dtype = getattr(torch, dtype)
+    library_theta = rope.theta / ntk  # the θ a user passes with ntk_factor (SPEC Annex F.7)
 
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
         d = rope.d_r
         cos, sin = embeddings.get_1d_rotary_pos_embed(
             d,
             np.asarray(positions, dtype=np.int64),
-            theta=rope.theta,
+            theta=rope.theta if ntk == 1.0 else library_theta,
             use_real=True,
             linear_factor=factor,
+            ntk_factor=ntk,
             repeat_interleave_real=interleaved,
         )
         xs = torch.from_numpy(np.asarray(x)).to(torch_dtype)

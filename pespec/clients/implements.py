@@ -54,7 +54,7 @@ _MLX = "mlx_lm/models/rope_utils.py"
 _HF = "transformers/modeling_rope_utils.py"
 _DYNAMIC_VARIANTS = ("Llama-2-7B-dynamic-4-seq-len-4096", "Llama-2-7B-dynamic-4-seq-len-16384")
 _RET = "rotary_embedding_torch/rotary_embedding_torch.py"
-_RET_NOT_RUN = "no published configuration uses it (no table row yet)"
+_RET_DOCUMENTED = "a documented configuration: no published model configuration uses it"
 _DIFFUSERS = "diffusers:get_1d_rotary_pos_embed"
 _ONNX_FILE = "onnx/reference/ops/op_rotary_embedding.py"
 
@@ -125,9 +125,9 @@ DECLARATIONS: Mapping[str, Declaration] = MappingProxyType(
                 Item(
                     "yarn mscale / mscale_all_dim",
                     f"{_MLX}:326",
-                    not_run="DeepSeek-V3's mlx-lm module writes interleaved outputs where the "
-                    "configuration reads halves (tests/rope/test_mlx_deepseek.py checks it "
-                    "with output_layout declared; no table row)",
+                    _rows("mlx-lm:deepseek_v3", "DeepSeek-V3-interleaved-outputs"),
+                    note="DeepSeek-V3's config.json with output_layout='interleaved' declared "
+                    "(the module writes pairs in place, transformers writes halves)",
                 ),
                 Item(
                     "longrope / su (ℓ ≤ L0 and ℓ > L0)",
@@ -138,11 +138,17 @@ DECLARATIONS: Mapping[str, Declaration] = MappingProxyType(
                         "Phi-3.5-mini-instruct-seq-len-131072",
                     ),
                 ),
-                Item("proportional", f"{_MLX}:358", not_run="no mlx-lm Gemma 4 client yet"),
+                Item(
+                    "proportional",
+                    f"{_MLX}:358",
+                    _rows("mlx-lm:gemma4_text", "Gemma-4-31B global layers"),
+                ),
                 Item(
                     "mrope",
                     f"{_MLX}:366",
-                    not_run="mlx-lm builds nn.RoPE (text positions only); no multi-axis client",
+                    _rows("mlx-lm:qwen2_vl-text", "Qwen2.5-VL-7B-Instruct-text-positions"),
+                    note="mlx-lm builds nn.RoPE: text positions only (t = h = w), where M-RoPE "
+                    "is the 1-D schedule; no image or video positions",
                 ),
             ),
         ),
@@ -199,8 +205,11 @@ DECLARATIONS: Mapping[str, Declaration] = MappingProxyType(
                 Item(
                     "ntk_factor (θ·F, SPEC Annex F.7)",
                     "diffusers/models/embeddings.py:928",
-                    not_run="no published configuration passes ntk_factor to the 1-D function "
-                    "(tests/rope/test_integration_schedules.py runs it)",
+                    _rows(
+                        "diffusers:get_1d_rotary_pos_embed-ntk-factor",
+                        "diffusers-1d-64-theta-10000-ntk-factor-4",
+                    ),
+                    note="a documented configuration: no published model passes ntk_factor",
                 ),
             ),
         ),
@@ -225,12 +234,33 @@ DECLARATIONS: Mapping[str, Declaration] = MappingProxyType(
                     "allows); confirmed by tests/rope/test_integration_schedules.py::"
                     "test_ret_pixel_against_exact_linspace_is_a_library_finding (mpmath)",
                 ),
-                Item("freqs_for='constant'", f"{_RET}:122", not_run=_RET_NOT_RUN),
-                Item("theta_rescale_factor (ntk)", f"{_RET}:112", not_run=_RET_NOT_RUN),
+                Item(
+                    "freqs_for='constant'",
+                    f"{_RET}:122",
+                    _rows(
+                        "rotary-embedding-torch:RotaryEmbedding-constant",
+                        "rotary-embedding-torch-constant-64-num-freqs-1",
+                    ),
+                    note=_RET_DOCUMENTED,
+                ),
+                Item(
+                    "theta_rescale_factor (ntk)",
+                    f"{_RET}:112",
+                    _rows(
+                        "rotary-embedding-torch:RotaryEmbedding-theta-rescale",
+                        "rotary-embedding-torch-ntk-64-theta-rescale-4",
+                    ),
+                    note=_RET_DOCUMENTED,
+                ),
                 Item(
                     "use_xpos",
                     f"{_RET}:151",
-                    not_run="xPos scales q and k (rotate_queries_and_keys): not a rotary row",
+                    _rows(
+                        "rotary-embedding-torch:RotaryEmbedding-xpos",
+                        "rotary-embedding-torch-xpos-64-32-base-512-query",
+                        "rotary-embedding-torch-xpos-64-32-base-512-key",
+                    ),
+                    note=_RET_DOCUMENTED,
                 ),
             ),
         ),

@@ -101,10 +101,12 @@ def build_fast_rope(client: Client, dtype: str, config: str | None) -> Any:
 
 def _published_json(config: str) -> dict[str, Any]:
     from pespec.clients.hf_rotary import config_file
-    from pespec.rope.variants import VARIANTS, variant_json
+    from pespec.rope.variants import DEEPSEEK_INTERLEAVED, VARIANTS, variant_json
 
     if config in VARIANTS:  # issue 36: a published file with a documented rotary block
         return variant_json(config)
+    if config == DEEPSEEK_INTERLEAVED:  # the published file, its output layout declared
+        config = "DeepSeek-V3"
     path, _, _ = config_file(config)
     data: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
     return data
@@ -116,16 +118,22 @@ def mlx_lm_rotary(model_type: str, data: dict[str, Any], layer: int = 0) -> Any:
     module = importlib.import_module(f"mlx_lm.models.{model_type}")
     fields = {**data, **data.get("text_config", {})}
     args = module.ModelArgs.from_dict(fields)
-    for name in ("Attention", "AttentionBlock"):
+    for name in ("Attention", "AttentionBlock", "DeepseekV3Attention"):
         attention = getattr(module, name, None)
         if attention is not None:
-            made = attention(args, layer) if model_type == "gemma3_text" else attention(args)
+            layered = model_type in ("gemma3_text", "gemma4_text")
+            made = attention(args, layer) if layered else attention(args)
             return made.rope
     raise ValueError(f"mlx_lm.models.{model_type} has no Attention class")
 
 
-_GEMMA_LAYERS = {"Gemma-3-4B global layers": 5, "Gemma-3-4B local layers": 0}
-"""An attention layer of each kind in Gemma 3 (sliding_window_pattern 6: layer 5 global)."""
+_GEMMA_LAYERS = {
+    "Gemma-3-4B global layers": 5,
+    "Gemma-3-4B local layers": 0,
+    "Gemma-4-31B global layers": 5,
+}
+"""An attention layer of each kind in Gemma 3 (sliding_window_pattern 6: layer 5 global) and
+Gemma 4 (gemma-4-31b-it's layer_types: layer 5 the first full_attention)."""
 
 
 def _materialise(module: Any) -> None:
@@ -203,3 +211,16 @@ mlx_sinusoidal.pespec_capabilities = {"convention": "mlx"}  # type: ignore[attr-
 def build_sinusoidal(client: Client, dtype: str, config: str | None) -> Any:
     """The sinusoidal backend of ``mlx:SinusoidalPositionalEncoding`` (float32)."""
     return mlx_sinusoidal
+
+
+def build_mlx_lm_vl_text(client: Client, dtype: str, config: str | None) -> Any:
+    """mlx-lm's Qwen2.5-VL language model rotary module (``qwen2_vl`` runs ``qwen2.Model`` on
+    the file's fields; ``initialize_rope`` answers ``rope_scaling`` mrope with ``nn.RoPE``, text
+    positions only; issue 36), judged on text positions (:data:`QWEN_VL_TEXT`)."""
+    from pespec.rope.variants import QWEN_VL_TEXT, qwen_vl_json
+
+    if config != QWEN_VL_TEXT:
+        raise ValueError(f"client {client.name} runs --config {QWEN_VL_TEXT!r}; got {config!r}")
+    rotary = mlx_lm_rotary("qwen2", qwen_vl_json())
+    _materialise(rotary)
+    return rotate_with(lambda xs, offsets: rotary(xs, offset=offsets), dtype)

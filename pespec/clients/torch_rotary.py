@@ -19,7 +19,9 @@ from pespec.rope.config import RopeConfig
 __all__ = [
     "rotary_embedding_torch",
     "rotary_embedding_torch_backend",
+    "rotary_embedding_torch_options",
     "rotary_embedding_torch_pixel",
+    "rotary_embedding_torch_xpos",
 ]
 
 
@@ -88,5 +90,74 @@ def rotary_embedding_torch_pixel(client: Client, dtype: str, config: str | None)
         with torch.no_grad():
             freqs = module(torch.from_numpy(np.asarray(positions)).float())
             return ret.apply_rotary_emb(freqs, torch.from_numpy(np.asarray(x)).to(torch_dtype))
+
+    return fn
+
+
+def rotary_embedding_torch_options(client: Client, dtype: str, config: str | None) -> Any:
+    """``RotaryEmbedding(dim=d, theta=10000, **client.options)`` (``theta_rescale_factor`` or
+    ``freqs_for="constant"`` with ``num_freqs``; issue 36) and ``apply_rotary_emb`` on x in
+    ``dtype``, judged against the configuration the knob documents (``--config``)."""
+    from pespec.rope.presets import read_config
+
+    if config is None:
+        raise ValueError(f"client {client.name} needs --config (the knob's configuration)")
+    rope = read_config(config)
+    if rope.pairing != "interleaved":
+        raise ValueError(
+            f"client {client.name} rotates interleaved pairs; --config {config!r} has "
+            f"{rope.pairing} pairs"
+        )
+    torch = importlib.import_module("torch")
+    ret = importlib.import_module("rotary_embedding_torch")
+    module = ret.RotaryEmbedding(
+        dim=rope.head_dim, theta=10000, cache_if_possible=False, **dict(client.options)
+    )
+    torch_dtype = getattr(torch, dtype)
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+        with torch.no_grad():
+            freqs = module(torch.from_numpy(np.asarray(positions)).float())
+            return ret.apply_rotary_emb(freqs, torch.from_numpy(np.asarray(x)).to(torch_dtype))
+
+    return fn
+
+
+def rotary_embedding_torch_xpos(client: Client, dtype: str, config: str | None) -> Any:
+    """``RotaryEmbedding(dim=d_r, theta=θ, use_xpos=True, xpos_scale_base=b)`` as
+    ``rotate_queries_and_keys`` runs it on t = the row's positions (issue 36): ``forward``
+    (freqs), ``get_scale`` (ζ^((t − len(t)//2)/b)), inverted for the key, and
+    ``apply_rotary_emb(freqs, x, scale=...)``; the configuration's ``xpos_role`` says which."""
+    from pespec.rope.presets import read_config
+
+    if config is None:
+        raise ValueError(f"client {client.name} needs --config (an xPos configuration)")
+    rope = read_config(config)
+    if rope.pairing != "interleaved" or rope.xpos_scale_base is None:
+        raise ValueError(
+            f"client {client.name} rotates interleaved pairs with an xPos scale; --config "
+            f"{config!r} has {rope.pairing} pairs, xpos_scale_base {rope.xpos_scale_base}"
+        )
+    torch = importlib.import_module("torch")
+    ret = importlib.import_module("rotary_embedding_torch")
+    module = ret.RotaryEmbedding(
+        dim=rope.d_r,
+        theta=rope.theta,
+        use_xpos=True,
+        xpos_scale_base=rope.xpos_scale_base,
+        cache_if_possible=False,
+    )
+    torch_dtype = getattr(torch, dtype)
+    key = rope.xpos_role == "key"
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+        t = torch.from_numpy(np.asarray(positions)).float()
+        with torch.no_grad():
+            freqs = module(t)
+            scale = module.get_scale(t)
+            if key:
+                scale = scale**-1
+            xs = torch.from_numpy(np.asarray(x)).to(torch_dtype)
+            return ret.apply_rotary_emb(freqs, xs, scale=scale.to(torch_dtype))
 
     return fn

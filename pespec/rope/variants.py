@@ -122,8 +122,108 @@ def pixel_config() -> Any:
     return RopeConfig(head_dim=PIXEL_DIM, rope_type="custom", omegas=omegas, pairing="interleaved")
 
 
+RESCALE_DIM, RESCALE_FACTOR = 64, 4.0
+"""rotary-embedding-torch's ``theta_rescale_factor`` (its README: NTK-aware scaling, θ·s^(d/(d−2)))
+as a documented configuration: dim 64, θ 10000, s = 4 (no published config.json passes it)."""
+
+
+def theta_rescale_config() -> Any:
+    """``ntk`` with factor s, interleaved pairs: θ·s^(d/(d−2)), as the library documents."""
+    from pespec.rope.config import RopeConfig
+
+    return RopeConfig(
+        head_dim=RESCALE_DIM, rope_type="ntk", factor=RESCALE_FACTOR, pairing="interleaved"
+    )
+
+
+CONSTANT_DIM, CONSTANT_PAIRS = 64, 1
+"""rotary-embedding-torch's ``freqs_for="constant"`` at its default ``num_freqs`` (1): ω = 1 for
+one pair (d_r = 2·num_freqs), the rest of a 64-wide head unrotated."""
+
+
+def constant_config() -> Any:
+    """``custom`` with ω = (1,)·num_freqs over the first 2·num_freqs features, interleaved."""
+    from pespec.rope.config import RopeConfig
+
+    return RopeConfig(
+        head_dim=CONSTANT_DIM,
+        rotary_dim=2 * CONSTANT_PAIRS,
+        rope_type="custom",
+        omegas=(1.0,) * CONSTANT_PAIRS,
+        pairing="interleaved",
+    )
+
+
+NTK_THETA, NTK_FACTOR = 10000.0, 4.0
+"""diffusers' ``get_1d_rotary_pos_embed(64, pos, theta=10000, ntk_factor=4)`` (a documented
+configuration: no published model passes ntk_factor to the 1-D function)."""
+
+
+def ntk_factor_config() -> Any:
+    """SPEC Annex F.7: diffusers multiplies θ by ntk_factor itself, so the schedule is
+    ``default`` with θ·F = 40000 (exact in float64), interleaved pairs as Flux calls it."""
+    from pespec.rope.config import RopeConfig
+
+    return RopeConfig(head_dim=64, theta=NTK_THETA * NTK_FACTOR, pairing="interleaved")
+
+
+def xpos_config(role: str) -> Any:
+    """rotary-embedding-torch's README xPos example (``use_xpos=True``, dim 32 of a 64-wide
+    head, its default ``xpos_scale_base`` 512, γ 0.4, centre len(t)//2) for the query or key."""
+    from pespec.rope.config import RopeConfig
+
+    return RopeConfig(
+        head_dim=64, rotary_dim=32, pairing="interleaved", xpos_scale_base=512, xpos_role=role
+    )
+
+
+DEEPSEEK_INTERLEAVED = "DeepSeek-V3-interleaved-outputs"
+"""DeepSeek-V3's published config.json with ``output_layout="interleaved"`` declared: mlx-lm's
+module (``traditional=True``) writes pair j back at (2j, 2j+1) where transformers writes halves;
+the schedule (YaRN with mscale / mscale_all_dim) is the file's (SPEC §8.2)."""
+
+
+def deepseek_interleaved_config() -> Any:
+    """The DeepSeek-V3 preset with interleaved outputs declared."""
+    from dataclasses import replace as _replace
+
+    from pespec.rope.presets import PRESETS
+
+    return _replace(PRESETS["DeepSeek-V3"], output_layout="interleaved")
+
+
+QWEN_VL_TEXT = "Qwen2.5-VL-7B-Instruct-text-positions"
+"""Qwen2.5-VL-7B-Instruct's config.json (``rope_scaling`` mrope, sections 16/24/24) on text
+tokens: the three axes carry the same position p, so each section rotates pair j by p·ω_j and
+M-RoPE is the 1-D schedule θ^(−2j/d) over the whole head (d 128, θ 10⁶, halves pairs)."""
+
+
+def qwen_vl_text_config() -> Any:
+    """The 1-D schedule M-RoPE reduces to on text positions (t = h = w = p)."""
+    from pespec.rope.config import RopeConfig
+
+    return RopeConfig(head_dim=128, theta=1_000_000.0, pairing="halves")
+
+
+def qwen_vl_json() -> dict[str, Any]:
+    """The published Qwen2.5-VL-7B-Instruct config.json."""
+    data: dict[str, Any] = json.loads(
+        (_PUBLISHED / "qwen2.5-vl-7b-instruct.json").read_text("utf-8")
+    )
+    return data
+
+
 DECLARED: MappingProxyType[str, Any] = MappingProxyType(
-    {"rotary-embedding-torch-pixel-64-max-freq-10": pixel_config}
+    {
+        QWEN_VL_TEXT: qwen_vl_text_config,
+        DEEPSEEK_INTERLEAVED: deepseek_interleaved_config,
+        "rotary-embedding-torch-xpos-64-32-base-512-query": lambda: xpos_config("query"),
+        "rotary-embedding-torch-xpos-64-32-base-512-key": lambda: xpos_config("key"),
+        "rotary-embedding-torch-pixel-64-max-freq-10": pixel_config,
+        "rotary-embedding-torch-ntk-64-theta-rescale-4": theta_rescale_config,
+        "rotary-embedding-torch-constant-64-num-freqs-1": constant_config,
+        "diffusers-1d-64-theta-10000-ntk-factor-4": ntk_factor_config,
+    }
 )
 """Configurations a library states as a formula rather than a config.json, by name: the
 RopeConfig factory (``--config NAME``)."""
