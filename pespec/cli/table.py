@@ -119,6 +119,8 @@ def _compare_engines(args: argparse.Namespace, clients: list[Any]) -> tuple[list
     """Issue 35's ``--compare-engines CONFIG``: (the clients that run CONFIG, whether the view
     was already printed from ``--from TABLE.json``); ValueError on a usage error."""
     if not args.compare_engines:
+        if args.from_json:  # read-only modes took it before this; a run has no use for it
+            raise ValueError("--from is read with --html, --snapshot or --compare-engines CONFIG")
         return clients, False
     from pespec.clients.compare_engines import compare_rows, render_compare
 

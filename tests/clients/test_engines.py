@@ -186,7 +186,7 @@ def test_compare_engines_usage_errors_exit_2(
     code, _, err = run_cli(["table", "--compare-engines", "Nope"], capsys)
     assert code == 2 and "--compare-engines must name a configuration" in err
     code, _, err = run_cli(["table", "--from", str(tmp_path / "t.json")], capsys)
-    assert code == 2 and "--from is read with --compare-engines CONFIG only" in err
+    assert code == 2 and "--from is read with --html, --snapshot or --compare-engines" in err
     bad = tmp_path / "t.json"
     bad.write_text("{}")
     code, _, err = run_cli(

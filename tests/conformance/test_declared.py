@@ -72,7 +72,7 @@ def test_the_same_port_is_not_canonical() -> None:
         ("shift_zero", "Output computes the marian convention"),
         ("offset_two", "Output computes the fairseq convention"),
         ("bfloat16_timesteps", "timesteps rounded to bfloat16 before the embedding"),
-        ("float16_angles", "angles are computed in float16"),
+        ("float16_angles", "angles computed in float16 at every stage"),
     ],
 )
 def test_each_port_bug_fails_whisper_with_its_diagnosis(name: str, diagnosis: str) -> None:

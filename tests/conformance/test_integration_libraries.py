@@ -46,4 +46,4 @@ def test_flux_with_bfloat16_timesteps_is_not_conformant_at_float32() -> None:
     report = check(_backend("flux_timesteps_bfloat16"), stages=("contract", "golden"))
     assert not report.conformant
     assert report.get("golden:timesteps").status == "failed"
-    assert "timesteps rounded to bfloat16 before the embedding" in str(report.diagnosis_sentence)
+    assert "the scaled timestep 1000·t rounded to bfloat16" in str(report.diagnosis_sentence)

@@ -85,7 +85,7 @@ def test_model_dtype_table_is_diagnosed_as_low_precision_angles(name: str, dtype
     assert report.diagnosis is not None and report.diagnosis_sentence is not None
     assert report.diagnosis["working_precision"] == dtype
     assert report.diagnosis["departs_from_position"] is None, report.diagnosis_sentence
-    assert f"angles are computed in {dtype}" in report.diagnosis_sentence
+    assert f"angles computed in {dtype} at every stage" in report.diagnosis_sentence
     assert "departs" not in report.diagnosis_sentence
     # bases [10000] declared: no probe at another base, so a table that ignores ``base``
     # is not reported as "base fixed at ... whatever base is requested".

