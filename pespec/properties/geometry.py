@@ -221,6 +221,13 @@ def _dot_tolerance(
     return tolerance
 
 
+def _gram(y: NDArray[np.float64]) -> NDArray[np.float64]:
+    """y·yᵀ (n, n) by NumPy's pairwise sums along each row, not a BLAS matmul: BLAS kernels
+    sum in orders that depend on the CPU and its threads, so the reported error would differ
+    in its last digits between machines (n ≤ MAX_ROWS rows: a loop of at most 32)."""
+    return np.stack([np.sum(row * y, axis=1) for row in y]) if len(y) else y @ y.T
+
+
 @spec_property("5.5", "y_p·y_q = Σ cos(ω_i(p − q))")
 def prop_dot_products(ctx: Context, *, max_rows: int = MAX_ROWS) -> PropertyResult:
     """y_p·y_q = S(p − q) = Σ_i cos(c·ω_i·(p − q)) within
@@ -230,7 +237,7 @@ def prop_dot_products(ctx: Context, *, max_rows: int = MAX_ROWS) -> PropertyResu
         return ctx.passed(0.0, 0.0)
     expected = _exact_dot_products(ctx.config, diffs)[index]
     with np.errstate(invalid="ignore", over="ignore"):
-        dots = rows.y @ rows.y.T
+        dots = _gram(rows.y)
         error = np.where(np.isfinite(dots), np.abs(dots - expected), np.inf)
     norm_y = norm_up(rows.y)
     config = ctx.config
