@@ -184,12 +184,12 @@ the schedule (YaRN with mscale / mscale_all_dim) is the file's (SPEC §8.2)."""
 
 
 def deepseek_interleaved_config() -> Any:
-    """The DeepSeek-V3 preset with interleaved outputs declared."""
-    from dataclasses import replace as _replace
+    """The DeepSeek-V3 preset (its published config.json, read as the preset is) with
+    interleaved outputs declared."""
+    from pespec.rope.hf import read_hf
 
-    from pespec.rope.presets import PRESETS
-
-    return _replace(PRESETS["DeepSeek-V3"], output_layout="interleaved")
+    data = json.loads((_PUBLISHED / "deepseek-v3.json").read_text("utf-8"))
+    return replace(read_hf(data).config, output_layout="interleaved")
 
 
 QWEN_VL_TEXT = "Qwen2.5-VL-7B-Instruct-text-positions"
