@@ -21,12 +21,18 @@ backends are left out: the README's test command runs without them.
 
 Regenerate (deliberately, saying in the commit and CHANGELOG.md why a verdict changed)::
 
-    python tools/snapshot_verdicts.py                    # both files
+    python tools/snapshot_verdicts.py                    # every family's file
     python tools/snapshot_verdicts.py --family rope      # tests/snapshots/rope-verdicts.json only
     python tools/snapshot_verdicts.py --check            # compare, print the differences, exit 1
 
-tests/conformance/test_verdict_snapshot.py (sinusoidal) and
-tests/rope/test_rope_verdict_snapshot.py (rotary) compare a fresh run with the committed files.
+``tests/snapshots/multiaxis-verdicts.json`` and ``multiaxis-rope-verdicts.json``
+(``--family multiaxis``, ``--family multiaxis-rope``)
+    The two multi-axis families, verdicts and report bytes: tools/snapshot_multiaxis.py.
+
+tests/conformance/test_verdict_snapshot.py (sinusoidal),
+tests/rope/test_rope_verdict_snapshot.py (rotary) and
+tests/multiaxis/test_multiaxis_snapshot.py (both multi-axis families) compare a fresh run with
+the committed files.
 """
 
 from __future__ import annotations
@@ -273,9 +279,30 @@ def rope_snapshot(progress: Callable[[str], None] | None = None) -> dict[str, An
     return result
 
 
+def _multiaxis(progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """tools/snapshot_multiaxis.py's sin-cos multi-axis run (imported on use)."""
+    import snapshot_multiaxis
+
+    result: dict[str, Any] = snapshot_multiaxis.multiaxis_snapshot(progress)
+    return result
+
+
+def _multiaxis_rope(progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """tools/snapshot_multiaxis.py's rotary multi-axis run (imported on use)."""
+    import snapshot_multiaxis
+
+    result: dict[str, Any] = snapshot_multiaxis.multiaxis_rope_snapshot(progress)
+    return result
+
+
 FAMILIES: dict[str, tuple[Path, Family]] = {
     "sinusoidal": (SNAPSHOT, snapshot),
     "rope": (ROPE_SNAPSHOT, rope_snapshot),
+    "multiaxis": (ROOT / "tests" / "snapshots" / "multiaxis-verdicts.json", _multiaxis),
+    "multiaxis-rope": (
+        ROOT / "tests" / "snapshots" / "multiaxis-rope-verdicts.json",
+        _multiaxis_rope,
+    ),
 }
 """Each family's snapshot file and the function that runs it afresh."""
 
