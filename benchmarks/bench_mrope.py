@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.mrope.run import check
+from pespec.multiaxis.rope.run import check
 
 TARGET_S = 10.0
 PRESET = "qwen2.5-vl-7b"

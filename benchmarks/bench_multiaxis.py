@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.multiaxis.run import check
+from pespec.multiaxis.sinusoidal.run import check
 
 TARGET_S = 10.0
 PRESET = "pixart-alpha-1024"

@@ -262,13 +262,13 @@ ROPE = Family(
 MULTIAXIS = Family(
     name="multiaxis",
     summary="multi-axis sin-cos encodings: 2-D/3-D grids, one 1-D section per axis (SPEC §9)",
-    suite="pespec.multiaxis.run:MultiAxisSuite",
-    check="pespec.multiaxis.run:check",
-    load_backend="pespec.multiaxis.run:load_multiaxis_backend",
-    check_file="pespec.multiaxis.fromfile:check_file",
+    suite="pespec.multiaxis.sinusoidal.run:MultiAxisSuite",
+    check="pespec.multiaxis.sinusoidal.run:check",
+    load_backend="pespec.multiaxis.sinusoidal.run:load_multiaxis_backend",
+    check_file="pespec.multiaxis.sinusoidal.fromfile:check_file",
     command="pespec.cli.multiaxis:run",
-    fixtures="pespec.multiaxis.golden",
-    report="pespec.multiaxis.report",
+    fixtures="pespec.multiaxis.sinusoidal.golden",
+    report="pespec.multiaxis.sinusoidal.report",
     options=(
         option(
             "--config",
@@ -295,13 +295,13 @@ MULTIAXIS = Family(
 MULTIAXIS_ROPE = Family(
     name="multiaxis-rope",
     summary="multi-axis rotary: 1-D rotary sections over t/h/w (Qwen-VL M-RoPE, Flux; SPEC §9.7)",
-    suite="pespec.mrope.run:MRopeSuite",
-    check="pespec.mrope.run:check",
-    load_backend="pespec.mrope.run:load_mrope_backend",
-    check_file="pespec.mrope.fromfile:check_file",
+    suite="pespec.multiaxis.rope.run:MRopeSuite",
+    check="pespec.multiaxis.rope.run:check",
+    load_backend="pespec.multiaxis.rope.run:load_mrope_backend",
+    check_file="pespec.multiaxis.rope.fromfile:check_file",
     command="pespec.cli.mrope:run",
-    fixtures="pespec.mrope.golden",
-    report="pespec.mrope.report",
+    fixtures="pespec.multiaxis.rope.golden",
+    report="pespec.multiaxis.rope.report",
     options=(
         option(
             "--config",

@@ -2,11 +2,12 @@
 tools/snapshot_verdicts.py.
 
 ``tests/snapshots/multiaxis-verdicts.json`` (``--family multiaxis``)
-    tests/multiaxis/ports.py's correct transcriptions and bug classes and four contract
-    breakers, run by :func:`pespec.multiaxis.run.check` on published presets.
+    tests/multiaxis/sinusoidal/ports.py's correct transcriptions and bug classes and four contract
+    breakers, run by :func:`pespec.multiaxis.sinusoidal.run.check` on published presets.
 ``tests/snapshots/multiaxis-rope-verdicts.json`` (``--family multiaxis-rope``)
-    tests/mrope/ports.py's NumPy M-RoPE and Flux ports (correct and each documented bug class)
-    and four contract breakers, run by :func:`pespec.mrope.run.check` on small grids of
+    tests/multiaxis/rope/ports.py's NumPy M-RoPE and Flux ports (correct and each documented bug
+    class)
+    and four contract breakers, run by :func:`pespec.multiaxis.rope.run.check` on small grids of
     published presets.
 
 Each entry keeps what :func:`normalise_multiaxis` keeps (verdict, level, failed ids, diagnosis
@@ -43,8 +44,8 @@ def _ports(name: str) -> Any:
 
 def _small_mrope(name: str, **grid: Any) -> dict[str, Any]:
     """The multiaxis-rope preset ``name`` on a small grid (2 frames of 6 × 6 between 4 text
-    tokens; tests/mrope/test_real.py's ``small``)."""
-    from pespec.mrope.presets import PRESETS
+    tokens; tests/multiaxis/rope/test_real.py's ``small``)."""
+    from pespec.multiaxis.rope.presets import PRESETS
 
     preset = PRESETS[name]
     data: dict[str, Any] = {"config": preset.config.to_dict(), "ids": preset.ids, "grid": [2, 6, 6]}
@@ -87,7 +88,7 @@ def _breakers(arity: int) -> Iterator[tuple[str, Callable[..., Any]]]:
 
 def multiaxis_backends() -> Iterator[Case]:
     """The sin-cos multi-axis snapshot's cases, in a fixed order."""
-    ports = _ports("multiaxis")
+    ports = _ports("multiaxis.sinusoidal")
     cases: tuple[tuple[str, str], ...] = (
         ("correct", "mae-vit-b-16"),
         ("correct", "sd3-medium"),
@@ -108,7 +109,7 @@ def multiaxis_backends() -> Iterator[Case]:
 
 def multiaxis_rope_backends() -> Iterator[Case]:
     """The rotary multi-axis snapshot's cases, in a fixed order."""
-    ports = _ports("mrope")
+    ports = _ports("multiaxis.rope")
     qwen3, qwen25 = _small_mrope("qwen3-vl-4b"), _small_mrope("qwen2.5-vl-7b")
     flux = _small_mrope("flux.1", grid=[1, 8, 8], text_before=4)
     cases: tuple[tuple[str, Any, str, dict[str, Any]], ...] = (
@@ -219,13 +220,13 @@ def _run(
 
 def multiaxis_snapshot(progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """A fresh run of every sin-cos multi-axis case, normalised, keyed by name."""
-    from pespec.multiaxis.run import check
+    from pespec.multiaxis.sinusoidal.run import check
 
     return _run(check, multiaxis_backends(), progress)
 
 
 def multiaxis_rope_snapshot(progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """A fresh run of every rotary multi-axis case, normalised, keyed by name."""
-    from pespec.mrope.run import check
+    from pespec.multiaxis.rope.run import check
 
     return _run(check, multiaxis_rope_backends(), progress)

@@ -2,8 +2,8 @@
 
 It takes the options every family shares (``--level``, ``--profile``, ``--json``,
 ``--markdown``, ``--timeout``, ``--quiet``, ``--verbose``, ``--in-process``) and ``--config``
-(a preset of :data:`pespec.mrope.presets.PRESETS` or a JSON file); ``--from-file PATH``
-[``--positions FILE``] checks a saved output instead (:mod:`pespec.mrope.fromfile`). By
+(a preset of :data:`pespec.multiaxis.rope.presets.PRESETS` or a JSON file); ``--from-file PATH``
+[``--positions FILE``] checks a saved output instead (:mod:`pespec.multiaxis.rope.fromfile`). By
 default the backend runs in pespec's supervised child process, which builds this family's
 suite through the registry.
 """
@@ -19,4 +19,4 @@ __all__ = ["run"]
 
 def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
     """The multi-axis rotary check: 0 conformant, 1 not, 2 usage error, 130 interrupted."""
-    return run_family(args, prog, "pespec.mrope", "multiaxis-rope")
+    return run_family(args, prog, "pespec.multiaxis.rope", "multiaxis-rope")

@@ -2,8 +2,10 @@
 
 It takes the options every family shares (``--level``, ``--profile``, ``--json``,
 ``--markdown``, ``--timeout``, ``--quiet``, ``--verbose``, ``--in-process``) and ``--config``
-(a preset of :data:`pespec.multiaxis.presets.PRESETS` or a JSON file); ``--from-file PATH``
-[``--positions FILE``] checks a saved output instead (:mod:`pespec.multiaxis.fromfile`). By
+(a preset of :data:`pespec.multiaxis.sinusoidal.presets.PRESETS` or a JSON file); ``--from-file
+PATH``
+[``--positions FILE``] checks a saved output instead (:mod:`pespec.multiaxis.sinusoidal.fromfile`).
+By
 default the backend runs in pespec's supervised child process, which builds this family's
 suite through the registry.
 """
@@ -24,7 +26,7 @@ __all__ = ["run", "run_family"]
 
 def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
     """The multi-axis check: 0 conformant, 1 not, 2 usage error, 130 interrupted."""
-    return run_family(args, prog, "pespec.multiaxis", "multiaxis")
+    return run_family(args, prog, "pespec.multiaxis.sinusoidal", "multiaxis")
 
 
 def run_family(args: argparse.Namespace, prog: str, package: str, family: str) -> int:

@@ -7,7 +7,8 @@ SPEC §9 and §9.7 list them with their sources). The sin-cos functions return f
 (``float64``: as returned) that the models keep as float32 (``float32``: cast so); the
 rotaries run in float32, as the models run them, and the Qwen-VL ones in bfloat16 too (the
 module's float32 cos, sin cast to the bfloat16 query's dtype, as the models run in bfloat16).
-Their integration tests (tests/multiaxis, tests/mrope) give the same verdicts on small grids.
+Their integration tests (tests/multiaxis, tests/multiaxis/rope) give the same verdicts on small
+grids.
 """
 
 from __future__ import annotations

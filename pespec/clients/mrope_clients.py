@@ -9,7 +9,8 @@ the real module and its own apply function, as the model runs them:
   rotaries of :mod:`pespec.clients.mrope_video` (Wan, HunyuanVideo, CogVideoX).
 
 θ, the head size, ``mrope_section`` and the per-axis dims are read from the ``--config``
-preset's sections. The integration tests (tests/mrope) and the conformance table call the same
+preset's sections. The integration tests (tests/multiaxis/rope) and the conformance table call the
+same
 functions.
 """
 
@@ -111,7 +112,7 @@ def flux_backend(axes_dim: Sequence[int] = (16, 56, 56), base: float = 10000.0) 
 
 
 def _config(client: Client, config: str | None) -> Any:
-    from pespec.mrope.presets import resolve_config
+    from pespec.multiaxis.rope.presets import resolve_config
 
     if config is None:
         raise ValueError(

@@ -20,7 +20,7 @@ __all__ = ["sincos_2d", "sincos_3d"]
 
 
 def _preset(client: Client, config: Any, axes: int) -> Any:
-    from pespec.multiaxis.presets import resolve_config
+    from pespec.multiaxis.sinusoidal.presets import resolve_config
 
     if config is None:
         raise ValueError(f"client {client.name} needs --config (a multiaxis preset or a JSON file)")
@@ -44,7 +44,7 @@ def _cast(table: Any, dtype: str) -> Any:
 def sincos_2d(client: Client, dtype: str, config: Any) -> Any:
     """The multi-axis backend of ``get_2d_sincos_pos_embed`` on the (H, W) grid of ``config``
     (a preset name, a JSON file or its dict, as :func:`resolve_config` takes)."""
-    from pespec.multiaxis.adapters import grid_table_backend
+    from pespec.multiaxis.sinusoidal.adapters import grid_table_backend
 
     chosen = _preset(client, config, 2)
     if chosen.base_size is None or isinstance(chosen.interpolation_scale, tuple):
@@ -72,7 +72,7 @@ def sincos_2d(client: Client, dtype: str, config: Any) -> Any:
 def sincos_3d(client: Client, dtype: str, config: Any) -> Any:
     """The multi-axis backend of ``get_3d_sincos_pos_embed`` on the preset's (T, H, W) grid
     (rows t-major, then h, then w: the table's (T, H·W, D) flattened, as CogVideoX does)."""
-    from pespec.multiaxis.adapters import grid_table_backend
+    from pespec.multiaxis.sinusoidal.adapters import grid_table_backend
 
     chosen = _preset(client, config, 3)
     scale = chosen.interpolation_scale

@@ -1,11 +1,18 @@
-"""The multi-axis sin-cos family: positions of k coordinates, each output column the 1-D
-sinusoidal encoding of one coordinate (SPEC §9).
+"""The multi-axis combinator: positions of k coordinates, the output cut into sections, each
+section the 1-D encoding of one coordinate by a 1-D family (SPEC §9).
 
-Modules: :mod:`~pespec.multiaxis.config` (sections and column arrangements),
-:mod:`~pespec.multiaxis.grid` (the position ids of a grid), :mod:`~pespec.multiaxis.presets`
-(published configurations), :mod:`~pespec.multiaxis.reference` (exact reference and oracle,
-section by section), :mod:`~pespec.multiaxis.run` and :mod:`~pespec.multiaxis.stages` (the
-engine's run), :mod:`~pespec.multiaxis.report` (report hooks, diagnosis),
-:mod:`pespec.cli.multiaxis` (the check command). Registered as ``multiaxis`` in
-:mod:`pespec.families`.
+One package, one section kind per 1-D family, each registered as one family of
+:mod:`pespec.families`:
+
+:mod:`pespec.multiaxis.sinusoidal`
+    sin-cos sections (:mod:`pespec.sinusoidal`'s encoding per axis: 2-D/3-D grids of
+    diffusers, MAE, timm, big_vision, CogVideoX); the family ``multiaxis``.
+:mod:`pespec.multiaxis.rope`
+    rotary sections (:mod:`pespec.rope` per axis: Qwen-VL M-RoPE, Flux, Wan, EVA-02); the
+    family ``multiaxis-rope``.
+
+Both kinds share the command line (:func:`pespec.cli.multiaxis.run_family`) and the shape of a
+run (preset → checked rows → ``contract``, ``golden``, ``reference`` section by section,
+``separability``, then the kind's own stage); CONTRIBUTING ("The multi-axis combinator")
+says which modules of the two kinds are still written twice and why.
 """

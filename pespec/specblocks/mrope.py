@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pespec.mrope.config import MultiAxisRopeConfig
-from pespec.mrope.presets import PRESETS, Preset
+from pespec.multiaxis.rope.config import MultiAxisRopeConfig
+from pespec.multiaxis.rope.presets import PRESETS, Preset
 
 __all__ = ["mrope_presets_table"]  # layout_words too, for tests; no block of its own
 

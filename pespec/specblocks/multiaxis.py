@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pespec.multiaxis.presets import PRESETS
+from pespec.multiaxis.sinusoidal.presets import PRESETS
 
 __all__ = ["multiaxis_presets_table"]
 

@@ -42,10 +42,10 @@ def test_the_registry_names_both_families_and_loads_their_parts() -> None:
     assert get_family("sinusoidal").load("suite") is Suite
     assert get_family("sinusoidal").load("check") is check
     assert get_family("rope").load("suite") is RopeSuite
-    from pespec.multiaxis.run import MultiAxisSuite
+    from pespec.multiaxis.sinusoidal.run import MultiAxisSuite
 
     assert get_family("multiaxis").load("suite") is MultiAxisSuite
-    from pespec.mrope.run import MRopeSuite
+    from pespec.multiaxis.rope.run import MRopeSuite
 
     assert get_family("multiaxis-rope").load("suite") is MRopeSuite
     for family in FAMILIES.values():

@@ -135,7 +135,7 @@ def test_the_multiaxis_family_says_it_has_no_built_ins(
 
 def test_a_missing_config_names_the_pytest_option() -> None:
     """Item 9: under pytest, "config must name a multiaxis preset ...; got None"."""
-    from pespec.multiaxis.run import check
+    from pespec.multiaxis.sinusoidal.run import check
 
     with pytest.raises(ValueError, match="--pe-option config=NAME"):
         check("numpy", config=None)
@@ -238,7 +238,7 @@ def test_mae_pos_embed_with_its_cls_row_names_leading_rows(
     with "has 197 rows but the 196 rows ..."."""
     import numpy as np
 
-    from pespec.multiaxis.presets import PRESETS
+    from pespec.multiaxis.sinusoidal.presets import PRESETS
 
     def one_d(d: int, pos: np.ndarray) -> np.ndarray:  # MAE util/pos_embed.py, float64
         omega = 1.0 / 10000 ** (np.arange(d // 2, dtype=np.float64) / (d / 2.0))
@@ -291,7 +291,7 @@ def test_multiaxis_messages_are_shaped_for_k_axes(
 ) -> None:
     """Item 7: reproductions said encoder(np.array([0]), 384, 10000.0) for a backend taking
     (positions (n, 2), config); a NaN was reported without its row and column."""
-    from pespec.multiaxis.run import check
+    from pespec.multiaxis.sinusoidal.run import check
 
     (tmp_path / "bugs.py").write_text(MULTIAXIS_BUGS)
     scaled = check(f"{tmp_path / 'bugs.py'}:scaled", config="mae-vit-b-16")

@@ -10,8 +10,8 @@ import pytest
 from pespec.clients import CLIENTS, client_spec, get_client
 from pespec.clients.model import FAMILY_NAMES, Client
 from pespec.clients.resolve import load_client_config, parse_client_spec, versions
-from pespec.mrope.presets import PRESETS as MROPE_PRESETS
-from pespec.multiaxis.presets import PRESETS as MULTIAXIS_PRESETS
+from pespec.multiaxis.rope.presets import PRESETS as MROPE_PRESETS
+from pespec.multiaxis.sinusoidal.presets import PRESETS as MULTIAXIS_PRESETS
 from pespec.rope.presets import read_config
 from tests.clirun import run_cli
 

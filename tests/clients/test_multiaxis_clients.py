@@ -1,7 +1,9 @@
 """The multi-axis clients (issue 29): each real entry point run through its catalog
 declaration (``Client.build``: the adapter, options and ``--config`` the table uses) gets the
-verdict its integration test establishes (tests/multiaxis/test_diffusers.py, tests/mrope/
-test_real.py, tests/mrope/test_video.py), on the same small grids; a table row's reproduction
+verdict its integration test establishes (tests/multiaxis/sinusoidal/test_diffusers.py,
+tests/multiaxis/rope/
+test_real.py, tests/multiaxis/rope/test_video.py), on the same small grids; a table row's
+reproduction
 line runs; and the table's two NON-CONFORMANT rows (float64 sin-cos tables at fractional grid
 coordinates) have their cause confirmed at the row's own preset by mpmath."""
 
@@ -17,9 +19,9 @@ import pytest
 
 from pespec.clients.catalog import get_client
 from pespec.clients.table import planned_rows, reproduction, run_row, select_clients
-from pespec.mrope.presets import PRESETS as MROPE_PRESETS
+from pespec.multiaxis.rope.presets import PRESETS as MROPE_PRESETS
 from tests.clirun import run_cli
-from tests.multiaxis.test_diffusers import COGVIDEOX_LIKE, SD3_LIKE  # the same grids
+from tests.multiaxis.sinusoidal.test_diffusers import COGVIDEOX_LIKE, SD3_LIKE  # the same grids
 
 pytest.importorskip("torch")
 pytest.importorskip("diffusers")
@@ -54,7 +56,7 @@ def _file(tmp_path: Path, data: dict[str, Any]) -> str:
 def test_each_rotary_client_is_conformant_at_float32(
     name: str, config: dict[str, Any], tmp_path: Path
 ) -> None:
-    from pespec.mrope.run import check
+    from pespec.multiaxis.rope.run import check
 
     client = get_client(name)
     if client.library == "transformers":
@@ -72,7 +74,7 @@ def test_the_qwen_vl_rotaries_in_bfloat16_are_conformant_at_the_bfloat16_level(
     """As a bfloat16 model runs them: float32 angles (the module disables autocast), cos and
     sin cast to the query's bfloat16, the rotation in bfloat16 (SPEC §8's level
     float32/bfloat16/bfloat16, read from the output dtype)."""
-    from pespec.mrope.run import check
+    from pespec.multiaxis.rope.run import check
 
     pytest.importorskip("transformers")
     path = _file(tmp_path, config)
@@ -96,7 +98,7 @@ def test_each_sincos_client_gets_its_integration_verdict(
 ) -> None:
     """float64 tables at thirds (SD3) or i/1.875 (CogVideoX) miss by their float32 grid
     coordinates (confirmed by mpmath in test_diffusers and below); float32 tables pass."""
-    from pespec.multiaxis.run import check
+    from pespec.multiaxis.sinusoidal.run import check
 
     path = config if isinstance(config, str) else _file(tmp_path, config)
     report = check(get_client(name).build(dtype, path), config=path)
@@ -166,8 +168,8 @@ def test_the_non_conformant_rows_miss_by_their_float32_coordinates(name: str, co
     """At the row's own preset: every failed section's worst element is, by mpmath (400
     bits), outside the float64 bound of the encoding at the exact coordinate and within it
     at the float32 coordinate the library computes."""
-    from pespec.multiaxis.presets import PRESETS
-    from pespec.multiaxis.run import check
+    from pespec.multiaxis.sinusoidal.presets import PRESETS
+    from pespec.multiaxis.sinusoidal.run import check
     from pespec.properties.base import LEVELS, EncodingConfig
     from pespec.properties.errormodel import element_bound
     from pespec.reference.conventions import Convention

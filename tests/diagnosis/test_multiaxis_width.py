@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.mrope.run import check
-from tests.mrope.test_real import small
+from pespec.multiaxis.rope.run import check
+from tests.multiaxis.rope.test_real import small
 
 
 def _whole_width_flux(axes_dim: tuple[int, ...]) -> Any:

@@ -190,8 +190,8 @@ def test_sinusoidal_diagnosis_never_raises_on_arbitrary_outputs(
 @settings(max_examples=6, deadline=None)
 @given(kind=st.sampled_from(("identity", "zeros", "nan", "noise", "one_position")))
 def test_multiaxis_diagnosis_never_raises_on_arbitrary_outputs(kind: str) -> None:
-    from pespec.mrope.run import check
-    from tests.mrope.test_real import small
+    from pespec.multiaxis.rope.run import check
+    from tests.multiaxis.rope.test_real import small
 
     def backend(x: Any, positions: Any, config: Any) -> Any:
         if kind == "identity":

@@ -1,12 +1,13 @@
 """The multi-axis verdict snapshots (issue 38 step 1): a refactoring changes no verdict and no
 report byte of the families ``multiaxis`` and ``multiaxis-rope``.
 
-A fresh run of tools/snapshot_multiaxis.py's cases (tests/multiaxis/ports.py and
-tests/mrope/ports.py: correct transcriptions, each documented bug class, four contract
+A fresh run of tools/snapshot_multiaxis.py's cases (tests/multiaxis/sinusoidal/ports.py and
+tests/multiaxis/rope/ports.py: correct transcriptions, each documented bug class, four contract
 breakers) must give exactly the committed tests/snapshots/multiaxis-verdicts.json and
 multiaxis-rope-verdicts.json: verdict, level, failed ids, diagnosis and its sentence, and the
 whole JSON report without times and environment. The files record behaviour, not correctness
-(tests/multiaxis/test_suite.py and tests/mrope/test_real.py say why each verdict is right).
+(tests/multiaxis/sinusoidal/test_suite.py and tests/multiaxis/rope/test_real.py say why each
+verdict is right).
 A change meant to change a report regenerates them (``python tools/snapshot_verdicts.py
 --family multiaxis --family multiaxis-rope``) and says why in its commit and CHANGELOG.md.
 """

@@ -26,7 +26,8 @@ first:
    ``pespec.multiaxis``, the multi-axis sin-cos family (issue 28): a combinator over the
    sinusoidal family (its reference, bounds, properties and comparisons, section by
    section), so it ranks above the families it combines, and the engine never names it;
-   ``pespec.mrope``, the multi-axis rotary family (issue 28): the same over ``pespec.rope``;
+   ``pespec.multiaxis.rope``, the multi-axis rotary family (issue 28): the same over
+   ``pespec.rope``;
 7. ``pespec.specblocks``: the generated blocks of SPEC.md and the docs, rendered from every
    layer below (reference, properties, conformance, the families); only the front ends
    (``pespec tables``) and ``tools/`` may import it;
@@ -78,7 +79,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec.rope", 5),
     ("pespec.fourier", 5),
     ("pespec.multiaxis", 6),
-    ("pespec.mrope", 6),
+    ("pespec.multiaxis.rope", 6),
     ("pespec.plot", 6),
     ("pespec.clients", 8),
     ("pespec.tablepage", 8),  # the table page (issue 40): reads the table JSON of clients

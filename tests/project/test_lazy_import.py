@@ -120,7 +120,7 @@ def test_unknown_attribute_raises_attribute_error() -> None:
     assert not hasattr(pespec, "nope")
 
 
-FAMILIES = ("pespec.rope", "pespec.mrope", "pespec.multiaxis", "pespec.sincos")
+FAMILIES = ("pespec.rope", "pespec.multiaxis.rope", "pespec.multiaxis", "pespec.sincos")
 
 
 def _of(modules: set[str], prefixes: tuple[str, ...]) -> set[str]:
@@ -147,4 +147,4 @@ def test_pespec_check_imports_only_its_family() -> None:
     )
     loaded = _loaded_after(code)
     assert "pespec.sincos.run" in loaded
-    assert _of(loaded, ("pespec.rope", "pespec.mrope", "pespec.multiaxis")) == set()
+    assert _of(loaded, ("pespec.rope", "pespec.multiaxis.rope", "pespec.multiaxis")) == set()

@@ -253,8 +253,8 @@ def test_export_round_trips_without_pickle(
     absolute = [n for n in exported if not n.startswith(("rope-", "multiaxis-", "fourier-"))]
     assert len(absolute) == len(shipped)
     assert len([n for n in exported if n.startswith("rope-")]) == len(ROPE_PRESETS)  # SPEC §8.6
-    from pespec.mrope.presets import PRESETS as MROPE_PRESETS
-    from pespec.multiaxis.presets import PRESETS as MULTIAXIS_PRESETS
+    from pespec.multiaxis.rope.presets import PRESETS as MROPE_PRESETS
+    from pespec.multiaxis.sinusoidal.presets import PRESETS as MULTIAXIS_PRESETS
 
     multi = [n for n in exported if n.startswith("multiaxis-")]  # R9.7, R9.14: one per preset
     assert len(multi) == len(MULTIAXIS_PRESETS) + len(MROPE_PRESETS)

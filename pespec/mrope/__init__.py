@@ -1,9 +1,0 @@
-"""The multi-axis rotary family ``multiaxis-rope``: 1-D rotary sections over k position
-axes (Qwen-VL M-RoPE, Qwen3-VL interleaved M-RoPE, Flux; SPEC §9.7).
-
-Modules: :mod:`~pespec.mrope.config` (sections, slots and the published layouts),
-:mod:`~pespec.mrope.positions` (the position ids models build), :mod:`~pespec.mrope.presets`,
-:mod:`~pespec.mrope.reference` (reference, oracle and bounds from :mod:`pespec.rope`,
-section by section), :mod:`~pespec.mrope.run` and :mod:`~pespec.mrope.stages` (the engine's
-run), :mod:`~pespec.mrope.report` (report hooks, diagnosis), :mod:`pespec.cli.mrope`.
-"""

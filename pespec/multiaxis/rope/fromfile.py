@@ -1,0 +1,216 @@
+"""``pespec check --family multiaxis-rope --from-file``: a saved multi-axis rotary output
+checked (SPEC R9.15), for kernels Python cannot call (C, CUDA, a device runtime).
+
+The kernel rotates the stated inputs (:func:`file_inputs`; :func:`write_inputs` saves them):
+row i holds x of :data:`pespec.multiaxis.rope.golden.X_FORMULA` at row i, rotated at position row i
+(k columns): ``--positions FILE`` (``.npy`` or ``.csv`` of k columns), else an ``.npz``'s
+``positions`` array, else the preset's whole ids in order. The file (.npy, .npz, .csv, read
+by :func:`pespec.conformance.savedfile.read_output`, never pickle) holds the (n, head_dim)
+output. A file that does not fit (not 2-D, another column count, another row count than the
+positions, positions of another width) raises ValueError naming it (exit 2); a wrong dtype
+or a non-finite value fails the contract. Checks: the preset's certified set on the rows
+that hold its ids rows (``golden``), each section's columns of every row against the exact
+reference (``reference:section-i``, in chunks); separability and relative need calls and
+are skipped. A failing file is diagnosed as a backend is (:mod:`pespec.multiaxis.rope.diagnosis`:
+the neighbours need only the output at the file's rows).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.conformance.compare import PlannedCheck
+from pespec.conformance.contract import first_non_finite
+from pespec.conformance.filepositions import (
+    file_positions,
+    file_report,
+    read_positions_table,
+    started_now,
+)
+from pespec.conformance.filerules import claimed_file_level
+from pespec.conformance.report import CheckResult, Report
+from pespec.conformance.savedfile import read_output
+from pespec.multiaxis.rope.golden import x_rows
+from pespec.multiaxis.rope.presets import Preset, resolve_config
+from pespec.numerics.formats import DTYPES, dtype_name
+from pespec.rope.errormodel import RopeLevel, parse_rope_level, rope_level_for_dtype
+
+__all__ = ["CHUNK_ROWS", "check_file", "file_inputs", "read_positions", "write_inputs"]
+
+CHUNK_ROWS: Final = 4096
+"""Rows compared with the exact reference at a time (bounded memory)."""
+
+
+def file_inputs(config: Any) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """(positions (n, k) int64, x (n, head_dim)) a file for ``config`` (a preset name, a
+    JSON config or its path) holds the output of: the preset's ids, x by row index."""
+    chosen = resolve_config(config)
+    positions = np.asarray(chosen.positions(), dtype=np.int64)
+    return positions, x_rows(np.arange(positions.shape[0]), chosen.config.head_dim)
+
+
+def write_inputs(config: Any, path: str | Path) -> None:
+    """Write :func:`file_inputs` to ``path``: ``.npz`` (arrays ``positions`` and ``x``) or
+    ``.csv`` (header ``t,h,w,x0,…``: the k coordinates then x, one row per position, shortest
+    round-trip decimals); atomic."""
+    from pespec._atomic import write_atomic
+
+    positions, x = file_inputs(config)
+    suffix = Path(path).suffix.lower()
+    if suffix == ".npz":
+        buffer = io.BytesIO()
+        np.savez(buffer, positions=positions, x=x)
+        write_atomic(path, buffer.getvalue())
+    elif suffix == ".csv":
+        names = [f"axis{a}" for a in range(positions.shape[1])]
+        lines = [",".join(names + [f"x{k}" for k in range(x.shape[1])])]
+        for p, row in zip(positions.tolist(), x.tolist(), strict=True):
+            lines.append(",".join([str(v) for v in p] + [repr(v) for v in row]))
+        write_atomic(path, "\n".join(lines) + "\n")
+    else:
+        raise ValueError(f"the inputs file must end in .npz or .csv; got {str(path)!r}")
+
+
+def read_positions(path: str | Path, axes: int) -> NDArray[Any]:
+    """Positions (n, ``axes``) from a ``.npy`` or ``.csv`` of ``axes`` columns (a header line
+    is skipped); ValueError naming the file and its shape otherwise."""
+    file = Path(path)
+    array = read_positions_table(file)
+    return _checked_positions(array, axes, f"--positions {str(file)!r}")
+
+
+def _checked_positions(array: Any, axes: int, what: str) -> NDArray[Any]:
+    """(n, axes) int64 (integral values) or float64, finite; ValueError naming ``what``."""
+    p = np.asarray(array)
+    if p.ndim != 2 or p.shape[1] != axes or p.dtype.kind not in "iuf":
+        raise ValueError(
+            f"{what} must hold {axes} numeric columns (one per axis); it holds shape "
+            f"{p.shape}, dtype {p.dtype}"
+        )
+    if p.dtype.kind == "f" and not np.all(np.isfinite(p)):
+        raise ValueError(f"{what} must be finite; it holds a NaN or an infinity")
+    if p.dtype.kind in "iu" or (np.all(p == np.round(p)) and np.all(np.abs(p) < 2.0**53)):
+        return p.astype(np.int64)
+    return p.astype(np.float64)
+
+
+def _file_positions(
+    name: str, output: NDArray[Any], stored: Any, option: str | None, chosen: Preset
+) -> tuple[NDArray[Any], str]:
+    """The positions of the file's rows and how they were given; ValueError on a misfit."""
+    config = chosen.config
+
+    def whole() -> tuple[NDArray[Any], str]:
+        positions = np.asarray(chosen.positions(), dtype=np.int64)
+        return positions, f"the {positions.shape[0]} ids of {chosen.name} (in order)"
+
+    return file_positions(
+        name,
+        output,
+        (config.head_dim, f"head_dim of {config.name}"),
+        (option, stored),
+        lambda option: read_positions(option, config.axes),
+        lambda stored: _checked_positions(stored, config.axes, f"the positions stored in {name!r}"),
+        whole,
+    )
+
+
+def _check(check_id: str, stage: str, title: str, status: str, message: str) -> CheckResult:
+    return CheckResult(check_id, stage, title, "§9.7", status, message)
+
+
+def _contract(output: NDArray[Any], out_dtype: str | None) -> list[CheckResult]:
+    """dtype and finite (the shape fits: a misfit is a usage error); call items skipped."""
+    checks = [_check("contract:shape", "contract", "shape", "passed", f"{output.shape}")]
+    if out_dtype is None:
+        message = f"dtype {output.dtype} is not one of {sorted(DTYPES)}"
+        checks.append(_check("contract:dtype", "contract", "dtype", "failed", message))
+        return checks
+    checks.append(_check("contract:dtype", "contract", "dtype", "passed", out_dtype))
+    found = first_non_finite(np.asarray(output))
+    if found is None:
+        checks.append(_check("contract:finite", "contract", "finite", "passed", "all finite"))
+    else:
+        message = f"row {int(found[0])}, column {int(found[1])} is not finite"
+        checks.append(_check("contract:finite", "contract", "finite", "failed", message))
+    for stage in ("separability", "relative"):
+        why = "needs calls; not from a file"
+        checks.append(_check(f"{stage}:*", stage, stage, "skipped", why))
+    return checks
+
+
+def _golden(view: Any, output: NDArray[Any]) -> list[CheckResult]:
+    """The preset's set on the file's rows at its ids rows holding its positions."""
+    from pespec.multiaxis.rope.golden import fixture_for
+    from pespec.multiaxis.rope.golden_stage import golden_result
+
+    fixture = fixture_for(view.preset)
+    if fixture is None:
+        return []
+    rows, positions = fixture.rows, view.positions
+    inside = rows < positions.shape[0]
+    keep = np.zeros(rows.shape[0], dtype=bool)
+    keep[inside] = np.all(positions[rows[inside]] == fixture.positions[inside], axis=1)
+    if not keep.any():
+        return []
+    kept = type(fixture)(
+        fixture.name,
+        fixture.preset,
+        fixture.data,
+        rows[keep],
+        fixture.positions[keep],
+        fixture.x[keep],
+        fixture.y[keep],
+    )
+    title = f"the certified set of {fixture.preset} ({int(keep.sum())} rows)"
+    planned = PlannedCheck(f"golden:{fixture.name}", "golden", title, "§9.7", kept)
+    y = np.asarray(output[rows[keep]], dtype=np.float64)
+    return [golden_result(planned, kept, y, view)]
+
+
+def check_file(
+    path: str | Path,
+    config: Any,
+    *,
+    positions: str | None = None,
+    level: str | RopeLevel | None = None,
+    key: str | None = None,
+) -> Report:
+    """Check the multi-axis rotary output saved in ``path`` for ``config`` (a preset name, a
+    JSON config or its path); see the module docstring. The level follows the rule every
+    family's file check shares (:func:`~pespec.conformance.filerules.claimed_file_level`)."""
+    from pespec.multiaxis.rope.fileview import FileView, reference_checks
+
+    started = started_now()
+    chosen = resolve_config(config)
+    claim = parse_rope_level(level) if isinstance(level, str) else level
+    name = str(path)
+    text = not name.lower().endswith((".npy", ".npz"))
+    saved = read_output(
+        path, key=key, text_dtype=None if claim is None or not text else claim.rotation
+    )
+    output = saved.array
+    rows, given = _file_positions(name, output, saved.positions, positions, chosen)
+    out_dtype = dtype_name(output.dtype)
+    judged = claimed_file_level(claim, out_dtype, text=text, default_for=rope_level_for_dtype)
+    checks = _contract(output, out_dtype)
+    view = FileView(chosen, output, rows, judged, out_dtype)
+    finite = all(c.status == "passed" for c in checks if c.stage == "contract")
+    if judged is not None and out_dtype is not None and finite:
+        checks += _golden(view, output)
+        checks += reference_checks(view)
+    from pespec.multiaxis.rope.diagnosis import diagnose
+    from pespec.multiaxis.rope.report import report_fields
+
+    width = ("head_dim", chosen.config.head_dim)
+    count = int(rows.shape[0])
+    report = file_report(saved, name, (count, given), width, checks, started, report_fields(view))
+    report.family = "multiaxis-rope"
+    if not report.conformant and judged is not None and finite:
+        diagnose(view, report)
+    return report

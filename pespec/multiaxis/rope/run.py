@@ -1,0 +1,218 @@
+"""The multi-axis rotary family's run for the engine: contract, inputs, dispatch (SPEC §9.7).
+
+A backend is ``backend(x, positions, config) -> (n, head_dim)``: x float64 (n, head_dim)
+(values k/128, |k| ≤ 256: exact in every float format, so a backend may cast them), positions
+int64 (n, k), ``config`` the :class:`~pespec.multiaxis.rope.config.MultiAxisRopeConfig`. The rows
+checked are the preset's position ids (up to :data:`ROW_LIMIT`, else an evenly strided
+subset). Stages (:mod:`pespec.multiaxis.rope.stages`): ``contract``, ``golden`` (the preset's
+certified set, :mod:`pespec.multiaxis.rope.golden_stage`), ``reference`` (each section
+against the 1-D rotary reference within the 1-D level bound, SPEC §8.7), ``separability``,
+``relative`` (per-axis relative position of q·k scores).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.conformance.backends import Backend, BackendCapabilities
+from pespec.conformance.compare import PlannedCheck
+from pespec.conformance.contract import BackendFailure, GuardedBackend
+from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
+from pespec.conformance.guard import CallingConvention
+from pespec.conformance.loading import load_backend
+from pespec.conformance.profiles import resolve_profile
+from pespec.conformance.report import CheckResult, Report
+from pespec.multiaxis.rope.config import MultiAxisRopeConfig
+from pespec.multiaxis.rope.presets import Preset, resolve_config
+from pespec.multiaxis.rope.reference import check_inputs
+from pespec.numerics.formats import DTYPES, dtype_name
+from pespec.rope.errormodel import (
+    RopeLevel,
+    check_rope_claim,
+    parse_rope_level,
+    rope_level_for_dtype,
+)
+
+__all__ = ["FAMILY", "STAGES", "MRopeRun", "MRopeSuite", "check", "input_x", "load_mrope_backend"]
+
+FAMILY = "multiaxis-rope"
+STAGES = ("contract", "golden", "reference", "separability", "relative")
+ENTRY_POINT_GROUP = "pespec.mrope_backends"
+ROW_LIMIT = 1 << 15
+BLOCK_ROWS = 4096
+"""Rows asked of the backend per call."""
+
+MROPE_CALL = CallingConvention(
+    "backend(x, positions, config) -> array",
+    (np.zeros((1, 2)), np.zeros((1, 3), dtype=np.int64), None),
+    "wrap it in a function (x (n, head_dim), positions (n, k), config) -> (n, head_dim) array",
+)
+
+
+@dataclass(frozen=True)
+class MRopeCapabilities(BackendCapabilities):
+    """What a multi-axis rotary backend declares: the shared fields (a level)."""
+
+    calling_convention: ClassVar[CallingConvention] = MROPE_CALL
+
+    def check_level(self) -> None:
+        if self.level is not None:
+            parse_rope_level(self.level)
+
+
+def load_mrope_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
+    """A backend from ``module:attr``, ``file.py:attr``, an entry point, a callable."""
+    return load_backend(spec, capabilities_type=MRopeCapabilities, group=ENTRY_POINT_GROUP)
+
+
+def input_x(n: int, head_dim: int, seed: int = 0) -> NDArray[np.float64]:
+    """The inputs x: (n, head_dim) values k/128, k uniform in [−256, 256] (deterministic)."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(-256, 257, size=(n, head_dim)).astype(np.float64) / 128.0
+
+
+class MRopeRun:
+    """The multi-axis rotary family's :class:`~pespec.conformance.engine.FamilyRun`."""
+
+    family = FAMILY
+    all_stages = STAGES
+
+    def __init__(
+        self,
+        backend: str | Backend | Callable[..., Any],
+        *,
+        config: Any = None,
+        level: str | None = None,
+        profile: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        stages: Sequence[str] = STAGES,
+    ) -> None:
+        if config is None:
+            raise ValueError(
+                "config must name a multiaxis-rope preset or a JSON config (--config on the "
+                "command line, --pe-option config=NAME under pytest); got None"
+            )
+        self.preset: Preset = resolve_config(config)
+        self.config: MultiAxisRopeConfig = self.preset.config
+        self.backend = load_mrope_backend(backend)
+        self.profile = resolve_profile(profile)
+        unknown = [s for s in stages if s not in STAGES]
+        if unknown:
+            raise ValueError(f"stages must be a subset of {list(STAGES)}; got {unknown}")
+        self.stages = tuple(s for s in STAGES if s in stages)
+        claim = level if level is not None else self.backend.capabilities.level
+        self.claimed: RopeLevel | None = None if claim is None else parse_rope_level(claim)
+        self.output_dtype: str | None = None
+        self.guard = GuardedBackend(self.backend, timeout=float(timeout), describe=_describe)
+        grid = self.preset.positions()
+        self.grid_rows = int(grid.shape[0])
+        rows = np.unique(
+            np.linspace(0, grid.shape[0] - 1, min(grid.shape[0], ROW_LIMIT)).astype(int)
+        )
+        self.positions: NDArray[Any] = grid[rows]
+        self.x = input_x(self.positions.shape[0], self.config.head_dim)
+        self._cache: dict[str, Any] = {}
+
+    @property
+    def level(self) -> str | None:
+        """The level's name: the claim, else the output dtype's default (after a call)."""
+        if self.claimed is not None:
+            return self.claimed.name
+        return None if self.output_dtype is None else rope_level_for_dtype(self.output_dtype).name
+
+    def level_object(self) -> RopeLevel:
+        """The level judged: the claim, else the output dtype's default."""
+        if self.claimed is not None:
+            return self.claimed
+        return rope_level_for_dtype(self.output_dtype or "float64")
+
+    def output(self, x: NDArray[Any], positions: NDArray[Any]) -> NDArray[np.float64]:
+        """The backend's output as float64 (n, head_dim), validated: shape, a pespec dtype,
+        the same dtype every call, finite (BackendFailure otherwise)."""
+        x64, p = check_inputs(x, positions, self.config)
+        out = self.guard.raw_call(x64.copy(), p.copy(), self.config)
+        if out.shape != x64.shape:
+            raise BackendFailure("shape", f"returned shape {out.shape}, not {x64.shape}")
+        name = dtype_name(out.dtype)
+        if name is None:
+            raise BackendFailure(
+                "dtype", f"returned dtype {out.dtype}, not one of {sorted(DTYPES)}"
+            )
+        if self.output_dtype is None:
+            if self.claimed is not None:  # a claim may only tighten the dtype's default
+                try:
+                    check_rope_claim(self.claimed, name)
+                except ValueError as exc:
+                    raise BackendFailure("dtype", str(exc)) from None
+            self.output_dtype = name
+        elif name != self.output_dtype:
+            raise BackendFailure("dtype", f"returned {name} after {self.output_dtype}")
+        values = out.astype(np.float64)
+        if not np.all(np.isfinite(values)):
+            raise BackendFailure("finite", f"returned a non-finite value ({_describe(x64, p)})")
+        return values
+
+    def output_all(self, x: NDArray[Any], positions: NDArray[Any]) -> NDArray[np.float64]:
+        """:meth:`output` in blocks of :data:`BLOCK_ROWS` rows."""
+        parts = [
+            self.output(x[i : i + BLOCK_ROWS], positions[i : i + BLOCK_ROWS])
+            for i in range(0, x.shape[0], BLOCK_ROWS)
+        ]
+        return np.concatenate(parts)
+
+    def judged(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """(backend output, exact reference, bound) at the checked rows, computed once."""
+        if "judged" not in self._cache:
+            from pespec.multiaxis.rope.reference import apply, level_bound, reference_bound
+
+            y = self.output_all(self.x, self.positions)
+            assert self.output_dtype is not None
+            bound = level_bound(
+                self.x, self.positions, self.config, self.level_object(), self.output_dtype
+            ) + reference_bound(self.x, self.positions, self.config)
+            self._cache["judged"] = (y, apply(self.x, self.positions, self.config), bound)
+        result: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
+        result = self._cache["judged"]
+        return result
+
+    def plan(self) -> list[PlannedCheck]:
+        from pespec.multiaxis.rope.stages import plan
+
+        return plan(self)
+
+    def dispatch(self, planned: PlannedCheck) -> CheckResult:
+        from pespec.multiaxis.rope.stages import dispatch
+
+        return dispatch(self, planned)
+
+    def report_fields(self) -> dict[str, Any]:
+        from pespec.multiaxis.rope.report import report_fields
+
+        return report_fields(self)
+
+    def diagnose(self, report: Report) -> None:
+        from pespec.multiaxis.rope.diagnosis import diagnose
+
+        diagnose(self, report)
+
+
+def _describe(x: Any, positions: Any = None, *rest: Any) -> str:
+    p = np.asarray(positions) if positions is not None else np.zeros((0, 0))
+    return f"{p.shape[0] if p.ndim else '?'} positions of {p.shape[1] if p.ndim == 2 else '?'} axes"
+
+
+def MRopeSuite(backend: str | Backend | Callable[..., Any], **options: Any) -> Suite:
+    """The engine's Suite on an :class:`MRopeRun` (the family's suite factory)."""
+    return Suite(MRopeRun(backend, **options))
+
+
+def check(
+    backend: str | Backend | Callable[..., Any], *, diagnose: bool = True, **options: Any
+) -> Report:
+    """Run the multi-axis rotary suite on ``backend`` in this process and return the report."""
+    return MRopeSuite(backend, **options).run(diagnose=diagnose)

@@ -1,0 +1,236 @@
+"""``pespec check --family multiaxis --from-file``: a saved multi-axis output checked (SPEC §9.5).
+
+The file (.npy, .npz or .csv, read by :func:`pespec.conformance.savedfile.read_output`, never
+pickle) holds the (n, D) output; its rows' positions, (n, k), come from ``positions`` (a
+``.npy`` or ``.csv`` of k columns), else an ``.npz``'s ``positions`` array, else the preset's
+whole grid in its row order (last axis fastest). A file that does not fit (not 2-D, another
+column count, another row count than the positions) raises ValueError naming it (exit 2);
+a wrong dtype or a non-finite value fails the contract. Checks: the preset's certified set on
+the rows that hold its positions (``golden``), every row of each section against the exact
+reference (``reference:section-i``, in chunks); separability and the properties need calls
+and are skipped. A failing file is diagnosed as a backend is (the same neighbours: they need
+only the output at the file's positions).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.conformance.compare import FIXTURE_ERROR, PlannedCheck, Worst, comparison_result
+from pespec.conformance.contract import first_non_finite
+from pespec.conformance.filepositions import (
+    file_positions,
+    file_report,
+    read_positions_table,
+    started_now,
+)
+from pespec.conformance.filerules import claimed_file_level
+from pespec.conformance.report import CheckResult, Report
+from pespec.conformance.savedfile import read_output
+from pespec.multiaxis.sinusoidal.compare import fold_sections
+from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, check_positions_nd
+from pespec.multiaxis.sinusoidal.presets import Preset, resolve_config
+from pespec.multiaxis.sinusoidal.reference import encode
+from pespec.numerics.formats import DTYPES, dtype_name
+from pespec.properties.base import Level, level_for_dtype, parse_level
+
+__all__ = ["CHUNK_ROWS", "check_file", "read_positions"]
+
+CHUNK_ROWS: Final = 4096
+"""Rows compared with the exact reference at a time (bounded memory for a large grid)."""
+
+
+def read_positions(path: str | Path, axes: int) -> NDArray[Any]:
+    """Positions (n, ``axes``) from a ``.npy`` or ``.csv`` file of ``axes`` columns (a header
+    line is skipped); ValueError naming the file and its shape otherwise."""
+    file = Path(path)
+    array = read_positions_table(file)
+    if array.ndim == 1 and axes == 1:
+        array = array[:, None]
+    if array.ndim != 2 or array.shape[1] != axes:
+        raise ValueError(
+            f"--positions {str(file)!r} must hold {axes} columns (one per axis); it holds "
+            f"shape {array.shape}"
+        )
+    if (
+        array.dtype.kind == "f"
+        and np.all(array == np.round(array))
+        and np.all(np.abs(array) < 2.0**53)
+    ):
+        array = array.astype(np.int64)  # integers read from text, as a grid's positions are
+    return check_positions_nd(array, axes)
+
+
+def _file_positions(
+    name: str, output: NDArray[Any], stored: Any, option: str | None, chosen: Preset
+) -> tuple[NDArray[Any], str]:
+    """The positions of the file's rows and how they were given; ValueError on a misfit."""
+    config = chosen.config
+
+    def whole() -> tuple[NDArray[Any], str]:
+        positions = chosen.positions()
+        return positions, f"the {positions.shape[0]} rows of the grid of {chosen.name} (row order)"
+
+    return file_positions(
+        name,
+        output,
+        (config.d_model, f"D of {config.name}"),
+        (option, stored),
+        lambda option: read_positions(option, config.axes),
+        lambda stored: check_positions_nd(stored, config.axes),
+        whole,
+    )
+
+
+def _check(check_id: str, stage: str, title: str, status: str, message: str) -> CheckResult:
+    return CheckResult(check_id, stage, title, "§9.5", status, message)
+
+
+def _contract(output: NDArray[Any], out_dtype: str | None) -> list[CheckResult]:
+    """dtype and finite (the shape fits: a misfit is a usage error); call items skipped."""
+    checks = [_check("contract:shape", "contract", "shape", "passed", f"(n, D) = {output.shape}")]
+    if out_dtype is None:
+        message = f"dtype {output.dtype} is not one of {sorted(DTYPES)}"
+        checks.append(_check("contract:dtype", "contract", "dtype", "failed", message))
+    else:
+        checks.append(_check("contract:dtype", "contract", "dtype", "passed", out_dtype))
+        bad = None
+        for r0 in range(0, output.shape[0], CHUNK_ROWS):
+            found = first_non_finite(np.asarray(output[r0 : r0 + CHUNK_ROWS]))
+            if found is not None:
+                bad = (r0 + int(found[0]), int(found[1]))
+                break
+        status, message = (
+            ("passed", "every value is finite")
+            if bad is None
+            else (
+                "failed",
+                f"row {bad[0]}, column {bad[1]} is {float(output[bad])!r}",
+            )
+        )
+        checks.append(_check("contract:finite", "contract", "finite", status, message))
+    for item in ("deterministic", "separability", "property"):
+        stage = "contract" if item == "deterministic" else item
+        why = "needs calls; not from a file"
+        checks.append(_check(f"{item}:*", stage, item, "skipped", why))
+    return checks
+
+
+def _golden(
+    output: NDArray[Any], positions: NDArray[Any], chosen: Preset, level: Level
+) -> list[CheckResult]:
+    """The preset's certified set on the file's rows that hold its positions (none when the
+    configuration is no preset's or no row holds one)."""
+    from pespec.multiaxis.sinusoidal.golden import fixture_for
+
+    fixture = fixture_for(chosen)
+    if fixture is None:
+        return []
+    pairs = []
+    for i, point in enumerate(fixture.positions):  # a few rows: a vector search each
+        found = np.nonzero(np.all(positions == point, axis=1))[0]
+        if found.size:
+            pairs.append((i, int(found[0])))
+    if not pairs:
+        return []
+    mine, theirs = (np.array(v, dtype=np.intp) for v in zip(*pairs, strict=True))
+    worst = Worst()
+    y, expected = np.asarray(output[theirs]), fixture.values[mine]
+    fold_sections(worst, y, positions[theirs], expected, chosen.config, level, FIXTURE_ERROR)
+    title = f"the certified set of {fixture.preset} ({mine.size} rows)"
+    planned = PlannedCheck(f"golden:{fixture.name}", "golden", title, "§9.4")
+    return [comparison_result(planned, worst, level)]
+
+
+def _reference(
+    output: NDArray[Any], positions: NDArray[Any], config: MultiAxisConfig, level: Level
+) -> list[CheckResult]:
+    """Each section's columns of every row against the exact reference, in chunks."""
+    worsts = [Worst() for _ in config.sections]
+    for r0 in range(0, positions.shape[0], CHUNK_ROWS):
+        p = positions[r0 : r0 + CHUNK_ROWS]
+        y, exact = np.asarray(output[r0 : r0 + CHUNK_ROWS]), encode(p, config)
+        for index, worst in enumerate(worsts):
+            fold_sections(worst, y, p, exact, config, level, only=index)
+    results = []
+    for index, worst in enumerate(worsts):
+        planned = PlannedCheck(
+            f"reference:section-{index}", "reference", config.describe(index), "§9.4"
+        )
+        results.append(comparison_result(planned, worst, level))
+    return results
+
+
+def _without_leading_rows(
+    name: str,
+    output: NDArray[Any],
+    leading: int,
+    positions: str | None,
+    saved: Any,
+    chosen: Preset,
+) -> NDArray[Any]:
+    """``output`` without its ``leading`` rows (MAE's cls row); a file with the preset's
+    leading rows and no ``leading`` is told to pass ``--leading-rows`` (ValueError)."""
+    if isinstance(leading, bool) or not isinstance(leading, int) or leading < 0:
+        raise ValueError(f"--leading-rows must be an int >= 0; got {leading!r}")
+    if leading >= max(output.shape[0], 1):
+        raise ValueError(
+            f"--leading-rows must be less than the {output.shape[0]} rows of {name!r}; "
+            f"got {leading}"
+        )
+    grid = int(np.prod(chosen.sizes))
+    more = chosen.leading_rows
+    if not leading and more and positions is None and saved.positions is None:
+        if output.ndim == 2 and output.shape[0] == grid + more:
+            raise ValueError(
+                f"from_file {name!r} has {output.shape[0]} rows: {more} leading row(s) "
+                f"before the {grid} rows of the grid of {chosen.name} (the model's table "
+                f"starts with its cls token's zeros); pass --leading-rows {more} to skip them"
+            )
+    return output[leading:]
+
+
+def check_file(
+    path: str | Path,
+    config: Any,
+    *,
+    positions: str | None = None,
+    level: str | None = None,
+    key: str | None = None,
+    leading_rows: int = 0,
+) -> Report:
+    """Check the multi-axis output saved in ``path`` for ``config`` (a preset name, a JSON
+    config or its path); see the module docstring. The level follows the rule every family's
+    file check shares (:func:`~pespec.conformance.filerules.claimed_file_level`)."""
+    started = started_now()
+    chosen = resolve_config(config)
+    name = str(path)
+    text = not name.lower().endswith((".npy", ".npz"))
+    claim = None if level is None else parse_level(level)
+    saved = read_output(
+        path, key=key, text_dtype=None if claim is None or not text else claim.output_dtype
+    )
+    output = _without_leading_rows(name, saved.array, leading_rows, positions, saved, chosen)
+    rows, given = _file_positions(name, output, saved.positions, positions, chosen)
+    out_dtype = dtype_name(output.dtype)
+    judged = claimed_file_level(claim, out_dtype, text=text, default_for=level_for_dtype)
+    checks = _contract(output, out_dtype)
+    if judged is not None and out_dtype is not None:
+        checks += _golden(output, rows, chosen, judged)
+        checks += _reference(output, rows, chosen.config, judged)
+    from pespec.multiaxis.sinusoidal.fileview import FileView
+    from pespec.multiaxis.sinusoidal.report import diagnose, report_fields
+
+    view = FileView(chosen, output, rows, judged, out_dtype)
+    width = ("D", chosen.config.d_model)
+    count = int(rows.shape[0])
+    report = file_report(saved, name, (count, given), width, checks, started, report_fields(view))
+    report.family = "multiaxis"
+    report.family_data["rows"] = count
+    if not report.conformant and judged is not None and view.positions.shape[0]:
+        diagnose(view, report)
+    return report

@@ -1,0 +1,244 @@
+"""The multi-axis family's run for the engine: contract, plan, dispatch (SPEC §9.5).
+
+A backend is ``backend(positions (n, k), config) -> (n, D)``: ``positions`` int64 or float64
+rows of k coordinates, ``config`` the :class:`~pespec.multiaxis.sinusoidal.config.MultiAxisConfig`.
+The positions checked are those of the preset's grid (all of them up to the profile's row
+limit, else an evenly strided subset that still meets every coordinate of every axis).
+Stages (:mod:`pespec.multiaxis.sinusoidal.stages`): ``contract``, ``golden`` (the preset's certified
+set, :mod:`pespec.multiaxis.sinusoidal.golden_stage`), ``reference`` (each section's columns
+against the 1-D exact reference within the 1-D error bound), ``separability`` and
+``property`` (the 1-D properties of each section).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pespec.conformance.backends import Backend, BackendCapabilities
+from pespec.conformance.compare import PlannedCheck
+from pespec.conformance.contract import BackendFailure, GuardedBackend
+from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
+from pespec.conformance.guard import CallingConvention
+from pespec.conformance.loading import load_backend
+from pespec.conformance.profiles import resolve_profile
+from pespec.conformance.report import CheckResult, Report
+from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, check_positions_nd
+from pespec.multiaxis.sinusoidal.presets import Preset, resolve_config
+from pespec.numerics.formats import DTYPES, dtype_name
+from pespec.properties.base import Level, level_for_dtype, parse_level
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "FAMILY",
+    "MULTIAXIS_CALL",
+    "STAGES",
+    "MultiAxisCapabilities",
+    "MultiAxisRun",
+    "MultiAxisSuite",
+    "check",
+    "load_multiaxis_backend",
+    "sample_rows",
+]
+
+FAMILY = "multiaxis"
+STAGES = ("contract", "golden", "reference", "separability", "property")
+ENTRY_POINT_GROUP = "pespec.multiaxis_backends"
+ROW_LIMITS = {"ci": 4096, "dev": 4096, "thorough": 1 << 16}
+"""Grid rows checked per profile; a larger grid is checked on a strided subset."""
+BLOCK_ELEMENTS = 1 << 22
+"""Output elements asked of the backend per call (4M: 32 MiB of float64)."""
+
+MULTIAXIS_CALL = CallingConvention(
+    "backend(positions, config) -> array",
+    (np.zeros((1, 2), dtype=np.int64), None),
+    "wrap it in a function (positions (n, k), config) -> (n, D) array",
+)
+
+
+@dataclass(frozen=True)
+class MultiAxisCapabilities(BackendCapabilities):
+    """What a multi-axis backend declares: the shared fields (a level such as ``float32``)."""
+
+    calling_convention: ClassVar[CallingConvention] = MULTIAXIS_CALL
+
+    def check_level(self) -> None:
+        if self.level is not None:
+            parse_level(self.level)
+
+
+def load_multiaxis_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
+    """A backend from ``module:attr``, ``file.py:attr``, an entry point of
+    :data:`ENTRY_POINT_GROUP`, a callable or a Backend."""
+    return load_backend(spec, capabilities_type=MultiAxisCapabilities, group=ENTRY_POINT_GROUP)
+
+
+def sample_rows(sizes: Sequence[int], limit: int) -> NDArray[np.intp]:
+    """Row indices of a grid checked under a limit: all rows, or every s-th row with s the
+    smallest stride ≥ n/limit prime to the last axis's size (so every coordinate of the last
+    axis occurs), plus one row for each coordinate of another axis the stride skipped."""
+    n = int(np.prod(sizes))
+    if n <= limit:
+        return np.arange(n, dtype=np.intp)
+    stride = -(-n // limit)
+    while np.gcd(stride, int(sizes[-1])) != 1:
+        stride += 1
+    rows = np.arange(0, n, stride, dtype=np.intp)
+    coordinates = np.unravel_index(rows, tuple(sizes))
+    extra = []
+    for axis, size in enumerate(sizes):
+        for missing in sorted(set(range(int(size))) - set(coordinates[axis].tolist())):
+            index = [0] * len(sizes)
+            index[axis] = missing
+            extra.append(int(np.ravel_multi_index(tuple(index), tuple(sizes))))
+    return np.unique(np.concatenate([rows, np.asarray(extra, dtype=np.intp)]))
+
+
+class MultiAxisRun:
+    """The multi-axis family's :class:`~pespec.conformance.engine.FamilyRun`."""
+
+    family = FAMILY
+    all_stages = STAGES
+
+    def __init__(
+        self,
+        backend: str | Backend | Callable[..., Any],
+        *,
+        config: Any = None,
+        level: str | None = None,
+        profile: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        stages: Sequence[str] = STAGES,
+    ) -> None:
+        if config is None:
+            raise ValueError(
+                "config must name a multiaxis preset or a JSON config (--config on the command "
+                "line, --pe-option config=NAME under pytest); got None"
+            )
+        self.preset: Preset = resolve_config(config)
+        self.config: MultiAxisConfig = self.preset.config
+        self.backend = load_multiaxis_backend(backend)
+        self.profile = resolve_profile(profile)
+        unknown = [s for s in stages if s not in STAGES]
+        if unknown:
+            raise ValueError(f"stages must be a subset of {list(STAGES)}; got {unknown}")
+        self.stages = tuple(s for s in STAGES if s in stages)
+        claim = level if level is not None else self.backend.capabilities.level
+        self.claimed: Level | None = None if claim is None else parse_level(claim)
+        self.level: str | None = None if self.claimed is None else self.claimed.name
+        self.output_dtype: str | None = None
+        self.guard = GuardedBackend(self.backend, timeout=float(timeout), describe=_describe)
+        grid = self.preset.positions()
+        self.grid_rows = int(grid.shape[0])
+        self.rows, self.positions = self._admitted(grid)
+
+    def _admitted(self, grid: NDArray[Any]) -> tuple[NDArray[np.intp], NDArray[Any]]:
+        """The checked rows (profile's limit) the backend's declared capabilities admit
+        (every coordinate: integer, sign, magnitude; SPEC §6.1), and their positions."""
+        rows = sample_rows(self.preset.sizes, ROW_LIMITS.get(self.profile, 4096))
+        admitted = self.admits(grid[rows])
+        self.declared_out = int(np.count_nonzero(~admitted))
+        if not admitted.any():
+            raise ValueError(
+                f"the backend's declared capabilities {self.backend.capabilities.to_dict()} "
+                f"admit no position of the grid of {self.preset.name}"
+            )
+        return rows[admitted], self.as_sent(grid[rows[admitted]])
+
+    def admits(self, positions: NDArray[Any]) -> NDArray[np.bool_]:
+        """Which rows (n, k) the backend's declared capabilities admit, every coordinate."""
+        return np.asarray(self.backend.capabilities.admits(positions).all(axis=1))
+
+    def as_sent(self, positions: NDArray[Any]) -> NDArray[Any]:
+        """Admitted rows as the backend gets them (int64 for ``integer_positions_only``)."""
+        if self.backend.capabilities.integer_positions_only and positions.dtype.kind == "f":
+            return positions.astype(np.int64)
+        return positions
+
+    def output(self, positions: NDArray[Any]) -> NDArray[Any]:
+        """The backend's output for ``positions`` (n, k), validated: shape (n, D), a pespec
+        dtype, the same dtype every call, finite (BackendFailure otherwise)."""
+        given = check_positions_nd(positions, self.config.axes)
+        out = self.guard.raw_call(given.copy(), self.config)
+        expected = (given.shape[0], self.config.d_model)
+        if out.shape != expected:
+            raise BackendFailure("shape", f"returned shape {out.shape}, not {expected}")
+        name = dtype_name(out.dtype)
+        if name is None:
+            raise BackendFailure(
+                "dtype", f"returned dtype {out.dtype}, not one of {sorted(DTYPES)}"
+            )
+        if self.claimed is not None and name != self.claimed.output_dtype:
+            raise BackendFailure(
+                "dtype",
+                f"returned {name}; the level {self.claimed.name} claims "
+                f"{self.claimed.output_dtype} output",
+            )
+        if self.output_dtype is None:
+            self.output_dtype = name
+            self.level = self.level or level_for_dtype(out.dtype).name
+        elif name != self.output_dtype:
+            raise BackendFailure("dtype", f"returned {name} after {self.output_dtype}")
+        finite = np.isfinite(out.astype(np.float64))
+        if not np.all(finite):
+            row, column = (int(i) for i in np.argwhere(~finite)[0])
+            where = tuple(np.asarray(given)[row].tolist())
+            raise BackendFailure(
+                "finite",
+                f"returned a non-finite value {float(out[row, column])!r} at row {row} "
+                f"(position {where}), column {column} ({_describe(given)})",
+            )
+        return out
+
+    def blocks(self, positions: NDArray[Any]) -> list[NDArray[Any]]:
+        """``positions`` cut into row blocks of at most :data:`BLOCK_ELEMENTS` outputs."""
+        rows = max(1, BLOCK_ELEMENTS // self.config.d_model)
+        return [positions[i : i + rows] for i in range(0, positions.shape[0], rows)]
+
+    def level_object(self) -> Level:
+        """The level judged: the claim, else the output dtype's default (after a call)."""
+        if self.claimed is not None:
+            return self.claimed
+        return parse_level(self.level or "float64")
+
+    def plan(self) -> list[PlannedCheck]:
+        from pespec.multiaxis.sinusoidal.stages import plan
+
+        return plan(self)
+
+    def dispatch(self, planned: PlannedCheck) -> CheckResult:
+        from pespec.multiaxis.sinusoidal.stages import dispatch
+
+        return dispatch(self, planned)
+
+    def report_fields(self) -> dict[str, Any]:
+        from pespec.multiaxis.sinusoidal.report import report_fields
+
+        return report_fields(self)
+
+    def diagnose(self, report: Report) -> None:
+        from pespec.multiaxis.sinusoidal.report import diagnose
+
+        diagnose(self, report)
+
+
+def _describe(positions: Any, *rest: Any) -> str:
+    p = np.asarray(positions)
+    return f"{p.shape[0]} positions of {p.shape[1] if p.ndim == 2 else '?'} axes"
+
+
+def MultiAxisSuite(backend: str | Backend | Callable[..., Any], **options: Any) -> Suite:
+    """The engine's Suite on a :class:`MultiAxisRun` (the family's suite factory)."""
+    return Suite(MultiAxisRun(backend, **options))
+
+
+def check(
+    backend: str | Backend | Callable[..., Any], *, diagnose: bool = True, **options: Any
+) -> Report:
+    """Run the multi-axis suite on ``backend`` in this process and return the report
+    (``diagnose``: explain a non-conformant one, SPEC §9.6)."""
+    return MultiAxisSuite(backend, **options).run(diagnose=diagnose)
