@@ -34,7 +34,7 @@ import pytest
 from numpy.typing import NDArray
 from timing import interleaved_best
 
-from pespec.reference import _kernels
+from pespec.numerics import kernels as _kernels
 from pespec.reference.encoding import encode, iter_encoding_chunks, sinusoidal_positional_encoding
 from pespec.reference.naive import naive_encode
 

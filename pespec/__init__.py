@@ -10,9 +10,9 @@ and ``from pespec import encode`` import :mod:`pespec.reference` on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pespec._exports import lazy_exports as _lazy_exports
 from pespec._version import SPEC_VERSION, __version__
 
 if TYPE_CHECKING:
@@ -71,17 +71,12 @@ _SUBPACKAGES = frozenset({"conformance", "properties", "reference", "teaching"})
 """Subpackages reachable as attributes (``pespec.reference``) without importing them first."""
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY or name in _TEACHING:
-        source = "pespec.teaching" if name in _TEACHING else "pespec.reference"
-        value = getattr(importlib.import_module(source), name)
-    elif name in _SUBPACKAGES:
-        value = importlib.import_module(f"pespec.{name}")
-    else:
-        raise AttributeError(f"module 'pespec' has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__, *_SUBPACKAGES})
+__getattr__, __dir__ = _lazy_exports(
+    __name__,
+    {
+        **{name: "pespec.teaching" for name in _TEACHING},
+        **{name: "pespec.reference" for name in _LAZY},
+        **{name: f"pespec.{name}" for name in _SUBPACKAGES},
+    },
+)
+del TYPE_CHECKING

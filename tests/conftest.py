@@ -14,7 +14,7 @@ import gmpy2
 import mpmath
 import pytest
 
-from pespec.properties.profiles import load_profile
+from pespec.conformance.profiles import load_profile
 
 load_profile()
 

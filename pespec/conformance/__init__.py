@@ -15,8 +15,9 @@ is loaded in every pytest run and collects this package's ``test_suite``, stays 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+from typing import TYPE_CHECKING
+from typing import Any as _Any
 
 if TYPE_CHECKING:  # the default family's names, for type checkers (see the registry)
     from pespec.conformance.backends import Backend
@@ -57,10 +58,10 @@ _HOMES: dict[str, str] = {
 :data:`__all__` are the default family's (:meth:`pespec.families.Family.export`)."""
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     home = _HOMES.get(name)
     if home is not None:
-        value = getattr(importlib.import_module(home), name)
+        value = getattr(_importlib.import_module(home), name)
     elif name in __all__:
         from pespec.families import get_family
 
@@ -73,3 +74,6 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted([*globals(), *__all__])
+
+
+del TYPE_CHECKING

@@ -76,7 +76,7 @@ def file_record(
 ) -> dict[str, Any]:
     """The report's ``backend.file``: the file's identity and what it covered.
 
-    ``saved``: the :class:`~pespec.conformance.fromfile.SavedOutput`; ``positions``: (n,),
+    ``saved``: the :class:`~pespec.conformance.savedfile.SavedOutput`; ``positions``: (n,),
     one per row; ``columns``: (the family's name of a row's width, count); ``threshold``:
     (positions, what that count is) below which the verdict line calls the file a small
     sample (each family gives its own).

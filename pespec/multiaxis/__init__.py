@@ -16,3 +16,9 @@ run (preset → checked rows → ``contract``, ``golden``, ``reference`` section
 ``separability``, then the kind's own stage); CONTRIBUTING ("The multi-axis combinator")
 says which modules of the two kinds are still written twice and why.
 """
+
+from __future__ import annotations
+
+__all__: list[str] = []
+"""Nothing: the public names are those of the two section kinds, :mod:`pespec.multiaxis.sinusoidal`
+and :mod:`pespec.multiaxis.rope`."""

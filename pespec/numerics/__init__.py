@@ -13,6 +13,24 @@
 * :mod:`~pespec.numerics.problems`: what is wrong with an output array (OutputProblem,
   first_non_finite).
 
-Every module here imports nothing of pespec but this package, ``pespec._version`` and
-``pespec._atomic`` (``tests/project/test_numerics_floor.py``).
+Every module here imports nothing of pespec but this package, ``pespec._version``,
+``pespec._atomic`` and ``pespec._exports`` (``tests/project/test_numerics_floor.py``).
 """
+
+from __future__ import annotations
+
+from pespec._exports import lazy_exports as _lazy_exports
+
+__all__ = [
+    "circle",
+    "formats",
+    "kernels",
+    "problems",
+    "ratio",
+    "rotation",
+    "rounding",
+    "turns",
+    "validation",
+]
+
+__getattr__, __dir__ = _lazy_exports(__name__, {name: f"{__name__}.{name}" for name in __all__})

@@ -1,7 +1,7 @@
 """pespec.properties: the error model and the properties of SPEC §4–§5.
 
 * :mod:`~pespec.properties.base`: configurations, levels, results, violations.
-* :mod:`~pespec.properties.formats`: what the error model needs of the floating-point formats.
+* :mod:`~pespec.numerics.formats`: what the error model needs of the floating-point formats.
 * :mod:`~pespec.properties.errormodel`: the per-element bound (SPEC §4) and its tables.
 * :mod:`~pespec.properties.registry`: :data:`PROPERTIES` and the decorator that fills it.
 * :mod:`~pespec.properties.accuracy` (§5.1–§5.3), :mod:`~pespec.properties.geometry`

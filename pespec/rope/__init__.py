@@ -12,9 +12,9 @@ Only the configuration module is imported with the package; the rest loads on fi
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pespec._exports import lazy_exports as _lazy_exports
 from pespec.rope.config import PAIRINGS, ROPE_TYPES, RopeConfig
 
 if TYPE_CHECKING:
@@ -69,9 +69,5 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'pespec.rope' has no attribute {name!r}")
+__getattr__, __dir__ = _lazy_exports(__name__, _LAZY)
+del TYPE_CHECKING

@@ -4,3 +4,36 @@ Its fixture format and catalog (``golden*``), its suite stages, built-in backend
 check, reproductions and diagnosis live here; the engine (:mod:`pespec.conformance`) runs
 them and names no family. The two family folders never import each other.
 """
+
+from __future__ import annotations
+
+from pespec._exports import lazy_exports as _lazy_exports
+
+__all__ = [
+    "STAGES",
+    "Capabilities",
+    "Suite",
+    "check",
+    "check_file",
+    "compare_saved_output",
+    "load_backend",
+    "module_backend",
+    "reproduce",
+    "table_backend",
+]
+
+__getattr__, __dir__ = _lazy_exports(
+    __name__,
+    {
+        "STAGES": "pespec.sincos.run",
+        "Suite": "pespec.sincos.run",
+        "check": "pespec.sincos.run",
+        "Capabilities": "pespec.sincos.capabilities",
+        "check_file": "pespec.sincos.checkfile",
+        "compare_saved_output": "pespec.sincos.fromfile",
+        "load_backend": "pespec.sincos.loading",
+        "module_backend": "pespec.sincos.adapters",
+        "table_backend": "pespec.sincos.adapters",
+        "reproduce": "pespec.sincos.reproduce",
+    },
+)

@@ -24,8 +24,8 @@ from numpy.typing import NDArray
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import BackendFailure, GuardedBackend
 from pespec.conformance.report import CheckResult
+from pespec.numerics.ratio import reported_ratio
 from pespec.properties.base import EncodingConfig, Level
-from pespec.properties.ratio import reported_ratio
 from pespec.reference.conventions import Convention
 from pespec.sincos.builtin_backends import REFERENCE_MAX_POSITION
 from pespec.sincos.capabilities import Capabilities

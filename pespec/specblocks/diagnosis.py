@@ -37,7 +37,7 @@ def _describe_positions(positions: NDArray[Any]) -> str:
 
 
 def diagnosis_probes_table() -> str:
-    """The probes :func:`~pespec.conformance.diagnosis.diagnose` makes (SPEC Annex D.1)."""
+    """The probes :func:`~pespec.sincos.diagnosis.diagnose` makes (SPEC Annex D.1)."""
     fractional = _describe_positions(fit_positions(False))
     integer = _describe_positions(fit_positions(True))
     rows = [

@@ -4,6 +4,5 @@
 which builds any family's suite through the registry (:mod:`pespec.families`) and reports
 each check; :mod:`~pespec.supervised.report_load` rebuilds the child's report from its JSON.
 Front-end machinery (the CLI and the pytest plugin use it), moved out of the engine's folder
-in issue 25; the old paths ``pespec.supervised.supervisor``, ``worker`` and ``report_load``
-are deprecated aliases.
+in issue 25 (the old ``pespec.conformance`` paths were deleted in issue 38).
 """

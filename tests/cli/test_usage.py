@@ -386,9 +386,9 @@ def test_check_leaves_no_hypothesis_folder_in_the_working_folder(tmp_path: Path)
 
 
 def test_regenerate_twice_leaves_provenance_unchanged(tmp_path: Path) -> None:
-    from pespec.reference.golden import PROVENANCE
-    from pespec.reference.golden_catalog import CATALOG
-    from pespec.reference.golden_write import regenerate
+    from pespec.sincos.golden import PROVENANCE
+    from pespec.sincos.golden_catalog import CATALOG
+    from pespec.sincos.golden_write import regenerate
 
     target = tmp_path / "golden"
     regenerate(target, CATALOG[:1])

@@ -224,7 +224,7 @@ def test_the_plugin_judges_the_declared_convention(tmp_path: Path) -> None:
 
 
 def test_position_rounding_probe_sees_only_rounded_positions() -> None:
-    from pespec.conformance.diagnosis.rounding import position_rounding
+    from pespec.sincos.diagnosis.rounding import position_rounding
 
     exact = _reference(PRESETS["whisper"])
 

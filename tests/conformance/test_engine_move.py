@@ -148,7 +148,7 @@ def test_a_rebuilt_report_renders_the_same(fresh: dict[str, Any]) -> None:
 if __name__ == "__main__" and sys.argv[1:] in (["--write"], ["--dump"]):
     root = Path(__file__).resolve().parents[1]
     sys.path[:0] = [str(root), str(root.parent / "tools")]
-    from pespec.properties.profiles import load_profile
+    from pespec.conformance.profiles import load_profile
 
     load_profile()  # the profile the tests run under (tests/conftest.py)
     warnings.simplefilter("ignore")

@@ -20,8 +20,8 @@ from numpy.typing import NDArray
 
 from pespec.cli import main
 from pespec.conformance import compare_saved_output, load_backend
-from pespec.conformance.fromfile import load_output
 from pespec.reference.encoding import encode
+from pespec.sincos.fromfile import load_output
 
 D = 16
 POSITIONS = np.arange(40, dtype=np.int64)
@@ -103,7 +103,7 @@ def test_unwritable_report_path_is_a_usage_error_before_the_run(
 
 
 def test_positions_csv_with_a_header_row(tmp_path: Path) -> None:
-    from pespec.conformance.fromfile import parse_positions
+    from pespec.sincos.fromfile import parse_positions
 
     path = tmp_path / "positions.csv"
     path.write_text("position\n0\n7\n1000\n", encoding="utf-8")

@@ -3,8 +3,8 @@ no fallback that parses docstrings (issue 13, item 4)."""
 
 from __future__ import annotations
 
-from pespec.conformance.runner import Suite
 from pespec.properties.registry import PROPERTIES
+from pespec.sincos.run import Suite
 
 
 def test_property_checks_come_from_the_registry() -> None:

@@ -222,8 +222,8 @@ def test_a_property_failure_that_does_not_repeat_is_reported_as_non_determinism(
 def test_diagnosis_of_an_output_that_changes_between_identical_calls() -> None:
     """The second call (the repeat of the first fit probe) differs by 0.5 at position 0: the
     diagnosis says so instead of fitting a precision to a glitch."""
-    from pespec.conformance.diagnosis import diagnose
     from pespec.properties.base import parse_level
+    from pespec.sincos.diagnosis import diagnose
 
     diagnosis = diagnose(GlitchOnce(2), level=parse_level("float32"))
     assert diagnosis.non_deterministic is not None

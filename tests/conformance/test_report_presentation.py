@@ -20,7 +20,6 @@ from paths import CATALOG
 
 from pespec.cli import main
 from pespec.conformance import check, load_backend
-from pespec.conformance.fromfile import compare_saved_output
 from pespec.properties import (
     prop_boundedness,
     prop_dot_products,
@@ -30,6 +29,7 @@ from pespec.properties import (
 from pespec.properties.base import EncodingConfig, PropertyViolation, parse_level
 from pespec.properties.geometry import DEFAULT_OFFSETS
 from pespec.reference.encoding import encode
+from pespec.sincos.fromfile import compare_saved_output
 
 FLOAT64 = parse_level("float64")
 HUGE = 14_096_060_000_000_000  # the position `pespec check numpy` reported (~1.4e16)

@@ -1,4 +1,4 @@
-"""Reproduction lines (pespec.conformance.reproduce): pasted into a shell, they run and show
+"""Reproduction lines (pespec.sincos.reproduce): pasted into a shell, they run and show
 the failure (exit 1 past the bound; the property's counterexample raises).
 """
 

@@ -75,7 +75,7 @@ def _pespec(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def _renders(path: Path) -> dict[str, Any]:
     """The JSON report at ``path``, checked to read back and render (summary, Markdown)."""
-    from pespec.conformance.report_load import report_from_dict
+    from pespec.supervised.report_load import report_from_dict
 
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     report = report_from_dict(data)

@@ -11,8 +11,8 @@ import numpy as np
 from paths import ROOT
 
 from pespec.conformance.fixtures import files_of_format
-from pespec.reference.golden import fixture_directory, load_fixture_sets
 from pespec.rope import PRESETS
+from pespec.sincos.golden import fixture_directory, load_fixture_sets
 
 DOC = ROOT / "docs" / "fixtures.md"
 

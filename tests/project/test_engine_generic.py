@@ -149,8 +149,8 @@ def test_no_class_subclasses_the_engine_suite_report_or_guard() -> None:
 
 def test_one_engine_suite_serves_both_families() -> None:
     from pespec.conformance.engine import Suite
-    from pespec.conformance.runner import Suite as sinusoidal_suite
     from pespec.rope.suite import RopeSuite
+    from pespec.sincos.run import Suite as sinusoidal_suite
 
     sinusoidal = sinusoidal_suite("numpy", stages=("contract",))
     rotary = RopeSuite("numpy", "Llama-2-7B", stages=("contract",))

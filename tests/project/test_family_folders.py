@@ -1,10 +1,10 @@
 """The families are sibling folders and the engine names none of them (issue 25, items 4-5).
 
 * ``pespec/sincos`` (the absolute sinusoidal family) and ``pespec/rope`` (the rotary family)
-  never import each other, directly or through an old path that is now an alias of the
-  other family's module;
-* the sinusoidal modules that left the engine's folder keep their old paths for one release
-  as alias modules only: each old path imports, *is* the new module, and holds nothing else;
+  never import each other;
+* no alias module is left (issue 38): no module of pespec/ is another module
+  (``sys.modules[__name__] = ...``) or only re-exports another module's names, and the old
+  paths of issue 25's moves import no more (pre-1.0: a move keeps no alias);
 * the engine's fixture plumbing (``pespec/conformance/fixtures.py``: format registry,
   MANIFEST, folder replacement, export) names no family: no identifier, attribute or string
   of it (docstrings included) speaks a family's vocabulary.
@@ -30,9 +30,9 @@ from tests.project.test_import_layers import (
 
 FAMILIES = ("pespec.sincos", "pespec.rope", "pespec.fourier")
 
-MOVED: dict[str, str] = {
-    **{
-        f"pespec.conformance.{name}": f"pespec.sincos.{name}"
+OLD_PATHS: tuple[str, ...] = (
+    *(
+        f"pespec.conformance.{name}"
         for name in (
             "adapters",
             "builtin_backends",
@@ -41,34 +41,34 @@ MOVED: dict[str, str] = {
             "declared",
             "fromfile",
             "property_stage",
-            "reproduce",
+            "report_load",
             "reproductions",
+            "runner",
             "suite_plan",
+            "supervisor",
+            "worker",
             "diagnosis",
             "diagnosis.fit",
-            "diagnosis.pipeline",
-            "diagnosis.precision",
-            "diagnosis.probes",
-            "diagnosis.result",
-            "diagnosis.rounding",
-            "diagnosis.slips",
-            "diagnosis.verify",
         )
-    },
-    **{
-        f"pespec.reference.{name}": f"pespec.sincos.{name}"
-        for name in ("golden", "golden_catalog", "golden_format", "golden_verify", "golden_write")
-    },
-    "pespec.reference.fixture_formats": "pespec.conformance.fixtures",
-    "pespec.properties.profiles": "pespec.conformance.profiles",
-}
-"""Old path -> new home of every module moved by issue 25's family-folder step."""
-
-PENDING: dict[tuple[str, str], str] = {
-    ("pespec.rope.fromfile", "pespec.conformance.fromfile"): "read_output's home is now "
-    "pespec.conformance.savedfile; rope/fromfile.py changes hands in the numerics step",
-}
-"""(importer, old path) -> why a family still reaches the other through an alias, for now."""
+    ),
+    *(
+        f"pespec.reference.{name}"
+        for name in (
+            "golden",
+            "golden_catalog",
+            "golden_format",
+            "golden_verify",
+            "golden_write",
+            "fixture_formats",
+            "circle",
+            "_kernels",
+        )
+    ),
+    "pespec.properties.profiles",
+    "pespec.properties.formats",
+    "pespec.properties.ratio",
+)
+"""Old paths of modules moved before 1.0 (issues 13, 25): deleted, not aliased (issue 38)."""
 
 VOCABULARY = ("d_model", "base", "convention", "RopeConfig", "rope", "rotary", "head_dim", "theta")
 """Words of a family that the engine's fixture plumbing must not use (issue 25)."""
@@ -87,37 +87,17 @@ def _source(module: str) -> tuple[Path, str]:
 
 
 def cross_family_imports(sources: dict[str, tuple[str, bool]]) -> list[str]:
-    """Imports from one family folder into the other (an alias resolved to its home)."""
+    """Imports from one family folder into another."""
     problems = []
     for importer, (source, is_package) in sorted(sources.items()):
         home = _family(importer)
         if home is None:
             continue
         for target, line in imported(source, importer, is_package):
-            resolved = next(
-                (new + target[len(old) :] for old, new in MOVED.items() if target == old), target
-            )
-            other = _family(resolved)
-            if other is not None and other != home and (importer, target) not in PENDING:
+            other = _family(target)
+            if other is not None and other != home:
                 problems.append(f"{importer}:{line} imports {target} ({other})")
     return problems
-
-
-@pytest.fixture(autouse=True)
-def _package_attributes_kept() -> object:
-    """Importing an old alias path sets it as an attribute of its package, where it would
-    hide a function of the same name (``pespec.conformance.reproduce``) for the tests that
-    run later in the same process: put each package's attributes back."""
-    import sys
-
-    packages = ("pespec.conformance", "pespec.reference", "pespec.properties")
-    saved = {name: dict(vars(sys.modules[name])) for name in packages if name in sys.modules}
-    yield
-    for name, attributes in saved.items():
-        namespace = vars(sys.modules[name])
-        for key in set(namespace) - set(attributes):
-            del namespace[key]
-        namespace.update(attributes)
 
 
 def test_the_two_family_folders_never_import_each_other() -> None:
@@ -136,35 +116,57 @@ def test_the_two_family_folders_never_import_each_other() -> None:
     [
         ("pespec.rope.golden", "from pespec.sincos.golden import FORMAT\n", 1),
         ("pespec.sincos.golden", "def f():\n    import pespec.rope.oracle\n", 1),
-        ("pespec.rope.suite", "from pespec.conformance.declared import resolve_convention\n", 1),
+        ("pespec.rope.suite", "from pespec.sincos.declared import resolve_convention\n", 1),
         ("pespec.rope.suite", "from pespec.conformance.fixtures import MANIFEST\n", 0),
         ("pespec.sincos.golden", "from pespec.sincos import golden_catalog\n", 0),
-        ("pespec.conformance.runner", "from pespec.sincos import golden\n", 0),  # no family
+        ("pespec.conformance.engine", "from pespec.sincos import golden\n", 0),  # no family
     ],
 )
 def test_the_walk_finds_cross_family_imports(importer: str, source: str, expected: int) -> None:
-    """The checker itself: a direct, a function-local and an alias import across families."""
+    """The checker itself: a direct and a function-local import across families."""
     assert len(cross_family_imports({importer: (source, False)})) == expected
 
 
-@pytest.mark.parametrize(("old", "new"), sorted(MOVED.items()))
-def test_each_old_path_is_only_an_alias_of_the_new_module(old: str, new: str) -> None:
-    assert importlib.import_module(old) is importlib.import_module(new)
-    path, source = _source(old)
-    assert is_alias_facade(source), f"{path} is not an alias module"
-    tree = ast.parse(source)
-    defined = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
-    assert not defined, f"{path} defines {[n.name for n in defined]}: an alias holds nothing"
-    assert ast.get_docstring(tree) is not None
-    assert f"Deprecated alias of {new} (issue 25)" in (ast.get_docstring(tree) or "")
+@pytest.mark.parametrize("old", OLD_PATHS)
+def test_an_old_path_imports_no_more(old: str) -> None:
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(old)
 
 
-def test_the_diagnosis_submodules_keep_their_old_dotted_paths() -> None:
-    fit = importlib.import_module("pespec.conformance.diagnosis.fit")
-    assert fit is importlib.import_module("pespec.sincos.diagnosis.fit")
-    from pespec.conformance.diagnosis import pipeline
+def only_reexports(source: str) -> bool:
+    """Whether a module (not a package) only re-exports: its body, docstring aside, is imports
+    and ``__all__`` (the facades issue 38 deleted)."""
+    body = ast.parse(source).body
+    statements = [
+        n for n in body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
+    ]
+    return bool(statements) and all(
+        isinstance(n, (ast.Import, ast.ImportFrom))
+        or (isinstance(n, ast.Assign) and [ast.unparse(t) for t in n.targets] == ["__all__"])
+        for n in statements
+    )
 
-    assert pipeline is importlib.import_module("pespec.sincos.diagnosis.pipeline")
+
+def test_no_module_is_an_alias_or_a_reexport_facade() -> None:
+    found = [
+        str(path.relative_to(PACKAGE.parent))
+        for path in package_modules()
+        if is_alias_facade(source := path.read_text(encoding="utf-8"))
+        or (path.name != "__init__.py" and only_reexports(source))
+    ]
+    assert not found, f"alias or re-export-only modules: {found}"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import sys\nfrom pespec.sincos import run as _m\nsys.modules[__name__] = _m\n", True),
+        ('"""Facade."""\nfrom pespec.numerics.ratio import f\n__all__ = ["f"]\n', True),
+        ('"""Real."""\nfrom pespec.numerics.ratio import f\n\ndef g():\n    return f\n', False),
+    ],
+)
+def test_the_walk_finds_aliases(source: str, expected: bool) -> None:
+    assert (is_alias_facade(source) or only_reexports(source)) is expected
 
 
 def family_words(source: str) -> list[str]:

@@ -85,13 +85,13 @@ def test_no_import_cycles() -> None:
     [
         (
             {
-                "pespec.conformance.runner": ("import pespec.conformance.report\n", False),
+                "pespec.conformance.engine": ("import pespec.conformance.report\n", False),
                 "pespec.conformance.report": (
-                    "def f():\n    from pespec.conformance import runner\n",
+                    "def f():\n    from pespec.conformance import engine\n",
                     False,
                 ),
             },
-            [["pespec.conformance.report", "pespec.conformance.runner"]],
+            [["pespec.conformance.engine", "pespec.conformance.report"]],
         ),
         (
             {

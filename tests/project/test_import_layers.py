@@ -45,9 +45,9 @@ first:
    engine, and any import it gained from a front end would show here.
 
 The lazy facades ``pespec/__init__.py``, ``pespec/conformance/__init__.py`` and
-``pespec/rope/__init__.py`` (PEP 562 exports) are exempt as importers, and so are the
-deprecated alias modules of issue 25 (an old path whose module body ends in
-``sys.modules[__name__] = <the new module>``, found by :func:`is_alias_facade`); importing
+``pespec/rope/__init__.py`` (PEP 562 exports) are exempt as importers; an alias module (a
+module body ending in ``sys.modules[__name__] = <another module>``, found by
+:func:`is_alias_facade`) is not, and none is left (issue 38); importing
 the root facade by a name that is not a submodule is refused, since such an import would
 hide the real edge. :data:`PENDING` lists, each with its reason, the engine modules that
 still import the sinusoidal family while the engine's split (issue 25, item 4) is under way;
@@ -67,6 +67,7 @@ PACKAGE = Path(pespec.__file__).parent
 
 RANKS: tuple[tuple[str, int], ...] = (
     ("pespec._version", 0),
+    ("pespec._exports", 0),
     ("pespec._atomic", 0),
     ("pespec._suggest", 0),
     ("pespec.numerics", 1),
@@ -93,7 +94,7 @@ RANKS: tuple[tuple[str, int], ...] = (
 """Module prefix -> rank, the most specific prefix first (see the module docstring)."""
 
 FACADES = frozenset({"pespec", "pespec.conformance", "pespec.rope"})
-"""Lazy facades, exempt as importers (with the alias modules, :func:`is_alias_facade`)."""
+"""Lazy facades, exempt as importers."""
 
 PENDING: dict[str, str] = {}
 """Engine module -> why it still imports :mod:`pespec.sincos` (rank 4 -> 5): empty since the
@@ -159,7 +160,7 @@ def imported(source: str, importer: str, is_package: bool) -> list[tuple[str, in
 
 def back_edges(importer: str, source: str, is_package: bool = False) -> list[str]:
     """The imports in ``source`` that go to a higher rank (or hide behind the root facade)."""
-    if importer in FACADES or is_alias_facade(source):
+    if importer in FACADES:
         return []
     problems = []
     for target, line in imported(source, importer, is_package):
@@ -219,14 +220,13 @@ def test_the_walk_finds_back_edges(importer: str, source: str, expected: int) ->
 ALIAS = "import sys\n\nfrom pespec.sincos import golden as _m\n\nsys.modules[__name__] = _m\n"
 
 
-def test_an_alias_module_is_exempt_and_only_an_alias_is() -> None:
-    """The old path of a moved module may import its new home (rank 1 -> 5); a module that
-    merely mentions ``sys.modules`` is no alias and is checked."""
+def test_an_alias_module_is_found_and_no_longer_exempt() -> None:
+    """An old path that *is* another module is an alias (issue 38: none may exist, see
+    tests/project/test_family_folders.py); its import is checked like any other."""
     assert is_alias_facade(ALIAS)
-    assert back_edges("pespec.reference.golden", ALIAS) == []
+    assert len(back_edges("pespec.reference.golden", ALIAS)) == 1
     plain = "import sys\nfrom pespec.sincos import golden\nx = sys.modules[golden.__name__]\n"
     assert not is_alias_facade(plain)
-    assert len(back_edges("pespec.reference.golden", plain)) == 1
     assert len(back_edges("pespec.conformance.compare", "import pespec.sincos.golden\n")) == 1
     assert back_edges("pespec.rope.suite", "import pespec.sincos.golden\n") == []  # same rank
 

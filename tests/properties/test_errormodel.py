@@ -10,8 +10,8 @@ import mpmath
 import numpy as np
 import pytest
 
+from pespec.numerics import formats
 from pespec.properties import errormodel as em
-from pespec.properties import formats
 from pespec.properties.base import (
     DTYPES,
     LEVELS,

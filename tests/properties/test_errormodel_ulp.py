@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pytest
 
+from pespec.numerics.formats import MIN_EXPONENT, ulp_below_one
 from pespec.properties.base import SIGNIFICAND_BITS
-from pespec.properties.formats import MIN_EXPONENT, ulp_below_one
 
 
 def _expected(value: float, dtype_name: str) -> float:

@@ -28,6 +28,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
+from pespec.numerics.formats import rounding_term
 from pespec.properties import (
     PROPERTIES,
     prop_accuracy,
@@ -38,7 +39,6 @@ from pespec.properties import (
 )
 from pespec.properties.base import LEVELS, EncodingConfig, Level, PropertyViolation, parse_level
 from pespec.properties.errormodel import element_bound_parts
-from pespec.properties.formats import rounding_term
 from pespec.properties.rows import ORACLE_ERROR
 from pespec.properties.tightness import column_ratios, pow_float32
 from pespec.reference import encoding, oracle

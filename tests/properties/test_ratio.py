@@ -1,4 +1,4 @@
-"""The one ratio rule and non-finite rule (pespec.properties.ratio), used by every comparison."""
+"""The one ratio rule and non-finite rule (pespec.numerics.ratio), used by every comparison."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from pespec.conformance.report import CheckResult
-from pespec.properties.ratio import error_ratio, finite_error, reported_ratio, scalar_ratio
+from pespec.numerics.ratio import error_ratio, finite_error, reported_ratio, scalar_ratio
 
 
 def test_non_finite_errors_are_infinite() -> None:

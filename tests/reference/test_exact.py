@@ -18,11 +18,12 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
+from pespec.numerics import circle
 from pespec.numerics import turns as angle_turns
-from pespec.reference import circle, encoding, exact, oracle
+from pespec.reference import encoding, exact, oracle
 from pespec.reference.conventions import LAYOUTS, PRESETS, Convention, diffusers_convention
-from pespec.reference.golden import load_fixture_sets
 from pespec.reference.naive import naive_encode
+from pespec.sincos.golden import load_fixture_sets
 
 BOUND = 2.0**-52
 LIMIT = 2**31 - 1  # |p + o| < 2^31: the domain of the requirement

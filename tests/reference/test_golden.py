@@ -18,7 +18,8 @@ import pytest
 from pespec.cli import main as cli_main
 from pespec.reference._oracle_mpmath import mpmath_row
 from pespec.reference.conventions import PRESETS
-from pespec.reference.golden import (
+from pespec.rope import PRESETS as ROPE_PRESETS
+from pespec.sincos.golden import (
     MANIFEST,
     PROVENANCE,
     FixtureError,
@@ -27,9 +28,8 @@ from pespec.reference.golden import (
     load_fixture_sets,
     parse_fixture,
 )
-from pespec.reference.golden_catalog import CATALOG
-from pespec.reference.golden_write import export_fixture_sets, regenerate, render_fixture
-from pespec.rope import PRESETS as ROPE_PRESETS
+from pespec.sincos.golden_catalog import CATALOG
+from pespec.sincos.golden_write import export_fixture_sets, regenerate, render_fixture
 
 
 @pytest.fixture(scope="module")

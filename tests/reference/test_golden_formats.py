@@ -1,7 +1,7 @@
 """One fixture loop that dispatches on each file's ``format`` field (issue 25, item 4).
 
 ``pespec golden verify`` and ``export`` read the ``"format"`` every fixture file carries and
-hand the file to the handler its family registered (:mod:`pespec.reference.fixture_formats`);
+hand the file to the handler its family registered (:mod:`pespec.conformance.fixtures`);
 no file-name prefix decides anything, so a renamed file is still verified and exported by its
 format, and a file of a format no family registered is an error naming the file and the known
 formats.
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from pespec.cli import main as cli_main
-from pespec.reference.fixture_formats import FixtureError, FixtureFormat, handler_for
-from pespec.reference.golden import (
+from pespec.conformance.fixtures import FixtureError, FixtureFormat, handler_for
+from pespec.sincos.golden import (
     FORMAT,
     MANIFEST,
     fixture_directory,

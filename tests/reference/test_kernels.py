@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pespec.reference import _kernels, encoding, exact
+from pespec.numerics import kernels as _kernels
+from pespec.reference import encoding, exact
 from pespec.reference.conventions import PRESETS, Convention
 
 
@@ -133,7 +134,7 @@ def test_pure_numpy_environment_variable_selects_the_numpy_path() -> None:
     import subprocess
     import sys
 
-    code = "from pespec.reference import _kernels; print(_kernels.enabled())"
+    code = "from pespec.numerics import kernels; print(kernels.enabled())"
     env = {**os.environ, "PESPEC_PURE_NUMPY": "1"}
     result = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True

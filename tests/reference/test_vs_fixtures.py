@@ -29,10 +29,10 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from pespec.properties.formats import FUNCTION_ULPS
+from pespec.numerics.formats import FUNCTION_ULPS
 from pespec.reference.encoding import encode
-from pespec.reference.golden import FixtureSet, load_fixture_sets
 from pespec.reference.naive import naive_encode
+from pespec.sincos.golden import FixtureSet, load_fixture_sets
 
 U = 2.0**-53
 C_F = FUNCTION_ULPS["float64"]  # SPEC §4.1 A2: float64 sin/cos/exp/log within c_f ulps

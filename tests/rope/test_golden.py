@@ -11,7 +11,6 @@ import pytest
 from paths import HF_CONFIGS as DATA
 
 from pespec.cli import main as cli_main
-from pespec.reference.golden import MANIFEST, fixture_directory, read_manifest
 from pespec.rope import PRESETS
 from pespec.rope.golden import (
     CONTEXT_LENGTHS,
@@ -22,6 +21,7 @@ from pespec.rope.golden import (
     verify_rope_fixture,
     x_vectors,
 )
+from pespec.sincos.golden import MANIFEST, fixture_directory, read_manifest
 
 
 def test_rotary_sets_regenerate_byte_identically_and_are_in_the_manifest() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pespec.properties import formats
+from pespec.numerics import formats
 from pespec.rope import PRESETS, element_bound
 from pespec.rope import errormodel as rope_errormodel
 from pespec.rope.errormodel import rope_level_for_dtype

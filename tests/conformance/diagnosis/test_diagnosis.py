@@ -26,9 +26,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from pespec.conformance.diagnosis import Diagnosis, classify_error_bits, diagnose
 from pespec.properties.base import LEVELS, SIGNIFICAND_BITS, Level, level_for_dtype
 from pespec.properties.errormodel import meaningful_position_limit
+from pespec.sincos.diagnosis import Diagnosis, classify_error_bits, diagnose
 
 
 def _level(emulation: Emulation) -> Level:

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from pespec.conformance.diagnosis.fit import (
+from pespec.sincos.diagnosis.fit import (
     CombinedFit,
     ProbeFit,
     candidate_grid,
