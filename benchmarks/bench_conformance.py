@@ -27,11 +27,11 @@ import numpy as np
 import pytest
 
 from pespec.conformance import Suite
-from pespec.properties.base import LEVELS
-from pespec.reference.encoding import encode
-from pespec.sincos.compare import compare_blocks
-from pespec.sincos.loading import load_backend
-from pespec.sincos.run import LARGE_SIZES
+from pespec.sinusoidal.compare import compare_blocks
+from pespec.sinusoidal.loading import load_backend
+from pespec.sinusoidal.properties.base import LEVELS
+from pespec.sinusoidal.reference.encoding import encode
+from pespec.sinusoidal.run import LARGE_SIZES
 
 DEFAULT_TARGET_S = 5.0
 DEFAULT_CEILING_S = 20.0

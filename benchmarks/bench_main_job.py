@@ -4,7 +4,7 @@ Each command runs as a whole process (the CLI and its supervised worker; CPU tim
 ``RUSAGE_CHILDREN``), median of ``ROUNDS`` runs. CPU time, not wall time, is asserted: on the
 shared 2-core development machine (load average 10-15 while the other sessions run) wall time
 measures the queue. Baseline in the same run: a process that only imports what the check
-imports (``pespec.sincos.run``, NumPy, Hypothesis, numba's kernels), the floor no check can go
+imports (``pespec.sinusoidal.run``, NumPy, Hypothesis, numba's kernels), the floor no check can go
 below; each command's ratio to it is recorded.
 
 * ``pespec check numpy`` (the main job): target 3 s. Not met yet (about 4.3 s CPU here: the
@@ -71,7 +71,7 @@ def _median(benchmark: Any, arguments: Sequence[str], expected: int, limit: floa
     runs += [_run(arguments, expected) for _ in range(ROUNDS - 1)]
     cpu = float(statistics.median(c for _, c in runs))
     wall = statistics.median(w for w, _ in runs)
-    base = statistics.median(_run(["-c", "import pespec.sincos.run"], 0)[1] for _ in range(3))
+    base = statistics.median(_run(["-c", "import pespec.sinusoidal.run"], 0)[1] for _ in range(3))
     benchmark.extra_info.update(
         {
             "limit_cpu_s": limit,

@@ -18,7 +18,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from pespec.reference import oracle
+from pespec.sinusoidal.reference import oracle
 
 D_MODEL = 512
 N_POSITIONS = 2048

@@ -2,7 +2,7 @@
 
 The yardstick is the formula of every tutorial, written the way they write it (NumPy
 slices, one ``np.sin`` and one ``np.cos`` of the angle matrix, ω computed in log space),
-:func:`naive_as_written` below; ``pespec.reference.naive.naive_encode`` (index-array
+:func:`naive_as_written` below; ``pespec.sinusoidal.reference.naive.naive_encode`` (index-array
 assignment, conventions) is timed alongside for the record but is not the yardstick.
 Targets (issue 16), as ratios in the same run:
 
@@ -35,8 +35,12 @@ from numpy.typing import NDArray
 from timing import interleaved_best
 
 from pespec.numerics import kernels as _kernels
-from pespec.reference.encoding import encode, iter_encoding_chunks, sinusoidal_positional_encoding
-from pespec.reference.naive import naive_encode
+from pespec.sinusoidal.reference.encoding import (
+    encode,
+    iter_encoding_chunks,
+    sinusoidal_positional_encoding,
+)
+from pespec.sinusoidal.reference.naive import naive_encode
 
 ROUNDS = 15
 TABLE_TARGET = 5.0

@@ -25,8 +25,8 @@ import pytest
 from numpy.typing import NDArray
 from timing import interleaved_best
 
-from pespec.reference import oracle as absolute_oracle
 from pespec.rope import PRESETS, frequencies, oracle, rotate
+from pespec.sinusoidal.reference import oracle as absolute_oracle
 
 TARGET_RATIO = 2.0
 ROUNDS = 10

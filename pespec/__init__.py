@@ -1,11 +1,11 @@
 """pespec: the verified reference specification for sinusoidal positional encoding.
 
-The public names live in :mod:`pespec.reference` (what the SPEC defines) and
+The public names live in :mod:`pespec.sinusoidal.reference` (what the SPEC defines) and
 :mod:`pespec.teaching` (the non-normative teaching API) and are re-exported here, lazily
 (PEP 562): pytest loads the plugin :mod:`pespec.pytest_plugin` in every run of an
 environment where pespec is installed, and importing this package must not pull NumPy,
 mpmath or gmpy2 in for projects that never use it. ``import pespec; pespec.encode(...)``
-and ``from pespec import encode`` import :mod:`pespec.reference` on first use.
+and ``from pespec import encode`` import :mod:`pespec.sinusoidal.reference` on first use.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pespec._exports import lazy_exports as _lazy_exports
 from pespec._version import SPEC_VERSION, __version__
 
 if TYPE_CHECKING:
-    from pespec.reference import (
+    from pespec.sinusoidal.reference import (
         CANONICAL,
         PRESETS,
         Convention,
@@ -65,17 +65,17 @@ _TEACHING = frozenset(
 """Names re-exported from :mod:`pespec.teaching` on first access."""
 
 _LAZY = frozenset(__all__) - {"SPEC_VERSION", "__version__"} - _TEACHING
-"""Names re-exported from :mod:`pespec.reference` on first access."""
+"""Names re-exported from :mod:`pespec.sinusoidal.reference` on first access."""
 
-_SUBPACKAGES = frozenset({"conformance", "properties", "reference", "teaching"})
-"""Subpackages reachable as attributes (``pespec.reference``) without importing them first."""
+_SUBPACKAGES = frozenset({"conformance", "sinusoidal", "teaching"})
+"""Subpackages reachable as attributes (``pespec.sinusoidal``) without importing them first."""
 
 
 __getattr__, __dir__ = _lazy_exports(
     __name__,
     {
         **{name: "pespec.teaching" for name in _TEACHING},
-        **{name: "pespec.reference" for name in _LAZY},
+        **{name: "pespec.sinusoidal.reference" for name in _LAZY},
         **{name: f"pespec.{name}" for name in _SUBPACKAGES},
     },
 )

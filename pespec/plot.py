@@ -30,10 +30,10 @@ from numpy.typing import NDArray
 
 from pespec._atomic import atomic_path
 from pespec.numerics.validation import check_non_negative_int
-from pespec.properties.base import EncodingConfig, Level, level_for_dtype, parse_level
-from pespec.reference import oracle
-from pespec.reference.encoding import encode, sinusoidal_positional_encoding
-from pespec.reference.validation import check_base, check_d_model
+from pespec.sinusoidal.properties.base import EncodingConfig, Level, level_for_dtype, parse_level
+from pespec.sinusoidal.reference import oracle
+from pespec.sinusoidal.reference.encoding import encode, sinusoidal_positional_encoding
+from pespec.sinusoidal.reference.validation import check_base, check_d_model
 
 __all__ = [
     "FORMATS",
@@ -194,10 +194,10 @@ def error_curves(
 
     |error| is the absolute difference (in float64) from the certified correctly rounded
     float64 encoding; non-finite outputs give ``inf``. The bound is the element bound of the
-    level, :func:`pespec.properties.errormodel.element_bound` (SPEC §4).
+    level, :func:`pespec.sinusoidal.properties.errormodel.element_bound` (SPEC §4).
     """
     from pespec.conformance.host import to_host
-    from pespec.properties.errormodel import element_bound
+    from pespec.sinusoidal.properties.errormodel import element_bound
 
     d = check_d_model(d_model)
     b = check_base(base)
@@ -240,7 +240,7 @@ def error_figure(
     the backend call may take (a hanging backend raises BackendFailure); None waits.
     """
     from pespec.conformance.contract import GuardedBackend
-    from pespec.sincos.loading import load_backend
+    from pespec.sinusoidal.loading import load_backend
 
     backend = load_backend(encoder_or_backend)
     if positions is None:

@@ -19,7 +19,7 @@ package included, through its registered suite factory; ``--pe-option KEY=VALUE`
 family's own keywords (VALUE read as JSON).
 
 One test per planned check (``test_conformance[golden:tiny]``, ``...[property:norm]``), run by
-the same :class:`~pespec.sincos.run.Suite` as ``pespec check``, so the verdicts agree.
+the same :class:`~pespec.sinusoidal.run.Suite` as ``pespec check``, so the verdicts agree.
 Skip/xfail files hold one check id (or test name, node id, or fnmatch pattern) per line;
 ``#`` starts a comment; a line that matches no test gives a warning.
 
@@ -117,7 +117,7 @@ def _suite(config: pytest.Config) -> Any:
     elif spec:
         from pespec.conformance.engine import DEFAULT_TIMEOUT
         from pespec.conformance.guard import BackendLoadError
-        from pespec.sincos.run import STAGES, Suite
+        from pespec.sinusoidal.run import STAGES, Suite
 
         timeout = config.getoption("--pe-timeout") or DEFAULT_TIMEOUT
         stages = config.getoption("--pe-stages")
@@ -261,7 +261,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture
 def pe_suite(request: pytest.FixtureRequest) -> Any:
-    """The session's :class:`~pespec.sincos.run.Suite` (needs ``--pe-backend``)."""
+    """The session's :class:`~pespec.sinusoidal.run.Suite` (needs ``--pe-backend``)."""
     suite = _suite(request.config)
     if suite is None:
         pytest.skip("no backend: pass --pe-backend BACKEND")

@@ -9,7 +9,7 @@ the way a framework does when the whole computation runs in the model dtype:
 
 Every arithmetic result is computed in float64 and rounded once to the working format
 (``_round``), i.e. correctly rounded operations in that format. The recipes are written
-from the published formulas (cited in :mod:`pespec.reference.conventions` and in
+from the published formulas (cited in :mod:`pespec.sinusoidal.reference.conventions` and in
 ``EMULATIONS`` below), not copied from the projects.
 """
 

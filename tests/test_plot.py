@@ -17,8 +17,8 @@ from numpy.typing import NDArray
 
 from pespec import plot
 from pespec.cli import main
-from pespec.properties.base import LEVELS
-from pespec.reference import oracle
+from pespec.sinusoidal.properties.base import LEVELS
+from pespec.sinusoidal.reference import oracle
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -21,7 +21,7 @@ import pytest
 import pespec
 from pespec import tables
 from pespec.cli import main
-from pespec.properties.base import LEVELS
+from pespec.sinusoidal.properties.base import LEVELS
 from pespec.specblocks import tables as blocks
 
 # 2π to 40 significant digits (π = 3.14159265358979323846264338327950288419716939937510...,

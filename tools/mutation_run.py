@@ -38,8 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 MODULES = (
     "pespec/numerics/rounding.py",
     "pespec/numerics/turns.py",
-    "pespec/reference/exact.py",
-    "pespec/reference/oracle.py",
+    "pespec/sinusoidal/reference/exact.py",
+    "pespec/sinusoidal/reference/oracle.py",
     "pespec/rope/_exact_schedule.py",
     "pespec/rope/oracle.py",
     "pespec/numerics/ratio.py",
@@ -47,18 +47,18 @@ MODULES = (
 
 TESTS = (
     "tests/numerics/test_rounding_certificates.py",
-    "tests/reference/test_oracle_certificates.py",
+    "tests/sinusoidal/reference/test_oracle_certificates.py",
     "tests/rope/test_oracle_certificates.py",
-    "tests/reference/test_exact_domain_ends.py",
+    "tests/sinusoidal/reference/test_exact_domain_ends.py",
 )
 """The fast subset every mutant is run against (about 2 CPU s together)."""
 
 EXTRA_TESTS = {
     "pespec/numerics/turns.py": (
         "tests/numerics/test_worst_ratio.py",
-        "tests/reference/test_exact.py",
+        "tests/sinusoidal/reference/test_exact.py",
     ),
-    "pespec/reference/exact.py": ("tests/reference/test_exact.py",),
+    "pespec/sinusoidal/reference/exact.py": ("tests/sinusoidal/reference/test_exact.py",),
     "pespec/numerics/ratio.py": (
         "tests/numerics/test_worst_ratio.py",
         "tests/numerics/test_ratio_edges.py",

@@ -29,15 +29,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 ROUNDING = "pespec/numerics/rounding.py"
-SIN_ORACLE = "pespec/reference/oracle.py"
+SIN_ORACLE = "pespec/sinusoidal/reference/oracle.py"
 ROPE_ORACLE = "pespec/rope/oracle.py"
 SCHEDULE = "pespec/rope/_exact_schedule.py"
-EXACT = "pespec/reference/exact.py"
+EXACT = "pespec/sinusoidal/reference/exact.py"
 
 T_ROUNDING = ("tests/numerics/test_rounding_certificates.py",)
-T_SIN = ("tests/reference/test_oracle_certificates.py",)
+T_SIN = ("tests/sinusoidal/reference/test_oracle_certificates.py",)
 T_ROPE = ("tests/rope/test_oracle_certificates.py",)
-T_EXACT = ("tests/reference/test_exact_domain_ends.py",)
+T_EXACT = ("tests/sinusoidal/reference/test_exact_domain_ends.py",)
 
 
 @dataclass(frozen=True)
@@ -334,7 +334,7 @@ SENTINELS: tuple[Sentinel, ...] = (
         EXACT,
         "            _check_range(positions[0] + offset, positions[-1] + offset)\n",
         "            _check_range(positions[0] - offset, positions[-1] + offset)\n",
-        ("tests/reference/test_exact.py",),
+        ("tests/sinusoidal/reference/test_exact.py",),
         "iter_encoding_chunks: the offset's sign on the first position of a range (issue 42b)",
     ),
     Sentinel(
@@ -342,7 +342,7 @@ SENTINELS: tuple[Sentinel, ...] = (
         EXACT,
         "convention.argument_scale < 0\n",
         "convention.argument_scale < 1\n",
-        ("tests/reference/test_exact.py",),
+        ("tests/sinusoidal/reference/test_exact.py",),
         "table_layout negates the angles of a convention with 0 < c < 1 (issue 42b)",
     ),
     Sentinel(

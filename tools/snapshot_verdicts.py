@@ -29,7 +29,7 @@ Regenerate (deliberately, saying in the commit and CHANGELOG.md why a verdict ch
 (``--family multiaxis``, ``--family multiaxis-rope``)
     The two multi-axis families, verdicts and report bytes: tools/snapshot_multiaxis.py.
 
-tests/conformance/test_verdict_snapshot.py (sinusoidal),
+tests/sinusoidal/test_verdict_snapshot.py (sinusoidal),
 tests/rope/test_rope_verdict_snapshot.py (rotary) and
 tests/multiaxis/test_multiaxis_snapshot.py (both multi-axis families) compare a fresh run with
 the committed files.

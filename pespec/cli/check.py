@@ -248,7 +248,7 @@ def _error_plot(args: argparse.Namespace, report: Any, markdown: str) -> str | N
 
 def _suite(args: argparse.Namespace) -> Any:
     from pespec.cli.terminal import StageLines, progress_bar
-    from pespec.sincos.run import STAGES, Suite
+    from pespec.sinusoidal.run import STAGES, Suite
 
     if args.from_file is None and (args.d_model is not None or args.positions is not None):
         raise ValueError("--d-model and --positions only apply with --from-file")
@@ -302,7 +302,7 @@ def _suite(args: argparse.Namespace) -> Any:
 
 
 def _from_file(args: argparse.Namespace) -> Any:
-    from pespec.sincos.checkfile import check_file
+    from pespec.sinusoidal.checkfile import check_file
 
     if args.profile is not None or args.stages is not None or args.examples is not None:
         raise ValueError("--profile, --stages and --examples do not apply to --from-file")

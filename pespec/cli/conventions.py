@@ -34,7 +34,7 @@ def _output_scale(scale: float | str) -> str:
 
 
 def _describe(name: str) -> str:
-    from pespec.reference.conventions import preset, preset_source
+    from pespec.sinusoidal.reference.conventions import preset, preset_source
 
     convention = preset(name)
     return (
@@ -45,7 +45,7 @@ def _describe(name: str) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from pespec.reference.conventions import preset_names
+    from pespec.sinusoidal.reference.conventions import preset_names
 
     names = preset_names()
     width = max(len(name) for name in names)

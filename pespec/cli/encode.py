@@ -29,7 +29,7 @@ def register(subparsers: Any) -> None:
 
 def _convention_name(text: str) -> str:
     """A named convention of the registry (argparse type: a close match is suggested)."""
-    from pespec.reference.conventions import preset_names
+    from pespec.sinusoidal.reference.conventions import preset_names
 
     if text not in preset_names():
         from pespec._suggest import did_you_mean
@@ -44,8 +44,8 @@ def _convention_name(text: str) -> str:
 def _run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from pespec.reference.conventions import preset
-    from pespec.reference.encoding import sinusoidal_positional_encoding
+    from pespec.sinusoidal.reference.conventions import preset
+    from pespec.sinusoidal.reference.encoding import sinusoidal_positional_encoding
 
     pe = sinusoidal_positional_encoding(
         args.seq_len,

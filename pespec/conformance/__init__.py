@@ -23,12 +23,12 @@ if TYPE_CHECKING:  # the default family's names, for type checkers (see the regi
     from pespec.conformance.backends import Backend
     from pespec.conformance.guard import BackendLoadError, CallProtocolError
     from pespec.conformance.report import CheckResult, Report
-    from pespec.sincos.adapters import module_backend, table_backend
-    from pespec.sincos.capabilities import Capabilities
-    from pespec.sincos.fromfile import compare_saved_output
-    from pespec.sincos.loading import load_backend
-    from pespec.sincos.reproduce import reproduce
-    from pespec.sincos.run import STAGES, Suite, check
+    from pespec.sinusoidal.adapters import module_backend, table_backend
+    from pespec.sinusoidal.capabilities import Capabilities
+    from pespec.sinusoidal.fromfile import compare_saved_output
+    from pespec.sinusoidal.loading import load_backend
+    from pespec.sinusoidal.reproduce import reproduce
+    from pespec.sinusoidal.run import STAGES, Suite, check
 
 __all__ = [
     "STAGES",

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.report import CheckResult
 from pespec.numerics.ratio import WorstRatio, finite_error
-from pespec.properties.base import Level
 
 __all__ = [
     "BLOCK_ELEMENTS",
@@ -28,6 +27,15 @@ __all__ = [
     "comparison_message",
     "comparison_result",
 ]
+
+
+class Level(Protocol):
+    """What a comparison reads of a level: its name (any family's level type; the engine
+    names none of them)."""
+
+    @property
+    def name(self) -> str: ...
+
 
 SECTIONS: dict[str, str] = {
     "contract": "§6.2",

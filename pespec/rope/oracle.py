@@ -2,7 +2,7 @@
 
 Every float64 returned is the round-to-nearest-even float64 of the exact real value of
 SPEC §8.1/§8.3, proved element by element with Ziv's strategy, as the absolute oracle
-does (SPEC Annex B; its helpers are imported from :mod:`pespec.reference.oracle`):
+does (SPEC Annex B; its helpers are imported from :mod:`pespec.sinusoidal.reference.oracle`):
 
 * ω'_j and A: the schedule is evaluated once in outward-rounded interval arithmetic
   (:mod:`pespec.rope._exact_schedule`), which also decides every branch (YaRN's floor and

@@ -12,12 +12,12 @@ from pespec.conformance.report import (
     STATUSES,
     SUITE_VERSION,
 )
-from pespec.properties.registry import PROPERTIES
-from pespec.sincos.capabilities import Capabilities
-from pespec.sincos.compare import EXACT_REFERENCE_LIMIT, REFERENCE_ERROR
-from pespec.sincos.contract import CONTRACT_ITEMS, contract_probes
-from pespec.sincos.golden import is_canonical_fixture, load_fixture_sets
-from pespec.sincos.run import LARGE_SIZES
+from pespec.sinusoidal.capabilities import Capabilities
+from pespec.sinusoidal.compare import EXACT_REFERENCE_LIMIT, REFERENCE_ERROR
+from pespec.sinusoidal.contract import CONTRACT_ITEMS, contract_probes
+from pespec.sinusoidal.golden import is_canonical_fixture, load_fixture_sets
+from pespec.sinusoidal.properties.registry import PROPERTIES
+from pespec.sinusoidal.run import LARGE_SIZES
 
 __all__ = ["REPORT_FIELDS", "contract_probes_text", "report_schema_table", "suite_table"]
 

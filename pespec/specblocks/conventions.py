@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from pespec.reference.conventions import PRESET_SOURCES, PRESETS, TIMESTEP_PRESETS, TIMESTEP_SOURCES
+from pespec.sinusoidal.reference.conventions import (
+    PRESET_SOURCES,
+    PRESETS,
+    TIMESTEP_PRESETS,
+    TIMESTEP_SOURCES,
+)
 
 __all__ = ["presets_table", "timestep_presets_table"]
 

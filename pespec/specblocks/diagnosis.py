@@ -9,19 +9,19 @@ from numpy.typing import NDArray
 from pespec.numerics.formats import SIGNIFICAND_BITS
 from pespec.rope.diagnosis.diagnose import diagnose as diagnose_rope
 from pespec.rope.diagnosis.examples import bugs
-from pespec.sincos.diagnosis.precision import (
+from pespec.sinusoidal.diagnosis.precision import (
     FORMATS_COARSE_TO_FINE,
     REPRESENTABILITY_FORMATS,
     SPREAD_BITS,
 )
-from pespec.sincos.diagnosis.probes import (
+from pespec.sinusoidal.diagnosis.probes import (
     FIT_DIMS,
     PRIMARY_BASE,
     SECONDARY_BASE,
     fit_positions,
     large_positions,
 )
-from pespec.sincos.diagnosis.slips import SLIPS
+from pespec.sinusoidal.diagnosis.slips import SLIPS
 
 __all__ = [
     "diagnosis_probes_table",
@@ -37,7 +37,7 @@ def _describe_positions(positions: NDArray[Any]) -> str:
 
 
 def diagnosis_probes_table() -> str:
-    """The probes :func:`~pespec.sincos.diagnosis.diagnose` makes (SPEC Annex D.1)."""
+    """The probes :func:`~pespec.sinusoidal.diagnosis.diagnose` makes (SPEC Annex D.1)."""
     fractional = _describe_positions(fit_positions(False))
     integer = _describe_positions(fit_positions(True))
     rows = [

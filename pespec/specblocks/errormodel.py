@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from pespec.numerics.formats import FUNCTION_ULPS, SIGNIFICAND_BITS
-from pespec.properties.errormodel import (
+from pespec.sinusoidal.properties.errormodel import (
     TABLE_LEVELS,
     adjacent_separation,
     max_element_bound,
     meaningful_position_limit,
     uniqueness_position_limit,
 )
-from pespec.properties.tightness import column_ratios, naive_float32, pow_float32
+from pespec.sinusoidal.properties.tightness import column_ratios, naive_float32, pow_float32
 
 __all__ = [
     "TIGHTNESS_PAIRS",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pespec.conformance.fixtures import MANIFEST, fixture_directory
-from pespec.sincos.golden import fixture_files, parse_fixture
+from pespec.sinusoidal.golden import fixture_files, parse_fixture
 
 __all__ = ["fixture_catalog_table"]
 

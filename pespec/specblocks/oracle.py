@@ -6,8 +6,8 @@ import decimal
 import math
 
 from pespec.conformance.fixtures import fixture_directory
-from pespec.reference.oracle import GUARD_BITS, encode_decimal, row_precision
-from pespec.sincos.golden import parse_fixture
+from pespec.sinusoidal.golden import parse_fixture
+from pespec.sinusoidal.reference.oracle import GUARD_BITS, encode_decimal, row_precision
 
 __all__ = ["decimal_rounding_text", "oracle_precision_table"]
 

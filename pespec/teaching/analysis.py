@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.numerics.validation import check_finite_array, check_non_negative_int
-from pespec.reference.encoding import frequencies
+from pespec.sinusoidal.reference.encoding import frequencies
 
 __all__ = [
     "EncodingStatistics",

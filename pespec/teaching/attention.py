@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.numerics.validation import check_positive_int, check_rng
-from pespec.reference.validation import check_d_model, check_embeddings
+from pespec.sinusoidal.reference.validation import check_d_model, check_embeddings
 
 __all__ = ["SelfAttention", "softmax"]
 

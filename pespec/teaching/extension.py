@@ -21,8 +21,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.numerics.validation import check_non_negative_int, check_positive_int
-from pespec.reference.encoding import encode
-from pespec.reference.validation import check_base, check_d_model, check_embeddings
+from pespec.sinusoidal.reference.encoding import encode
+from pespec.sinusoidal.reference.validation import check_base, check_d_model, check_embeddings
 from pespec.teaching.modules import add_encoding
 
 __all__ = [

@@ -24,8 +24,8 @@ from pespec.numerics.validation import (
     check_probability,
     check_rng,
 )
-from pespec.reference.encoding import sinusoidal_positional_encoding
-from pespec.reference.validation import check_base, check_d_model, check_embeddings
+from pespec.sinusoidal.reference.encoding import sinusoidal_positional_encoding
+from pespec.sinusoidal.reference.validation import check_base, check_d_model, check_embeddings
 
 __all__ = [
     "LearnedPositionalEncoding",

@@ -15,7 +15,7 @@ import ml_dtypes
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.reference import oracle
+from pespec.sinusoidal.reference import oracle
 
 RECURRENCE_ROWS = 2**17
 """Rows the float64 recurrence builds at most (positions 0 … 2^17 − 1)."""

@@ -8,7 +8,7 @@ import ml_dtypes
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.reference.naive import naive_encode
+from pespec.sinusoidal.reference.naive import naive_encode
 
 
 def pow_float32(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float32]:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.reference.encoding import encode
+from pespec.sinusoidal.reference.encoding import encode
 
 
 def raises(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float64]:

@@ -1,6 +1,6 @@
 """``pespec encode``: the printed values, JSON output, options and usage errors.
 
-Printed values are checked against mpmath (bound (B) of tests/reference/test_encoding.py:
+Printed values are checked against mpmath (bound (B) of tests/sinusoidal/reference/test_encoding.py:
 (θ_max·(4·ln b + 3) + 8)·u) and, since the CLI prints shortest round-trip decimals,
 bit for bit against the library function it wraps.
 """
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from pespec.cli import main
-from pespec.reference import PRESETS, sinusoidal_positional_encoding
+from pespec.sinusoidal.reference import PRESETS, sinusoidal_positional_encoding
 
 U = 2.0**-53
 

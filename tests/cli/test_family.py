@@ -36,7 +36,7 @@ def _report(path: Path) -> dict[str, Any]:
 def test_the_registry_names_both_families_and_loads_their_parts() -> None:
     assert list(FAMILIES) == ["sinusoidal", "rope", "multiaxis", "multiaxis-rope", "fourier"]
     from pespec.rope.suite import RopeSuite
-    from pespec.sincos.run import Suite, check
+    from pespec.sinusoidal.run import Suite, check
 
     assert get_family(None) is FAMILIES["sinusoidal"]
     assert get_family("sinusoidal").load("suite") is Suite
@@ -346,7 +346,7 @@ def test_help_imports_no_family() -> None:
     code = (
         "import sys\nfrom pespec.cli import build_parser\nbuild_parser()\n"
         "print(' '.join(sorted(m for m in sys.modules if m.startswith(('pespec.rope.', "
-        "'pespec.sincos.run', 'pespec.sincos.checkfile', 'pespec.sincos')))))"
+        "'pespec.sinusoidal.run', 'pespec.sinusoidal.checkfile', 'pespec.sinusoidal')))))"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == ""

@@ -28,8 +28,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from paths import HF_CONFIGS
 
-from pespec.reference.encoding import encode
 from pespec.rope.presets import MAX_HEAD_DIM, load_config
+from pespec.sinusoidal.reference.encoding import encode
 
 D = 8
 ROWS = 12

@@ -13,7 +13,7 @@ import json
 import pytest
 from clirun import run_cli
 
-from pespec.reference.conventions import PRESETS, TIMESTEP_PRESETS
+from pespec.sinusoidal.reference.conventions import PRESETS, TIMESTEP_PRESETS
 
 ALL_CONVENTIONS = [*PRESETS, *TIMESTEP_PRESETS]  # SPEC §3.2 and §3.3: 8 + 6 = 14 (mlx: issue 26)
 

@@ -15,7 +15,7 @@ import pytest
 from pespec.cli import main
 
 CORRECT = """
-from pespec.reference import encode
+from pespec.sinusoidal.reference import encode
 
 
 def x(positions, d_model, base):

@@ -201,7 +201,7 @@ def zeros_out(positions, d_model, base):
 
 @pytest.mark.parametrize("name", ["complex_out", "int_out", "zeros_out"])
 def test_odd_output_dtypes_give_no_library_warning(tmp_path: Path, name: str) -> None:
-    """Item 6: a raw NumPy ComplexWarning / RuntimeWarning named pespec/sincos/measure.py."""
+    """Item 6: a raw NumPy ComplexWarning / RuntimeWarning named pespec/sinusoidal/measure.py."""
     (tmp_path / "odd.py").write_text(ODD_DTYPES)
     run = _pespec("check", f"odd.py:{name}", "--quiet", cwd=tmp_path)
     assert run.returncode == 1

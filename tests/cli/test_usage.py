@@ -1,7 +1,7 @@
 """Usage mistakes a new user makes (issue #12 items 6–10 and 12): each exits 2 with a
 message in the user's terms, before any long work, or reads the file the user meant.
 
-Values written to files are the exact float64 reference (``pespec.reference.encode``) or
+Values written to files are the exact float64 reference (``pespec.sinusoidal.reference.encode``) or
 pespec's own golden export, so a correct read is conformant by construction; each case
 asserts the exit code and the words of the message.
 """
@@ -20,7 +20,7 @@ import pytest
 from paths import ROOT
 
 from pespec.cli import main
-from pespec.reference.encoding import encode
+from pespec.sinusoidal.reference.encoding import encode
 
 D = 8
 ROWS = 20
@@ -46,7 +46,7 @@ def _marker_backend(tmp_path: Path) -> tuple[str, Path]:
     source.write_text(
         "import numpy as np\n"
         "from pathlib import Path\n"
-        "from pespec.reference.encoding import encode\n"
+        "from pespec.sinusoidal.reference.encoding import encode\n"
         "def pe(positions, d_model, base):\n"
         f"    Path({str(marker)!r}).write_text('x')\n"
         "    return encode(np.asarray(positions), d_model, base=base)\n",
@@ -386,9 +386,9 @@ def test_check_leaves_no_hypothesis_folder_in_the_working_folder(tmp_path: Path)
 
 
 def test_regenerate_twice_leaves_provenance_unchanged(tmp_path: Path) -> None:
-    from pespec.sincos.golden import PROVENANCE
-    from pespec.sincos.golden_catalog import CATALOG
-    from pespec.sincos.golden_write import regenerate
+    from pespec.sinusoidal.golden import PROVENANCE
+    from pespec.sinusoidal.golden_catalog import CATALOG
+    from pespec.sinusoidal.golden_write import regenerate
 
     target = tmp_path / "golden"
     regenerate(target, CATALOG[:1])

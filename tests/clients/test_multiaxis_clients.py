@@ -170,9 +170,9 @@ def test_the_non_conformant_rows_miss_by_their_float32_coordinates(name: str, co
     at the float32 coordinate the library computes."""
     from pespec.multiaxis.sinusoidal.presets import PRESETS
     from pespec.multiaxis.sinusoidal.run import check
-    from pespec.properties.base import LEVELS, EncodingConfig
-    from pespec.properties.errormodel import element_bound
-    from pespec.reference.conventions import Convention
+    from pespec.sinusoidal.properties.base import LEVELS, EncodingConfig
+    from pespec.sinusoidal.properties.errormodel import element_bound
+    from pespec.sinusoidal.reference.conventions import Convention
 
     preset = PRESETS[config]
     backend = get_client(name).build("float64", config)

@@ -22,9 +22,9 @@ from numpy.typing import NDArray
 
 from pespec.cli import main
 from pespec.conformance import BackendLoadError, check, load_backend
-from pespec.properties.base import LEVELS, EncodingConfig
-from pespec.properties.registry import PROPERTIES
-from pespec.sincos.diagnosis import diagnose
+from pespec.sinusoidal.diagnosis import diagnose
+from pespec.sinusoidal.properties.base import LEVELS, EncodingConfig
+from pespec.sinusoidal.properties.registry import PROPERTIES
 
 SCRIPT = """\
 import sys
@@ -131,7 +131,7 @@ def test_diagnosis_probes_survive_a_backend_that_exits(backend: Any) -> None:
 
 
 def test_a_property_check_turns_sys_exit_into_a_violation() -> None:
-    from pespec.properties.base import PropertyViolation
+    from pespec.sinusoidal.properties.base import PropertyViolation
 
     config = EncodingConfig(np.arange(4, dtype=np.int64), 8, 10000.0)
     with pytest.raises(PropertyViolation, match="SystemExit"):
@@ -176,7 +176,7 @@ def pe(positions, d_model, base):
 
 def _interrupt_run(tmp_path: Path, hang: str) -> tuple[subprocess.CompletedProcess[str], Path]:
     """Run `pespec check` on a backend that hangs after the golden stage; send SIGINT."""
-    from pespec.sincos.run import Suite
+    from pespec.sinusoidal.run import Suite
 
     suite = Suite("numpy", stages=("contract", "golden"))
     calls = 4 + sum(1 for planned in suite.plan() if planned.stage == "golden")
@@ -262,7 +262,7 @@ def test_ctrl_c_with_a_torch_backend_in_its_thread_does_not_abort(tmp_path: Path
 
 
 def test_check_api_raises_interrupted_with_the_partial_report() -> None:
-    from pespec.sincos.run import Interrupted
+    from pespec.sinusoidal.run import Interrupted
 
     calls = [0]
     reference = load_backend("numpy")

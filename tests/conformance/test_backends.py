@@ -22,7 +22,7 @@ from pespec.cli import main
 from pespec.conformance import BackendLoadError, Capabilities, load_backend
 from pespec.conformance import loading as loading_module
 from pespec.conformance.host import to_host
-from pespec.reference.encoding import encode
+from pespec.sinusoidal.reference.encoding import encode
 
 # ---------------------------------------------------------------------------------------------
 # Loading backends

@@ -26,7 +26,7 @@ from pespec.conformance import check
 from pespec.conformance.engine import FAIL_FAST_STAGES
 
 LARGE_ROWS = 131072
-"""Rows of the smallest ``ci`` large configuration (pespec.sincos.run.LARGE_SIZES)."""
+"""Rows of the smallest ``ci`` large configuration (pespec.sinusoidal.run.LARGE_SIZES)."""
 
 
 def one_nan(positions: NDArray[Any], d_model: int, base: float) -> NDArray[np.float64]:

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from pespec.cli import main
-from pespec.reference.encoding import encode
 from pespec.rope import PRESETS, rotate
 from pespec.rope.fromfile import file_inputs
+from pespec.sinusoidal.reference.encoding import encode
 
 ROPE = ["--config", "Llama-2-7B"]
 

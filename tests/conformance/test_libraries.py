@@ -8,7 +8,7 @@ import pytest
 from pespec.conformance.guard import BackendLoadError
 from pespec.conformance.libraries import import_optional, library_spec, torch_device
 from pespec.rope.backends import load_rope_backend
-from pespec.sincos.builtin_backends import builtin_backend
+from pespec.sinusoidal.builtin_backends import builtin_backend
 
 
 def test_library_spec_splits_and_defaults() -> None:

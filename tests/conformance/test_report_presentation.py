@@ -20,16 +20,16 @@ from paths import CATALOG
 
 from pespec.cli import main
 from pespec.conformance import check, load_backend
-from pespec.properties import (
+from pespec.sinusoidal.fromfile import compare_saved_output
+from pespec.sinusoidal.properties import (
     prop_boundedness,
     prop_dot_products,
     prop_frequency_structure,
     prop_rotation,
 )
-from pespec.properties.base import EncodingConfig, PropertyViolation, parse_level
-from pespec.properties.geometry import DEFAULT_OFFSETS
-from pespec.reference.encoding import encode
-from pespec.sincos.fromfile import compare_saved_output
+from pespec.sinusoidal.properties.base import EncodingConfig, PropertyViolation, parse_level
+from pespec.sinusoidal.properties.geometry import DEFAULT_OFFSETS
+from pespec.sinusoidal.reference.encoding import encode
 
 FLOAT64 = parse_level("float64")
 HUGE = 14_096_060_000_000_000  # the position `pespec check numpy` reported (~1.4e16)

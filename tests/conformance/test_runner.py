@@ -1,4 +1,4 @@
-"""The suite's runner (pespec.sincos.run): its arguments are validated, and a check
+"""The suite's runner (pespec.sinusoidal.run): its arguments are validated, and a check
 that raises inside the suite becomes a failed check.
 """
 

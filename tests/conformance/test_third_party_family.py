@@ -252,7 +252,7 @@ ENGINE = Path(pespec.__file__).parent / "conformance"
 STILL_NAMING_A_FAMILY: dict[str, str] = {
     "__init__.py": "the old path pespec.conformance re-exports the sinusoidal suite, loader "
     "and from-file check for one release (resolved through the registry; imported from "
-    "pespec.sincos only for type checkers)",
+    "pespec.sinusoidal only for type checkers)",
     "report.py": "Report.family defaults to 'sinusoidal' for reports built by hand by older "
     "code (the engine ranks below the registry, so it cannot read DEFAULT_FAMILY)",
 }
@@ -276,7 +276,9 @@ def _family_modules() -> tuple[str, ...]:
         )
         if getattr(family, role)
     }
-    return tuple(sorted(named | {"pespec.sincos", "pespec.rope", "pespec.reference"}))
+    return tuple(
+        sorted(named | {"pespec.sinusoidal", "pespec.rope", "pespec.sinusoidal.reference"})
+    )
 
 
 def _is_alias(tree: ast.Module) -> bool:
@@ -319,11 +321,11 @@ def test_no_engine_module_names_a_family() -> None:
 
 
 def test_the_check_finds_a_family_name_and_a_family_import() -> None:
-    tree = ast.parse('import pespec.rope.suite\nfrom pespec.sincos import x\nF = "rope"\n')
+    tree = ast.parse('import pespec.rope.suite\nfrom pespec.sinusoidal import x\nF = "rope"\n')
     found = _naming(ENGINE / "engine.py", tree)
     assert sorted(f.split(": ")[1] for f in found) == [
         "imports pespec.rope.suite",
-        "imports pespec.sincos",
+        "imports pespec.sinusoidal",
         "the string 'rope'",
     ]
     assert _is_alias(ast.parse("import sys\nsys.modules[__name__] = m\n"))

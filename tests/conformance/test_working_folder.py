@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ENCODE = """
-from pespec.reference.encoding import encode
+from pespec.sinusoidal.reference.encoding import encode
 
 
 def enc(positions, d_model, base):

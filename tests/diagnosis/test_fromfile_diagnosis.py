@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from pespec.reference.conventions import Convention
-from pespec.reference.exact import exact_encode
-from pespec.sincos.checkfile import check_file
+from pespec.sinusoidal.checkfile import check_file
+from pespec.sinusoidal.reference.conventions import Convention
+from pespec.sinusoidal.reference.exact import exact_encode
 
 
 def _saved(tmp_path: Path, convention: Convention) -> Path:

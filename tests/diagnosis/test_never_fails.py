@@ -128,8 +128,8 @@ def test_whole_head_rotated_where_config_rotates_a_fraction_names_the_width() ->
 
 @pytest.mark.parametrize("kind", ["identity", "zeros", "constant", "noise"])
 def test_sinusoidal_diagnosis_never_raises(kind: str) -> None:
-    from pespec.properties.base import Level
-    from pespec.sincos.diagnosis import diagnose as sincos_diagnose
+    from pespec.sinusoidal.diagnosis import diagnose as sincos_diagnose
+    from pespec.sinusoidal.properties.base import Level
 
     def encoder(positions: Any, d_model: int, base: float) -> Any:
         n = len(positions)
@@ -180,8 +180,8 @@ def _encoder(kind: str, value: float, seed: int) -> Any:
 def test_sinusoidal_diagnosis_never_raises_on_arbitrary_outputs(
     kind: str, value: float, seed: int
 ) -> None:
-    from pespec.properties.base import Level
-    from pespec.sincos.diagnosis import diagnose as sincos_diagnose
+    from pespec.sinusoidal.diagnosis import diagnose as sincos_diagnose
+    from pespec.sinusoidal.properties.base import Level
 
     found = sincos_diagnose(_encoder(kind, value, seed), level=Level("float32", "float32"))
     assert found.sentence()

@@ -14,10 +14,10 @@ import mpmath
 import numpy as np
 import pytest
 
-from pespec.properties.base import Level
-from pespec.reference.conventions import preset
-from pespec.sincos.diagnosis import diagnose
-from pespec.sincos.diagnosis.rounding import scaled_rounding
+from pespec.sinusoidal.diagnosis import diagnose
+from pespec.sinusoidal.diagnosis.rounding import scaled_rounding
+from pespec.sinusoidal.properties.base import Level
+from pespec.sinusoidal.reference.conventions import preset
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 

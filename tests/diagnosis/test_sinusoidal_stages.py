@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pespec.properties.base import Level
-from pespec.sincos.diagnosis import diagnose
+from pespec.sinusoidal.diagnosis import diagnose
+from pespec.sinusoidal.properties.base import Level
 
 LEVEL = Level("float32", "float32")
 

@@ -2,7 +2,8 @@
 
 The table is generated from ``benchmarks/results/reference.json`` (tools/docgen/exact_docs.py);
 that file records when its run was made (pytest-benchmark's ``datetime``) and at which
-revision (``commit_info``). A later commit to the reference's modules (``pespec/reference``,
+revision (``commit_info``). A later commit to the reference's modules
+(``pespec/sinusoidal/reference``,
 ``pespec/numerics``: the code the benchmark times) makes the figures stale: rerun
 ``python -m pytest benchmarks/bench_reference.py --benchmark-only --benchmark-json
 benchmarks/results/reference.json`` and ``python tools/generate_docs.py``, then commit.
@@ -21,7 +22,7 @@ import pytest
 from paths import ROOT
 
 RESULTS = ROOT / "benchmarks" / "results" / "reference.json"
-TIMED = ("pespec/reference", "pespec/numerics")
+TIMED = ("pespec/sinusoidal/reference", "pespec/numerics")
 """The modules whose speed bench_reference.py measures."""
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from docgen import exact_docs as _exact_docs  # tools/ is on pytest's pythonpath
 
-from pespec.reference import exact
+from pespec.sinusoidal.reference import exact
 
 
 def _benchmark(name: str, naive: float, exact_ns: float, **extra: float) -> dict[str, object]:

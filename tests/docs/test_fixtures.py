@@ -12,7 +12,7 @@ from paths import ROOT
 
 from pespec.conformance.fixtures import files_of_format
 from pespec.rope import PRESETS
-from pespec.sincos.golden import fixture_directory, load_fixture_sets
+from pespec.sinusoidal.golden import fixture_directory, load_fixture_sets
 
 DOC = ROOT / "docs" / "fixtures.md"
 

@@ -13,7 +13,7 @@ import pytest
 from paths import ROOT
 
 from pespec.cli import main
-from pespec.reference import sinusoidal_positional_encoding
+from pespec.sinusoidal.reference import sinusoidal_positional_encoding
 
 README = ROOT / "README.md"
 CI_RUN = ROOT / ".ci" / "run"

@@ -161,7 +161,7 @@ def test_definition_precedes_the_versioning_text() -> None:
 
 def test_property_sections_match_the_registered_properties() -> None:
     # PROPERTIES maps each property's name to an object that knows its SPEC section.
-    from pespec.properties import PROPERTIES
+    from pespec.sinusoidal.properties import PROPERTIES
 
     registered = {name: str(prop.section) for name, prop in PROPERTIES.items()}
     assert property_headings(normative_part(_spec())) == registered

@@ -23,7 +23,7 @@ from pespec.numerics.rounding import (
     round_certified,
     round_interval,
 )
-from pespec.reference.oracle import frequencies_dd
+from pespec.sinusoidal.reference.oracle import frequencies_dd
 
 P = 80
 """Working precision of the constructed values: a unit 2^-80 is 2^27 below float64's half ulp

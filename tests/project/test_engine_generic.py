@@ -61,7 +61,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("conformance/guard.py", " does not fit the calling convention "): "The message of a "
     "CallProtocolError says 'calling convention', the general term for how a backend is "
     "called (each family's CallingConvention, not the sinusoidal Convention), and users and "
-    "tests (tests/conformance/test_adapters.py) match that text, so it stays until a release "
+    "tests (tests/sinusoidal/test_adapters.py) match that text, so it stays until a release "
     "may change messages.",
     ("conformance/report.py", "sinusoidal"): "Report.family's default: a Report built by "
     "hand with no family (code written before reports had one) is the default family's, and "
@@ -95,7 +95,7 @@ def test_every_engine_module_is_checked() -> None:
     """The check covers the whole engine folder: a new engine module is checked too."""
     modules = engine_modules()
     assert "conformance/engine.py" in modules and "conformance/report.py" in modules
-    assert "conformance/runner.py" not in modules  # an alias of pespec.sincos.run
+    assert "conformance/runner.py" not in modules  # an alias of pespec.sinusoidal.run
     assert len(modules) >= 15
 
 
@@ -120,7 +120,7 @@ def test_the_vocabulary_check_finds_a_family_word() -> None:
     tree = ast.parse('def f(d_model):\n    """the rotary call"""\n    return x.convention\n')
     found = [text for _, text in _words(tree) if VOCABULARY.search(text)]
     assert sorted(found) == ["convention", "d_model", "the rotary call"]
-    for word in ("_rope_level", "RopeConfig", "SINUSOIDAL_CALL", "pespec.sincos.run", "base"):
+    for word in ("_rope_level", "RopeConfig", "SINUSOIDAL_CALL", "pespec.sinusoidal.run", "base"):
         assert VOCABULARY.search(word), word
     for word in ("property", "max_d_model", "calling_convention", "CallingConvention"):
         assert not VOCABULARY.search(word), word
@@ -150,7 +150,7 @@ def test_no_class_subclasses_the_engine_suite_report_or_guard() -> None:
 def test_one_engine_suite_serves_both_families() -> None:
     from pespec.conformance.engine import Suite
     from pespec.rope.suite import RopeSuite
-    from pespec.sincos.run import Suite as sinusoidal_suite
+    from pespec.sinusoidal.run import Suite as sinusoidal_suite
 
     sinusoidal = sinusoidal_suite("numpy", stages=("contract",))
     rotary = RopeSuite("numpy", "Llama-2-7B", stages=("contract",))

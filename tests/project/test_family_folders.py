@@ -1,6 +1,6 @@
 """The families are sibling folders and the engine names none of them (issue 25, items 4-5).
 
-* ``pespec/sincos`` (the absolute sinusoidal family) and ``pespec/rope`` (the rotary family)
+* ``pespec/sinusoidal`` (the absolute sinusoidal family) and ``pespec/rope`` (the rotary family)
   never import each other;
 * no alias module is left (issue 38): no module of pespec/ is another module
   (``sys.modules[__name__] = ...``) or only re-exports another module's names, and the old
@@ -28,7 +28,7 @@ from tests.project.test_import_layers import (
     package_modules,
 )
 
-FAMILIES = ("pespec.sincos", "pespec.rope", "pespec.fourier")
+FAMILIES = ("pespec.sinusoidal", "pespec.rope", "pespec.fourier")
 
 OLD_PATHS: tuple[str, ...] = (
     *(
@@ -67,8 +67,14 @@ OLD_PATHS: tuple[str, ...] = (
     "pespec.properties.profiles",
     "pespec.properties.formats",
     "pespec.properties.ratio",
+    # issue 38: each family one folder named as the registry names it
+    "pespec.sincos",
+    "pespec.reference",
+    "pespec.properties",
+    "pespec.mrope",
+    *(f"pespec.multiaxis.{name}" for name in ("config", "golden", "presets", "run", "stages")),
 )
-"""Old paths of modules moved before 1.0 (issues 13, 25): deleted, not aliased (issue 38)."""
+"""Old paths of modules moved before 1.0 (issues 13, 25, 38): deleted, not aliased (issue 38)."""
 
 VOCABULARY = ("d_model", "base", "convention", "RopeConfig", "rope", "rotary", "head_dim", "theta")
 """Words of a family that the engine's fixture plumbing must not use (issue 25)."""
@@ -114,12 +120,12 @@ def test_the_two_family_folders_never_import_each_other() -> None:
 @pytest.mark.parametrize(
     ("importer", "source", "expected"),
     [
-        ("pespec.rope.golden", "from pespec.sincos.golden import FORMAT\n", 1),
-        ("pespec.sincos.golden", "def f():\n    import pespec.rope.oracle\n", 1),
-        ("pespec.rope.suite", "from pespec.sincos.declared import resolve_convention\n", 1),
+        ("pespec.rope.golden", "from pespec.sinusoidal.golden import FORMAT\n", 1),
+        ("pespec.sinusoidal.golden", "def f():\n    import pespec.rope.oracle\n", 1),
+        ("pespec.rope.suite", "from pespec.sinusoidal.declared import resolve_convention\n", 1),
         ("pespec.rope.suite", "from pespec.conformance.fixtures import MANIFEST\n", 0),
-        ("pespec.sincos.golden", "from pespec.sincos import golden_catalog\n", 0),
-        ("pespec.conformance.engine", "from pespec.sincos import golden\n", 0),  # no family
+        ("pespec.sinusoidal.golden", "from pespec.sinusoidal import golden_catalog\n", 0),
+        ("pespec.conformance.engine", "from pespec.sinusoidal import golden\n", 0),  # no family
     ],
 )
 def test_the_walk_finds_cross_family_imports(importer: str, source: str, expected: int) -> None:
@@ -160,7 +166,7 @@ def test_no_module_is_an_alias_or_a_reexport_facade() -> None:
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
-        ("import sys\nfrom pespec.sincos import run as _m\nsys.modules[__name__] = _m\n", True),
+        ("import sys\nfrom pespec.sinusoidal import run as _m\nsys.modules[__name__] = _m\n", True),
         ('"""Facade."""\nfrom pespec.numerics.ratio import f\n__all__ = ["f"]\n', True),
         ('"""Real."""\nfrom pespec.numerics.ratio import f\n\ndef g():\n    return f\n', False),
     ],

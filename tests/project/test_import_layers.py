@@ -5,44 +5,37 @@ function-local imports count as well as module-level ones) and each module is gi
 a module may import only modules of its own rank or a lower one. The order enforced, lowest
 first:
 
-0. ``pespec._version``, ``pespec._atomic``: helpers with no pespec imports of their own;
+0. ``pespec._version``, ``pespec._atomic``, ``pespec._suggest``, ``pespec._exports``: helpers
+   with no pespec imports of their own;
 1. ``pespec.numerics``, the numerical ground floor that names no family (formats, generic
    validation, the angle kernel, certified rounding, the ratio rules and the one worst-ratio
-   accumulator; ``tests/project/test_numerics_floor.py`` keeps it importing nothing of pespec
-   but itself, ``_version`` and ``_atomic``, so it sits below everything else of rank 1), and
-   ``pespec.reference`` (what the SPEC defines: encoding, conventions, oracle, exact
-   reference, golden fixtures, and the argument validators of ``reference/validation.py``
-   that every layer uses) and ``pespec.tables`` (the certified constants of SPEC Annex H);
-2. ``pespec.teaching``: the non-normative teaching API, built on the reference only;
-3. ``pespec.properties``: the error model and the properties, judged against the reference;
-4. ``pespec.conformance``: the engine, running backends through the properties (guarded
-   call, contract, report, the fixtures folder and its MANIFEST, ``conformance/fixtures.py``);
-5. the families, siblings that never import each other (``tests/project/
-   test_family_folders.py``): ``pespec.sincos``, the absolute sinusoidal family (its
-   fixtures, stages, built-ins, from-file check, reproductions, diagnosis: issue 25), and
-   ``pespec.rope``, the rotary family, and ``pespec.fourier``, the Fourier-features family
-   (issue 43); all build on the engine, never the other way round;
-6. ``pespec.plot``: pictures of a backend's error (loads backends through conformance), and
-   ``pespec.multiaxis``, the multi-axis sin-cos family (issue 28): a combinator over the
-   sinusoidal family (its reference, bounds, properties and comparisons, section by
-   section), so it ranks above the families it combines, and the engine never names it;
-   ``pespec.multiaxis.rope``, the multi-axis rotary family (issue 28): the same over
-   ``pespec.rope``;
-7. ``pespec.specblocks``: the generated blocks of SPEC.md and the docs, rendered from every
-   layer below (reference, properties, conformance, the families); only the front ends
-   (``pespec tables``) and ``tools/`` may import it;
+   accumulator, what is wrong with an output; ``tests/project/test_numerics_floor.py`` keeps
+   it importing nothing of pespec but itself, ``_version`` and ``_atomic``), and
+   ``pespec.tables`` (the certified constants of SPEC Annex H, no pespec import);
+2. ``pespec.conformance``: the engine, naming no family and importing only ``numerics``
+   (``tests/conformance/test_engine_imports.py``): guarded call, contract, report, the
+   comparisons, the fixtures folder and its MANIFEST (``conformance/fixtures.py``);
+3. the families, siblings that never import each other (``tests/project/
+   test_family_folders.py``), each one folder named as the registry names it (issue 38):
+   ``pespec.sinusoidal`` (what SPEC §1-§7 define: ``reference/`` the encoding, conventions,
+   oracle, exact reference, argument validators; ``properties/`` the error model and the
+   properties; and the family's fixtures, stages, built-ins, from-file check,
+   reproductions, diagnosis), ``pespec.rope``, the rotary family, and ``pespec.fourier``,
+   the Fourier-features family (issue 43); all build on the engine, never the other way;
+4. ``pespec.multiaxis``, the multi-axis combinator (issue 28, one folder since issue 38):
+   ``multiaxis/sinusoidal`` (the family ``multiaxis``) and ``multiaxis/rope`` (the family
+   ``multiaxis-rope``) combine the 1-D families section by section, so they rank above them;
+5. ``pespec.teaching`` (the non-normative teaching API, on the sinusoidal reference) and
+   ``pespec.plot`` (pictures of a backend's error);
+6. ``pespec.specblocks``: the generated blocks of SPEC.md and the docs, rendered from every
+   layer below; only the front ends (``pespec tables``) and ``tools/`` may import it;
 8. the front ends: ``pespec.cli`` (one module per sub-command), the family registry they
    read (``pespec.families``: each family named once, its parts as lazy ``module:attr``
-   strings), ``python -m pespec`` and
-   the pytest plugin ``pespec.pytest_plugin`` (the ``pytest11`` entry point), which serve
-   both families, and the supervisor that both run the backend under
-   (``pespec.supervised``: the supervisor, its child ``worker`` and ``report_load``, which
-   rebuild any family's suite and report and draw the error picture: front-end machinery,
-   out of the engine's folder since issue 25; the old ``pespec.conformance`` paths are
-   aliases). The plugin's test module
-   ``pespec.conformance.test_suite`` stays in the engine's folder, since ``pytest --pyargs
-   pespec.conformance`` collects it there, and imports nothing of pespec: it ranks with the
-   engine, and any import it gained from a front end would show here.
+   strings), ``python -m pespec``, the pytest plugin ``pespec.pytest_plugin`` (the
+   ``pytest11`` entry point), the supervisor (``pespec.supervised``: the supervisor, its
+   child ``worker`` and ``report_load``), the clients and the table page. The plugin's test
+   module ``pespec.conformance.test_suite`` stays in the engine's folder, since ``pytest
+   --pyargs pespec.conformance`` collects it there, and imports nothing of pespec.
 
 The lazy facades ``pespec/__init__.py``, ``pespec/conformance/__init__.py`` and
 ``pespec/rope/__init__.py`` (PEP 562 exports) are exempt as importers; an alias module (a
@@ -71,20 +64,17 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec._atomic", 0),
     ("pespec._suggest", 0),
     ("pespec.numerics", 1),
-    ("pespec.reference", 1),
     ("pespec.tables", 1),
-    ("pespec.teaching", 2),
-    ("pespec.properties", 3),
-    ("pespec.conformance", 4),
-    ("pespec.sincos", 5),
-    ("pespec.rope", 5),
-    ("pespec.fourier", 5),
-    ("pespec.multiaxis", 6),
-    ("pespec.multiaxis.rope", 6),
-    ("pespec.plot", 6),
+    ("pespec.conformance", 2),
+    ("pespec.sinusoidal", 3),
+    ("pespec.rope", 3),
+    ("pespec.fourier", 3),
+    ("pespec.multiaxis", 4),
+    ("pespec.teaching", 5),
+    ("pespec.plot", 5),
+    ("pespec.specblocks", 6),
     ("pespec.clients", 8),
     ("pespec.tablepage", 8),  # the table page (issue 40): reads the table JSON of clients
-    ("pespec.specblocks", 7),
     ("pespec.cli", 8),
     ("pespec.families", 8),
     ("pespec.supervised", 8),
@@ -97,7 +87,7 @@ FACADES = frozenset({"pespec", "pespec.conformance", "pespec.rope"})
 """Lazy facades, exempt as importers."""
 
 PENDING: dict[str, str] = {}
-"""Engine module -> why it still imports :mod:`pespec.sincos` (rank 4 -> 5): empty since the
+"""Engine module -> why it still imports :mod:`pespec.sinusoidal` (rank 2 -> 3): empty since the
 engine stopped naming the sinusoidal family (issue 25); kept so that a temporary edge has a
 place to be listed, with its reason."""
 
@@ -166,7 +156,7 @@ def back_edges(importer: str, source: str, is_package: bool = False) -> list[str
     for target, line in imported(source, importer, is_package):
         if target == "pespec":
             problems.append(f"{importer}:{line} imports a name from the facade pespec")
-        elif importer in PENDING and target.startswith("pespec.sincos"):
+        elif importer in PENDING and target.startswith("pespec.sinusoidal"):
             continue
         elif rank(target) > rank(importer):
             problems.append(
@@ -197,13 +187,17 @@ def test_no_import_goes_back_down_the_layers() -> None:
 @pytest.mark.parametrize(
     ("importer", "source", "expected"),
     [
-        ("pespec.reference.golden", "def f():\n    from pespec.rope.golden import x\n", 1),
+        ("pespec.conformance.report", "def f():\n    from pespec.rope.golden import x\n", 1),
         ("pespec.conformance.report", "import pespec.plot\n", 1),
-        ("pespec.properties.accuracy", "from pespec import cli\n", 1),
-        ("pespec.properties.accuracy", "from pespec import encode\n", 1),
-        ("pespec.conformance.report", "from ..properties import base\n", 0),
-        ("pespec.reference.encoding", "from . import cli\n", 0),  # pespec.reference.cli: gone
-        ("pespec.reference.encoding", "from .. import plot\n", 1),
+        ("pespec.sinusoidal.properties.accuracy", "from pespec import cli\n", 1),
+        ("pespec.sinusoidal.properties.accuracy", "from pespec import encode\n", 1),
+        ("pespec.conformance.report", "from ..numerics import ratio\n", 0),
+        (
+            "pespec.sinusoidal.reference.encoding",
+            "from . import cli\n",
+            0,
+        ),  # pespec.sinusoidal.reference.cli: gone
+        ("pespec.sinusoidal.reference.encoding", "from ... import plot\n", 1),
         ("pespec.cli.check", "from pespec.conformance import runner\n", 0),
         ("pespec.rope", "from pespec.cli import main\n", 0),  # a facade: exempt
         ("pespec.rope.presets", "def f():\n    from pespec.specblocks import rope\n", 1),
@@ -217,18 +211,18 @@ def test_the_walk_finds_back_edges(importer: str, source: str, expected: int) ->
     assert len(back_edges(importer, source)) == expected
 
 
-ALIAS = "import sys\n\nfrom pespec.sincos import golden as _m\n\nsys.modules[__name__] = _m\n"
+ALIAS = "import sys\n\nfrom pespec.sinusoidal import golden as _m\n\nsys.modules[__name__] = _m\n"
 
 
 def test_an_alias_module_is_found_and_no_longer_exempt() -> None:
     """An old path that *is* another module is an alias (issue 38: none may exist, see
     tests/project/test_family_folders.py); its import is checked like any other."""
     assert is_alias_facade(ALIAS)
-    assert len(back_edges("pespec.reference.golden", ALIAS)) == 1
-    plain = "import sys\nfrom pespec.sincos import golden\nx = sys.modules[golden.__name__]\n"
+    assert len(back_edges("pespec.conformance.fixtures", ALIAS)) == 1
+    plain = "import sys\nfrom pespec.sinusoidal import golden\nx = sys.modules[golden.__name__]\n"
     assert not is_alias_facade(plain)
-    assert len(back_edges("pespec.conformance.compare", "import pespec.sincos.golden\n")) == 1
-    assert back_edges("pespec.rope.suite", "import pespec.sincos.golden\n") == []  # same rank
+    assert len(back_edges("pespec.conformance.compare", "import pespec.sinusoidal.golden\n")) == 1
+    assert back_edges("pespec.rope.suite", "import pespec.sinusoidal.golden\n") == []  # same rank
 
 
 def test_each_pending_engine_edge_is_still_needed() -> None:
@@ -237,5 +231,7 @@ def test_each_pending_engine_edge_is_still_needed() -> None:
     for importer in sorted(PENDING):
         path = PACKAGE.parent / Path(*importer.split(".")).with_suffix(".py")
         source = path.read_text(encoding="utf-8")
-        found = [t for t, _ in imported(source, importer, False) if t.startswith("pespec.sincos")]
-        assert found, f"{importer} no longer imports pespec.sincos: remove it from PENDING"
+        found = [
+            t for t, _ in imported(source, importer, False) if t.startswith("pespec.sinusoidal")
+        ]
+        assert found, f"{importer} no longer imports pespec.sinusoidal: remove it from PENDING"

@@ -41,7 +41,7 @@ def test_importing_the_plugin_imports_nothing_heavy() -> None:
 
 def test_the_check_sees_heavy_imports() -> None:
     # The same measurement on a module that needs NumPy and mpmath finds them.
-    assert {"numpy", "mpmath"} <= _heavy(_imported("import pespec.reference"))
+    assert {"numpy", "mpmath"} <= _heavy(_imported("import pespec.sinusoidal.reference"))
 
 
 def _loaded_after(code: str) -> set[str]:
@@ -93,12 +93,12 @@ def test_a_pytest_run_without_pe_options_imports_nothing_heavy(tmp_path: Path) -
 def test_import_pespec_is_lazy_and_public_names_load_on_use() -> None:
     code = (
         "import sys, pespec\n"
-        "assert 'numpy' not in sys.modules and 'pespec.reference' not in sys.modules\n"
+        "assert 'numpy' not in sys.modules and 'pespec.sinusoidal.reference' not in sys.modules\n"
         "pe = pespec.sinusoidal_positional_encoding(3, 4)\n"
         "assert pe[0].tolist() == [0.0, 1.0, 0.0, 1.0]\n"  # sin 0 = 0, cos 0 = 1
         "assert 'numpy' in sys.modules\n"
         "from pespec import Convention, encode\n"
-        "assert encode is pespec.reference.encode\n"
+        "assert encode is pespec.sinusoidal.reference.encode\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
@@ -109,9 +109,9 @@ def test_public_names_resolve_and_dir_lists_them() -> None:
         assert getattr(pespec, name) is not None
     listed = dir(pespec)
     assert set(pespec.__all__) <= set(listed)
-    assert {"reference", "conformance", "properties"} <= set(listed)
+    assert {"sinusoidal", "conformance", "teaching"} <= set(listed)
     assert listed == sorted(listed)
-    assert pespec.encode is pespec.reference.encode
+    assert pespec.encode is pespec.sinusoidal.reference.encode
 
 
 def test_unknown_attribute_raises_attribute_error() -> None:
@@ -120,7 +120,7 @@ def test_unknown_attribute_raises_attribute_error() -> None:
     assert not hasattr(pespec, "nope")
 
 
-FAMILIES = ("pespec.rope", "pespec.multiaxis.rope", "pespec.multiaxis", "pespec.sincos")
+FAMILIES = ("pespec.rope", "pespec.multiaxis.rope", "pespec.multiaxis", "pespec.sinusoidal")
 
 
 def _of(modules: set[str], prefixes: tuple[str, ...]) -> set[str]:
@@ -135,7 +135,15 @@ def test_pespec_help_imports_no_family_and_nothing_heavy() -> None:
     assert _heavy(loaded) == set()
     assert _of(loaded, FAMILIES) == set()
     assert (
-        _of(loaded, ("pespec.reference", "pespec.properties", "pespec.conformance.report")) == set()
+        _of(
+            loaded,
+            (
+                "pespec.sinusoidal.reference",
+                "pespec.sinusoidal.properties",
+                "pespec.conformance.report",
+            ),
+        )
+        == set()
     )
 
 
@@ -146,5 +154,5 @@ def test_pespec_check_imports_only_its_family() -> None:
         "main(['check', 'numpy', '--stages', 'contract', '--in-process', '--quiet'])"
     )
     loaded = _loaded_after(code)
-    assert "pespec.sincos.run" in loaded
+    assert "pespec.sinusoidal.run" in loaded
     assert _of(loaded, ("pespec.rope", "pespec.multiaxis.rope", "pespec.multiaxis")) == set()

@@ -6,8 +6,8 @@ Read from the source with ``ast`` (function-local imports count):
   ``pespec._exports`` (its package's lazy public names);
 * no identifier, attribute, parameter or string in it names a family's vocabulary (d_model,
   base, convention, RopeConfig, rope, rotary, head_dim, theta);
-* the rotary family imports no sinusoidal module (``pespec.reference``,
-  ``pespec.properties``) but the fixture plumbing and the profiles a later step moves;
+* the rotary family imports no sinusoidal module (``pespec.sinusoidal.reference``,
+  ``pespec.sinusoidal.properties``) but the fixture plumbing and the profiles a later step moves;
 * the accuracy of library functions, ``LIBRARY_ULPS``, is defined once in the package.
 """
 
@@ -34,7 +34,11 @@ FAMILY_WORDS = frozenset(
 """Family vocabulary, compared lower-case with whole words (``check_base`` and ``RopeConfig``
 count; ``database`` and ``property`` do not)."""
 
-SINUSOIDAL_PACKAGES = ("pespec.sincos", "pespec.reference", "pespec.properties")
+SINUSOIDAL_PACKAGES = (
+    "pespec.sinusoidal",
+    "pespec.sinusoidal.reference",
+    "pespec.sinusoidal.properties",
+)
 """The sinusoidal family: its suite folder and its definition and property layers."""
 
 
@@ -177,7 +181,7 @@ def test_the_vocabulary_walk(source: str, expected: int) -> None:
         ("from pespec.numerics.formats import DTYPES\n", 0),
         ("from pespec import _version\n", 0),
         ("from . import kernels\n", 0),
-        ("from pespec.reference.validation import check_positions\n", 1),
+        ("from pespec.sinusoidal.reference.validation import check_positions\n", 1),
         ("def f():\n    import pespec.rope.config\n", 1),
         ("from ..properties import base\n", 1),
     ],

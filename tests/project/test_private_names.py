@@ -12,7 +12,8 @@ How modules count:
 
 * a package's ``__init__.py`` is a module of its own (the package's dotted name): its private
   names are private to it, and it may not import its submodules' private names either;
-* a private *module* (``pespec._atomic``, ``pespec.reference._kernels``) is private to the
+* a private *module* (``pespec._atomic``, ``pespec.sinusoidal.reference._kernels``) is private to
+the
   package that holds it: that package's ``__init__`` and every module below it may import it
   (``pespec._atomic`` thus serves all of pespec), a module outside that package may not.
 
@@ -189,9 +190,9 @@ def test_no_module_uses_another_modules_private_names() -> None:
 MODULES = {
     "pespec",
     "pespec._atomic",
-    "pespec.reference",
-    "pespec.reference.exact",
-    "pespec.reference._kernels",
+    "pespec.sinusoidal.reference",
+    "pespec.sinusoidal.reference.exact",
+    "pespec.sinusoidal.reference._kernels",
     "pespec.rope",
     "pespec.rope.properties",
     "pespec.rope.suite",
@@ -204,21 +205,33 @@ MODULES = {
     ("importer", "source", "expected"),
     [
         ("pespec.rope.suite", "from pespec.conformance.contract import _x\n", 1),
-        ("pespec.rope.suite", "def f():\n    from pespec.reference.exact import _x, y\n", 1),
+        (
+            "pespec.rope.suite",
+            "def f():\n    from pespec.sinusoidal.reference.exact import _x, y\n",
+            1,
+        ),
         ("pespec.rope.suite", "from ..conformance.contract import _x\n", 1),
         ("pespec.rope.suite", "from pespec.conformance.contract import __all__, y\n", 0),
-        ("pespec.reference.exact", "from pespec.reference.exact import _x\n", 0),  # its own
+        (
+            "pespec.sinusoidal.reference.exact",
+            "from pespec.sinusoidal.reference.exact import _x\n",
+            0,
+        ),  # its own
         ("pespec.rope.suite", "import pespec.rope.properties as p\np._fold(1)\n", 1),
         ("pespec.rope.suite", "from pespec.rope import properties\nproperties._f\n", 1),
         ("pespec.rope.suite", "import pespec.rope.properties\npespec.rope.properties._f\n", 1),
         ("pespec.rope.suite", "import pespec.rope.properties as p\np.fold(1)._x\n", 0),
         ("pespec.rope.suite", "from pespec.rope import _x\n", 1),  # a package's __init__
         ("pespec.rope", "from pespec.rope.suite import _x\n", 1),  # ... counts as a module
-        ("pespec.reference.exact", "from pespec.reference import _kernels\n", 0),
-        ("pespec.reference.exact", "from . import _kernels\n", 0),
-        ("pespec.rope.suite", "from pespec.reference import _kernels\n", 1),
-        ("pespec.rope.suite", "import pespec.reference._kernels\n", 1),
-        ("pespec.rope.suite", "from pespec.reference._kernels import fill_exact\n", 1),
+        (
+            "pespec.sinusoidal.reference.exact",
+            "from pespec.sinusoidal.reference import _kernels\n",
+            0,
+        ),
+        ("pespec.sinusoidal.reference.exact", "from . import _kernels\n", 0),
+        ("pespec.rope.suite", "from pespec.sinusoidal.reference import _kernels\n", 1),
+        ("pespec.rope.suite", "import pespec.sinusoidal.reference._kernels\n", 1),
+        ("pespec.rope.suite", "from pespec.sinusoidal.reference._kernels import fill_exact\n", 1),
         ("pespec.rope.suite", "from pespec._atomic import write\n", 0),  # private to pespec
     ],
 )

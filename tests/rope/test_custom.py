@@ -12,10 +12,10 @@ import pytest
 from rope_mpmath import mp_schedule
 from rope_ports import custom_port
 
-from pespec.reference._oracle_mpmath import mpf_to_float
 from pespec.rope import RopeConfig, check, oracle
 from pespec.rope.diagnosis import diagnose
 from pespec.rope.errormodel import schedule_constant
+from pespec.sinusoidal.reference._oracle_mpmath import mpf_to_float
 
 BITS = 400
 PIXEL = tuple(float(w) for w in [3.14159 * (1 + 4 * j / 15) for j in range(16)])

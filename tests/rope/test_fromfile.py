@@ -21,9 +21,9 @@ import pytest
 from paths import ROOT
 
 from pespec.cli import main
-from pespec.properties.base import DTYPES
 from pespec.rope import PRESETS, RopeConfig, check_file, frequencies, rotate
 from pespec.rope.fromfile import NO_DIAGNOSIS, file_inputs
+from pespec.sinusoidal.properties.base import DTYPES
 from tests.docs.test_examples import blocks
 
 GUIDE = ROOT / "docs" / "guide.md"

@@ -21,7 +21,7 @@ from pespec.rope.golden import (
     verify_rope_fixture,
     x_vectors,
 )
-from pespec.sincos.golden import MANIFEST, fixture_directory, read_manifest
+from pespec.sinusoidal.golden import MANIFEST, fixture_directory, read_manifest
 
 
 def test_rotary_sets_regenerate_byte_identically_and_are_in_the_manifest() -> None:

@@ -25,10 +25,10 @@ from paths import HF_CONFIGS
 from rope_mpmath import mp_schedule
 from rope_ports import longrope_port
 
-from pespec.reference._oracle_mpmath import mpf_to_float
 from pespec.rope import RopeConfig, check, oracle
 from pespec.rope.diagnosis import diagnose
 from pespec.rope.hf import read_hf
+from pespec.sinusoidal.reference._oracle_mpmath import mpf_to_float
 
 BITS = 400
 SHORT, LONG = 1.0, 1.1902380714238083

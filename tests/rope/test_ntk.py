@@ -13,10 +13,10 @@ import pytest
 from rope_mpmath import mp_schedule
 from rope_ports import ntk_port
 
-from pespec.reference._oracle_mpmath import mpf_to_float
 from pespec.rope import RopeConfig, check, frequencies, oracle
 from pespec.rope.diagnosis import diagnose
 from pespec.rope.hf_fields import read_fields
+from pespec.sinusoidal.reference._oracle_mpmath import mpf_to_float
 
 BITS = 400
 CONFIGS = [

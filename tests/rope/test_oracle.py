@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from rope_mpmath import mp_schedule
 
-from pespec.reference._oracle_mpmath import mpf_to_float
 from pespec.rope import PRESETS, RopeConfig, oracle
+from pespec.sinusoidal.reference._oracle_mpmath import mpf_to_float
 
 BITS = 400
 NAMES = list(PRESETS)

@@ -22,7 +22,6 @@ import pytest
 from rope_mpmath import mp_schedule
 
 from pespec.numerics.rounding import SLACK
-from pespec.reference._oracle_mpmath import mpf_to_float
 from pespec.rope import RopeConfig, oracle
 from pespec.rope._exact_schedule import (
     NOT_RATIONAL,
@@ -32,6 +31,7 @@ from pespec.rope._exact_schedule import (
     ends,
     interval_precision,
 )
+from pespec.sinusoidal.reference._oracle_mpmath import mpf_to_float
 
 MARGIN = 1 - 2.0**-30
 """Allowance for the float64 roundings of a bound's evaluation (covered by SLACK = 1 + 2^-40)."""

@@ -14,11 +14,11 @@ import pytest
 from rope_mpmath import mp_schedule
 from rope_ports import proportional_port
 
-from pespec.reference._oracle_mpmath import mpf_to_float
 from pespec.rope import RopeConfig, check, oracle
 from pespec.rope.diagnosis import diagnose
 from pespec.rope.hf_fields import read_fields
 from pespec.rope.schedules.proportional import transformers_rotated_pairs
+from pespec.sinusoidal.reference._oracle_mpmath import mpf_to_float
 
 BITS = 400
 GEMMA4 = RopeConfig(head_dim=512, theta=1_000_000.0, rope_type="proportional", rotated_pairs=64)

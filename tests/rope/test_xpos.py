@@ -19,7 +19,6 @@ import pytest
 import rope_implementations as impl
 from rope_mpmath import mp_schedule
 
-from pespec.reference._oracle_mpmath import mpf_to_float
 from pespec.rope import RopeConfig, check
 from pespec.rope import reference as ref
 from pespec.rope.backends import RopeCapabilities
@@ -27,6 +26,7 @@ from pespec.rope.diagnosis import diagnose
 from pespec.rope.domain import position_domain
 from pespec.rope.properties import unplanned
 from pespec.rope.xpos import pair_scales, reference_scale_error, scale_oracle
+from pespec.sinusoidal.reference._oracle_mpmath import mpf_to_float
 
 BITS = 400
 QUERY = RopeConfig(head_dim=64, rotary_dim=32, pairing="interleaved", xpos_scale_base=512)

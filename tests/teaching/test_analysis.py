@@ -2,7 +2,7 @@
 dot-product structure, encoding statistics and wavelengths.
 
 Tolerances build on the element bound e(θ) = (θ·(4·ln b + 3) + 8)·u on |PE_hat − PE| for
-angles up to θ, derived in tests/reference/test_encoding.py; u = 2^-53.
+angles up to θ, derived in tests/sinusoidal/reference/test_encoding.py; u = 2^-53.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from pespec.reference import sinusoidal_positional_encoding
+from pespec.sinusoidal.reference import sinusoidal_positional_encoding
 from pespec.teaching import choose_base
 from pespec.teaching.analysis import (
     dot_product_distance,
@@ -28,7 +28,7 @@ D_MODEL, LENGTH = 64, 128  # the usual small teaching configuration
 
 
 def element_bound(theta_max: float, base: float = 10000.0) -> float:
-    """e(θ) of tests/reference/test_encoding.py."""
+    """e(θ) of tests/sinusoidal/reference/test_encoding.py."""
     return (theta_max * (4.0 * math.log(base) + 3.0) + 8.0) * U
 
 

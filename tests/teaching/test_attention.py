@@ -8,7 +8,7 @@ import math
 import mpmath as mp
 import numpy as np
 
-from pespec.reference import sinusoidal_positional_encoding
+from pespec.sinusoidal.reference import sinusoidal_positional_encoding
 from pespec.teaching import SinusoidalPositionalEncoding
 from pespec.teaching.attention import SelfAttention, softmax
 

@@ -14,7 +14,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from pespec.reference import encode
+from pespec.sinusoidal.reference import encode
 from pespec.teaching import (
     InterpolatedPositionalEncoding,
     choose_base,
@@ -51,7 +51,8 @@ def test_interpolated_positions_stay_inside_the_trained_range() -> None:
 
 def test_interpolated_encoding_is_the_encoding_at_scaled_positions() -> None:
     # Row j is PE at q_j = j·2048/4096 (encode is checked against mpmath at fractional
-    # positions in tests/reference/test_encoding.py); here: row-by-row identity, and one row
+    # positions in tests/sinusoidal/reference/test_encoding.py); here: row-by-row identity, and one
+    # row
     # against mpmath directly (θ = 1.5, bound (B) of test_reference_api: (1.5·39.8 + 8)·u).
     pe = interpolated_encoding(8, 16, training_max_len=2048, new_max_len=4096, offset=0)
     assert pe.shape == (8, 16)
@@ -73,7 +74,7 @@ def test_interpolated_layer_forward_and_offsets() -> None:
     expected = x + encode(np.arange(300, 350) * 0.25, 32, base=500.0)
     assert np.array_equal(out, expected)
     # incremental use with a running offset agrees with one call within 2·(B) of
-    # tests/reference/test_encoding.py (θ ≤ 50·0.25; ranges need not round identically)
+    # tests/sinusoidal/reference/test_encoding.py (θ ≤ 50·0.25; ranges need not round identically)
     whole = layer.forward(x)
     parts = [layer.forward(x[:, :20]), layer.forward(x[:, 20:], offset=20)]
     tol = 2 * (12.5 * (4 * math.log(500.0) + 3) + 8) * U

@@ -2,8 +2,9 @@
 table, on-the-fly extension past max_seq_len, dropout, initialisation and backward.
 
 The sinusoidal layer's expected encoding comes from
-:func:`~pespec.reference.encoding.sinusoidal_positional_encoding`, itself checked against
-mpmath in tests/reference/test_encoding.py; the layer (slicing, offsets, extension, dropout)
+:func:`~pespec.sinusoidal.reference.encoding.sinusoidal_positional_encoding`, itself checked against
+mpmath in tests/sinusoidal/reference/test_encoding.py; the layer (slicing, offsets, extension,
+dropout)
 is what is under test here, plus one direct mpmath check of rows past the table.
 
 The exact reference computes every element from its own position only (block rotation
@@ -20,7 +21,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from pespec.reference import sinusoidal_positional_encoding
+from pespec.sinusoidal.reference import sinusoidal_positional_encoding
 from pespec.teaching import LearnedPositionalEncoding, SinusoidalPositionalEncoding
 
 # The small reference configuration of the usual teaching exercise.
@@ -29,7 +30,7 @@ U = 2.0**-53
 
 
 def element_bound(theta_max: float, base: float = 10000.0) -> float:
-    """e(θ) of tests/reference/test_encoding.py."""
+    """e(θ) of tests/sinusoidal/reference/test_encoding.py."""
     return (theta_max * (4.0 * math.log(base) + 3.0) + 8.0) * U
 
 

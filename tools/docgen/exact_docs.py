@@ -1,11 +1,11 @@
 """Generated blocks of SPEC Annex C and README's performance section (tools/generate_docs.py).
 
 A documentation generator of the source checkout (moved out of the installed package, where
-it was ``pespec.reference._exact_docs``): :func:`performance_table` reads
+it was ``pespec.sinusoidal.reference._exact_docs``): :func:`performance_table` reads
 ``benchmarks/results/reference.json``, which only a checkout has.
 
 * :func:`error_budget_table`: the terms of the Annex C proof, evaluated by
-  :func:`pespec.reference.exact.error_budget`.
+  :func:`pespec.sinusoidal.reference.exact.error_budget`.
 * :func:`fixture_errors_table`: the reference against every golden fixture set.
 * :func:`performance_table`: the table of ``benchmarks/results/reference.json``, the
   pytest-benchmark output of ``benchmarks/bench_reference.py`` committed with the code.
@@ -20,9 +20,9 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from pespec.reference.encoding import encode
-from pespec.reference.exact import error_budget
-from pespec.sincos.golden import load_fixture_sets
+from pespec.sinusoidal.golden import load_fixture_sets
+from pespec.sinusoidal.reference.encoding import encode
+from pespec.sinusoidal.reference.exact import error_budget
 
 __all__ = [
     "RESULTS_FILE",
@@ -87,7 +87,7 @@ is where issue 14 measured 11.6 %."""
 def rounding_fraction_table() -> str:
     """Share of reference values that differ from the correctly rounded (oracle) value, per
     configuration of ROUNDING_FRACTION_CASES, and the largest difference (SPEC Annex C.2)."""
-    from pespec.reference import oracle
+    from pespec.sinusoidal.reference import oracle
 
     lines = [
         "| d_model | base | positions | values | differ from correctly rounded | "

@@ -16,9 +16,9 @@ from numpy.typing import NDArray
 from pespec.conformance.compare import Worst
 from pespec.multiaxis.sinusoidal.config import MultiAxisConfig
 from pespec.multiaxis.sinusoidal.reference import section_columns, section_positions
-from pespec.properties.base import EncodingConfig, Level
-from pespec.reference.exact import scaled_reference_error
-from pespec.sincos.compare import REFERENCE_ERROR, comparison_bound
+from pespec.sinusoidal.compare import REFERENCE_ERROR, comparison_bound
+from pespec.sinusoidal.properties.base import EncodingConfig, Level
+from pespec.sinusoidal.reference.exact import scaled_reference_error
 
 __all__ = ["exact_error", "fold_sections"]
 

@@ -26,8 +26,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.reference.conventions import Convention
-from pespec.reference.validation import check_base, check_d_model
+from pespec.sinusoidal.reference.conventions import Convention
+from pespec.sinusoidal.reference.validation import check_base, check_d_model
 
 __all__ = ["ARRANGEMENTS", "Arrangement", "MultiAxisConfig", "Section", "check_positions_nd"]
 

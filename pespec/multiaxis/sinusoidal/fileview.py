@@ -18,7 +18,7 @@ from pespec.conformance.contract import BackendFailure
 from pespec.multiaxis.sinusoidal.config import MultiAxisConfig
 from pespec.multiaxis.sinusoidal.grid import axis_values, per_axis
 from pespec.multiaxis.sinusoidal.presets import Preset
-from pespec.properties.base import Level
+from pespec.sinusoidal.properties.base import Level
 
 __all__ = ["SCANNED_ROWS", "VIEW_ROWS", "FileView"]
 

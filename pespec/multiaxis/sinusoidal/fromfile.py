@@ -36,7 +36,7 @@ from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, check_positions_
 from pespec.multiaxis.sinusoidal.presets import Preset, resolve_config
 from pespec.multiaxis.sinusoidal.reference import encode
 from pespec.numerics.formats import DTYPES, dtype_name
-from pespec.properties.base import Level, level_for_dtype, parse_level
+from pespec.sinusoidal.properties.base import Level, level_for_dtype, parse_level
 
 __all__ = ["CHUNK_ROWS", "check_file", "read_positions"]
 

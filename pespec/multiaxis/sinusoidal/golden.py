@@ -44,6 +44,7 @@ from pespec.conformance.fixtures import (
 )
 from pespec.multiaxis.sinusoidal.presets import PRESETS, Preset
 from pespec.multiaxis.sinusoidal.reference import oracle_encode
+from pespec.sinusoidal.golden import ORACLE_PROVENANCE
 
 __all__ = [
     "FIXTURE_FORMAT",
@@ -64,7 +65,7 @@ FORMAT = "pespec-multiaxis-golden/1"
 """Identifier of the multi-axis fixture format (SPEC §9.4)."""
 
 GENERATOR = {
-    "name": "pespec.reference.oracle",
+    "name": ORACLE_PROVENANCE,
     "method": "section by section: the 1-D certified oracle (MPFR via gmpy2, Ziv loop until "
     "the error interval rounds to one float64, round to nearest, ties to even)",
 }

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from pespec.multiaxis.sinusoidal.config import Arrangement, MultiAxisConfig, Section
 from pespec.multiaxis.sinusoidal.grid import grid_positions
-from pespec.reference.conventions import Convention
+from pespec.sinusoidal.reference.conventions import Convention
 
 __all__ = ["PRESETS", "Preset", "preset", "resolve_config", "sincos_2d"]
 

@@ -1,7 +1,8 @@
 """The multi-axis encoding, its oracle and its bounds, section by section (SPEC §9.2, §9.4).
 
 Nothing here evaluates a sinusoid: each section's columns are the 1-D family's values at
-that section's axis coordinate (:mod:`pespec.reference`), scattered to the section's output
+that section's axis coordinate (:mod:`pespec.sinusoidal.reference`), scattered to the section's
+output
 columns (:meth:`MultiAxisConfig.columns`).
 """
 
@@ -14,8 +15,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, check_positions_nd
-from pespec.reference import oracle
-from pespec.reference.encoding import encode as exact_encode_1d
+from pespec.sinusoidal.reference import oracle
+from pespec.sinusoidal.reference.encoding import encode as exact_encode_1d
 
 __all__ = ["encode", "oracle_encode", "section_columns", "section_positions"]
 

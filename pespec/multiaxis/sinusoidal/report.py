@@ -20,8 +20,8 @@ from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, Section
 from pespec.multiaxis.sinusoidal.grid import grid_positions, per_axis
 from pespec.multiaxis.sinusoidal.reference import encode, section_columns, section_positions
 from pespec.multiaxis.sinusoidal.view import RunView
-from pespec.properties.base import EncodingConfig
-from pespec.properties.errormodel import element_bound
+from pespec.sinusoidal.properties.base import EncodingConfig
+from pespec.sinusoidal.properties.errormodel import element_bound
 
 __all__ = ["COMMAND", "diagnose", "rebuilt", "refresh", "report_fields"]
 

@@ -30,7 +30,7 @@ from pespec.conformance.report import CheckResult, Report
 from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, check_positions_nd
 from pespec.multiaxis.sinusoidal.presets import Preset, resolve_config
 from pespec.numerics.formats import DTYPES, dtype_name
-from pespec.properties.base import Level, level_for_dtype, parse_level
+from pespec.sinusoidal.properties.base import Level, level_for_dtype, parse_level
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -2,7 +2,7 @@
 reference, error bound and properties, and separability across axes.
 
 Nothing here has a tolerance of its own: ``sections`` compares a section's columns with the
-1-D exact reference within the 1-D comparison bound (:func:`pespec.sincos.compare.
+1-D exact reference within the 1-D comparison bound (:func:`pespec.sinusoidal.compare.
 comparison_bound`: SPEC §4 bound + the reference's 2^-52); ``separability`` allows twice the
 1-D element bound (both outputs are within it of the same exact value); ``property`` runs
 the registered 1-D properties (SPEC §5) on the section seen as a 1-D backend.
@@ -21,16 +21,16 @@ from pespec.conformance.contract import bit_identical
 from pespec.conformance.report import CheckResult
 from pespec.multiaxis.sinusoidal.reference import section_columns, section_positions
 from pespec.multiaxis.sinusoidal.view import RunView
-from pespec.properties.base import EncodingConfig, PropertyViolation
-from pespec.properties.errormodel import element_bound
-from pespec.reference import oracle
-from pespec.reference.encoding import encode
-from pespec.reference.exact import scaled_reference_error
-from pespec.sincos.compare import (
+from pespec.sinusoidal.compare import (
     EXACT_REFERENCE_LIMIT,
     REFERENCE_ERROR,
     comparison_bound,
 )
+from pespec.sinusoidal.properties.base import EncodingConfig, PropertyViolation
+from pespec.sinusoidal.properties.errormodel import element_bound
+from pespec.sinusoidal.reference import oracle
+from pespec.sinusoidal.reference.encoding import encode
+from pespec.sinusoidal.reference.exact import scaled_reference_error
 
 __all__ = ["PROPERTY_NAMES", "SectionEncoder", "dispatch", "plan"]
 
@@ -255,7 +255,7 @@ def _section_words(message: str, encoder: SectionEncoder) -> str:
 
 
 def _property(run: RunView, planned: PlannedCheck, index: int, name: str) -> CheckResult:
-    from pespec.properties.registry import PROPERTIES
+    from pespec.sinusoidal.properties.registry import PROPERTIES
 
     section = run.config.sections[index]
     values = np.unique(section_positions(run.positions, run.config, index))

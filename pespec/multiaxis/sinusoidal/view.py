@@ -9,7 +9,7 @@ from numpy.typing import NDArray
 
 from pespec.multiaxis.sinusoidal.config import MultiAxisConfig
 from pespec.multiaxis.sinusoidal.presets import Preset
-from pespec.properties.base import Level
+from pespec.sinusoidal.properties.base import Level
 
 __all__ = ["RunView"]
 

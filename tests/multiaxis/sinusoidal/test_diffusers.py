@@ -26,9 +26,9 @@ from pespec.clients.catalog import get_client
 from pespec.multiaxis.sinusoidal.adapters import grid_table_backend
 from pespec.multiaxis.sinusoidal.presets import PRESETS, sincos_2d
 from pespec.multiaxis.sinusoidal.run import check
-from pespec.properties.base import LEVELS, EncodingConfig
-from pespec.properties.errormodel import element_bound
-from pespec.reference.conventions import Convention
+from pespec.sinusoidal.properties.base import LEVELS, EncodingConfig
+from pespec.sinusoidal.properties.errormodel import element_bound
+from pespec.sinusoidal.reference.conventions import Convention
 
 embeddings = pytest.importorskip("diffusers.models.embeddings")
 torch = pytest.importorskip("torch")

@@ -1,0 +1,163 @@
+"""Writing golden fixtures: the byte-deterministic files, the MANIFEST, regeneration and
+export (SPEC §7).
+
+:func:`render_catalog` renders every set in memory; :func:`regenerate` replaces the fixture
+directory atomically; :func:`export_fixture_sets` writes ``.npz`` or ``.csv`` copies. The
+MANIFEST, the atomic folder replacement and the atomic export are the engine's
+(:mod:`pespec.conformance.fixtures`); their names are re-exported here for old callers.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pespec._version import SPEC_VERSION
+from pespec.conformance.fixtures import (
+    export_with,
+    manifest_text,
+    replace_directory,
+    with_manifest,
+)
+from pespec.sinusoidal.golden import DEFINITION, FORMAT, GENERATOR, FixtureSet
+from pespec.sinusoidal.golden_catalog import CATALOG, FixtureSpec, compute_fixture
+
+__all__ = [
+    "WRITERS",
+    "export_fixture_sets",
+    "export_with",
+    "manifest_text",
+    "regenerate",
+    "render_catalog",
+    "render_fixture",
+    "render_sets",
+    "replace_directory",
+    "with_manifest",
+]
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, separators=(", ", ": "), allow_nan=False)
+
+
+def _matrix(rows: Iterable[list[Any]]) -> str:
+    lines = ["  " + json.dumps(row, separators=(",", ":"), allow_nan=False) for row in rows]
+    return "[\n" + ",\n".join(lines) + "\n ]"
+
+
+def _scale_clause(fixture: FixtureSet) -> str:
+    """The definition's words for an output scale (SPEC §3.1); empty when A = 1."""
+    if fixture.convention.output_scale == 1.0:
+        return ""
+    return (
+        "; with an output scale A (convention output_scale: a number, or sqrt(2/d) = the "
+        "exact square root of 2/d_model) each value is the correctly rounded float64 of A "
+        "times that sine or cosine"
+    )
+
+
+def render_fixture(fixture: FixtureSet) -> bytes:
+    """The fixture's JSON file, byte-deterministic (fixed key order, one row per line)."""
+    is_float = fixture.positions.dtype.kind == "f"
+    positions = [float(p) if is_float else int(p) for p in fixture.positions.tolist()]
+    fields: list[tuple[str, str]] = [
+        ("format", _dump(FORMAT)),
+        ("spec_version", _dump(SPEC_VERSION)),
+        ("generator", _dump(GENERATOR)),
+        ("name", _dump(fixture.name)),
+        ("description", _dump(fixture.description)),
+        ("definition", _dump(DEFINITION + _scale_clause(fixture))),
+        ("d_model", _dump(fixture.d_model)),
+        ("base", _dump(float(fixture.base))),
+        ("base_hex", _dump(float(fixture.base).hex())),
+        ("convention", _dump(fixture.convention.to_dict())),
+        ("position_type", _dump("float" if is_float else "int")),
+        ("positions", _dump(positions)),
+    ]
+    if is_float:
+        fields.append(("positions_hex", _dump([float(p).hex() for p in positions])))
+    rows = fixture.values.tolist()
+    fields += [
+        ("columns", _dump([int(c) for c in fixture.columns.tolist()])),
+        ("shape", _dump(list(fixture.values.shape))),
+        ("values", _matrix(rows)),
+        ("values_hex", _matrix([[v.hex() for v in row] for row in rows])),
+    ]
+    body = ",\n".join(f" {json.dumps(key)}: {text}" for key, text in fields)
+    return ("{\n" + body + "\n}\n").encode("ascii")
+
+
+def render_sets(
+    catalog: Sequence[FixtureSpec] = CATALOG,
+    on_progress: Callable[[FixtureSpec], None] | None = None,
+) -> dict[str, bytes]:
+    """Every set of ``catalog``, in memory: {file name: bytes} (no MANIFEST)."""
+    files: dict[str, bytes] = {}
+    for spec in catalog:
+        files[f"{spec.name}.json"] = render_fixture(compute_fixture(spec))
+        if on_progress is not None:
+            on_progress(spec)
+    return files
+
+
+def render_catalog(
+    catalog: Sequence[FixtureSpec] = CATALOG,
+    on_progress: Callable[[FixtureSpec], None] | None = None,
+    extra: Mapping[str, bytes] | None = None,
+) -> dict[str, bytes]:
+    """Every fixture file and the MANIFEST, in memory: {file name: bytes}; ``extra``: further
+    files sharing the directory and MANIFEST (other formats' files, rendered by their
+    families: :func:`pespec.conformance.fixtures.render_fixture_files`)."""
+    return with_manifest({**render_sets(catalog, on_progress), **(extra or {})})
+
+
+def regenerate(
+    directory: Path | None = None,
+    catalog: Sequence[FixtureSpec] = CATALOG,
+    on_progress: Callable[[FixtureSpec], None] | None = None,
+    extra: Mapping[str, bytes] | None = None,
+) -> dict[str, bytes]:
+    """Recompute every set (and write ``extra``'s files, as :func:`render_catalog`) and
+    replace ``directory`` atomically (:func:`replace_directory`); returns the files written."""
+    files = render_catalog(catalog, on_progress, extra)
+    return replace_directory(directory, files, generator=GENERATOR["name"])
+
+
+def _csv_bytes(fixture: FixtureSet) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["position", *(str(int(c)) for c in fixture.columns)])
+    for position, row in zip(fixture.positions.tolist(), fixture.values.tolist(), strict=True):
+        writer.writerow([repr(position), *(repr(v) for v in row)])
+    return buffer.getvalue().encode("ascii")
+
+
+def _npz_bytes(fixture: FixtureSet) -> bytes:
+    buffer = io.BytesIO()
+    np.savez(
+        buffer,
+        positions=fixture.positions,
+        columns=fixture.columns.astype(np.int64),
+        values=fixture.values,
+        d_model=np.int64(fixture.d_model),
+        base=np.float64(fixture.base),
+        convention=np.array(json.dumps(fixture.convention.to_dict(), sort_keys=True)),
+    )
+    return buffer.getvalue()
+
+
+WRITERS: Mapping[str, Callable[[FixtureSet], bytes]] = {"npz": _npz_bytes, "csv": _csv_bytes}
+"""Export format -> the bytes of ``<name>.<format>`` for one absolute set."""
+
+
+def export_fixture_sets(
+    fixtures: Sequence[FixtureSet], directory: Path, file_format: str
+) -> list[Path]:
+    """Write ``<name>.npz`` (arrays, no pickled objects) or ``<name>.csv`` per set; atomic."""
+    return export_with(fixtures, directory, file_format, WRITERS)

@@ -1,0 +1,228 @@
+"""The sinusoidal oracle's error bounds pinned from both sides (issue 42, SPEC Annex B.2/B.3).
+
+Each call the oracle makes to its certification checks is recorded; the test then computes
+the proof's terms independently (ω_k and the exact angle in mpmath, t_k = ln(base)·k/(d/2))
+and requires (1) the bound handed to the check is never below them (a dropped or shrunken
+term is a false certificate waiting for a hard input) and (2) the true error of every value
+the oracle certified, measured against mpmath at far higher precision, never exceeds the bound
+it used. The Ziv retry is forced by starting it below float64's precision.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import gmpy2
+import mpmath
+import numpy as np
+import pytest
+
+from pespec.sinusoidal.reference import oracle
+from pespec.sinusoidal.reference.conventions import CANONICAL, MLX, Convention
+
+MARGIN = 1 - 2.0**-30
+"""Allowance for the float64 roundings of a bound's evaluation (covered by SLACK = 1 + 2^-40)."""
+
+
+def _record(monkeypatch: pytest.MonkeyPatch, name: str) -> list[tuple[Any, ...]]:
+    """Replace oracle.<name> by a wrapper that records each call's positional arguments."""
+    calls: list[tuple[Any, ...]] = []
+    original = getattr(oracle, name)
+
+    def spy(*args: Any) -> Any:
+        calls.append(args)
+        return original(*args)
+
+    monkeypatch.setattr(oracle, name, spy)
+    return calls
+
+
+def _omega(k: int, d: int, base: float, convention: Convention) -> mpmath.mpf:
+    """ω_k = base^(−k/(d/2 − s)) at the current mpmath precision (independent of the oracle)."""
+    den = mpmath.mpf(d // 2) - mpmath.mpf(convention.frequency_shift)
+    return mpmath.power(mpmath.mpf(base), -mpmath.mpf(k) / den)
+
+
+def _t(k: int, d: int, base: float, convention: Convention) -> float:
+    """t_k = ln(base)·k/(d/2 − s), the exponent of the frequency (the proof's t_k)."""
+    return float(mpmath.log(base) * k / (d // 2 - convention.frequency_shift))
+
+
+def _true_error_within(values: list[Any], exact: list[mpmath.mpf], bound: list[float]) -> None:
+    """|ỹ_i − y_i| ≤ bound_i for every i (y_i exact to 400 bits)."""
+    for value, y, err in zip(values, exact, bound, strict=True):
+        assert abs(mpmath.mpf(value) - y) <= err
+
+
+# integer positions 64·q + r, q, r in 1..4: 16 ints, 4 + 4 table entries (the table path)
+TABLE = [64 * q + r for q in range(1, 5) for r in range(1, 5)]
+
+
+def test_table_path_bound_never_below_the_proof(monkeypatch: pytest.MonkeyPatch) -> None:
+    """_table_rows: err = (|θ̃_a| + |θ̃_b|)·(4·t_k + 3)·u + c·u with c ≥ 6.07 (four table entries
+    within u of their sine/cosine, each multiplied by a factor ≤ 1.01: 4.04u; two products and a
+    sum: 2.03u), for the sines and the cosines alike; and the true error of every value the
+    table path formed is within it."""
+    d, base = 8, 10000.0
+    calls = _record(monkeypatch, "round_certified")
+    oracle.encode(TABLE, d, base=base, workers=1)
+    assert len(calls) == 2 * (d // 2)  # sines and cosines per k: the table path, nothing else
+    mpmath.mp.prec = 400
+    try:
+        for index, (values, angle, factor, constant, precision) in enumerate(calls):
+            k, want_sin = index // 2, index % 2 == 0
+            assert constant >= 4 * 1.01 + 2 * 1.01 + 0.01  # 6.07
+            assert factor >= 0
+            w, t_k = _omega(k, d, base, CANONICAL), _t(k, d, base, CANONICAL)
+            magnitude = np.array(TABLE, dtype=np.float64)
+            proof = magnitude * float(w) * (4 * t_k + 3)
+            assert np.all(angle >= proof * MARGIN)
+            unit = mpmath.ldexp(1, -precision)
+            f = mpmath.sin if want_sin else mpmath.cos
+            exact = [f(x * w) for x in TABLE]
+            bound = [
+                (a + factor * abs(float(v)) + constant) * unit
+                for a, v in zip(angle, values, strict=True)
+            ]
+            _true_error_within(values, exact, bound)
+    finally:
+        mpmath.mp.prec = 53
+
+
+@pytest.mark.parametrize("convention", [CANONICAL, MLX], ids=lambda c: c.name)
+def test_direct_path_bound_never_below_the_proof(
+    monkeypatch: pytest.MonkeyPatch, convention: Convention
+) -> None:
+    """_direct_rows: err = A·|θ̃|·(4·t_k + 3)·u + f·|ỹ|·u with f ≥ 2 (A = 1: sin_cos and θ̃'s
+    product) or f ≥ 2 + 1.5 + 1 = 4.5 (Ã within 1.5u, the product A·ṽ one more rounding); every
+    certified value's true error within the bound used."""
+    d, base = 16, 10000.0
+    positions = [0.375, 5.5, 1000.25, -77.125]
+    calls = _record(monkeypatch, "round_certified")
+    oracle.encode(positions, d, base=base, convention=convention, workers=1)
+    assert len(calls) == 2 * len(positions)  # sines and cosines per row
+    a = 1.0 if convention.output_scale == 1.0 else convention.amplitude(d)
+    need = 2.0 if convention.output_scale == 1.0 else 4.5
+    half = d // 2
+    mpmath.mp.prec = 400
+    try:
+        amplitude = mpmath.sqrt(mpmath.mpf(2) / d) if a != 1.0 else mpmath.mpf(1)
+        for index, (values, angle, factor, constant, precision) in enumerate(calls):
+            x, want_sin = positions[index // 2], index % 2 == 0
+            assert factor >= need and constant >= 0
+            ws = [_omega(k, d, base, convention) for k in range(half)]
+            ts = [_t(k, d, base, convention) for k in range(half)]
+            proof = np.array(
+                [a * abs(x) * float(w) * (4 * t + 3) for w, t in zip(ws, ts, strict=True)]
+            )
+            assert np.all(angle >= proof * MARGIN)
+            unit = mpmath.ldexp(1, -precision)
+            f = mpmath.sin if want_sin else mpmath.cos
+            exact = [amplitude * f(mpmath.mpf(x) * w) for w in ws]
+            bound = [
+                (g + factor * abs(float(v)) + constant) * unit
+                for g, v in zip(angle, values, strict=True)
+            ]
+            _true_error_within(values, exact, bound)
+    finally:
+        mpmath.mp.prec = 53
+
+
+def test_underflow_guard_routes_only_tiny_angles_to_the_scalar_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Normal angles are certified by the vectorised check (no scalar recomputation at the
+    default 24 guard bits for these fixed inputs); angles below 2^-900, where the float64 bound
+    could underflow, get an infinite angle term (never accepted by the vector check)."""
+    scalar = _record(monkeypatch, "_scalar_value")
+    calls = _record(monkeypatch, "round_certified")
+    oracle.encode([0.375, 5.5, 1000.25, 3.0e5], 16, workers=1)
+    assert scalar == []
+    assert all(np.all(np.isfinite(args[1])) for args in calls)
+    calls.clear()
+    oracle.encode([2.0**-1000], 4, workers=1)
+    assert calls and all(np.all(np.isinf(args[1])) for args in calls)
+
+
+@pytest.mark.parametrize("want_sin", [False, True], ids=["cos", "sin"])
+def test_scalar_path_scaled_bound_never_below_the_proof(
+    monkeypatch: pytest.MonkeyPatch, want_sin: bool
+) -> None:
+    """_scalar_value with an output scale A = 1/2 (A² = 1/4, d = 8 of √(2/d)): the error
+    handed to round_interval is ≥ (A·|θ̃|·(4·t + 3) + 4.5·|ỹ|)·2^-P (the direct path's proof),
+    here at x = 1/2, k = 0 (t = 0), where the |ỹ| term dominates."""
+    calls = _record(monkeypatch, "round_interval")
+    x = gmpy2.mpfr(0.5)
+    result = oracle._scalar_value(
+        x, Fraction(10000), Fraction(4), 0, want_sin, 128, float, Fraction(1, 4)
+    )
+    value, err = calls[-1][0], calls[-1][1]
+    proof = (0.5 * 0.5 * 3 + 4.5 * abs(float(value))) * 2.0**-128
+    assert float(err) >= proof * MARGIN
+    exact = 0.5 * (mpmath.sin(0.5) if want_sin else mpmath.cos(0.5))
+    assert result == float(mpmath.mpf(exact))  # mpmath at 53 bits: correctly rounded
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize("start", [8, 16, 40])
+def test_scalar_retry_from_a_low_start_gives_the_certified_value(start: int) -> None:
+    """The Ziv loop of _scalar_value started below float64's 53 bits must double until it
+    certifies, and give what encode certifies at full precision (a loop that does not raise
+    its precision hangs: the timeout fails it)."""
+    d, base, position = 8, 10000.0, 1000.25
+    expected = oracle.encode([position], d, base=base, workers=1)[0]
+    x = gmpy2.mpfr(position)
+    for k in range(d // 2):
+        for want_sin, column in ((True, 2 * k), (False, 2 * k + 1)):
+            got = oracle._scalar_value(x, Fraction(10000), Fraction(d // 2), k, want_sin, start)
+            assert got == expected[column]
+
+
+@pytest.mark.timeout(10)
+def test_one_value_retries_from_a_low_start_give_the_certified_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ω_k (base 10001: no perfect power, so the Ziv loop, not the rational path) and the output
+    scale A = √(1/3) started at START_BITS = 8 bits: the loops must double until certified
+    and give the full-precision results (a loop that does not raise its precision hangs)."""
+    expected = oracle._frequencies_dd_cached.__wrapped__(8, Fraction(10001), Fraction(4))
+    amplitude = oracle._sqrt_certified(Fraction(1, 3))
+    assert amplitude == float(mpmath.sqrt(mpmath.mpf(1) / 3))  # mpmath at 53 bits: nearest
+    monkeypatch.setattr(oracle, "START_BITS", 8)
+    got = oracle._frequencies_dd_cached.__wrapped__(8, Fraction(10001), Fraction(4))
+    assert got[0].tolist() == expected[0].tolist() and got[1].tolist() == expected[1].tolist()
+    assert oracle._sqrt_certified(Fraction(1, 3)) == amplitude
+
+
+def test_default_base_is_10000() -> None:
+    """The public entry points' default base is 10000 (SPEC: Vaswani et al.): ω_k = 10000^(-k/4)
+    for d_model = 8, from mpmath at 400 bits; encode_decimal's default equals base=10000."""
+    from pespec.sinusoidal.reference._oracle_mpmath import mpf_to_float
+
+    with mpmath.workprec(400):
+        exact = [mpmath.power(10000, -mpmath.mpf(k) / 4) for k in range(4)]
+        hi, _ = oracle.frequencies_dd(8)
+        assert hi.tolist() == [mpf_to_float(w) for w in exact]
+        for got, w in zip(oracle.frequencies_mpf(8), exact, strict=True):
+            assert abs(got - w) <= abs(w) * mpmath.mpf(10) ** -39
+    assert oracle.encode_decimal([3], 8) == oracle.encode_decimal([3], 8, base=10000.0)
+    assert oracle.encode_decimal([3], 8) != oracle.encode_decimal([3], 8, base=10001.0)
+
+
+def test_integer_base_one_is_refused() -> None:
+    """base = 1 (an int) makes every ω_k = 1: refused with the allowed range named."""
+    with pytest.raises(ValueError, match=r"base must be a finite real number > 1; got 1"):
+        oracle.frequencies_dd(8, base=1)
+
+
+def test_position_zero_and_minus_one() -> None:
+    """Position 0: sin 0 = +0 and cos 0 = 1 exactly, half of the row each; position −1:
+    sin(−ω_k) < 0 for 0 < ω_k ≤ 1, so each decimal sine is negative and no row is the zero row."""
+    row = oracle.encode([0], 8)[0]
+    assert sorted(row.tolist()) == [0.0] * 4 + [1.0] * 4
+    assert not np.any(np.signbit(row))
+    zero, minus_one = oracle.encode_decimal([0, -1], 8)
+    assert sorted(float(v) for v in zero) == [0.0] * 4 + [1.0] * 4
+    assert zero != minus_one
+    assert sum(v.startswith("-") for v in minus_one) == 4
