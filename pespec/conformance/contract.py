@@ -29,6 +29,7 @@ __all__ = [
     "GuardedBackend",
     "OutputProblem",
     "bit_identical",
+    "check_timeout",
     "describe_arguments",
     "first_non_finite",
 ]
@@ -83,6 +84,14 @@ def table_hint(exc: BaseException, args: tuple[Any, ...] = ()) -> str:
     )
 
 
+def check_timeout(timeout: object) -> float:
+    """``timeout`` as seconds, for every family (the engine's one check): a positive int or
+    float (bool refused), else ValueError naming the value."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
+    return float(timeout)
+
+
 class GuardedBackend:
     """A :class:`Backend` called with a timeout and with its output validated.
 
@@ -108,6 +117,7 @@ class GuardedBackend:
     ) -> None:
         calling = getattr(backend.capabilities, "calling_convention", None)
         self.backend = backend
+        timeout = check_timeout(timeout)
         self.describe = describe or getattr(calling, "describe", None) or describe_arguments
         self.validator = validate or getattr(calling, "validate", None)
         self.timeout = timeout

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from pespec.conformance.backends import Backend, BackendCapabilities
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import BackendFailure, GuardedBackend
-from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
+from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite, select_stages
 from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.conformance.profiles import resolve_profile
@@ -124,10 +124,7 @@ class FourierRun:
     ) -> None:
         self.backend = load_fourier_backend(backend)
         self.profile = resolve_profile(profile)
-        unknown = [s for s in stages if s not in STAGES]
-        if unknown:
-            raise ValueError(f"stages must be a subset of {list(STAGES)}; got {unknown}")
-        self.stages = tuple(s for s in STAGES if s in stages)
+        self.stages = select_stages(stages, STAGES)
         caps = self.backend.capabilities
         assert isinstance(caps, FourierCapabilities)
         chosen = config if config is not None else caps.config
@@ -141,7 +138,7 @@ class FourierRun:
         self.level: str | None = claim
         self.output_dtype: str | None = None
         self.x = suite_inputs(self.conv, ROWS.get(self.profile, 64))
-        self.guard = GuardedBackend(self.backend, timeout=float(timeout), describe=_describe)
+        self.guard = GuardedBackend(self.backend, timeout=timeout, describe=_describe)
         self._want: F64 | None = None
 
     def plan(self) -> list[PlannedCheck]:

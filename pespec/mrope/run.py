@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from pespec.conformance.backends import Backend, BackendCapabilities
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import BackendFailure, GuardedBackend
-from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
+from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite, select_stages
 from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.conformance.profiles import resolve_profile
@@ -101,14 +101,11 @@ class MRopeRun:
         self.config: MultiAxisRopeConfig = self.preset.config
         self.backend = load_mrope_backend(backend)
         self.profile = resolve_profile(profile)
-        unknown = [s for s in stages if s not in STAGES]
-        if unknown:
-            raise ValueError(f"stages must be a subset of {list(STAGES)}; got {unknown}")
-        self.stages = tuple(s for s in STAGES if s in stages)
+        self.stages = select_stages(stages, STAGES)
         claim = level if level is not None else self.backend.capabilities.level
         self.claimed: RopeLevel | None = None if claim is None else parse_rope_level(claim)
         self.output_dtype: str | None = None
-        self.guard = GuardedBackend(self.backend, timeout=float(timeout), describe=_describe)
+        self.guard = GuardedBackend(self.backend, timeout=timeout, describe=_describe)
         grid = self.preset.positions()
         self.grid_rows = int(grid.shape[0])
         rows = np.unique(

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from pespec.conformance.backends import Backend, BackendCapabilities
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import BackendFailure, GuardedBackend
-from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
+from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite, select_stages
 from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.conformance.profiles import resolve_profile
@@ -123,15 +123,12 @@ class MultiAxisRun:
         self.config: MultiAxisConfig = self.preset.config
         self.backend = load_multiaxis_backend(backend)
         self.profile = resolve_profile(profile)
-        unknown = [s for s in stages if s not in STAGES]
-        if unknown:
-            raise ValueError(f"stages must be a subset of {list(STAGES)}; got {unknown}")
-        self.stages = tuple(s for s in STAGES if s in stages)
+        self.stages = select_stages(stages, STAGES)
         claim = level if level is not None else self.backend.capabilities.level
         self.claimed: Level | None = None if claim is None else parse_level(claim)
         self.level: str | None = None if self.claimed is None else self.claimed.name
         self.output_dtype: str | None = None
-        self.guard = GuardedBackend(self.backend, timeout=float(timeout), describe=_describe)
+        self.guard = GuardedBackend(self.backend, timeout=timeout, describe=_describe)
         grid = self.preset.positions()
         self.grid_rows = int(grid.shape[0])
         self.rows, self.positions = self._admitted(grid)

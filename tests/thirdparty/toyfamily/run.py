@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 from pespec.conformance.backends import Backend, BackendCapabilities
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import BackendFailure, GuardedBackend
-from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
+from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite, select_stages
 from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.conformance.profiles import resolve_profile
@@ -105,10 +105,7 @@ class ToyRun:
     ) -> None:
         self.backend = load_toy_backend(backend)
         self.profile = resolve_profile(profile)
-        unknown = [s for s in stages if s not in STAGES]
-        if unknown:
-            raise ValueError(f"stages must be a subset of {list(STAGES)}; got {unknown}")
-        self.stages = tuple(s for s in STAGES if s in stages)
+        self.stages = select_stages(stages, STAGES)
         caps = self.backend.capabilities
         assert isinstance(caps, ToyCapabilities)
         default = THOROUGH_HEADS if self.profile == "thorough" else None
@@ -122,7 +119,7 @@ class ToyRun:
         self.requested_level = claim
         self.level: str | None = claim
         self.output_dtype: str | None = None
-        self.guard = GuardedBackend(self.backend, timeout=float(timeout), describe=_describe)
+        self.guard = GuardedBackend(self.backend, timeout=timeout, describe=_describe)
 
     def plan(self) -> list[PlannedCheck]:
         planned = []
