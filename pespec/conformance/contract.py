@@ -127,6 +127,9 @@ class GuardedBackend:
         self.hung_message: str | None = None  # the call that timed out, in words
         self.calls = 0  # backend calls made, and rows (positions) requested, for the report
         self.rows = 0
+        self.watched: list[str] | None = None
+        """None, or the list each call that changed one of its array arguments in place adds
+        a sentence to (set by the engine's contract stage, :mod:`pespec.conformance.stage`)."""
 
     def raw_call(self, *args: Any) -> NDArray[Any]:
         """Call the backend on ``args`` (positions first) with the timeout; host array,
@@ -138,6 +141,9 @@ class GuardedBackend:
             )
         box: dict[str, Any] = {}
         self.calls += 1
+        watched = None
+        if self.watched is not None:
+            watched = [np.array(a, copy=True) if isinstance(a, np.ndarray) else None for a in args]
         first = np.asarray(args[0])  # the first argument's rows: the calls' size
         self.rows += int(first.shape[0]) if first.ndim else 1
 
@@ -189,8 +195,19 @@ class GuardedBackend:
                 "raised",
                 f"the backend raised {type(exc).__name__}: {exc} ({where}){table_hint(exc, args)}",
             )
+        if watched is not None:
+            self._watch(args, watched, where)
         value: NDArray[Any] = box["value"]
         return value
+
+    def _watch(self, args: tuple[Any, ...], copies: list[Any], where: str) -> None:
+        """Add to :attr:`watched` each array argument the call changed in place."""
+        assert self.watched is not None
+        for index, (given, before) in enumerate(zip(args, copies, strict=True)):
+            if before is None:
+                continue
+            if given.dtype != before.dtype or not np.array_equal(given, before, equal_nan=True):
+                self.watched.append(f"argument {index + 1} changed in place ({where})")
 
     def describe_call(self, *args: Any) -> str:
         """The call's arguments in words, for messages."""

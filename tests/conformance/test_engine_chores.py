@@ -6,7 +6,10 @@ validation (:func:`pespec.conformance.contract.check_timeout`, in every guard).
   (``-1.0`` was accepted by both multi-axis runs before) and unknown stages, with one
   wording;
 * a walk over every family's modules fails if one writes its own copy of a chore the engine
-  owns (a second timeout check, a second stage selection).
+  owns (a second timeout check, a second stage selection, a second contract stage planning
+  its own ``contract:*`` checks);
+* the contract stage has one set of ids for every family: the engine's
+  (:data:`pespec.conformance.stage.CONTRACT_ITEMS`), planned in that order.
 """
 
 from __future__ import annotations
@@ -86,17 +89,31 @@ def test_every_family_refuses_an_unknown_stage_in_one_wording(family: str) -> No
     assert suite.family_run.stages == ("contract",)
 
 
+OWN_CONTRACT: dict[str, str] = {
+    "sinusoidal": "its contract probes follow the declared capabilities (d_model, fractional "
+    "positions) and give each failed item a reproduction; the ids are the engine's",
+    "rope": "its contract calls carry the rotary inputs and a reproduction per item; the ids "
+    "are the engine's",
+}
+"""Families that still plan their own contract checks (with the engine's five ids), and why;
+the list only shrinks (an entry no longer needed fails)."""
+
 CHORE_WORDS = ("timeout must be", "stages must be a subset")
 """The engine's wordings: a family module holding one has written the chore again."""
 
 
 def chore_copies(source: str) -> list[str]:
-    """The chores ``source`` writes again: a string of :data:`CHORE_WORDS`, or a comparison
+    """The chores ``source`` writes again: a string of :data:`CHORE_WORDS`, a check id
+    ``contract:...`` planned by hand (``PlannedCheck("contract:...", ...)``), or a comparison
     ordering ``timeout`` (``timeout > 0``; ``timeout is None`` is no check) outside the engine."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             found += [f"{node.lineno}: {w!r}" for w in CHORE_WORDS if w in node.value]
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("PlannedCheck"):
+            first = ast.unparse(node.args[0]) if node.args else ""
+            if first.lstrip("f").strip("'\"").startswith("contract:"):
+                found.append(f"{node.lineno}: a contract check planned by hand")
         if isinstance(node, ast.Compare) and any(
             isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)) for op in node.ops
         ):
@@ -122,7 +139,20 @@ def test_no_family_writes_a_chore_of_the_engine_again(family: str) -> None:
         for path in _family_modules(entry)
         for problem in chore_copies(path.read_text(encoding="utf-8"))
     ]
+    own = [p for p in problems if "contract check planned by hand" in p]
+    if family in OWN_CONTRACT:
+        assert own, f"{family} no longer plans its own contract: drop it from OWN_CONTRACT"
+        problems = [p for p in problems if p not in own]
     assert not problems, f"{family} repeats an engine chore:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("family", FAMILY_NAMES)
+def test_every_family_plans_the_five_contract_ids(family: str) -> None:
+    from pespec.conformance.stage import CONTRACT_ITEMS
+
+    entry, backend, options = _cases()[family]
+    suite = entry.load("suite")(backend, stages=["contract"], **options)
+    assert [p.id for p in suite.plan()] == [f"contract:{item}" for item in CONTRACT_ITEMS]
 
 
 @pytest.mark.parametrize(
@@ -133,6 +163,9 @@ def test_no_family_writes_a_chore_of_the_engine_again(family: str) -> None:
         ("if timeout is None:\n    pass\n", 0),
         ('raise ValueError(f"stages must be a subset of {S}")\n', 1),
         ("self.stages = select_stages(stages, STAGES)\nguard(timeout=timeout)\n", 0),
+        ('PlannedCheck("contract:call", "contract", t, s)\n', 1),
+        ('PlannedCheck(f"contract:{item}", "contract", t, s)\n', 1),
+        ('PlannedCheck(f"reference:{i}", "reference", t, s)\n', 0),
     ],
 )
 def test_the_walk_finds_a_copied_chore(source: str, expected: int) -> None:

@@ -23,12 +23,13 @@ from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend, BackendCapabilities
 from pespec.conformance.compare import PlannedCheck
-from pespec.conformance.contract import BackendFailure, GuardedBackend
+from pespec.conformance.contract import GuardedBackend
 from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite, select_stages
 from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.conformance.profiles import resolve_profile
 from pespec.conformance.report import CheckResult, Report
+from pespec.conformance.stage import ContractStage, contract_plan, validated_output
 from toyfamily.config import THOROUGH_HEADS, parse_heads
 from toyfamily.reference import slope, within
 
@@ -120,11 +121,12 @@ class ToyRun:
         self.level: str | None = claim
         self.output_dtype: str | None = None
         self.guard = GuardedBackend(self.backend, timeout=timeout, describe=_describe)
+        self.contract = ContractStage(self.guard, self.slopes, 8)
 
     def plan(self) -> list[PlannedCheck]:
         planned = []
         if "contract" in self.stages:
-            planned.append(PlannedCheck("contract:call", "contract", CONTRACT_TITLE, "toy §1"))
+            planned += contract_plan("toy §1", {"shape": "returns the H slopes, shape (H,)"})
         if "reference" in self.stages:
             planned += [
                 PlannedCheck(f"reference:heads-{h}", "reference", f"the {h} slopes", "toy §2", h)
@@ -135,26 +137,14 @@ class ToyRun:
     def slopes(self, heads: int) -> NDArray[Any]:
         """The backend's slopes for ``heads``, validated (BackendFailure otherwise)."""
         out = self.guard.raw_call(heads)
-        dtype = str(out.dtype)
-        if out.shape != (heads,):
-            raise BackendFailure("shape", f"returned shape {out.shape}, not ({heads},)")
-        if dtype not in PRECISION:
-            raise BackendFailure("dtype", f"returned dtype {dtype}, not float64 or float32")
-        if self.output_dtype is None:
-            self.output_dtype = dtype
-            self.level = self.level or dtype
-        elif dtype != self.output_dtype:
-            raise BackendFailure("dtype", f"returned {dtype} after {self.output_dtype}")
-        if not np.all(np.isfinite(out)):
-            raise BackendFailure("finite", f"returned a non-finite slope (heads={heads})")
+        seen, where, first = self.output_dtype, _describe(heads), self._first
+        validated_output(out, (heads,), allowed=PRECISION, seen=seen, where=where, first=first)
         return out
 
+    def _first(self, name: str) -> None:
+        self.output_dtype, self.level = name, self.level or name
+
     def dispatch(self, planned: PlannedCheck) -> CheckResult:
-        if planned.stage == "contract":
-            first, second = self.slopes(8), self.slopes(8)
-            if first.tobytes() != second.tobytes():
-                return planned.result("failed", "two calls with heads=8 differ")
-            return planned.result("passed", "(heads,) float64/float32, finite, deterministic")
         return self.compare(planned, int(planned.payload))
 
     def compare(self, planned: PlannedCheck, heads: int) -> CheckResult:
@@ -186,9 +176,6 @@ class ToyRun:
         from toyfamily.report import diagnose
 
         diagnose(self, report)
-
-
-CONTRACT_TITLE = "returns H finite float64/float32 slopes, the same twice"
 
 
 def ToySuite(backend: str | Backend | Callable[..., Any], **options: Any) -> Suite:
