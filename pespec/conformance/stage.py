@@ -48,11 +48,13 @@ def validated_output(
     seen: str | None,
     where: str,
     first: Callable[[str], None] | None = None,
+    row: Callable[[int], str] | None = None,
 ) -> str:
     """The dtype name of ``out``, a backend's output of the call described by ``where``,
     after the checks every family makes of a call, in this order and one wording: ``shape``,
     a dtype of ``allowed``, the dtype ``seen`` in earlier calls (None: this is the first
-    call, and ``first(name)`` records it before the next check), every value finite;
+    call, and ``first(name)`` records it before the next check), every value finite (the
+    first non-finite one named by its row, ``row(r)`` saying which input that row is);
     :class:`~pespec.conformance.contract.BackendFailure` (kind ``shape``, ``dtype`` or
     ``finite``) otherwise."""
     if out.shape != shape:
@@ -67,7 +69,8 @@ def validated_output(
     finite = np.isfinite(out.astype(np.float64))
     if not np.all(finite):
         at = tuple(int(i) for i in np.argwhere(~finite)[0])
-        place = f"row {at[0]}, column {at[1]}" if len(at) == 2 else f"index {list(at)}"
+        which = "" if row is None else f" ({row(at[0])})"
+        place = f"row {at[0]}{which}, column {at[1]}" if len(at) == 2 else f"index {list(at)}"
         raise BackendFailure(
             "finite", f"returned a non-finite value {float(out[at])!r} at {place} ({where})"
         )

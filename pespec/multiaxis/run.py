@@ -165,7 +165,15 @@ class MultiAxisRun:
         out = self.guard.raw_call(given.copy(), self.config)
         expected = (given.shape[0], self.config.d_model)
         seen, where = self.output_dtype, _describe(given)
-        validated_output(out, expected, allowed=DTYPES, seen=seen, where=where, first=self._first)
+        validated_output(
+            out,
+            expected,
+            allowed=DTYPES,
+            seen=seen,
+            where=where,
+            first=self._first,
+            row=lambda r: f"position {tuple(np.asarray(given)[r].tolist())}",
+        )
         return out
 
     def _first(self, name: str) -> None:

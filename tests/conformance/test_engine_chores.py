@@ -170,3 +170,52 @@ def test_every_family_plans_the_five_contract_ids(family: str) -> None:
 )
 def test_the_walk_finds_a_copied_chore(source: str, expected: int) -> None:
     assert len(chore_copies(source)) == expected
+
+
+OWN_COMMAND: dict[str, str] = {
+    "sinusoidal": "its command draws the progress bar and the error picture beside the report",
+    "rope": "its command reads client configs with their notes and the q·k-scores mode",
+}
+"""Families whose check command still runs the supervised or in-process check itself (not
+through :func:`pespec.cli.family_check.run_backend`), and why; the list only shrinks."""
+
+
+@pytest.mark.parametrize("family", FAMILY_NAMES)
+def test_no_family_writes_a_second_check_command(family: str) -> None:
+    entry = _toy() if family == "toy" else FAMILIES[family]
+    module = importlib.import_module(entry.command.partition(":")[0])
+    calls = {
+        ast.unparse(node.func)
+        for node in ast.walk(ast.parse(Path(module.__file__ or "").read_text("utf-8")))
+        if isinstance(node, ast.Call)
+    }
+    own = {"run_checked", "check_writable"} & calls
+    if module.__name__ == "pespec.cli.family_check":
+        return
+    if family in OWN_COMMAND:
+        assert own, f"{family} no longer runs its own check: drop it from OWN_COMMAND"
+        return
+    assert not own, f"{family}'s command {module.__name__} calls {sorted(own)} itself"
+
+
+@pytest.mark.parametrize(
+    ("family", "argv"),
+    [
+        ("sinusoidal", ["numpy"]),
+        ("rope", ["numpy", "--config", "Llama-2-7B"]),
+        ("multiaxis", ["tests.multiaxis.ports:correct", "--config", "mae-vit-b-16"]),
+        ("fourier", ["tests.fourier.ports:nerf_code", "--config", "nerf"]),
+    ],
+)
+def test_every_family_refuses_an_unwritable_report_path_before_the_run(
+    family: str, argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only the rotary front end checked report paths before (issue 38): now ``pespec check``
+    does, for every family (exit 2, the option named, no run)."""
+    from pespec.cli import main
+
+    (tmp_path / "a-file").write_text("", "utf-8")
+    bad = str(tmp_path / "a-file" / "r.json")
+    code = main(["check", "--family", family, *argv, "--json", bad, "--in-process"])
+    assert code == 2
+    assert "--json" in capsys.readouterr().err
