@@ -206,22 +206,18 @@ def _run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
+    from pespec.cli.family_check import report_paths_writable
+
+    if not report_paths_writable(args, "pespec check"):  # every family: before the run
+        return 2
     return int(family.load("command")(args, "pespec check"))
 
 
 def run_sinusoidal(args: argparse.Namespace, prog: str = "pespec check") -> int:
-    """The sinusoidal family's check on parsed arguments (its command in the registry)."""
-    from pespec._atomic import check_writable
-
+    """The sinusoidal family's check on parsed arguments (its command in the registry; the
+    report paths were checked by ``pespec check``)."""
     if (args.backend is None) == (args.from_file is None):
         print(f"{prog}: error: give exactly one of BACKEND or --from-file", file=sys.stderr)
-        return 2
-    try:  # a report path that cannot be written is a usage error, found before the run
-        for option, path in (("--json", args.json), ("--markdown", args.markdown)):
-            if path:
-                check_writable(path, option)
-    except ValueError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     from pespec.cli.verdict import run_and_report
 

@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
-from pespec.cli.supervised import run_checked, supervising
-from pespec.cli.verdict import run_and_report
-from pespec.conformance.engine import DEFAULT_TIMEOUT
+from pespec.cli.family_check import run_backend, shared_options
 
 __all__ = ["run"]
 
@@ -33,8 +30,7 @@ def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
         print(f"{prog}: error: give --config or --convention, not both", file=sys.stderr)
         return 2
     chosen = config if config is not None else convention
-    timeout = DEFAULT_TIMEOUT if args.timeout is None else float(args.timeout)
-    options: dict[str, Any] = {"level": args.level, "profile": args.profile, "timeout": timeout}
+    options = shared_options(args)
     if chosen is not None:
         try:
             options["config"] = convention_from(chosen).to_dict()
@@ -52,8 +48,6 @@ def run(args: argparse.Namespace, prog: str = "pespec check") -> int:
             )
             return 2
         options["stages"] = wanted
-    if supervising(args):
-        return int(run_and_report(prog, args, lambda: run_checked(FAMILY, args, options)))
     from pespec.clients.resolve import resolve  # a client:NAME@DTYPE spec (pespec table)
 
-    return int(run_and_report(prog, args, lambda: check(resolve(args.backend, chosen), **options)))
+    return run_backend(prog, args, FAMILY, options, check, lambda: resolve(args.backend, chosen))

@@ -17,9 +17,8 @@ import importlib
 import sys
 from typing import Any
 
-from pespec.cli.supervised import run_checked, supervising
+from pespec.cli.family_check import run_backend, shared_options
 from pespec.cli.verdict import run_and_report
-from pespec.conformance.engine import DEFAULT_TIMEOUT
 
 __all__ = ["run", "run_family"]
 
@@ -68,21 +67,8 @@ def run_family(args: argparse.Namespace, prog: str, package: str, family: str) -
     if getattr(args, "positions", None) is not None:
         print(f"{prog}: error: --positions only applies with --from-file", file=sys.stderr)
         return 2
-    timeout = DEFAULT_TIMEOUT if args.timeout is None else float(args.timeout)
-    options: dict[str, Any] = {
-        "config": config,
-        "level": args.level,
-        "profile": args.profile,
-        "timeout": timeout,
-    }
-    if supervising(args):
-        return int(
-            run_and_report(prog, args, lambda: run_checked(run_module.FAMILY, args, options))
-        )
+    options = {"config": config, **shared_options(args)}
     from pespec.clients.resolve import resolve  # a client:NAME@DTYPE spec (pespec table)
 
-    return int(
-        run_and_report(
-            prog, args, lambda: run_module.check(resolve(args.backend, config), **options)
-        )
-    )
+    backend = lambda: resolve(args.backend, config)  # noqa: E731
+    return run_backend(prog, args, run_module.FAMILY, options, run_module.check, backend)

@@ -29,6 +29,7 @@ __all__ = [
     "GuardedBackend",
     "OutputProblem",
     "bit_identical",
+    "check_timeout",
     "describe_arguments",
     "first_non_finite",
 ]
@@ -83,6 +84,14 @@ def table_hint(exc: BaseException, args: tuple[Any, ...] = ()) -> str:
     )
 
 
+def check_timeout(timeout: object) -> float:
+    """``timeout`` as seconds, for every family (the engine's one check): a positive int or
+    float (bool refused), else ValueError naming the value."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
+    return float(timeout)
+
+
 class GuardedBackend:
     """A :class:`Backend` called with a timeout and with its output validated.
 
@@ -108,6 +117,7 @@ class GuardedBackend:
     ) -> None:
         calling = getattr(backend.capabilities, "calling_convention", None)
         self.backend = backend
+        timeout = check_timeout(timeout)
         self.describe = describe or getattr(calling, "describe", None) or describe_arguments
         self.validator = validate or getattr(calling, "validate", None)
         self.timeout = timeout
@@ -117,6 +127,9 @@ class GuardedBackend:
         self.hung_message: str | None = None  # the call that timed out, in words
         self.calls = 0  # backend calls made, and rows (positions) requested, for the report
         self.rows = 0
+        self.watched: list[str] | None = None
+        """None, or the list each call that changed one of its array arguments in place adds
+        a sentence to (set by the engine's contract stage, :mod:`pespec.conformance.stage`)."""
 
     def raw_call(self, *args: Any) -> NDArray[Any]:
         """Call the backend on ``args`` (positions first) with the timeout; host array,
@@ -128,6 +141,9 @@ class GuardedBackend:
             )
         box: dict[str, Any] = {}
         self.calls += 1
+        watched = None
+        if self.watched is not None:
+            watched = [np.array(a, copy=True) if isinstance(a, np.ndarray) else None for a in args]
         first = np.asarray(args[0])  # the first argument's rows: the calls' size
         self.rows += int(first.shape[0]) if first.ndim else 1
 
@@ -179,8 +195,19 @@ class GuardedBackend:
                 "raised",
                 f"the backend raised {type(exc).__name__}: {exc} ({where}){table_hint(exc, args)}",
             )
+        if watched is not None:
+            self._watch(args, watched, where)
         value: NDArray[Any] = box["value"]
         return value
+
+    def _watch(self, args: tuple[Any, ...], copies: list[Any], where: str) -> None:
+        """Add to :attr:`watched` each array argument the call changed in place."""
+        assert self.watched is not None
+        for index, (given, before) in enumerate(zip(args, copies, strict=True)):
+            if before is None:
+                continue
+            if given.dtype != before.dtype or not np.array_equal(given, before, equal_nan=True):
+                self.watched.append(f"argument {index + 1} changed in place ({where})")
 
     def describe_call(self, *args: Any) -> str:
         """The call's arguments in words, for messages."""

@@ -13,15 +13,16 @@ none, and no class subclasses :class:`Suite`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
 from pespec.conformance.backends import Backend
 from pespec.conformance.compare import PlannedCheck
-from pespec.conformance.contract import BackendFailure, GuardedBackend
+from pespec.conformance.contract import BackendFailure, GuardedBackend, check_timeout
 from pespec.conformance.guard import BACKEND_ERRORS, CallProtocolError
 from pespec.conformance.report import CheckResult, Report
+from pespec.conformance.stage import ContractStage
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -32,7 +33,9 @@ __all__ = [
     "Interrupted",
     "Progress",
     "Suite",
+    "check_timeout",
     "fail_fast_reason",
+    "select_stages",
     "unfinished_sentence",
 ]
 
@@ -52,6 +55,15 @@ golden stage, a few milliseconds, still runs: it names the fixtures the output b
 
 Progress = Callable[[PlannedCheck, CheckResult | None], None]
 """``progress(planned, None)`` before a check, ``progress(planned, result)`` after it."""
+
+
+def select_stages(stages: Sequence[str], all_stages: Sequence[str]) -> tuple[str, ...]:
+    """The stages chosen, in the family's order (the engine's one stage selection, for every
+    family); ValueError naming the unknown ones and the family's stages."""
+    unknown = [s for s in stages if s not in all_stages]
+    if unknown:
+        raise ValueError(f"stages must be a subset of {list(all_stages)}; got {unknown}")
+    return tuple(s for s in all_stages if s in stages)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -161,8 +173,12 @@ class Suite:
         start = time.perf_counter()
         guard = self.guard
         calls, rows = guard.calls, guard.rows
+        contract = getattr(self.family_run, "contract", None)
         try:
-            result = self.family_run.dispatch(planned)
+            if planned.stage == "contract" and isinstance(contract, ContractStage):
+                result = contract.result(planned)  # the engine's one contract stage
+            else:
+                result = self.family_run.dispatch(planned)
         except CallProtocolError:  # not a verdict: the object is no backend (exit 2)
             raise
         except BackendFailure as failure:

@@ -21,12 +21,13 @@ from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend, BackendCapabilities
 from pespec.conformance.compare import PlannedCheck
-from pespec.conformance.contract import BackendFailure, GuardedBackend
-from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
+from pespec.conformance.contract import GuardedBackend
+from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite, select_stages
 from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.conformance.profiles import resolve_profile
 from pespec.conformance.report import CheckResult, Report
+from pespec.conformance.stage import ContractStage, contract_plan, validated_output
 from pespec.fourier.convention import FourierConvention
 from pespec.fourier.errormodel import LEVELS, tolerance
 from pespec.fourier.inputs import ROWS, suite_inputs
@@ -124,10 +125,7 @@ class FourierRun:
     ) -> None:
         self.backend = load_fourier_backend(backend)
         self.profile = resolve_profile(profile)
-        unknown = [s for s in stages if s not in STAGES]
-        if unknown:
-            raise ValueError(f"stages must be a subset of {list(STAGES)}; got {unknown}")
-        self.stages = tuple(s for s in STAGES if s in stages)
+        self.stages = select_stages(stages, STAGES)
         caps = self.backend.capabilities
         assert isinstance(caps, FourierCapabilities)
         chosen = config if config is not None else caps.config
@@ -141,13 +139,14 @@ class FourierRun:
         self.level: str | None = claim
         self.output_dtype: str | None = None
         self.x = suite_inputs(self.conv, ROWS.get(self.profile, 64))
-        self.guard = GuardedBackend(self.backend, timeout=float(timeout), describe=_describe)
+        self.guard = GuardedBackend(self.backend, timeout=timeout, describe=_describe)
+        self.contract = ContractStage(self.guard, self.encode, self.x[:8])
         self._want: F64 | None = None
 
     def plan(self) -> list[PlannedCheck]:
         planned = []
         if "contract" in self.stages:
-            planned.append(PlannedCheck("contract:call", "contract", CONTRACT_TITLE, "§10.7"))
+            planned += contract_plan("§10.7", CONTRACT_RULES)
         if "golden" in self.stages:
             from pespec.fourier.golden import fixture_for
 
@@ -171,22 +170,16 @@ class FourierRun:
         """The backend's output at ``x``, validated (BackendFailure otherwise), as float64."""
         sent = np.array(x, dtype=np.float64)
         out = self.guard.raw_call(sent, self.conv)
-        dtype = str(out.dtype)
         want = (x.shape[0], self.conv.width)
-        if out.shape != want:
-            raise BackendFailure("shape", f"returned shape {out.shape}, not {want}")
-        if dtype not in LEVELS:
-            raise BackendFailure("dtype", f"returned dtype {dtype}, not float64 or float32")
-        if self.output_dtype is None:
-            self.output_dtype = dtype
-            self.level = self.level or dtype
-        elif dtype != self.output_dtype:
-            raise BackendFailure("dtype", f"returned {dtype} after {self.output_dtype}")
-        if not np.all(np.isfinite(out)):
-            raise BackendFailure("finite", "returned a non-finite value")
-        if sent.tobytes() != x.tobytes():
-            raise BackendFailure("inputs", "changed its input x in place")
+        where = _describe(sent, self.conv)
+        seen = self.output_dtype
+        validated_output(out, want, allowed=LEVELS, seen=seen, where=where, first=self._first)
         return np.asarray(out, dtype=np.float64)
+
+    def _first(self, name: str) -> None:
+        """The first call's output dtype and the level it gives (when none is claimed)."""
+        self.output_dtype = name
+        self.level = self.level or name
 
     def want(self) -> F64:
         """The oracle's values at the suite's inputs (computed once)."""
@@ -195,11 +188,6 @@ class FourierRun:
         return self._want
 
     def dispatch(self, planned: PlannedCheck) -> CheckResult:
-        if planned.stage == "contract":
-            first, second = self.encode(self.x[:8]), self.encode(self.x[:8])
-            if first.tobytes() != second.tobytes():
-                return planned.result("failed", "two calls with the same x differ")
-            return planned.result("passed", "(n, D) float64/float32, finite, deterministic")
         if planned.stage == "golden":
             fixture = planned.payload
             return self.judge(planned, fixture.x, fixture.values)
@@ -242,7 +230,10 @@ class FourierRun:
         diagnose(self, report)
 
 
-CONTRACT_TITLE = "returns (n, D) finite float64/float32 values, the same twice, x unchanged"
+CONTRACT_RULES = {
+    "shape": "returns an array of shape (n, D)",
+    "dtype": "output dtype is float64 or float32 and stays the same",
+}
 
 
 def FourierSuite(backend: str | Backend | Callable[..., Any], **options: Any) -> Suite:

@@ -31,7 +31,7 @@ from pespec.conformance.contract import (
     GuardedBackend,
     bit_identical,
 )
-from pespec.conformance.engine import DEFAULT_TIMEOUT, Progress, Suite
+from pespec.conformance.engine import DEFAULT_TIMEOUT, Progress, Suite, check_timeout, select_stages
 from pespec.conformance.guard import BACKEND_ERRORS
 from pespec.conformance.report import CheckResult, Report
 from pespec.rope import properties as props
@@ -132,12 +132,8 @@ class RopeRun:
         self.config = reading.config
         self.config_notes = list(dict.fromkeys([*reading.notes, *config_notes]))
         self.profile = resolve_profile(profile)
-        unknown = [s for s in stages if s not in ROPE_STAGES]
-        if unknown:
-            raise ValueError(f"stages must be a subset of {list(ROPE_STAGES)}; got {unknown}")
-        self.stages = tuple(s for s in ROPE_STAGES if s in stages)
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-            raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
+        self.stages = select_stages(stages, ROPE_STAGES)
+        check_timeout(timeout)  # before the rest, as the engine's guard would
         if max_position is not None and (
             isinstance(max_position, bool)
             or not isinstance(max_position, int)

@@ -36,6 +36,8 @@ from pespec.conformance.engine import (
     INTERRUPTED,
     Interrupted,
     Progress,
+    check_timeout,
+    select_stages,
 )
 from pespec.conformance.engine import Suite as EngineSuite
 from pespec.conformance.guard import BACKEND_ERRORS, protocol_error
@@ -125,12 +127,8 @@ class SinusoidalRun:
         self.shrink = bool(shrink)
         self.fail_fast = bool(fail_fast)
         self.profile = resolve_profile(profile)
-        unknown = [s for s in stages if s not in STAGES]
-        if unknown:
-            raise ValueError(f"stages must be a subset of {list(STAGES)}; got unknown {unknown}")
-        self.stages = tuple(s for s in STAGES if s in stages)
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-            raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
+        self.stages = select_stages(stages, STAGES)
+        check_timeout(timeout)  # before the rest, as the engine's guard would
         if examples is not None and (
             isinstance(examples, bool) or not isinstance(examples, int) or examples < 1
         ):

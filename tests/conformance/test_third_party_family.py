@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 import pespec
+from pespec.conformance.stage import CONTRACT_ITEMS
 from pespec.families import ENTRY_POINT_GROUP, FAMILIES, families, get_family
 from tests.clirun import run_cli
 
@@ -189,7 +190,8 @@ def test_check_family_toy_takes_its_own_option(tmp_path: Path) -> None:
     done = _pespec([*args, "--json", "r.json"], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     ids = [c["id"] for c in json.loads((tmp_path / "r.json").read_text("utf-8"))["checks"]]
-    assert ids == ["contract:call", "reference:heads-1", "reference:heads-8"], ids
+    contract = [f"contract:{item}" for item in CONTRACT_ITEMS]
+    assert ids == [*contract, "reference:heads-1", "reference:heads-8"], ids
     plain = _pespec(["check", "numpy", "--heads", "1,8"], tmp_path / "again")
     assert plain.returncode == 2 and "--heads" in plain.stderr, plain.stderr
 

@@ -71,7 +71,7 @@ def test_normalise_multiaxis_drops_times_and_environment() -> None:
         "duration_s": 0.5,
         "execution": {"device": "cpu"},
         "pespec_version": "1.0.0.dev0",
-        "checks": [{"id": "contract:call", "status": "passed", "duration_s": 0.1}],
+        "checks": [{"id": "contract:shape", "status": "passed", "duration_s": 0.1}],
         "diagnosis": None,
         "diagnosis_sentence": None,
     }
@@ -85,7 +85,7 @@ def test_normalise_multiaxis_drops_times_and_environment() -> None:
             "verdict": "conformant",
             "level": {"name": "float64"},
             "pespec_version": "<version>",
-            "checks": [{"id": "contract:call", "status": "passed"}],
+            "checks": [{"id": "contract:shape", "status": "passed"}],
             "diagnosis": None,
             "diagnosis_sentence": None,
         },

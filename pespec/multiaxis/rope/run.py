@@ -22,15 +22,16 @@ from numpy.typing import NDArray
 from pespec.conformance.backends import Backend, BackendCapabilities
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import BackendFailure, GuardedBackend
-from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
+from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite, select_stages
 from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.conformance.profiles import resolve_profile
 from pespec.conformance.report import CheckResult, Report
+from pespec.conformance.stage import ContractStage, validated_output
 from pespec.multiaxis.rope.config import MultiAxisRopeConfig
 from pespec.multiaxis.rope.presets import Preset, resolve_config
 from pespec.multiaxis.rope.reference import check_inputs
-from pespec.numerics.formats import DTYPES, dtype_name
+from pespec.numerics.formats import DTYPES
 from pespec.rope.errormodel import (
     RopeLevel,
     check_rope_claim,
@@ -101,14 +102,11 @@ class MRopeRun:
         self.config: MultiAxisRopeConfig = self.preset.config
         self.backend = load_mrope_backend(backend)
         self.profile = resolve_profile(profile)
-        unknown = [s for s in stages if s not in STAGES]
-        if unknown:
-            raise ValueError(f"stages must be a subset of {list(STAGES)}; got {unknown}")
-        self.stages = tuple(s for s in STAGES if s in stages)
+        self.stages = select_stages(stages, STAGES)
         claim = level if level is not None else self.backend.capabilities.level
         self.claimed: RopeLevel | None = None if claim is None else parse_rope_level(claim)
         self.output_dtype: str | None = None
-        self.guard = GuardedBackend(self.backend, timeout=float(timeout), describe=_describe)
+        self.guard = GuardedBackend(self.backend, timeout=timeout, describe=_describe)
         grid = self.preset.positions()
         self.grid_rows = int(grid.shape[0])
         rows = np.unique(
@@ -116,6 +114,7 @@ class MRopeRun:
         )
         self.positions: NDArray[Any] = grid[rows]
         self.x = input_x(self.positions.shape[0], self.config.head_dim)
+        self.contract = ContractStage(self.guard, self.output, self.x[:16], self.positions[:16])
         self._cache: dict[str, Any] = {}
 
     @property
@@ -136,26 +135,20 @@ class MRopeRun:
         the same dtype every call, finite (BackendFailure otherwise)."""
         x64, p = check_inputs(x, positions, self.config)
         out = self.guard.raw_call(x64.copy(), p.copy(), self.config)
-        if out.shape != x64.shape:
-            raise BackendFailure("shape", f"returned shape {out.shape}, not {x64.shape}")
-        name = dtype_name(out.dtype)
-        if name is None:
-            raise BackendFailure(
-                "dtype", f"returned dtype {out.dtype}, not one of {sorted(DTYPES)}"
-            )
-        if self.output_dtype is None:
-            if self.claimed is not None:  # a claim may only tighten the dtype's default
-                try:
-                    check_rope_claim(self.claimed, name)
-                except ValueError as exc:
-                    raise BackendFailure("dtype", str(exc)) from None
-            self.output_dtype = name
-        elif name != self.output_dtype:
-            raise BackendFailure("dtype", f"returned {name} after {self.output_dtype}")
-        values = out.astype(np.float64)
-        if not np.all(np.isfinite(values)):
-            raise BackendFailure("finite", f"returned a non-finite value ({_describe(x64, p)})")
-        return values
+        where = _describe(x64, p)
+        seen = self.output_dtype
+        validated_output(out, x64.shape, allowed=DTYPES, seen=seen, where=where, first=self._first)
+        return out.astype(np.float64)
+
+    def _first(self, name: str) -> None:
+        """The first call's output dtype, checked against the claim (which may only tighten
+        the dtype's default level)."""
+        if self.claimed is not None:
+            try:
+                check_rope_claim(self.claimed, name)
+            except ValueError as exc:
+                raise BackendFailure("dtype", str(exc)) from None
+        self.output_dtype = name
 
     def output_all(self, x: NDArray[Any], positions: NDArray[Any]) -> NDArray[np.float64]:
         """:meth:`output` in blocks of :data:`BLOCK_ROWS` rows."""

@@ -17,8 +17,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.compare import PlannedCheck
-from pespec.conformance.contract import bit_identical
 from pespec.conformance.report import CheckResult
+from pespec.conformance.stage import contract_plan
 from pespec.multiaxis.rope.config import MultiAxisRopeConfig
 from pespec.multiaxis.rope.presets import Preset
 from pespec.multiaxis.rope.reference import level_bound, reference_bound
@@ -58,8 +58,7 @@ def plan(run: RunView) -> list[PlannedCheck]:
     """Every check of the selected stages, with stable ids naming sections and axes."""
     config, planned = run.config, []
     if "contract" in run.stages:
-        title = "(n, head_dim) float array, finite, the same twice"
-        planned.append(PlannedCheck("contract:call", "contract", title, "§9.7"))
+        planned += contract_plan("§9.7", {"shape": "returns an array of shape (n, head_dim)"})
     if "golden" in run.stages:
         from pespec.multiaxis.rope.golden_stage import golden_planned
 
@@ -83,13 +82,6 @@ def plan(run: RunView) -> list[PlannedCheck]:
 
 def dispatch(run: RunView, planned: PlannedCheck) -> CheckResult:
     """Run one planned check (BackendFailure propagates: the engine fails the check)."""
-    if planned.stage == "contract":
-        sample = (run.x[:16], run.positions[:16])
-        first, second = run.output(*sample), run.output(*sample)
-        if not bit_identical(first, second):
-            return planned.result("failed", "two calls with the same inputs differ")
-        shape = f"({first.shape[0]}, {run.config.head_dim}) {run.output_dtype}"
-        return planned.result("passed", shape)
     if planned.stage == "golden":
         from pespec.multiaxis.rope.golden_stage import golden_check
 

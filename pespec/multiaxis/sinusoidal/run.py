@@ -22,14 +22,15 @@ from numpy.typing import NDArray
 from pespec.conformance.backends import Backend, BackendCapabilities
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import BackendFailure, GuardedBackend
-from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
+from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite, select_stages
 from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.conformance.profiles import resolve_profile
 from pespec.conformance.report import CheckResult, Report
+from pespec.conformance.stage import ContractStage, validated_output
 from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, check_positions_nd
 from pespec.multiaxis.sinusoidal.presets import Preset, resolve_config
-from pespec.numerics.formats import DTYPES, dtype_name
+from pespec.numerics.formats import DTYPES
 from pespec.sinusoidal.properties.base import Level, level_for_dtype, parse_level
 
 __all__ = [
@@ -123,18 +124,16 @@ class MultiAxisRun:
         self.config: MultiAxisConfig = self.preset.config
         self.backend = load_multiaxis_backend(backend)
         self.profile = resolve_profile(profile)
-        unknown = [s for s in stages if s not in STAGES]
-        if unknown:
-            raise ValueError(f"stages must be a subset of {list(STAGES)}; got {unknown}")
-        self.stages = tuple(s for s in STAGES if s in stages)
+        self.stages = select_stages(stages, STAGES)
         claim = level if level is not None else self.backend.capabilities.level
         self.claimed: Level | None = None if claim is None else parse_level(claim)
         self.level: str | None = None if self.claimed is None else self.claimed.name
         self.output_dtype: str | None = None
-        self.guard = GuardedBackend(self.backend, timeout=float(timeout), describe=_describe)
+        self.guard = GuardedBackend(self.backend, timeout=timeout, describe=_describe)
         grid = self.preset.positions()
         self.grid_rows = int(grid.shape[0])
         self.rows, self.positions = self._admitted(grid)
+        self.contract = ContractStage(self.guard, self.output, self.positions[:16])
 
     def _admitted(self, grid: NDArray[Any]) -> tuple[NDArray[np.intp], NDArray[Any]]:
         """The checked rows (profile's limit) the backend's declared capabilities admit
@@ -165,34 +164,28 @@ class MultiAxisRun:
         given = check_positions_nd(positions, self.config.axes)
         out = self.guard.raw_call(given.copy(), self.config)
         expected = (given.shape[0], self.config.d_model)
-        if out.shape != expected:
-            raise BackendFailure("shape", f"returned shape {out.shape}, not {expected}")
-        name = dtype_name(out.dtype)
-        if name is None:
-            raise BackendFailure(
-                "dtype", f"returned dtype {out.dtype}, not one of {sorted(DTYPES)}"
-            )
+        seen, where = self.output_dtype, _describe(given)
+        validated_output(
+            out,
+            expected,
+            allowed=DTYPES,
+            seen=seen,
+            where=where,
+            first=self._first,
+            row=lambda r: f"position {tuple(np.asarray(given)[r].tolist())}",
+        )
+        return out
+
+    def _first(self, name: str) -> None:
+        """The first call's output dtype, checked against the claim, and its level."""
         if self.claimed is not None and name != self.claimed.output_dtype:
             raise BackendFailure(
                 "dtype",
                 f"returned {name}; the level {self.claimed.name} claims "
                 f"{self.claimed.output_dtype} output",
             )
-        if self.output_dtype is None:
-            self.output_dtype = name
-            self.level = self.level or level_for_dtype(out.dtype).name
-        elif name != self.output_dtype:
-            raise BackendFailure("dtype", f"returned {name} after {self.output_dtype}")
-        finite = np.isfinite(out.astype(np.float64))
-        if not np.all(finite):
-            row, column = (int(i) for i in np.argwhere(~finite)[0])
-            where = tuple(np.asarray(given)[row].tolist())
-            raise BackendFailure(
-                "finite",
-                f"returned a non-finite value {float(out[row, column])!r} at row {row} "
-                f"(position {where}), column {column} ({_describe(given)})",
-            )
-        return out
+        self.output_dtype = name
+        self.level = self.level or level_for_dtype(DTYPES[name]).name
 
     def blocks(self, positions: NDArray[Any]) -> list[NDArray[Any]]:
         """``positions`` cut into row blocks of at most :data:`BLOCK_ELEMENTS` outputs."""

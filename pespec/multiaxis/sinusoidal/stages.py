@@ -17,8 +17,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.compare import FIXTURE_ERROR, PlannedCheck, Worst, comparison_result
-from pespec.conformance.contract import bit_identical
 from pespec.conformance.report import CheckResult
+from pespec.conformance.stage import contract_plan
 from pespec.multiaxis.sinusoidal.reference import section_columns, section_positions
 from pespec.multiaxis.sinusoidal.view import RunView
 from pespec.sinusoidal.compare import (
@@ -46,8 +46,7 @@ def plan(run: RunView) -> list[PlannedCheck]:
     """Every check of the selected stages, with stable ids naming sections and axes."""
     config, planned = run.config, []
     if "contract" in run.stages:
-        title = "(n, D) float array, finite, the same twice"
-        planned.append(PlannedCheck("contract:call", "contract", title, "§9.5"))
+        planned += contract_plan("§9.5", {"shape": "returns an array of shape (n, D)"})
     count = len(config.sections)
     if "golden" in run.stages:
         from pespec.multiaxis.sinusoidal.golden_stage import golden_planned
@@ -82,8 +81,6 @@ def plan(run: RunView) -> list[PlannedCheck]:
 
 def dispatch(run: RunView, planned: PlannedCheck) -> CheckResult:
     """Run one planned check (BackendFailure propagates: the engine fails the check)."""
-    if planned.stage == "contract":
-        return _contract(run, planned)
     if planned.stage == "golden":
         from pespec.multiaxis.sinusoidal.golden_stage import golden_check
 
@@ -123,14 +120,6 @@ def coordinate_words(message: str, config: Any, section: int | None) -> str:
         return f"at axis-{axis} coordinate {found['p']} (section {index}), output column {column}"
 
     return _AT.sub(words, message)
-
-
-def _contract(run: RunView, planned: PlannedCheck) -> CheckResult:
-    sample = run.positions[:16]
-    first, second = run.output(sample), run.output(sample)
-    if not bit_identical(first, second):
-        return planned.result("failed", "two calls with the same positions differ")
-    return planned.result("passed", f"({sample.shape[0]}, {run.config.d_model}) {first.dtype}")
 
 
 def _section_block(run: RunView, worst: Worst, block: NDArray[Any], index: int) -> None:

@@ -114,4 +114,5 @@ def test_a_claim_looser_than_the_output_dtype_fails() -> None:
     assert check(port, config=small("qwen3-vl-4b"), level="float32").conformant
     report = check(port, config=small("qwen3-vl-4b"), level="float32/bfloat16/bfloat16")
     assert not report.conformant
-    assert "looser than the default" in report.checks[0].message
+    dtype = next(c for c in report.checks if c.id == "contract:dtype")
+    assert dtype.status == "failed" and "looser than the default" in dtype.message

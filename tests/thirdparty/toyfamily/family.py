@@ -10,8 +10,8 @@ FAMILY = Family(
     suite="toyfamily.run:ToySuite",
     check="toyfamily.run:check",
     load_backend="toyfamily.run:load_toy_backend",
-    check_file="toyfamily.cli:run",  # no from-file check: the command refuses --from-file
-    command="toyfamily.cli:run",
+    check_file="pespec.cli.family_check:run",  # no from-file check: the command refuses it
+    command="pespec.cli.family_check:run",  # pespec's check command: --heads is a keyword
     report="toyfamily.report",
     options=(
         option(

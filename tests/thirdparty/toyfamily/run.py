@@ -1,19 +1,19 @@
-"""The toy family's run for pespec's engine: contract, plan, dispatch, diagnosis.
+"""The toy family's run for pespec's engine: plan, dispatch, report, diagnosis.
 
-Everything here uses pespec's public engine names only: :class:`Suite` and its
-:class:`FamilyRun` protocol, the guarded call (:class:`GuardedBackend`: timeout, host
-conversion, call counts), :func:`load_backend` with this family's capabilities type and
-entry-point group, :class:`PlannedCheck` and the one :class:`Report`.
+Everything here uses pespec's public engine names only: :class:`EngineRun` (backend loading
+with this family's capabilities type and entry-point group, profile, stages, level claim,
+guarded call with its timeout, the suite factory and check function), the engine's contract
+stage and validated call (:mod:`pespec.conformance.stage`), :class:`PlannedCheck` and the one
+:class:`Report`.
 
-Stages: ``contract`` (the call returns a 1-D float64/float32 array of H finite values, the
-same twice) and ``reference`` (every slope of each H within one unit roundoff-pair of the
-exact slope: |x - y| ≤ 2^(1-p)·y, p the precision of the level's dtype; one ulp, which any
-faithful pow/exp2 meets; decided exactly by :func:`toyfamily.reference.within`).
+Stages: ``contract`` (the engine's five items on a call with H = 8) and ``reference`` (every
+slope of each H within one unit roundoff-pair of the exact slope: |x - y| ≤ 2^(1-p)·y, p the
+precision of the level's dtype; one ulp, which any faithful pow/exp2 meets; decided exactly
+by :func:`toyfamily.reference.within`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -21,39 +21,19 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import Backend, BackendCapabilities
+from pespec.conformance.backends import BackendCapabilities
+from pespec.conformance.chores import EngineRun, dtype_levels
 from pespec.conformance.compare import PlannedCheck
-from pespec.conformance.contract import BackendFailure, GuardedBackend
-from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
 from pespec.conformance.guard import CallingConvention
-from pespec.conformance.loading import load_backend
-from pespec.conformance.profiles import resolve_profile
 from pespec.conformance.report import CheckResult, Report
+from pespec.conformance.stage import ContractStage, contract_plan, validated_output
 from toyfamily.config import THOROUGH_HEADS, parse_heads
 from toyfamily.reference import slope, within
 
-__all__ = [
-    "ENTRY_POINT_GROUP",
-    "FAMILY",
-    "PRECISION",
-    "STAGES",
-    "TOY_CALL",
-    "ToyCapabilities",
-    "ToyRun",
-    "ToySuite",
-    "check",
-    "load_toy_backend",
-]
+__all__ = ["PRECISION", "ToyCapabilities", "ToyRun", "ToySuite", "check", "load_toy_backend"]
 
-FAMILY = "toy"
-STAGES = ("contract", "reference")
-ENTRY_POINT_GROUP = "toyfamily.backends"
 PRECISION = {"float64": 53, "float32": 24}
 """The levels (the output dtype) and their precision p: the bound is 2^(1-p)·y."""
-
-TOY_CALL = CallingConvention(
-    "backend(heads) -> array", (8,), "wrap it in a function (heads) -> array of the H slopes"
-)
 
 
 @dataclass(frozen=True)
@@ -62,72 +42,45 @@ class ToyCapabilities(BackendCapabilities):
     supports; None: any)."""
 
     heads: tuple[int, ...] | None = None
-    calling_convention: ClassVar[CallingConvention] = TOY_CALL
+    calling_convention: ClassVar[CallingConvention] = CallingConvention(
+        "backend(heads) -> array", (8,), "wrap it in a function (heads) -> array of the H slopes"
+    )
 
     def check_fields(self) -> None:
         if self.heads is not None:
             object.__setattr__(self, "heads", parse_heads(self.heads))
 
     def check_level(self) -> None:
-        if self.level is not None and self.level not in PRECISION:
-            raise ValueError(f"level must be one of {sorted(PRECISION)}; got {self.level!r}")
+        if self.level is not None:
+            dtype_levels(PRECISION).parse(self.level)
 
     def to_dict(self) -> dict[str, Any]:
         heads = None if self.heads is None else list(self.heads)
         return {**super().to_dict(), "heads": heads}
 
 
-def load_toy_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
-    """A toy backend from ``module:attr``, ``file.py:attr``, an entry point of
-    :data:`ENTRY_POINT_GROUP`, a callable or a Backend (pespec's loader, this family's types)."""
-    return load_backend(spec, capabilities_type=ToyCapabilities, group=ENTRY_POINT_GROUP)
+class ToyRun(EngineRun):
+    """The toy family's run for one backend: the engine's chores and the slopes."""
 
+    family = "toy"
+    all_stages = ("contract", "reference")
+    capabilities_type = ToyCapabilities
+    entry_point_group = "toyfamily.backends"
+    levels = dtype_levels(PRECISION)
 
-def _describe(heads: Any) -> str:
-    return f"heads={heads!r}"
-
-
-class ToyRun:
-    """The toy family's :class:`~pespec.conformance.engine.FamilyRun` for one backend."""
-
-    family = FAMILY
-    all_stages = STAGES
-
-    def __init__(
-        self,
-        backend: str | Backend | Callable[..., Any],
-        *,
-        heads: Any = None,
-        level: str | None = None,
-        profile: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        stages: Sequence[str] = STAGES,
-    ) -> None:
-        self.backend = load_toy_backend(backend)
-        self.profile = resolve_profile(profile)
-        unknown = [s for s in stages if s not in STAGES]
-        if unknown:
-            raise ValueError(f"stages must be a subset of {list(STAGES)}; got {unknown}")
-        self.stages = tuple(s for s in STAGES if s in stages)
-        caps = self.backend.capabilities
-        assert isinstance(caps, ToyCapabilities)
-        default = THOROUGH_HEADS if self.profile == "thorough" else None
-        wanted = parse_heads(heads if heads is not None else default)
-        self.heads = tuple(h for h in wanted if caps.heads is None or h in caps.heads)
+    def __init__(self, backend: Any, *, heads: Any = None, **options: Any) -> None:
+        super().__init__(backend, describe=lambda h: f"heads={h!r}", **options)
+        declared = self.backend.capabilities.heads  # type: ignore[attr-defined]
+        wanted = parse_heads(heads or (THOROUGH_HEADS if self.profile == "thorough" else None))
+        self.heads = tuple(h for h in wanted if declared is None or h in declared)
         if not self.heads:
-            raise ValueError(f"heads {list(wanted)} are none of the declared {caps.heads}")
-        claim = level if level is not None else caps.level
-        if claim is not None and claim not in PRECISION:
-            raise ValueError(f"level must be one of {sorted(PRECISION)}; got {claim!r}")
-        self.requested_level = claim
-        self.level: str | None = claim
-        self.output_dtype: str | None = None
-        self.guard = GuardedBackend(self.backend, timeout=float(timeout), describe=_describe)
+            raise ValueError(f"heads {list(wanted)} are none of the declared {declared}")
+        self.contract = ContractStage(self.guard, self.slopes, 8)
 
     def plan(self) -> list[PlannedCheck]:
         planned = []
         if "contract" in self.stages:
-            planned.append(PlannedCheck("contract:call", "contract", CONTRACT_TITLE, "toy §1"))
+            planned += contract_plan("toy §1", {"shape": "returns the H slopes, shape (H,)"})
         if "reference" in self.stages:
             planned += [
                 PlannedCheck(f"reference:heads-{h}", "reference", f"the {h} slopes", "toy §2", h)
@@ -138,42 +91,31 @@ class ToyRun:
     def slopes(self, heads: int) -> NDArray[Any]:
         """The backend's slopes for ``heads``, validated (BackendFailure otherwise)."""
         out = self.guard.raw_call(heads)
-        dtype = str(out.dtype)
-        if out.shape != (heads,):
-            raise BackendFailure("shape", f"returned shape {out.shape}, not ({heads},)")
-        if dtype not in PRECISION:
-            raise BackendFailure("dtype", f"returned dtype {dtype}, not float64 or float32")
-        if self.output_dtype is None:
-            self.output_dtype = dtype
-            self.level = self.level or dtype
-        elif dtype != self.output_dtype:
-            raise BackendFailure("dtype", f"returned {dtype} after {self.output_dtype}")
-        if not np.all(np.isfinite(out)):
-            raise BackendFailure("finite", f"returned a non-finite slope (heads={heads})")
+        validated_output(
+            out,
+            (heads,),
+            allowed=PRECISION,
+            seen=self.output_dtype,
+            where=f"heads={heads}",
+            first=lambda name: setattr(self, "output_dtype", name),
+        )
         return out
 
     def dispatch(self, planned: PlannedCheck) -> CheckResult:
-        if planned.stage == "contract":
-            first, second = self.slopes(8), self.slopes(8)
-            if first.tobytes() != second.tobytes():
-                return planned.result("failed", "two calls with heads=8 differ")
-            return planned.result("passed", "(heads,) float64/float32, finite, deterministic")
-        return self.compare(planned, int(planned.payload))
-
-    def compare(self, planned: PlannedCheck, heads: int) -> CheckResult:
-        """Every slope of ``heads`` against the exact one, within 2^(1-p)·y (decided exactly)."""
+        """Every slope of H against the exact one, within 2^(1-p)·y (decided exactly)."""
+        heads = int(planned.payload)
         out = self.slopes(heads).astype(np.float64)
         r = Fraction(2, 2 ** PRECISION[self.level or "float64"])
-        worst: tuple[float, int, float, float] | None = None  # (ratio, h, error, bound)
         bad = [h for h in range(1, heads + 1) if not within(float(out[h - 1]), h, heads, r)]
-        for h in range(1, heads + 1):
-            ref = slope(h, heads)
-            error, bound = abs(float(out[h - 1]) - ref), float(r) * ref
-            if worst is None or error / bound > worst[0]:
-                worst = (error / bound, h, error, bound)
-        assert worst is not None
-        _, h, error, bound = worst
-        fields: dict[str, Any] = {"max_error": error, "bound": bound, "worst_column": h - 1}
+        h = max(
+            range(1, heads + 1), key=lambda h: abs(out[h - 1] - slope(h, heads)) / slope(h, heads)
+        )
+        ref = slope(h, heads)
+        fields = {
+            "max_error": abs(float(out[h - 1]) - ref),
+            "bound": float(r) * ref,
+            "worst_column": h - 1,
+        }
         if bad:
             message = f"{len(bad)} of {heads} slopes off by more than 2^(1-p)·m_h; first h={bad[0]}"
             return planned.result("failed", message, **fields)
@@ -191,14 +133,4 @@ class ToyRun:
         diagnose(self, report)
 
 
-CONTRACT_TITLE = "returns H finite float64/float32 slopes, the same twice"
-
-
-def ToySuite(backend: str | Backend | Callable[..., Any], **options: Any) -> Suite:
-    """The engine's Suite on a :class:`ToyRun` (the family's suite factory)."""
-    return Suite(ToyRun(backend, **options))
-
-
-def check(backend: str | Backend | Callable[..., Any], **options: Any) -> Report:
-    """Run the toy suite on ``backend`` in this process and return the report."""
-    return ToySuite(backend, **options).run()
+ToySuite, check, load_toy_backend = ToyRun.suite, ToyRun.check, ToyRun.load
