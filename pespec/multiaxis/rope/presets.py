@@ -23,6 +23,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
+from pespec.multiaxis.combinator import resolve_preset
 from pespec.multiaxis.rope.config import MultiAxisRopeConfig, mrope, per_axis_rotary
 from pespec.multiaxis.rope.diffusers_config import from_diffusers_config
 from pespec.multiaxis.rope.positions import flux_positions, qwen_vl_positions, vision_grid
@@ -241,26 +242,6 @@ def _from_mapping(data: Mapping[str, Any], name: str = "config.json") -> Preset:
 
 
 def resolve_config(value: Any) -> Preset:
-    """A preset name, a :class:`Preset`, a dict (see :func:`_from_mapping`) or a .json path."""
-    if isinstance(value, Preset):
-        return value
-    if isinstance(value, Mapping):
-        return _from_mapping(value)
-    if isinstance(value, str) and value.endswith(".json"):
-        try:
-            data = json.loads(Path(value).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"config file {value!r} could not be read: {exc}") from None
-        if not isinstance(data, dict):
-            raise ValueError(f"config file {value!r} must hold a JSON object")
-        return _from_mapping(data, Path(value).name)
-    if isinstance(value, str) and value in PRESETS:
-        return PRESETS[value]
-    if isinstance(value, str):
-        from pespec._suggest import did_you_mean
-
-        raise ValueError(
-            f"config must be one of {list(PRESETS)} or a JSON file; got {value!r}"
-            f"{did_you_mean(value, PRESETS)}"
-        )
-    raise TypeError(f"config must be a preset name, a dict or a .json path; got {value!r}")
+    """A preset name, a :class:`Preset`, a dict (see :func:`_from_mapping`) or a .json path
+    (:func:`pespec.multiaxis.combinator.resolve_preset`)."""
+    return resolve_preset(value, Preset, PRESETS, _from_mapping)

@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.report import CheckResult
 from pespec.conformance.stage import contract_plan
+from pespec.multiaxis.combinator import axis_reversed
 from pespec.multiaxis.rope.config import MultiAxisRopeConfig
 from pespec.multiaxis.rope.presets import Preset
 from pespec.multiaxis.rope.reference import level_bound, reference_bound
@@ -129,9 +130,7 @@ def _separability(run: RunView, planned: PlannedCheck, axis: int) -> CheckResult
     others = [i for i, s in enumerate(config.sections) if s.axis != axis]
     if not others:
         return planned.result("passed", f"every section reads axis {axis}")
-    values = np.unique(run.positions[:, axis])
-    moved = run.positions.copy()
-    moved[:, axis] = values[::-1][np.searchsorted(values, run.positions[:, axis])]
+    moved = axis_reversed(run.positions, axis)
     y, _, bound = run.judged()
     y_moved = run.output_all(run.x, moved)
     assert run.output_dtype is not None

@@ -12,13 +12,12 @@ layout ``sin_cos_halves``). A transcription with h first is a different configur
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from numpy.typing import NDArray
 
+from pespec.multiaxis.combinator import resolve_preset
 from pespec.multiaxis.sinusoidal.config import Arrangement, MultiAxisConfig, Section
 from pespec.multiaxis.sinusoidal.grid import grid_positions
 from pespec.sinusoidal.reference.conventions import Convention
@@ -212,19 +211,5 @@ def _from_mapping(data: dict[str, Any]) -> Preset:
 
 def resolve_config(value: Any) -> Preset:
     """A preset name, a :class:`Preset`, a dict (see :func:`_from_mapping`) or the path of
-    a JSON file of that dict."""
-    if isinstance(value, Preset):
-        return value
-    if isinstance(value, dict):
-        return _from_mapping(value)
-    if isinstance(value, str) and value.endswith(".json"):
-        try:
-            data = json.loads(Path(value).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"config file {value!r} could not be read: {exc}") from None
-        if not isinstance(data, dict):
-            raise ValueError(f"config file {value!r} must hold a JSON object")
-        return _from_mapping(data)
-    if isinstance(value, str):
-        return preset(value)
-    raise TypeError(f"config must be a preset name, a dict or a .json path; got {value!r}")
+    a JSON file of that dict (:func:`pespec.multiaxis.combinator.resolve_preset`)."""
+    return resolve_preset(value, Preset, PRESETS, lambda data, _name: _from_mapping(dict(data)))

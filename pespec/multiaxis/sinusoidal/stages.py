@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from pespec.conformance.compare import FIXTURE_ERROR, PlannedCheck, Worst, comparison_result
 from pespec.conformance.report import CheckResult
 from pespec.conformance.stage import contract_plan
+from pespec.multiaxis.combinator import axis_reversed
 from pespec.multiaxis.sinusoidal.reference import section_columns, section_positions
 from pespec.multiaxis.sinusoidal.view import RunView
 from pespec.sinusoidal.compare import (
@@ -159,9 +160,7 @@ def _separability(run: RunView, planned: PlannedCheck, axis: int) -> CheckResult
     others = [i for i, s in enumerate(config.sections) if s.axis != axis]
     if not others:
         return planned.result("passed", f"every section reads axis {axis}")
-    values = np.unique(run.positions[:, axis])
-    moved = run.positions.copy()
-    moved[:, axis] = values[::-1][np.searchsorted(values, run.positions[:, axis])]
+    moved = axis_reversed(run.positions, axis)
     worst_ratio, where = 0.0, None
     for block, block_moved in zip(run.blocks(run.positions), run.blocks(moved), strict=True):
         y, y_moved = run.output(block), run.output(block_moved)

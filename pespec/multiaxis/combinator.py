@@ -1,0 +1,72 @@
+"""The multi-axis combinator's parts that do not depend on the section kind (SPEC §9).
+
+A section kind (:mod:`pespec.multiaxis.sinusoidal`, :mod:`pespec.multiaxis.rope`) brings its
+presets, its configuration type and its 1-D reference; what follows is the same for both:
+resolving the ``--config`` value to a preset (a name, a preset, a mapping, a ``.json`` file)
+and the separability check's positions (one axis's coordinates reversed, the others kept).
+Shapes: positions (n, k), one column per axis.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["axis_reversed", "resolve_preset"]
+
+P = TypeVar("P")
+
+
+def _read_json_object(path: str) -> dict[str, Any]:
+    """The JSON object in the file ``path``; ValueError naming the file otherwise."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"config file {path!r} could not be read: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"config file {path!r} must hold a JSON object")
+    return data
+
+
+def resolve_preset(
+    value: Any,
+    kind: type[P],
+    presets: Mapping[str, P],
+    from_mapping: Callable[[Mapping[str, Any], str], P],
+) -> P:
+    """``value`` as a preset of a section kind: a ``kind`` instance as it is, a mapping read
+    by ``from_mapping(data, name)`` (name ``config.json``), a ``.json`` path read the same way
+    (name: the file's name), or a name in ``presets``; ValueError naming the known presets and
+    the closest for an unknown name, TypeError for anything else."""
+    if isinstance(value, kind):
+        return value
+    if isinstance(value, Mapping):
+        return from_mapping(value, "config.json")
+    if isinstance(value, str) and value.endswith(".json"):
+        return from_mapping(_read_json_object(value), Path(value).name)
+    if isinstance(value, str) and value in presets:
+        return presets[value]
+    if isinstance(value, str):
+        from pespec._suggest import did_you_mean
+
+        raise ValueError(
+            f"config must be one of {list(presets)} or a JSON file; got {value!r}"
+            f"{did_you_mean(value, presets)}"
+        )
+    raise TypeError(f"config must be a preset name, a dict or a .json path; got {value!r}")
+
+
+def axis_reversed(positions: NDArray[Any], axis: int) -> NDArray[Any]:
+    """``positions`` (n, k) with the coordinates of ``axis`` mapped onto the same set in
+    reverse order (the smallest to the largest, ...), the other axes unchanged: the moved
+    positions the separability check compares with (a section not reading ``axis`` must
+    not change)."""
+    values = np.unique(positions[:, axis])
+    moved: NDArray[Any] = positions.copy()
+    moved[:, axis] = values[::-1][np.searchsorted(values, positions[:, axis])]
+    return moved
