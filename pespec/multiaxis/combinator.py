@@ -2,8 +2,9 @@
 
 A section kind (:mod:`pespec.multiaxis.sinusoidal`, :mod:`pespec.multiaxis.rope`) brings its
 presets, its configuration type and its 1-D reference; what follows is the same for both:
-resolving the ``--config`` value to a preset (a name, a preset, a mapping, a ``.json`` file)
-and the separability check's positions (one axis's coordinates reversed, the others kept).
+resolving the ``--config`` value to a preset (a name, a preset, a mapping, a ``.json`` file),
+the planned ``golden`` check of a preset's certified set, and the separability check's
+positions (one axis's coordinates reversed, the others kept).
 Shapes: positions (n, k), one column per axis.
 """
 
@@ -17,7 +18,9 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["axis_reversed", "resolve_preset"]
+from pespec.conformance.compare import PlannedCheck
+
+__all__ = ["axis_reversed", "certified_set_check", "resolve_preset"]
 
 P = TypeVar("P")
 
@@ -70,3 +73,13 @@ def axis_reversed(positions: NDArray[Any], axis: int) -> NDArray[Any]:
     moved: NDArray[Any] = positions.copy()
     moved[:, axis] = values[::-1][np.searchsorted(values, positions[:, axis])]
     return moved
+
+
+def certified_set_check(fixture: Any, rows: str, section: str) -> list[PlannedCheck]:
+    """The ``golden`` check of a preset's certified set ``fixture`` (a kind's fixture with
+    ``name``, ``preset`` and ``rows``), or none when the preset has no set (None); ``rows``
+    names what the set's rows index (``grid``, ``ids``), ``section`` the SPEC section."""
+    if fixture is None:
+        return []
+    title = f"the certified set of {fixture.preset} ({fixture.rows.size} {rows} rows)"
+    return [PlannedCheck(f"golden:{fixture.name}", "golden", title, section, fixture)]

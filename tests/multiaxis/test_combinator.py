@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pespec.multiaxis.combinator import axis_reversed, resolve_preset
+from pespec.multiaxis.combinator import axis_reversed, certified_set_check, resolve_preset
 from pespec.multiaxis.rope import presets as rope_presets
 from pespec.multiaxis.sinusoidal import presets as sincos_presets
 
@@ -67,3 +67,14 @@ def test_axis_reversed_maps_each_coordinate_onto_its_mirror() -> None:
     assert axis_reversed(positions, 0).tolist() == [[2, 5], [1, 5], [0, 7]]
     assert axis_reversed(positions, 1).tolist() == [[0, 7], [1, 7], [2, 5]]
     assert positions.tolist() == [[0, 5], [1, 5], [2, 7]]  # the input is left as it was
+
+
+def test_the_golden_check_of_a_certified_set_or_none() -> None:
+    class Fixture:
+        name, preset, rows = "multiaxis-toy", "toy", np.arange(5)
+
+    assert certified_set_check(None, "grid", "§9.4") == []
+    (planned,) = certified_set_check(Fixture(), "ids", "§9.7")
+    assert (planned.id, planned.stage) == ("golden:multiaxis-toy", "golden")
+    assert planned.section == "§9.7"
+    assert planned.title == "the certified set of toy (5 ids rows)"

@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.report import CheckResult
+from pespec.multiaxis.combinator import certified_set_check
 from pespec.multiaxis.rope.config import MultiAxisRopeConfig
 from pespec.multiaxis.rope.golden import MRopeFixture, fixture_for
 from pespec.multiaxis.rope.presets import Preset
@@ -41,11 +42,7 @@ class GoldenView(Protocol):
 
 def golden_planned(run: GoldenView) -> list[PlannedCheck]:
     """The golden check of the run's preset, or none when its ids have no certified set."""
-    fixture = fixture_for(run.preset)
-    if fixture is None:
-        return []
-    title = f"the certified set of {fixture.preset} ({fixture.rows.size} ids rows)"
-    return [PlannedCheck(f"golden:{fixture.name}", "golden", title, "§9.7", fixture)]
+    return certified_set_check(fixture_for(run.preset), "ids", "§9.7")
 
 
 def worst_against(

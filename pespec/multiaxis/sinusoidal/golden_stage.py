@@ -10,6 +10,7 @@ import numpy as np
 
 from pespec.conformance.compare import FIXTURE_ERROR, PlannedCheck, Worst, comparison_result
 from pespec.conformance.report import CheckResult
+from pespec.multiaxis.combinator import certified_set_check
 from pespec.multiaxis.sinusoidal.compare import fold_sections
 from pespec.multiaxis.sinusoidal.golden import MultiAxisFixture, fixture_for
 from pespec.multiaxis.sinusoidal.view import RunView
@@ -19,11 +20,7 @@ __all__ = ["golden_check", "golden_planned"]
 
 def golden_planned(run: RunView) -> list[PlannedCheck]:
     """The golden check of the run's preset, or none when its grid has no certified set."""
-    fixture = fixture_for(run.preset)
-    if fixture is None:
-        return []
-    title = f"the certified set of {fixture.preset} ({fixture.rows.size} grid rows)"
-    return [PlannedCheck(f"golden:{fixture.name}", "golden", title, "§9.4", fixture)]
+    return certified_set_check(fixture_for(run.preset), "grid", "§9.4")
 
 
 def golden_check(run: RunView, planned: PlannedCheck) -> CheckResult:
