@@ -10,19 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.report import CheckResult
 from pespec.numerics.ratio import WorstRatio, finite_error
-from pespec.properties.base import Level
 
 __all__ = [
     "BLOCK_ELEMENTS",
     "FIXTURE_ERROR",
     "SECTIONS",
+    "NamedLevel",
     "PlannedCheck",
     "Worst",
     "comparison_message",
@@ -36,6 +36,13 @@ SECTIONS: dict[str, str] = {
     "large": "§6.2",
     "reference": "§6.2",
 }
+
+
+class NamedLevel(Protocol):
+    """What a comparison message needs of a level, whichever family's: its name."""
+
+    @property
+    def name(self) -> str: ...
 
 
 FIXTURE_ERROR = 2.0**-54
@@ -140,7 +147,7 @@ class Worst(WorstRatio):
         )
 
 
-def comparison_message(worst: Worst, level: Level) -> tuple[bool, str]:
+def comparison_message(worst: Worst, level: NamedLevel) -> tuple[bool, str]:
     """(passed, one-line message) of a comparison against a reference."""
     if worst.violations == 0 and worst.compared > 0:
         return True, (
@@ -159,7 +166,7 @@ def comparison_message(worst: Worst, level: Level) -> tuple[bool, str]:
 def comparison_result(
     planned: PlannedCheck,
     worst: Worst,
-    level: Level,
+    level: NamedLevel,
     reproduction: Callable[[], str] | None = None,
 ) -> CheckResult:
     """The CheckResult of a comparison; ``reproduction()`` is called only for a failure."""

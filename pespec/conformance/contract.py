@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend
 from pespec.conformance.host import to_host
-from pespec.properties.output import OutputProblem, first_non_finite
+from pespec.numerics.problems import OutputProblem, first_non_finite
 
 __all__ = [
     "BackendFailure",

@@ -12,7 +12,7 @@ first:
    but itself, ``_version`` and ``_atomic``, so it sits below everything else of rank 1), and
    ``pespec.reference`` (what the SPEC defines: encoding, conventions, oracle, exact
    reference, golden fixtures, and the argument validators of ``reference/validation.py``
-   that every layer uses) and ``pespec.tables`` (the certified constants of SPEC Annex H);
+   that every layer uses) and ``pespec.constants`` (the certified constants of SPEC Annex H);
 2. ``pespec.teaching``: the non-normative teaching API, built on the reference only;
 3. ``pespec.properties``: the error model and the properties, judged against the reference;
 4. ``pespec.conformance``: the engine, running backends through the properties (guarded
@@ -29,7 +29,7 @@ first:
    ``pespec.mrope``, the multi-axis rotary family (issue 28): the same over ``pespec.rope``;
 7. ``pespec.specblocks``: the generated blocks of SPEC.md and the docs, rendered from every
    layer below (reference, properties, conformance, the families); only the front ends
-   (``pespec tables``) and ``tools/`` may import it;
+   (``pespec constants``) and ``tools/`` may import it;
 8. the front ends: ``pespec.cli`` (one module per sub-command), the family registry they
    read (``pespec.families``: each family named once, its parts as lazy ``module:attr``
    strings), ``python -m pespec`` and
@@ -71,7 +71,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec._suggest", 0),
     ("pespec.numerics", 1),
     ("pespec.reference", 1),
-    ("pespec.tables", 1),
+    ("pespec.constants", 1),
     ("pespec.teaching", 2),
     ("pespec.properties", 3),
     ("pespec.conformance", 4),
@@ -208,7 +208,7 @@ def test_no_import_goes_back_down_the_layers() -> None:
         ("pespec.rope.presets", "def f():\n    from pespec.specblocks import rope\n", 1),
         ("pespec.plot", "from pespec.specblocks.tables import tiny_table\n", 1),
         ("pespec.specblocks.rope", "from pespec.rope.presets import PRESETS\n", 0),
-        ("pespec.cli.tables", "def f():\n    from pespec.specblocks import tables\n", 0),
+        ("pespec.cli.constants", "def f():\n    from pespec.specblocks import tables\n", 0),
     ],
 )
 def test_the_walk_finds_back_edges(importer: str, source: str, expected: int) -> None:

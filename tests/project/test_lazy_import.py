@@ -55,12 +55,12 @@ def _loaded_after(code: str) -> set[str]:
 
 def test_only_pespec_tables_loads_the_spec_blocks() -> None:
     # Building the parser registers every sub-command; the renderers of SPEC's generated
-    # blocks (and the constants they render) load when ``pespec tables`` runs, not before.
+    # blocks (and the constants they render) load when ``pespec constants`` runs, not before.
     parser = _loaded_after("from pespec.cli import build_parser; build_parser()")
-    assert "pespec.cli.tables" in parser  # the command is registered
-    assert not {m for m in parser if m.startswith(("pespec.specblocks", "pespec.tables"))}
-    run = _loaded_after("from pespec.cli import main; main(['tables', 'tiny'])")
-    assert {"pespec.specblocks", "pespec.specblocks.tables", "pespec.tables"} <= run
+    assert "pespec.cli.constants" in parser  # the command is registered
+    assert not {m for m in parser if m.startswith(("pespec.specblocks", "pespec.constants"))}
+    run = _loaded_after("from pespec.cli import main; main(['constants', 'tiny'])")
+    assert {"pespec.specblocks", "pespec.specblocks.tables", "pespec.constants"} <= run
 
 
 @pytest.mark.slow
