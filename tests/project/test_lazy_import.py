@@ -124,7 +124,17 @@ FAMILIES = ("pespec.rope", "pespec.mrope", "pespec.multiaxis", "pespec.sincos")
 
 
 def _of(modules: set[str], prefixes: tuple[str, ...]) -> set[str]:
-    return {m for m in modules if m == prefixes or m.startswith(prefixes)}
+    """The ``modules`` under ``prefixes``, but a family's registry entry (issue 38): the lazy
+    package (``pespec.rope``) and its ``family.py``, data read for the options of
+    ``pespec check``."""
+    entries = {p.rstrip(".") for p in prefixes}
+    return {
+        m
+        for m in modules
+        if m.startswith(prefixes)
+        and m not in entries
+        and not (m.endswith(".family") and m.rsplit(".", 1)[0] in entries)
+    }
 
 
 def test_pespec_help_imports_no_family_and_nothing_heavy() -> None:
