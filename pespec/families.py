@@ -11,8 +11,8 @@ options only that family takes. ``pespec check --family NAME`` and the reports' 
 field use these names.
 
 A third-party package adds a family with an entry point in the group ``pespec.families``
-whose object is a :class:`Family` (read only when ``--family`` names a family not built in;
-such a family takes the options every family shares). Usage::
+whose object is a :class:`~pespec.conformance.family.Family` (read only when ``--family``
+names a family not built in; such a family takes the options every family shares). Usage::
 
     [project.entry-points."pespec.families"]
     mine = "my_package.pespec_family:FAMILY"
@@ -21,338 +21,35 @@ such a family takes the options every family shares). Usage::
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from typing import Any
 
 from pespec._suggest import did_you_mean
+from pespec.conformance.family import Family
 
 __all__ = [
+    "BUILTIN",
     "DEFAULT_FAMILY",
     "ENTRY_POINT_GROUP",
     "FAMILIES",
-    "Family",
-    "Option",
     "families",
     "get_family",
-    "seq_len_argument",
 ]
 
 DEFAULT_FAMILY = "sinusoidal"
 ENTRY_POINT_GROUP = "pespec.families"
 
 
-def seq_len_argument(text: str) -> int | str:
-    """``--seq-len``: an int ℓ or ``per-call`` (SPEC Annex G.1); an argparse usage error
-    naming both otherwise."""
-    import argparse
-
-    if text == "per-call":
-        return text
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an int or per-call; got {text!r}") from None
-
-
-@dataclass(frozen=True)
-class Option:
-    """One command-line option of a family: argparse's flags and keyword arguments."""
-
-    flags: tuple[str, ...]
-    kwargs: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def help(self) -> str:
-        """The option's help text (empty when it has none)."""
-        return str(dict(self.kwargs).get("help", ""))
-
-    @property
-    def dest(self) -> str:
-        """The attribute argparse stores it under (``--d-model`` -> ``d_model``)."""
-        return self.flags[0].lstrip("-").replace("-", "_")
-
-    def add_to(self, parser: Any) -> None:
-        """Add this option to an argparse parser or argument group."""
-        parser.add_argument(*self.flags, **dict(self.kwargs))
-
-
-def option(*flags: str, **kwargs: Any) -> Option:
-    """An :class:`Option` (flags and argparse keyword arguments)."""
-    return Option(tuple(flags), tuple(kwargs.items()))
-
-
-@dataclass(frozen=True)
-class Family:
-    """What the front ends need of one family; every callable is a ``module:attr`` string."""
-
-    name: str
-    summary: str
-    suite: str
-    check: str
-    load_backend: str
-    check_file: str
-    command: str
-    """``run(args, prog) -> int``: the check command on parsed arguments (exit code)."""
-    options: tuple[Option, ...] = ()
-    fixtures: str | None = None
-    """The module whose import registers the family's golden-fixture format handler
-    (:mod:`pespec.conformance.fixtures`); None: the family ships no fixtures."""
-    exports: tuple[tuple[str, str], ...] = ()
-    """(name, ``module:attr``) of the names the engine's package ``pespec.conformance`` has
-    always exported for this family (only the default family's are read there): its lazy
-    facade resolves them here, so the engine's package names no family."""
-    report: str | None = None
-    """The module of the family's report hooks: ``rebuilt(report, data)`` (a report read back
-    from its JSON ``data``) and ``refresh(report)`` (its data changed); None: the family's
-    reports need neither (:mod:`pespec.supervised.report_load`)."""
-
-    def load(self, role: str) -> Any:
-        """The object of ``role`` (``suite``, ``check``, ``load_backend``, ``check_file``,
-        ``command``), imported now."""
-        if role not in ("suite", "check", "load_backend", "check_file", "command"):
-            raise ValueError(
-                f"role must be suite, check, load_backend, check_file or command; got {role!r}"
-            )
-        module, _, attr = str(getattr(self, role)).partition(":")
-        return getattr(importlib.import_module(module), attr)
-
-    def export(self, name: str) -> Any:
-        """The object this family exports as ``pespec.conformance.<name>`` (see
-        :attr:`exports`), imported now; AttributeError if it exports no such name."""
-        target = dict(self.exports).get(name)
-        if target is None:
-            raise AttributeError(f"module 'pespec.conformance' has no attribute {name!r}")
-        module, _, attr = target.partition(":")
-        return getattr(importlib.import_module(module), attr)
-
-    def report_hook(self, hook: str) -> Any:
-        """The report hook ``hook`` (``rebuilt`` or ``refresh``) of :attr:`report`, imported
-        now, or None when the family has no report module."""
-        if hook not in ("rebuilt", "refresh"):
-            raise ValueError(f"hook must be rebuilt or refresh; got {hook!r}")
-        if self.report is None:
-            return None
-        return getattr(importlib.import_module(self.report), hook)
-
-    @property
-    def option_dests(self) -> frozenset[str]:
-        """The attribute names of this family's own options."""
-        return frozenset(o.dest for o in self.options)
-
-
-SINUSOIDAL = Family(
-    name="sinusoidal",
-    summary="sinusoidal positional encoding (SPEC §1-§7)",
-    suite="pespec.sinusoidal.run:Suite",
-    check="pespec.sinusoidal.run:check",
-    load_backend="pespec.sinusoidal.loading:load_backend",
-    check_file="pespec.sinusoidal.checkfile:check_file",
-    command="pespec.cli.check:run_sinusoidal",
-    fixtures="pespec.sinusoidal.golden_format",
-    report="pespec.sinusoidal.report",
-    exports=(
-        ("STAGES", "pespec.sinusoidal.run:STAGES"),
-        ("Suite", "pespec.sinusoidal.run:Suite"),
-        ("check", "pespec.sinusoidal.run:check"),
-        ("Capabilities", "pespec.sinusoidal.capabilities:Capabilities"),
-        ("load_backend", "pespec.sinusoidal.loading:load_backend"),
-        ("module_backend", "pespec.sinusoidal.adapters:module_backend"),
-        ("table_backend", "pespec.sinusoidal.adapters:table_backend"),
-        ("compare_saved_output", "pespec.sinusoidal.fromfile:compare_saved_output"),
-        ("reproduce", "pespec.sinusoidal.reproduce:reproduce"),
-    ),
-    options=(
-        option(
-            "--convention",
-            metavar="NAME|FILE.json",
-            default=None,
-            help="judge against this convention: a preset name (canonical, whisper, marian, "
-            "fairseq, flux, ...) or a JSON file of Convention.to_dict() (default: the "
-            "backend's declared convention, else canonical)",
-        ),
-        option(
-            "--stages",
-            default=None,
-            help="comma-separated subset of contract,golden,property,large (default: all)",
-        ),
-        option(
-            "--examples", type=int, default=None, help="Hypothesis examples per property (override)"
-        ),
-        option("--no-shrink", action="store_true", help="do not shrink failing property examples"),
-        option(
-            "--no-fail-fast",
-            action="store_true",
-            help="run every stage after a failed output contract (shape, dtype, finite; by "
-            "default the property and large stages are then left out, SPEC R6.14)",
-        ),
-        option(
-            "--d-model",
-            type=int,
-            help="with --from-file: d_model of the saved output (default: its column count)",
-        ),
-        option(
-            "--positions",
-            help="with --from-file: START:STOP, a,b,c or a .npy/.csv file (default: 0..n-1)",
-        ),
-        option(
-            "--base",
-            type=float,
-            default=None,
-            help="with --from-file: frequency base (> 1; default 10000)",
-        ),
-    ),
+BUILTIN: tuple[str, ...] = (
+    "pespec.sinusoidal.family",
+    "pespec.rope.family",
+    "pespec.multiaxis.sinusoidal.family",
+    "pespec.multiaxis.rope.family",
+    "pespec.fourier.family",
 )
-
-ROPE = Family(
-    name="rope",
-    summary="rotary position embeddings (SPEC §8)",
-    suite="pespec.rope.suite:RopeSuite",
-    check="pespec.rope.suite:check",
-    load_backend="pespec.rope.backends:load_rope_backend",
-    check_file="pespec.rope.fromfile:check_file",
-    command="pespec.cli.rope:run_check",
-    fixtures="pespec.rope.golden",
-    report="pespec.rope.report",
-    options=(
-        option(
-            "--config",
-            default=None,
-            help="preset name (pespec rope presets lists them), or a JSON file: a "
-            "RopeConfig dict or a transformers config.json",
-        ),
-        option("--layer-type", default=None, help="layer type of a config.json"),
-        option(
-            "--seq-len",
-            type=seq_len_argument,
-            default=None,
-            help="ℓ for dynamic/longrope (an int, or per-call)",
-        ),
-        option(
-            "--output-layout",
-            choices=("halves", "interleaved"),
-            default=None,
-            help="where each pair's two outputs are written, when not as the pairing implies "
-            "(sets the config's output_layout; SPEC §8.2)",
-        ),
-        option(
-            "--mode",
-            default=None,
-            metavar="elements|scores",
-            help="what is judged: elements (default: every rotated element and its layout) or "
-            "scores (q·k scores of rotated pairs only; a map applied alike to q and k, such as "
-            "an output permutation, passes; SPEC R8.14)",
-        ),
-        option(
-            "--max-position",
-            type=int,
-            default=None,
-            metavar="N",
-            help="claim positions 0..N (default: the backend's max_position, else the "
-            "config's context, integer positions 0..N-1)",
-        ),
-        option(
-            "--fractional-positions",
-            action="store_true",
-            default=None,
-            help="claim fractional positions too (sent as float64)",
-        ),
-    ),
-)
-
-MULTIAXIS = Family(
-    name="multiaxis",
-    summary="multi-axis sin-cos encodings: 2-D/3-D grids, one 1-D section per axis (SPEC §9)",
-    suite="pespec.multiaxis.sinusoidal.run:MultiAxisSuite",
-    check="pespec.multiaxis.sinusoidal.run:check",
-    load_backend="pespec.multiaxis.sinusoidal.run:load_multiaxis_backend",
-    check_file="pespec.multiaxis.sinusoidal.fromfile:check_file",
-    command="pespec.cli.multiaxis:run",
-    fixtures="pespec.multiaxis.sinusoidal.golden",
-    report="pespec.multiaxis.sinusoidal.report",
-    options=(
-        option(
-            "--config",
-            default=None,
-            help="a multiaxis preset (sd3-medium, pixart-alpha-1024, dit-xl-2-256, "
-            "mae-vit-b-16, timm-sincos2d-768, big-vision-vit-s16, cogvideox-2b) or a JSON "
-            "file {config, grid, base_size, interpolation_scale}",
-        ),
-        option(
-            "--positions",
-            help="with --from-file: a .npy or .csv of k columns, the positions of the "
-            "file's rows (default: an .npz's positions, else the preset's whole grid)",
-        ),
-        option(
-            "--leading-rows",
-            type=int,
-            default=None,
-            help="with --from-file: rows before the grid's that are no encoding, skipped "
-            "(MAE's pos_embed: 1, the cls token's zeros)",
-        ),
-    ),
-)
-
-MULTIAXIS_ROPE = Family(
-    name="multiaxis-rope",
-    summary="multi-axis rotary: 1-D rotary sections over t/h/w (Qwen-VL M-RoPE, Flux; SPEC §9.7)",
-    suite="pespec.multiaxis.rope.run:MRopeSuite",
-    check="pespec.multiaxis.rope.run:check",
-    load_backend="pespec.multiaxis.rope.run:load_mrope_backend",
-    check_file="pespec.multiaxis.rope.fromfile:check_file",
-    command="pespec.cli.mrope:run",
-    fixtures="pespec.multiaxis.rope.golden",
-    report="pespec.multiaxis.rope.report",
-    options=(
-        option(
-            "--config",
-            default=None,
-            help="a multiaxis-rope preset (qwen2.5-vl-7b, qwen3-vl-4b, flux.1, wan2.1, "
-            "hunyuanvideo, cogvideox-5b, eva02-b), a Qwen-VL "
-            "config.json or a JSON file {config, ids, grid, text_before, text_after}",
-        ),
-        option(
-            "--positions",
-            help="with --from-file: a .npy or .csv of k columns, the positions of the "
-            "file's rows (default: an .npz's positions, else the preset's ids)",
-        ),
-    ),
-)
-
-FOURIER = Family(
-    name="fourier",
-    summary="Fourier features: NeRF frequency encodings, random Fourier features given B, "
-    "timm's Fourier grids (SPEC §10)",
-    suite="pespec.fourier.run:FourierSuite",
-    check="pespec.fourier.run:check",
-    load_backend="pespec.fourier.run:load_fourier_backend",
-    check_file="pespec.cli.fourier:run",  # no from-file check: the command refuses --from-file
-    command="pespec.cli.fourier:run",
-    fixtures="pespec.fourier.golden",
-    report="pespec.fourier.report",
-    options=(
-        option(
-            "--config",
-            default=None,
-            help="a fourier preset (nerf, nerf-paper, nerfstudio-nerf, rff-tancik, "
-            "diffusers-gaussian-fourier, timm-fourier, ...) or a JSON file of "
-            "FourierConvention.to_dict() or {preset, ...changes}",
-        ),
-        option(
-            "--convention",
-            metavar="NAME|FILE.json",
-            default=None,
-            help="the same as --config for --family fourier",
-        ),
-        option(
-            "--stages",
-            default=None,
-            help="comma-separated subset of contract,golden,reference,property (default: all)",
-        ),
-    ),
-)
+"""The modules whose ``FAMILY`` registers a built-in family (the default first): each family's
+``family.py``, data only (issue 38)."""
 
 FAMILIES: dict[str, Family] = {
-    family.name: family for family in (SINUSOIDAL, ROPE, MULTIAXIS, MULTIAXIS_ROPE, FOURIER)
+    family.name: family for family in (importlib.import_module(module).FAMILY for module in BUILTIN)
 }
 """The built-in families, by name (the default first)."""
 

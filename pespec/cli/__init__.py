@@ -25,7 +25,7 @@ COMMANDS: tuple[str, ...] = (
     "pespec.cli.conventions",  # pespec conventions
     "pespec.cli.rope",  # pespec rope check
     "pespec.cli.plot",  # pespec plot encoding|error
-    "pespec.cli.tables",  # pespec tables
+    "pespec.cli.constants",  # pespec constants
     "pespec.cli.table",  # pespec table (the conformance table of real libraries)
 )
 
@@ -69,6 +69,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    from pespec.cli.constants import RENAMED
+
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words and words[0] in RENAMED:  # pre-1.0: a renamed command keeps no alias
+        print(
+            f"pespec: error: the command {words[0]!r} is now {RENAMED[words[0]]!r}: "
+            f"pespec {RENAMED[words[0]]} ...",
+            file=sys.stderr,
+        )
+        return 2
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     handler = getattr(args, "func", None)

@@ -182,6 +182,6 @@ def _run_diagnosis(args: argparse.Namespace) -> int:
 
 
 def _seq_len(text: str) -> int | str:
-    from pespec.families import seq_len_argument
+    from pespec.rope.family import seq_len_argument
 
     return seq_len_argument(text)

@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
 
 
 def _seq_len(text: str) -> int | str:
-    from pespec.families import seq_len_argument
+    from pespec.rope.family import seq_len_argument
 
     return seq_len_argument(text)
 

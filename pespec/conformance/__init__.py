@@ -55,7 +55,7 @@ _HOMES: dict[str, str] = {
     "Report": "pespec.conformance.report",
 }
 """The engine's public names -> the module that defines them; the other names of
-:data:`__all__` are the default family's (:meth:`pespec.families.Family.export`)."""
+:data:`__all__` are the default family's (:meth:`pespec.conformance.family.Family.export`)."""
 
 
 def __getattr__(name: str) -> _Any:

@@ -22,19 +22,12 @@ __all__ = [
     "BLOCK_ELEMENTS",
     "FIXTURE_ERROR",
     "SECTIONS",
+    "NamedLevel",
     "PlannedCheck",
     "Worst",
     "comparison_message",
     "comparison_result",
 ]
-
-
-class Level(Protocol):
-    """What a comparison reads of a level: its name (any family's level type; the engine
-    names none of them)."""
-
-    @property
-    def name(self) -> str: ...
 
 
 SECTIONS: dict[str, str] = {
@@ -44,6 +37,13 @@ SECTIONS: dict[str, str] = {
     "large": "§6.2",
     "reference": "§6.2",
 }
+
+
+class NamedLevel(Protocol):
+    """What a comparison message needs of a level, whichever family's: its name."""
+
+    @property
+    def name(self) -> str: ...
 
 
 FIXTURE_ERROR = 2.0**-54
@@ -148,7 +148,7 @@ class Worst(WorstRatio):
         )
 
 
-def comparison_message(worst: Worst, level: Level) -> tuple[bool, str]:
+def comparison_message(worst: Worst, level: NamedLevel) -> tuple[bool, str]:
     """(passed, one-line message) of a comparison against a reference."""
     if worst.violations == 0 and worst.compared > 0:
         return True, (
@@ -167,7 +167,7 @@ def comparison_message(worst: Worst, level: Level) -> tuple[bool, str]:
 def comparison_result(
     planned: PlannedCheck,
     worst: Worst,
-    level: Level,
+    level: NamedLevel,
     reproduction: Callable[[], str] | None = None,
 ) -> CheckResult:
     """The CheckResult of a comparison; ``reproduction()`` is called only for a failure."""

@@ -7,7 +7,8 @@ reference (:func:`cos_sin`, :func:`rotate`, :func:`rotation_bound`) and the cert
 (:mod:`pespec.rope.oracle`), and the conformance suite (:func:`check`, :class:`RopeSuite`,
 :class:`RopeLevel`, :class:`RopeCapabilities`; SPEC §8.7–§8.8; :func:`check_file` for a
 saved output, R8.16).
-Only the configuration module is imported with the package; the rest loads on first use.
+Nothing is imported with the package; each name loads on first use (the registry entry
+:mod:`pespec.rope.family` is read by ``pespec --help``).
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pespec._exports import lazy_exports as _lazy_exports
-from pespec.rope.config import PAIRINGS, ROPE_TYPES, RopeConfig
 
 if TYPE_CHECKING:
     from pespec.rope.backends import RopeCapabilities, load_rope_backend
+    from pespec.rope.config import PAIRINGS, ROPE_TYPES, RopeConfig
     from pespec.rope.errormodel import RopeLevel, element_bound
     from pespec.rope.fromfile import check_file
     from pespec.rope.hf import from_hf
@@ -50,6 +51,9 @@ __all__ = [
 ]
 
 _LAZY = {
+    "PAIRINGS": "pespec.rope.config",
+    "ROPE_TYPES": "pespec.rope.config",
+    "RopeConfig": "pespec.rope.config",
     "check": "pespec.rope.suite",
     "RopeSuite": "pespec.rope.suite",
     "check_file": "pespec.rope.fromfile",

@@ -13,7 +13,7 @@ The computations live in the modules they describe; only the rendering is here.
 * :mod:`.oracle`: the oracle's working precision and decimal rounding (Annex B);
 * :mod:`.diagnosis`: the diagnosis probes, precision classes and named mistakes (Annex D);
 * :mod:`.rope`: the rotary presets, reference errors and long-context reach (§8, Annexes);
-* :mod:`.tables`: the certified constant tables (Annex H), also printed by ``pespec tables``.
+* :mod:`.tables`: the certified constant tables (Annex H), also printed by ``pespec constants``.
 
 Generators that read files of the source checkout (benchmark results) are not installed:
 they are in ``tools/docgen/``. Nothing below the command line imports this package.

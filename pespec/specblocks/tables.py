@@ -1,5 +1,5 @@
 """Generated blocks of SPEC Annex H, the front matter, README and FAQ: the certified constant
-tables (computed in :mod:`pespec.tables`); ``pespec tables`` prints the same functions."""
+tables (computed in :mod:`pespec.constants`); ``pespec constants`` prints the same functions."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import mpmath
 import numpy as np
 
 from pespec._version import SPEC_VERSION, __version__
-from pespec.tables import (
+from pespec.constants import (
     DIGITS,
     DIMENSIONS,
     HALF_DTYPES,

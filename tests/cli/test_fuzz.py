@@ -167,7 +167,7 @@ FLAG_CASES: list[Case] = [
     _argv_case("golden", "export"),
     _argv_case("golden", "export", "--format", "xml", "out"),
     _argv_case("golden", "nope"),
-    _argv_case("tables", "--bogus"),
+    _argv_case("constants", "--bogus"),
 ]
 
 # --from-file with bad values (a valid file, so only the flag is wrong)

@@ -2,14 +2,14 @@
 
 ``tests/thirdparty/toyfamily`` is a third-party family (ALiBi head slopes) that lives
 entirely outside ``pespec``: its configuration, an exact reference, a ``FamilyRun`` for the
-engine's one ``Suite``, report hooks, a check command and a :class:`~pespec.families.Family`
-registered through the entry-point group ``pespec.families``. These tests run it as a user
-would, on main's engine unchanged (no file of ``pespec/`` was edited for it: that they pass
-is the proof): ``pespec check --family toy`` in process and supervised (the default: the
-child process builds the suite through the registry), its JSON report and renderings, a
-wrong backend, and a backend that ends the process. The last test keeps the engine free of a
-family registry: no engine module names a family or imports one (the list of modules still
-being purged can only shrink).
+engine's one ``Suite``, report hooks and a :class:`~pespec.conformance.family.Family`
+registered through the entry-point group ``pespec.families`` (its check command is pespec's
+own). These tests run it as a user would, on main's engine unchanged (no file of
+``pespec/`` was edited for it: that they pass is the proof): ``pespec check --family toy``
+in process and supervised (the default: the child process builds the suite through the
+registry), its JSON report and renderings, a wrong backend, and a backend that ends the
+process. The last test keeps the engine free of a family registry: no engine module names a
+family or imports one (the list of modules still being purged can only shrink).
 """
 
 from __future__ import annotations

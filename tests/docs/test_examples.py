@@ -186,7 +186,7 @@ def test_the_harness_catches_a_failing_example(tmp_path: Path) -> None:
     (block,) = blocks(doc)
     with pytest.raises(AssertionError):
         exec(compile(block.code, "bad.md", "exec"), {})
-    doc.write_text("<!-- exit: 0 -->\n```bash\npespec tables nope\n```\n", encoding="utf-8")
+    doc.write_text("<!-- exit: 0 -->\n```bash\npespec constants nope\n```\n", encoding="utf-8")
     (block,) = blocks(doc)
     assert block.markers == {"exit": "0"}
     with pytest.raises(AssertionError, match="did not exit 0"):

@@ -16,7 +16,7 @@ import pytest
 from paths import ROOT
 
 import pespec.specblocks
-from pespec.cli.tables import TABLES
+from pespec.cli.constants import TABLES
 from pespec.specblocks import tables as table_blocks
 
 BLOCK = re.compile(
@@ -137,7 +137,7 @@ def test_table_blocks_hold_a_table_and_text_blocks_do_not() -> None:
 
 def test_every_generator_fills_a_block_or_a_command() -> None:
     # One place, nothing dead: each public function of pespec.specblocks and tools/docgen fills
-    # a block of the docs, or prints a table of ``pespec tables`` (the same functions).
+    # a block of the docs, or prints a table of ``pespec constants`` (the same functions).
     used = {f"{module}:{function}" for _, module, function, _ in _blocks(_sources())}
     printed = {f"{table_blocks.__name__}:{name}" for name in TABLES.values()}
     assert printed <= _generator_names(), sorted(printed - _generator_names())

@@ -11,7 +11,7 @@ first:
    validation, the angle kernel, certified rounding, the ratio rules and the one worst-ratio
    accumulator, what is wrong with an output; ``tests/project/test_numerics_floor.py`` keeps
    it importing nothing of pespec but itself, ``_version`` and ``_atomic``), and
-   ``pespec.tables`` (the certified constants of SPEC Annex H, no pespec import);
+   ``pespec.constants`` (the certified constants of SPEC Annex H, no pespec import);
 2. ``pespec.conformance``: the engine, naming no family and importing only ``numerics``
    (``tests/conformance/test_engine_imports.py``): guarded call, contract, report, the
    comparisons, the fixtures folder and its MANIFEST (``conformance/fixtures.py``);
@@ -28,7 +28,7 @@ first:
 5. ``pespec.teaching`` (the non-normative teaching API, on the sinusoidal reference) and
    ``pespec.plot`` (pictures of a backend's error);
 6. ``pespec.specblocks``: the generated blocks of SPEC.md and the docs, rendered from every
-   layer below; only the front ends (``pespec tables``) and ``tools/`` may import it;
+   layer below; only the front ends (``pespec constants``) and ``tools/`` may import it;
 8. the front ends: ``pespec.cli`` (one module per sub-command), the family registry they
    read (``pespec.families``: each family named once, its parts as lazy ``module:attr``
    strings), ``python -m pespec``, the pytest plugin ``pespec.pytest_plugin`` (the
@@ -64,7 +64,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec._atomic", 0),
     ("pespec._suggest", 0),
     ("pespec.numerics", 1),
-    ("pespec.tables", 1),
+    ("pespec.constants", 1),
     ("pespec.conformance", 2),
     ("pespec.sinusoidal", 3),
     ("pespec.rope", 3),
@@ -203,7 +203,7 @@ def test_no_import_goes_back_down_the_layers() -> None:
         ("pespec.rope.presets", "def f():\n    from pespec.specblocks import rope\n", 1),
         ("pespec.plot", "from pespec.specblocks.tables import tiny_table\n", 1),
         ("pespec.specblocks.rope", "from pespec.rope.presets import PRESETS\n", 0),
-        ("pespec.cli.tables", "def f():\n    from pespec.specblocks import tables\n", 0),
+        ("pespec.cli.constants", "def f():\n    from pespec.specblocks import tables\n", 0),
     ],
 )
 def test_the_walk_finds_back_edges(importer: str, source: str, expected: int) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pespec.families import Family, option
+from pespec.conformance.family import Family, option
 
 FAMILY = Family(
     name="toy",

@@ -1,4 +1,6 @@
-"""``pespec tables``: print the constant tables of SPEC Annex H (Markdown, computed with mpmath)."""
+"""``pespec constants``: print the constant tables of SPEC Annex H (Markdown, computed with
+mpmath). The command was ``pespec tables`` before issue 38; that name now exits 2 naming this
+one (:data:`RENAMED`, pre-1.0: no alias)."""
 
 from __future__ import annotations
 
@@ -15,10 +17,14 @@ TABLES: dict[str, str] = {
 runs); the same functions fill SPEC.md's generated blocks."""
 
 
+RENAMED: dict[str, str] = {"tables": "constants"}
+"""Old command name -> its new name (``pespec tables`` -> ``pespec constants``, issue 38)."""
+
+
 def register(subparsers: Any) -> None:
-    """Add the ``tables`` sub-command."""
+    """Add the ``constants`` sub-command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
-        "tables", help="print the certified constant tables of SPEC Annex H as Markdown"
+        "constants", help="print the certified constant tables of SPEC Annex H as Markdown"
     )
     parser.add_argument(
         "names",

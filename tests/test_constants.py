@@ -1,8 +1,8 @@
-"""Tests of pespec.tables and the tables it feeds (pespec.specblocks.tables, SPEC Annex H):
+"""Tests of pespec.constants and the tables it feeds (pespec.specblocks.tables, SPEC Annex H):
 every tabulated number against an independent source.
 
 Independent sources: MPFR through gmpy2 (a different arbitrary-precision library from the
-mpmath that pespec.tables uses, correctly rounded per operation), published digits of π,
+mpmath that pespec.constants uses, correctly rounded per operation), published digits of π,
 and exact identities (ω_0 = 1, ω_(d/4) = 10000^(−1/2) = 1/100).
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import pespec
-from pespec import tables
+from pespec import constants
 from pespec.cli import main
 from pespec.sinusoidal.properties.base import LEVELS
 from pespec.specblocks import tables as blocks
@@ -66,9 +66,9 @@ def _rows(markdown: str) -> list[list[str]]:
 def test_significant_keeps_trailing_zeros_and_rounds() -> None:
     with mpmath.workdps(60):
         # 2π = 6.28318530717958647692528676655|9... rounds up in the 30th digit.
-        assert tables.significant(2 * mpmath.pi) == "6.28318530717958647692528676656"
-        assert tables.significant(mpmath.mpf(1)) == "1." + "0" * 29
-        assert tables.significant(mpmath.mpf(0)) == "0"
+        assert constants.significant(2 * mpmath.pi) == "6.28318530717958647692528676656"
+        assert constants.significant(mpmath.mpf(1)) == "1." + "0" * 29
+        assert constants.significant(mpmath.mpf(0)) == "0"
 
 
 def test_certified_detects_disagreeing_precisions() -> None:
@@ -78,13 +78,13 @@ def test_certified_detects_disagreeing_precisions() -> None:
         return 1 + mpmath.mpf("4e-20" if mpmath.mp.dps < 60 else "6e-20")
 
     with pytest.raises(RuntimeError, match="not certified"):
-        tables.certified(unstable, digits=20)
-    assert tables.certified(lambda: 1 + mpmath.mpf("4e-20"), digits=20) == "1." + "0" * 19
+        constants.certified(unstable, digits=20)
+    assert constants.certified(lambda: 1 + mpmath.mpf("4e-20"), digits=20) == "1." + "0" * 19
 
 
 def test_frequency_table_matches_mpfr_and_identities() -> None:
     rows = _rows(blocks.frequency_table())
-    assert len(rows) == 3 * len(tables.DIMENSIONS)
+    assert len(rows) == 3 * len(constants.DIMENSIONS)
     for d_text, pair, _, omega, wavelength, omega64 in rows:
         d, i = int(d_text), int(pair.split()[0])
         expected = _mpfr_frequency(i, d)
@@ -120,14 +120,14 @@ def test_tiny_table_float64_matches_the_public_reference_closely() -> None:
 
 
 def test_quoted_verdict_rule() -> None:
-    assert tables.quoted_verdict("0.5", mpmath.mpf("0.5499"))
+    assert constants.quoted_verdict("0.5", mpmath.mpf("0.5499"))
     # 2.5 is exactly half a unit from "2" (a tie representable in binary) and counts as correct.
-    assert tables.quoted_verdict("2", mpmath.mpf("2.5"))
-    assert not tables.quoted_verdict("2", mpmath.mpf("2.5000001"))
-    assert not tables.quoted_verdict("0.5", mpmath.mpf("0.5501"))
-    assert tables.quoted_verdict("62,832", mpmath.mpf("62831.7"))
-    assert tables.quoted_verdict("1/4", mpmath.mpf("0.25"), "=")
-    assert not tables.quoted_verdict("1/10000", mpmath.mpf("0.000100000001"), "=")
+    assert constants.quoted_verdict("2", mpmath.mpf("2.5"))
+    assert not constants.quoted_verdict("2", mpmath.mpf("2.5000001"))
+    assert not constants.quoted_verdict("0.5", mpmath.mpf("0.5501"))
+    assert constants.quoted_verdict("62,832", mpmath.mpf("62831.7"))
+    assert constants.quoted_verdict("1/4", mpmath.mpf("0.25"), "=")
+    assert not constants.quoted_verdict("1/10000", mpmath.mpf("0.000100000001"), "=")
 
 
 # Independent recomputation (MPFR) of a selection of quoted quantities, and the verdict a
@@ -146,18 +146,18 @@ INDEPENDENT = {
 
 
 def test_quoted_values_against_mpfr() -> None:
-    by_quantity = {item.quantity: item for item in tables.QUOTED}
+    by_quantity = {item.quantity: item for item in constants.QUOTED}
     for quantity, (independent, verdict) in INDEPENDENT.items():
         item = by_quantity[quantity]
         with mpmath.workdps(60):
             exact = item.exact()
         _assert_rounds_to(mpmath.nstr(exact, 40, strip_zeros=False), independent())
-        assert tables.quoted_verdict(item.quoted, exact, item.claim) is verdict, quantity
+        assert constants.quoted_verdict(item.quoted, exact, item.claim) is verdict, quantity
 
 
 def test_quoted_table_rows_and_choose_base_cross_check() -> None:
     rows = _rows(blocks.quoted_values_table())
-    assert len(rows) == len(tables.QUOTED)
+    assert len(rows) == len(constants.QUOTED)
     assert sum(row[-1] == "**wrong**" for row in rows) >= 15
     by_quantity = {row[0]: row for row in rows}
     # pespec.choose_base is written independently (pespec.teaching.extension).
@@ -171,7 +171,7 @@ def test_quoted_table_rows_and_choose_base_cross_check() -> None:
 
 
 def test_half_precision_storage_is_safe_and_computation_is_not() -> None:
-    rows = tables.half_precision_rows(positions=(10, 1000, 2049), d_model=64)
+    rows = constants.half_precision_rows(positions=(10, 1000, 2049), d_model=64)
     for position, name, stored, computed in rows:
         assert stored <= LEVELS[name].u_out  # one rounding of a value in [−1, 1]
         if position >= 1000:
@@ -187,14 +187,14 @@ def test_front_matter_names_both_versions() -> None:
 
 
 def test_pespec_tables_command(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["tables", "tiny"]) == 0
+    assert main(["constants", "tiny"]) == 0
     assert capsys.readouterr().out == blocks.tiny_table()
-    assert main(["tables", "nope"]) == 2
+    assert main(["constants", "nope"]) == 2
     assert re.search(r"table NAME must be one of .*got 'nope'", capsys.readouterr().err)
 
 
 def test_quoted_highlights_are_rows_of_the_full_table() -> None:
-    quantities = [item.quantity for item in tables.QUOTED]
+    quantities = [item.quantity for item in constants.QUOTED]
     assert len(set(quantities)) == len(quantities)  # rows are selected by quantity
     full = {row[0]: row for row in _rows(blocks.quoted_values_table())}
     highlights = _rows(blocks.quoted_highlights_table())
@@ -203,3 +203,14 @@ def test_quoted_highlights_are_rows_of_the_full_table() -> None:
         assert row == full[row[0]][:2] + full[row[0]][3:]
     with pytest.raises(ValueError, match="quantity must be one of the QUOTED quantities"):
         blocks.quoted_values_table(["no such quantity"])
+
+
+def test_the_old_command_name_exits_2_naming_the_new_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``pespec tables`` became ``pespec constants`` (issue 38; pre-1.0, no alias)."""
+    from pespec.cli import main
+
+    assert main(["tables", "tiny"]) == 2
+    err = capsys.readouterr().err
+    assert "'tables'" in err and "pespec constants" in err and "Traceback" not in err

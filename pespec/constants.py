@@ -1,7 +1,7 @@
 """The constants of SPEC Annex H and the user guide, computed with mpmath (SPEC Annex H).
 
 The values of the tables that :mod:`pespec.specblocks.tables` renders (SPEC's generated blocks,
-``pespec tables``). Nothing here uses pespec's floating-point code: exact values come
+``pespec constants``). Nothing here uses pespec's floating-point code: exact values come
 from mpmath, and each printed digit string is *certified* by computing it at two
 working precisions (:data:`DIGITS` + 25 and + 50 decimal digits) and requiring the two
 strings to agree (:func:`certified`).
