@@ -115,25 +115,14 @@ def _suite(config: pytest.Config) -> Any:
     elif spec and family not in (None, "sinusoidal"):
         suite = _family_suite(config, str(family), spec)
     elif spec:
-        from pespec.conformance.engine import DEFAULT_TIMEOUT
-        from pespec.conformance.guard import BackendLoadError
-        from pespec.sinusoidal.run import STAGES, Suite
-
-        timeout = config.getoption("--pe-timeout") or DEFAULT_TIMEOUT
-        stages = config.getoption("--pe-stages")
-        options = {
-            "level": config.getoption("--pe-level"),
-            "profile": config.getoption("--pe-profile"),
-            "timeout": timeout,
-            "stages": list(STAGES) if stages is None else [s.strip() for s in stages.split(",")],
+        extra = {
             "examples": config.getoption("--pe-examples"),
             "shrink": not config.getoption("--pe-no-shrink"),
             "convention": config.getoption("--pe-convention"),
         }
-        try:
-            suite = _supervised(config, "sinusoidal", spec, options) or Suite(spec, **options)
-        except (BackendLoadError, ValueError, TypeError) as exc:
-            raise pytest.UsageError(f"--pe-backend {spec!r}: {exc}") from None
+        suite = _family_suite(
+            config, "sinusoidal", spec, extra=extra, where=f"--pe-backend {spec!r}"
+        )
     config.stash[_SUITE] = suite
     config.stash[_RESULTS] = {}
     return suite
@@ -159,41 +148,38 @@ def _spec(config: pytest.Config) -> str | None:
 
 
 def _rope_suite(config: pytest.Config, spec: str) -> Any:
-    """The rotary Suite for ``--pe-rope-backend`` and ``--pe-rope-config``."""
-    from pespec.conformance.engine import DEFAULT_TIMEOUT
-    from pespec.conformance.guard import BackendLoadError
+    """The rotary Suite for ``--pe-rope-backend`` and ``--pe-rope-config`` (the one family
+    path, :func:`_family_suite`, with the configuration read here)."""
     from pespec.rope.presets import load_config
-    from pespec.rope.suite import ROPE_STAGES, RopeSuite
 
     if config.getoption("--pe-backend"):
         raise pytest.UsageError("give one of --pe-backend and --pe-rope-backend, not both")
     text = config.getoption("--pe-rope-config")
     if not text:
         raise pytest.UsageError("--pe-rope-backend needs --pe-rope-config PRESET_OR_JSON")
-    stages = config.getoption("--pe-stages")
     try:
         reading = load_config(str(text))
     except (OSError, ValueError, TypeError) as exc:
         raise pytest.UsageError(f"--pe-rope-config {str(text)!r}: {exc}") from None
-    options = {
-        "level": config.getoption("--pe-level"),
-        "profile": config.getoption("--pe-profile"),
-        "timeout": config.getoption("--pe-timeout") or DEFAULT_TIMEOUT,
-        "stages": list(ROPE_STAGES) if stages is None else [s.strip() for s in stages.split(",")],
-        "config_notes": list(reading.notes),
-        **family_options(config.getoption("--pe-option")),  # e.g. mode=scores
-    }
-    try:
-        return _supervised(
-            config, "rope", spec, {"config": reading.config.to_dict(), **options}
-        ) or RopeSuite(spec, reading.config, **options)
-    except (BackendLoadError, ValueError, TypeError) as exc:
-        raise pytest.UsageError(f"--pe-rope-backend {spec!r}: {exc}") from None
+    extra = {"config": reading.config, "config_notes": list(reading.notes)}
+    child = {"config": reading.config.to_dict()}  # JSON for the supervised child
+    where = f"--pe-rope-backend {spec!r}"
+    return _family_suite(config, "rope", spec, extra=extra, child=child, where=where)
 
 
-def _family_suite(config: pytest.Config, name: str, spec: str) -> Any:
+def _family_suite(
+    config: pytest.Config,
+    name: str,
+    spec: str,
+    *,
+    extra: dict[str, Any] | None = None,
+    child: dict[str, Any] | None = None,
+    where: str | None = None,
+) -> Any:
     """The suite of family ``name`` (:mod:`pespec.families`, entry points included) for
-    ``--pe-backend``: the options every family takes, plus the ``--pe-option`` keywords."""
+    ``--pe-backend``: the options every family takes, ``extra`` (a family's own, read from
+    its own options; ``child``: those the supervised child gets as JSON instead), then the
+    ``--pe-option`` keywords. The one plugin path of every family (issue 38)."""
     from pespec.conformance.engine import DEFAULT_TIMEOUT
     from pespec.conformance.guard import BackendLoadError
     from pespec.families import get_family
@@ -207,14 +193,17 @@ def _family_suite(config: pytest.Config, name: str, spec: str) -> Any:
         "level": config.getoption("--pe-level"),
         "profile": config.getoption("--pe-profile"),
         "timeout": config.getoption("--pe-timeout") or DEFAULT_TIMEOUT,
+        **(extra or {}),
     }
     if stages is not None:
         options["stages"] = [s.strip() for s in stages.split(",")]
     options.update(family_options(config.getoption("--pe-option")))
+    label = where or f"--pe-backend {spec!r} (family {name})"
     try:
-        return _supervised(config, name, spec, options) or factory(spec, **options)
+        supervised = _supervised(config, name, spec, {**options, **(child or {})})
+        return supervised or factory(spec, **options)
     except (BackendLoadError, ValueError, TypeError) as exc:
-        raise pytest.UsageError(f"--pe-backend {spec!r} (family {name}): {exc}") from None
+        raise pytest.UsageError(f"{label}: {exc}") from None
 
 
 def family_options(pairs: list[str]) -> dict[str, Any]:

@@ -20,12 +20,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend, BackendCapabilities
+from pespec.conformance.chores import EngineRun, dtype_levels
 from pespec.conformance.compare import PlannedCheck
-from pespec.conformance.contract import GuardedBackend
-from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite, select_stages
+from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
 from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
-from pespec.conformance.profiles import resolve_profile
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.stage import ContractStage, contract_plan, validated_output
 from pespec.fourier.convention import FourierConvention
@@ -107,11 +106,15 @@ def compare(out: F64, want: F64, bound: F64) -> dict[str, Any]:
     }
 
 
-class FourierRun:
-    """The Fourier family's :class:`~pespec.conformance.engine.FamilyRun` for one backend."""
+class FourierRun(EngineRun):
+    """The Fourier family's run for one backend: the engine's chores (:class:`EngineRun`)
+    and the convention."""
 
     family = FAMILY
     all_stages = STAGES
+    capabilities_type = FourierCapabilities
+    entry_point_group = ENTRY_POINT_GROUP
+    levels = dtype_levels(LEVELS)
 
     def __init__(
         self,
@@ -123,23 +126,21 @@ class FourierRun:
         timeout: float = DEFAULT_TIMEOUT,
         stages: Sequence[str] = STAGES,
     ) -> None:
-        self.backend = load_fourier_backend(backend)
-        self.profile = resolve_profile(profile)
-        self.stages = select_stages(stages, STAGES)
+        super().__init__(
+            backend,
+            level=level,
+            profile=profile,
+            timeout=timeout,
+            stages=stages,
+            describe=_describe,
+        )
         caps = self.backend.capabilities
         assert isinstance(caps, FourierCapabilities)
         chosen = config if config is not None else caps.config
         if chosen is None:
             raise ValueError("config is needed: a fourier preset name, a dict or a JSON file")
         self.conv = convention_from(chosen)
-        claim = level if level is not None else caps.level
-        if claim is not None and claim not in LEVELS:
-            raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {claim!r}")
-        self.requested_level = claim
-        self.level: str | None = claim
-        self.output_dtype: str | None = None
         self.x = suite_inputs(self.conv, ROWS.get(self.profile, 64))
-        self.guard = GuardedBackend(self.backend, timeout=timeout, describe=_describe)
         self.contract = ContractStage(self.guard, self.encode, self.x[:8])
         self._want: F64 | None = None
 
@@ -179,7 +180,6 @@ class FourierRun:
     def _first(self, name: str) -> None:
         """The first call's output dtype and the level it gives (when none is claimed)."""
         self.output_dtype = name
-        self.level = self.level or name
 
     def want(self) -> F64:
         """The oracle's values at the suite's inputs (computed once)."""

@@ -20,12 +20,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend, BackendCapabilities
+from pespec.conformance.chores import EngineRun, Levels
 from pespec.conformance.compare import PlannedCheck
-from pespec.conformance.contract import BackendFailure, GuardedBackend
-from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite, select_stages
+from pespec.conformance.contract import BackendFailure
+from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
 from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
-from pespec.conformance.profiles import resolve_profile
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.stage import ContractStage, validated_output
 from pespec.multiaxis.rope.config import MultiAxisRopeConfig
@@ -33,7 +33,6 @@ from pespec.multiaxis.rope.presets import Preset, resolve_config
 from pespec.multiaxis.rope.reference import check_inputs
 from pespec.numerics.formats import DTYPES
 from pespec.rope.errormodel import (
-    RopeLevel,
     check_rope_claim,
     parse_rope_level,
     rope_level_for_dtype,
@@ -77,11 +76,15 @@ def input_x(n: int, head_dim: int, seed: int = 0) -> NDArray[np.float64]:
     return rng.integers(-256, 257, size=(n, head_dim)).astype(np.float64) / 128.0
 
 
-class MRopeRun:
-    """The multi-axis rotary family's :class:`~pespec.conformance.engine.FamilyRun`."""
+class MRopeRun(EngineRun):
+    """The multi-axis rotary family's run: the engine's chores (:class:`EngineRun`) and the
+    position ids."""
 
     family = FAMILY
     all_stages = STAGES
+    capabilities_type = MRopeCapabilities
+    entry_point_group = ENTRY_POINT_GROUP
+    levels = Levels(parse_rope_level, rope_level_for_dtype)
 
     def __init__(
         self,
@@ -100,13 +103,14 @@ class MRopeRun:
             )
         self.preset: Preset = resolve_config(config)
         self.config: MultiAxisRopeConfig = self.preset.config
-        self.backend = load_mrope_backend(backend)
-        self.profile = resolve_profile(profile)
-        self.stages = select_stages(stages, STAGES)
-        claim = level if level is not None else self.backend.capabilities.level
-        self.claimed: RopeLevel | None = None if claim is None else parse_rope_level(claim)
-        self.output_dtype: str | None = None
-        self.guard = GuardedBackend(self.backend, timeout=timeout, describe=_describe)
+        super().__init__(
+            backend,
+            level=level,
+            profile=profile,
+            timeout=timeout,
+            stages=stages,
+            describe=_describe,
+        )
         grid = self.preset.positions()
         self.grid_rows = int(grid.shape[0])
         rows = np.unique(
@@ -116,19 +120,6 @@ class MRopeRun:
         self.x = input_x(self.positions.shape[0], self.config.head_dim)
         self.contract = ContractStage(self.guard, self.output, self.x[:16], self.positions[:16])
         self._cache: dict[str, Any] = {}
-
-    @property
-    def level(self) -> str | None:
-        """The level's name: the claim, else the output dtype's default (after a call)."""
-        if self.claimed is not None:
-            return self.claimed.name
-        return None if self.output_dtype is None else rope_level_for_dtype(self.output_dtype).name
-
-    def level_object(self) -> RopeLevel:
-        """The level judged: the claim, else the output dtype's default."""
-        if self.claimed is not None:
-            return self.claimed
-        return rope_level_for_dtype(self.output_dtype or "float64")
 
     def output(self, x: NDArray[Any], positions: NDArray[Any]) -> NDArray[np.float64]:
         """The backend's output as float64 (n, head_dim), validated: shape, a pespec dtype,

@@ -20,18 +20,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend, BackendCapabilities
+from pespec.conformance.chores import EngineRun, Levels
 from pespec.conformance.compare import PlannedCheck
-from pespec.conformance.contract import BackendFailure, GuardedBackend
-from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite, select_stages
+from pespec.conformance.contract import BackendFailure
+from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
 from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
-from pespec.conformance.profiles import resolve_profile
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.stage import ContractStage, validated_output
 from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, check_positions_nd
 from pespec.multiaxis.sinusoidal.presets import Preset, resolve_config
 from pespec.numerics.formats import DTYPES
-from pespec.sinusoidal.properties.base import Level, level_for_dtype, parse_level
+from pespec.sinusoidal.properties.base import level_for_dtype, parse_level
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -99,11 +99,14 @@ def sample_rows(sizes: Sequence[int], limit: int) -> NDArray[np.intp]:
     return np.unique(np.concatenate([rows, np.asarray(extra, dtype=np.intp)]))
 
 
-class MultiAxisRun:
-    """The multi-axis family's :class:`~pespec.conformance.engine.FamilyRun`."""
+class MultiAxisRun(EngineRun):
+    """The multi-axis family's run: the engine's chores (:class:`EngineRun`) and the grid."""
 
     family = FAMILY
     all_stages = STAGES
+    capabilities_type = MultiAxisCapabilities
+    entry_point_group = ENTRY_POINT_GROUP
+    levels = Levels(parse_level, lambda name: level_for_dtype(DTYPES[name]))
 
     def __init__(
         self,
@@ -122,14 +125,14 @@ class MultiAxisRun:
             )
         self.preset: Preset = resolve_config(config)
         self.config: MultiAxisConfig = self.preset.config
-        self.backend = load_multiaxis_backend(backend)
-        self.profile = resolve_profile(profile)
-        self.stages = select_stages(stages, STAGES)
-        claim = level if level is not None else self.backend.capabilities.level
-        self.claimed: Level | None = None if claim is None else parse_level(claim)
-        self.level: str | None = None if self.claimed is None else self.claimed.name
-        self.output_dtype: str | None = None
-        self.guard = GuardedBackend(self.backend, timeout=timeout, describe=_describe)
+        super().__init__(
+            backend,
+            level=level,
+            profile=profile,
+            timeout=timeout,
+            stages=stages,
+            describe=_describe,
+        )
         grid = self.preset.positions()
         self.grid_rows = int(grid.shape[0])
         self.rows, self.positions = self._admitted(grid)
@@ -185,18 +188,11 @@ class MultiAxisRun:
                 f"{self.claimed.output_dtype} output",
             )
         self.output_dtype = name
-        self.level = self.level or level_for_dtype(DTYPES[name]).name
 
     def blocks(self, positions: NDArray[Any]) -> list[NDArray[Any]]:
         """``positions`` cut into row blocks of at most :data:`BLOCK_ELEMENTS` outputs."""
         rows = max(1, BLOCK_ELEMENTS // self.config.d_model)
         return [positions[i : i + rows] for i in range(0, positions.shape[0], rows)]
-
-    def level_object(self) -> Level:
-        """The level judged: the claim, else the output dtype's default (after a call)."""
-        if self.claimed is not None:
-            return self.claimed
-        return parse_level(self.level or "float64")
 
     def plan(self) -> list[PlannedCheck]:
         from pespec.multiaxis.sinusoidal.stages import plan

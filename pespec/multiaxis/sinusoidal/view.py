@@ -28,7 +28,10 @@ class RunView(Protocol):
     declared_out: int
     """Checked rows left out because the backend's capabilities do not admit them."""
     stages: tuple[str, ...]
-    level: str | None
+
+    @property
+    def level(self) -> str | None: ...
+
     output_dtype: str | None
 
     def output(self, positions: NDArray[Any]) -> NDArray[Any]: ...
