@@ -43,9 +43,10 @@ from pespec.conformance.engine import Suite as EngineSuite
 from pespec.conformance.guard import BACKEND_ERRORS, protocol_error
 from pespec.conformance.profiles import resolve_profile
 from pespec.conformance.report import CheckResult, Report
+from pespec.numerics.validation import check_non_negative_int
 from pespec.properties.base import Level, check_claimable, level_for_dtype, parse_level
 from pespec.reference.conventions import CANONICAL, Convention
-from pespec.reference.validation import check_d_model, check_non_negative_int
+from pespec.reference.validation import check_d_model
 from pespec.sincos.call import SINUSOIDAL_CALL
 from pespec.sincos.comparison_stages import golden_check, large_check
 from pespec.sincos.contract import contract_probes, probe_base, run_contract, sinusoidal_guard

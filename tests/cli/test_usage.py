@@ -386,7 +386,7 @@ def test_check_leaves_no_hypothesis_folder_in_the_working_folder(tmp_path: Path)
 
 
 def test_regenerate_twice_leaves_provenance_unchanged(tmp_path: Path) -> None:
-    from pespec.sincos.golden import PROVENANCE
+    from pespec.conformance.fixtures import PROVENANCE
     from pespec.sincos.golden_catalog import CATALOG
     from pespec.sincos.golden_write import regenerate
 

@@ -16,18 +16,11 @@ import numpy as np
 import pytest
 
 from pespec.cli import main as cli_main
+from pespec.conformance.fixtures import MANIFEST, PROVENANCE, FixtureError, fixture_directory
 from pespec.reference._oracle_mpmath import mpmath_row
 from pespec.reference.conventions import PRESETS
 from pespec.rope import PRESETS as ROPE_PRESETS
-from pespec.sincos.golden import (
-    MANIFEST,
-    PROVENANCE,
-    FixtureError,
-    FixtureSet,
-    fixture_directory,
-    load_fixture_sets,
-    parse_fixture,
-)
+from pespec.sincos.golden import FixtureSet, load_fixture_sets, parse_fixture
 from pespec.sincos.golden_catalog import CATALOG
 from pespec.sincos.golden_write import export_fixture_sets, regenerate, render_fixture
 

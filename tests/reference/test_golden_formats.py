@@ -17,15 +17,16 @@ from pathlib import Path
 import pytest
 
 from pespec.cli import main as cli_main
-from pespec.conformance.fixtures import FixtureError, FixtureFormat, handler_for
-from pespec.sincos.golden import (
-    FORMAT,
+from pespec.conformance.fixtures import (
     MANIFEST,
+    FixtureError,
+    FixtureFormat,
     fixture_directory,
-    load_fixture_sets,
+    handler_for,
     read_manifest,
     sha256_hex,
 )
+from pespec.sincos.golden import FORMAT, load_fixture_sets
 
 ROOT = Path(__file__).resolve().parents[2]
 ROTARY = "rope-llama-2-7b.json"
