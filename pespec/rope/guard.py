@@ -4,7 +4,7 @@
 (timeout, host conversion, exceptions as failures) describing rotary calls;
 :func:`rope_call` calls ``backend(x, positions, rope)`` through it and checks what every
 rotary call must give: x and positions unchanged, shape (n, head_dim), a known dtype that
-stays the same, finite values. :func:`RopeGuard` is the deprecated name of the old subclass.
+stays the same, finite values.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pespec.conformance.contract import BackendFailure, GuardedBackend, first_no
 from pespec.numerics.formats import DTYPES, dtype_name
 from pespec.rope.config import RopeConfig
 
-__all__ = ["RopeGuard", "describe_call", "rope_call", "rope_guard"]
+__all__ = ["describe_call", "rope_call", "rope_guard"]
 
 
 def describe_call(*args: Any) -> str:
@@ -67,10 +67,3 @@ def rope_call(
             "finite", f"output must be finite; got {float(output[bad])!r} at {where}"
         )
     return output
-
-
-def RopeGuard(  # the old class name, kept for one release
-    backend: Backend, *, timeout: float, expected_dtype: str | None = None
-) -> GuardedBackend:
-    """Deprecated (issue 25): :func:`rope_guard`; validate with :func:`rope_call`."""
-    return rope_guard(backend, timeout=timeout, expected_dtype=expected_dtype)

@@ -5,7 +5,7 @@ A rotary report is a :class:`~pespec.conformance.report.Report` (family ``rope``
 family fields this module fills: :func:`report_fields` when the suite or the from-file check
 builds it, :func:`refresh` after its data changed (the domain advice, the reader's notes, the
 level found late), :func:`rebuilt` when :mod:`pespec.supervised.report_load` reads it back
-from its JSON. :func:`RopeReport` is the deprecated name of the old subclass.
+from its JSON.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from pespec.conformance.report import Report
 
-__all__ = ["COMMAND", "FAMILY", "RopeReport", "rebuilt", "refresh", "report_fields", "set_notes"]
+__all__ = ["COMMAND", "FAMILY", "rebuilt", "refresh", "report_fields", "set_notes"]
 
 FAMILY: Final = "rope"
 COMMAND: Final = "pespec rope check"
@@ -133,24 +133,3 @@ def _texts(
     if advice:
         extra.append(f"- {advice}")
     return judged, extra
-
-
-def RopeReport(  # the old class name, kept for one release
-    *,
-    rope_config: dict[str, Any] | None = None,
-    rope_level: Mapping[str, str] | None = None,
-    domain: Mapping[str, Any] | None = None,
-    domain_advice: str | None = None,
-    config_notes: Sequence[str] | None = None,
-    **fields: Any,
-) -> Report:
-    """Deprecated (issue 25): a rotary :class:`Report` (family ``rope``), built from the old
-    subclass's keywords; use :func:`report_fields`."""
-    extra = report_fields(
-        config=rope_config,
-        level_stages=rope_level,
-        domain=domain,
-        config_notes=config_notes,
-        advice=domain_advice,
-    )
-    return Report(**fields, **extra)

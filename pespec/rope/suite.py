@@ -44,10 +44,10 @@ from pespec.rope.errormodel import (
     rope_level_for_dtype,
 )
 from pespec.rope.failure_named import name_failures
-from pespec.rope.guard import RopeGuard, rope_call, rope_guard
+from pespec.rope.guard import rope_call, rope_guard
 from pespec.rope.independence import config_independence_of
 from pespec.rope.per_call import per_call_run
-from pespec.rope.report import RopeReport, refresh, report_fields
+from pespec.rope.report import refresh, report_fields
 from pespec.rope.scores import check_mode, score_accuracy, score_plan
 from pespec.rope.suite_checks import (
     CONTRACT,
@@ -60,8 +60,6 @@ from pespec.rope.suite_checks import (
 
 __all__ = [
     "ROPE_STAGES",
-    "RopeGuard",
-    "RopeReport",
     "RopeRun",
     "RopeSuite",
     "check",

@@ -7,13 +7,13 @@ that may differ between machines. Every stored value is the oracle's certified c
 rounded float64 (:mod:`pespec.sinusoidal.reference.oracle`), given both as its shortest round-trip
 decimal and as its exact ``float.hex`` form.
 
-Public API (the conformance suite uses it): :class:`FixtureSet`, :func:`load_fixture_sets`,
-:func:`fixture_directory`. This module holds the format and its reading; the shipped
+Public API (the conformance suite uses it): :class:`FixtureSet`, :func:`load_fixture_sets`.
+This module holds the format and its reading; the shipped
 catalog is :mod:`pespec.sinusoidal.golden_catalog`, rendering and regeneration
 :mod:`pespec.sinusoidal.golden_write`, verification against the oracle
 :mod:`pespec.sinusoidal.golden_verify`. What every format shares (MANIFEST, its verification,
-the folder) is the engine's :mod:`pespec.conformance.fixtures`, whose names this module
-re-exports for its old callers. The ``pespec golden`` command is :mod:`pespec.cli.golden`.
+the folder) is the engine's :mod:`pespec.conformance.fixtures` (imported from there, not
+from here: issue 38). The ``pespec golden`` command is :mod:`pespec.cli.golden`.
 """
 
 from __future__ import annotations
@@ -27,15 +27,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.fixtures import (
-    MANIFEST,
-    PROVENANCE,
     FixtureError,
     files_of_format,
-    fixture_directory,
-    read_manifest,
-    sha256_hex,
     verified_directory,
-    verify_checksums,
 )
 from pespec.sinusoidal.reference.conventions import Convention
 
@@ -43,20 +37,12 @@ __all__ = [
     "DEFINITION",
     "FORMAT",
     "GENERATOR",
-    "MANIFEST",
     "ORACLE_PROVENANCE",
-    "PROVENANCE",
-    "FixtureError",
     "FixtureSet",
-    "fixture_directory",
     "fixture_files",
     "is_canonical_fixture",
     "load_fixture_sets",
     "parse_fixture",
-    "read_manifest",
-    "sha256_hex",
-    "verified_directory",
-    "verify_checksums",
 ]
 
 FORMAT = "pespec-golden/1"

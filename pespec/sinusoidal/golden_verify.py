@@ -1,6 +1,6 @@
 """Verifying golden fixtures: the stored values against the oracle, and a fixture directory
 against a fresh regeneration (SPEC §7). :func:`differing_files` is the engine's
-(:mod:`pespec.conformance.fixtures`), re-exported for old callers.
+(:mod:`pespec.conformance.fixtures`), imported from there.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pespec.sinusoidal.golden_catalog import CATALOG, FixtureSpec
 from pespec.sinusoidal.golden_write import render_catalog
 from pespec.sinusoidal.reference import oracle
 
-__all__ = ["ValueMismatch", "differing_files", "verify_directory", "verify_values"]
+__all__ = ["ValueMismatch", "verify_directory", "verify_values"]
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ export (SPEC §7).
 :func:`render_catalog` renders every set in memory; :func:`regenerate` replaces the fixture
 directory atomically; :func:`export_fixture_sets` writes ``.npz`` or ``.csv`` copies. The
 MANIFEST, the atomic folder replacement and the atomic export are the engine's
-(:mod:`pespec.conformance.fixtures`); their names are re-exported here for old callers.
+(:mod:`pespec.conformance.fixtures`), imported from there.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import numpy as np
 from pespec._version import SPEC_VERSION
 from pespec.conformance.fixtures import (
     export_with,
-    manifest_text,
     replace_directory,
     with_manifest,
 )
@@ -31,14 +30,10 @@ from pespec.sinusoidal.golden_catalog import CATALOG, FixtureSpec, compute_fixtu
 __all__ = [
     "WRITERS",
     "export_fixture_sets",
-    "export_with",
-    "manifest_text",
     "regenerate",
     "render_catalog",
     "render_fixture",
     "render_sets",
-    "replace_directory",
-    "with_manifest",
 ]
 
 

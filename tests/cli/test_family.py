@@ -289,16 +289,12 @@ def _sin_report() -> Any:
 
 
 def _rope_report() -> Any:
-    from pespec.rope.report import RopeReport
+    from pespec.conformance.report import Report
+    from pespec.rope.report import report_fields
 
     stages = {"phase": "float32", "cache": "float16", "rotation": "float16"}
-    return RopeReport(
-        **_fields(),
-        level="float32/float16/float16",
-        working_dtype="float32",
-        rope_config={"rope_type": "default"},
-        rope_level=stages,
-    )
+    extra = report_fields(config={"rope_type": "default"}, level_stages=stages)
+    return Report(**_fields(), level="float32/float16/float16", working_dtype="float32", **extra)
 
 
 def test_sinusoidal_level_stages_follow_the_level_name() -> None:

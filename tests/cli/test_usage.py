@@ -386,7 +386,7 @@ def test_check_leaves_no_hypothesis_folder_in_the_working_folder(tmp_path: Path)
 
 
 def test_regenerate_twice_leaves_provenance_unchanged(tmp_path: Path) -> None:
-    from pespec.sinusoidal.golden import PROVENANCE
+    from pespec.conformance.fixtures import PROVENANCE
     from pespec.sinusoidal.golden_catalog import CATALOG
     from pespec.sinusoidal.golden_write import regenerate
 

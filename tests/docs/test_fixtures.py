@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 from paths import ROOT
 
-from pespec.conformance.fixtures import files_of_format
+from pespec.conformance.fixtures import files_of_format, fixture_directory
 from pespec.rope import PRESETS
-from pespec.sinusoidal.golden import fixture_directory, load_fixture_sets
+from pespec.sinusoidal.golden import load_fixture_sets
 
 DOC = ROOT / "docs" / "fixtures.md"
 

@@ -11,6 +11,7 @@ import pytest
 from paths import HF_CONFIGS as DATA
 
 from pespec.cli import main as cli_main
+from pespec.conformance.fixtures import MANIFEST, fixture_directory, read_manifest
 from pespec.rope import PRESETS
 from pespec.rope.golden import (
     CONTEXT_LENGTHS,
@@ -21,7 +22,6 @@ from pespec.rope.golden import (
     verify_rope_fixture,
     x_vectors,
 )
-from pespec.sinusoidal.golden import MANIFEST, fixture_directory, read_manifest
 
 
 def test_rotary_sets_regenerate_byte_identically_and_are_in_the_manifest() -> None:

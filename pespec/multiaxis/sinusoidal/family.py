@@ -1,8 +1,4 @@
-"""The ``multiaxis`` family's registry entry, a
-:class:`~pespec.conformance.family.Family`: its names as ``module:attr`` strings, its
-fixtures and report hooks, and the ``pespec check`` options only it takes. Data only: the
-registry (:mod:`pespec.families`) reads it, ``pespec check --help`` builds its options from
-it, and it imports nothing of the family's machinery."""
+"""The ``multiaxis`` family's registry entry: data only (:mod:`pespec.conformance.family`)."""
 
 from __future__ import annotations
 

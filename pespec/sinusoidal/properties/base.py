@@ -17,8 +17,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.numerics.formats import DTYPES, SIGNIFICAND_BITS, dtype_name, unit_roundoff
+from pespec.numerics.validation import check_positions
 from pespec.sinusoidal.reference.conventions import CANONICAL, Convention
-from pespec.sinusoidal.reference.validation import check_base, check_d_model, check_positions
+from pespec.sinusoidal.reference.validation import check_base, check_d_model
 
 __all__ = [
     "DTYPES",

@@ -4,7 +4,7 @@ The contract stage (:mod:`pespec.conformance.contract`), the guard of every suit
 the properties (:mod:`pespec.sinusoidal.properties.rows`) all judge a host output with
 :func:`output_problems`: shape (n, d_model), a dtype pespec knows (the level's, once known),
 finite values. The family-free pieces (:class:`OutputProblem`, :func:`first_non_finite`) live
-in :mod:`pespec.numerics.problems` and are re-exported here.
+in :mod:`pespec.numerics.problems`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from pespec.numerics.formats import DTYPES, dtype_name
 from pespec.numerics.problems import OutputProblem, first_non_finite
 
-__all__ = ["OutputProblem", "first_non_finite", "output_problems"]
+__all__ = ["output_problems"]
 
 
 def output_problems(

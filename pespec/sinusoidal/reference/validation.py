@@ -1,7 +1,7 @@
 """Argument validation of the sinusoidal family's own parameters (d_model, base, embeddings).
 
 The generic validators (positions, ints, probabilities, finite arrays, random generators)
-live in :mod:`pespec.numerics.validation` and are re-exported here for old imports. Each
+live in :mod:`pespec.numerics.validation` (imported from there, not from here). Each
 check either returns the normalised value or raises an exception whose message names the
 parameter, repeats the value received and says what is allowed, for example::
 
@@ -18,29 +18,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.numerics.validation import (
-    DEFAULT_SEED,
     as_int,
     check_finite_array,
-    check_non_negative_int,
-    check_positions,
-    check_positive_int,
-    check_probability,
-    check_rng,
     describe_value,
 )
 
-__all__ = [
-    "DEFAULT_SEED",
-    "check_base",
-    "check_d_model",
-    "check_embeddings",
-    "check_finite_array",
-    "check_non_negative_int",
-    "check_positions",
-    "check_positive_int",
-    "check_probability",
-    "check_rng",
-]
+__all__ = ["check_base", "check_d_model", "check_embeddings"]
 
 
 def check_d_model(d_model: Any, name: str = "d_model") -> int:
