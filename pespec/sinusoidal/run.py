@@ -44,15 +44,15 @@ from pespec.conformance.guard import BACKEND_ERRORS, protocol_error
 from pespec.conformance.profiles import resolve_profile
 from pespec.conformance.report import CheckResult, Report
 from pespec.numerics.validation import check_non_negative_int
-from pespec.sinusoidal.properties.base import Level, check_claimable, level_for_dtype, parse_level
-from pespec.sinusoidal.reference.conventions import CANONICAL, Convention
-from pespec.sinusoidal.reference.validation import check_d_model
 from pespec.sinusoidal.call import SINUSOIDAL_CALL
 from pespec.sinusoidal.comparison_stages import golden_check, large_check
 from pespec.sinusoidal.contract import contract_probes, probe_base, run_contract, sinusoidal_guard
 from pespec.sinusoidal.failure_named import name_failures
 from pespec.sinusoidal.loading import load_backend
+from pespec.sinusoidal.properties.base import Level, check_claimable, level_for_dtype, parse_level
 from pespec.sinusoidal.property_stage import PropertyStage
+from pespec.sinusoidal.reference.conventions import CANONICAL, Convention
+from pespec.sinusoidal.reference.validation import check_d_model
 from pespec.sinusoidal.report import report_fields
 from pespec.sinusoidal.reproductions import Reproductions
 from pespec.sinusoidal.suite_plan import make_plan

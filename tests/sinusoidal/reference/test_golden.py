@@ -17,12 +17,12 @@ import pytest
 
 from pespec.cli import main as cli_main
 from pespec.conformance.fixtures import MANIFEST, PROVENANCE, FixtureError, fixture_directory
-from pespec.sinusoidal.reference._oracle_mpmath import mpmath_row
-from pespec.sinusoidal.reference.conventions import PRESETS
 from pespec.rope import PRESETS as ROPE_PRESETS
 from pespec.sinusoidal.golden import FixtureSet, load_fixture_sets, parse_fixture
 from pespec.sinusoidal.golden_catalog import CATALOG
 from pespec.sinusoidal.golden_write import export_fixture_sets, regenerate, render_fixture
+from pespec.sinusoidal.reference._oracle_mpmath import mpmath_row
+from pespec.sinusoidal.reference.conventions import PRESETS
 
 
 @pytest.fixture(scope="module")
