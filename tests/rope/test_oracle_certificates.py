@@ -457,3 +457,123 @@ def test_rotation_positions_shape_error_names_n() -> None:
     x = _rotation_input(CONFIG, 2)
     with pytest.raises(ValueError, match=r"positions must have shape \(n,\) = \(2,\); got \(3,\)"):
         oracle.rotate(x, [1, 2, 3], CONFIG)
+
+
+# ---------------------------------------------------------------------------
+# the radii of the enclosures of ω' and A
+
+WIDE_BITS = 20
+"""The wide enclosure's radius: 2^(20 − P) for a row at P bits (the oracle asks for P + 32)."""
+
+
+def _wide_enclosure(real: Any) -> Any:
+    """An _enclosure whose midpoints of ω'_j and A are moved up by r = 2^(WIDE_BITS − P) and
+    whose radii grow by r (still sound: the true value is within the old radius of the old
+    midpoint). The radius terms then dominate the bounds, so a dropped or shrunken radius term
+    is a bound below the proof's; r shrinks with P, so the Ziv retries still terminate."""
+
+    def wide(config: RopeConfig, precision: int) -> Any:
+        enclosure = real(config, precision)
+        r = math.ldexp(1.0, WIDE_BITS + 32 - precision)
+
+        def moved(value: Any) -> Any:
+            with gmpy2.context(precision=value.precision + 128):
+                return value + gmpy2.mpfr(r)  # exact: r is a power of 2 above ulp(value)
+
+        return oracle._Enclosure(
+            tuple(moved(w) for w in enclosure.omega),
+            tuple((old + r) * SLACK for old in enclosure.omega_radius),
+            moved(enclosure.attention),
+            (enclosure.attention_radius + r) * SLACK,
+            enclosure.attention_exact,
+        )
+
+    return wide
+
+
+def test_cos_sin_bound_counts_the_frequency_radius(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ω'_j known only within r_j = 2^(20 − P): the angle term is ≥ |p|·(r_j·2^P + |ω̃_j|)
+    (|p·ω' − p·ω̃| ≤ |p|·r_j; the product's rounding ≤ |p ω̃|·2^-P), and every value, computed
+    from a midpoint r_j away from ω', is still within its bound of cos and sin of p·ω'."""
+    monkeypatch.setattr(oracle, "_enclosure", _wide_enclosure(oracle._enclosure))
+    calls = _record(monkeypatch, "round_certified")
+    got = oracle.cos_sin(POSITIONS, CONFIG)
+    cos, sin = _expected_cos_sin(CONFIG, POSITIONS)
+    assert got[0].tolist() == [[mpf_to_float(v) for v in row] for row in cos]
+    assert got[1].tolist() == [[mpf_to_float(v) for v in row] for row in sin]
+    assert len(calls) == 2 * len(POSITIONS)
+    for index, (values, angle, factor, constant, precision) in enumerate(calls):
+        row = index // 2
+        enclosure = oracle._enclosure(CONFIG, precision + 32)
+        p = abs(POSITIONS[row])
+        proof = [
+            p * (math.ldexp(r, precision) + abs(float(w)))
+            for w, r in zip(enclosure.omega, enclosure.omega_radius, strict=True)
+        ]
+        assert all(r >= math.ldexp(1.0, WIDE_BITS - precision) for r in enclosure.omega_radius)
+        assert np.all(angle >= np.array(proof) * MARGIN)
+        exact = (sin if index % 2 == 0 else cos)[row]
+        unit = mpmath.ldexp(1, -precision)
+        for value, y, g in zip(values, exact, angle, strict=True):
+            assert abs(mpmath.mpf(value) - y) <= (g + factor * abs(float(value)) + constant) * unit
+
+
+def test_rotation_bound_counts_the_attention_radius(monkeypatch: pytest.MonkeyPatch) -> None:
+    """YaRN with A and ω' known only within 2^(20 − P): the term of y = Ã·t̃ is ≥
+    |Ã|·T + r_A·2^P·(|t̃| + T·2^-P) (units of 2^-P), T = t̃'s proof bound with the angle
+    |p|·(r_j·2^P + |ω̃_j|) (|A t − Ã t̃| ≤ |Ã|·|t − t̃| + |A − Ã|·(|t̃| + |t − t̃|)); the
+    certified outputs equal the mpmath transcription's."""
+    positions = [3, 1000, -5, 0.5]
+    x = _rotation_input(YARN, len(positions))
+    monkeypatch.setattr(oracle, "_enclosure", _wide_enclosure(oracle._enclosure))
+    calls = _record(monkeypatch, "round_certified")
+    got = oracle.rotate(x, positions, YARN)
+    write_a, write_b = _pairs(YARN)
+    expected = _expected_rotation(YARN, x, positions)
+    for row, (y_a, y_b) in enumerate(expected):
+        assert got[row, write_a].tolist() == [mpf_to_float(v) for v in y_a]
+        assert got[row, write_b].tolist() == [mpf_to_float(v) for v in y_b]
+    rotations = [c for c in calls if c[2] == 1]  # value factor 1: the rotation's checks
+    assert len(rotations) == 2 * len(positions)
+    omegas, _ = mp_schedule(YARN)
+    for index, (_, term, _, _, precision) in enumerate(rotations):
+        p, which = positions[index // 2], index % 2
+        enclosure = oracle._enclosure(YARN, precision + 32)
+        big_a, r_a = (
+            abs(float(enclosure.attention)),
+            math.ldexp(enclosure.attention_radius, precision),
+        )
+        assert r_a >= 2.0**WIDE_BITS
+        for j, w in enumerate(omegas):
+            c, s = float(mpmath.cos(p * w)), float(mpmath.sin(p * w))
+            first, second = (0.75, -1000.5) if which == 0 else (1000.5, 0.75)
+            t = first * c + second * s
+            angle = abs(p) * (math.ldexp(enclosure.omega_radius[j], precision) + float(w))
+            proof_t = (
+                abs(first) * (angle + abs(c))
+                + abs(second) * (angle + abs(s))
+                + abs(first * c)
+                + abs(second * s)
+                + abs(t)
+            )
+            proof = big_a * proof_t + r_a * (abs(t) + math.ldexp(proof_t, -precision))
+            assert term[j] >= proof * MARGIN, (index, j)
+
+
+def test_pair_bound_counts_the_attention_radius_times_the_input_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """t̃ = 0 exactly (a = 3, b = 2, c̃ = 1/2, s̃ = 3/4: y_a's t̃ = a c̃ − b s̃ = 0) with t's error
+    e = |a|·e_c + |b|·e_s and A within r_A = 1/4 of Ã = 1: |A t − Ã t̃| reaches (1 + 1/4)·e (the
+    box's corner), so the bound must be ≥ 1.25·e; with r_A = 0 it is ≥ e."""
+    e_s = e_c = 2.0**-60
+    e = 3 * e_c + 2 * e_s
+    for radius, need in ((0.25, 1.25 * e), (0.0, e)):
+        calls = _record(monkeypatch, "round_interval")
+        enclosure = oracle._Enclosure((), (), gmpy2.mpfr(1), radius, None)
+        with gmpy2.context(precision=128):
+            s, c = gmpy2.mpfr(0.75), gmpy2.mpfr(0.5)
+            oracle._pair_values(3.0, 2.0, s, c, e_s, e_c, enclosure, 128)
+        assert calls[0][0] == 0  # y_a = Ã·t̃ = 0 exactly
+        assert float(calls[0][1]) >= need * MARGIN
+        monkeypatch.undo()
