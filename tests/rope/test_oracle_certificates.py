@@ -463,54 +463,68 @@ def test_rotation_positions_shape_error_names_n() -> None:
 # the radii of the enclosures of ω' and A
 
 WIDE_BITS = 20
-"""The wide enclosure's radius: 2^(20 − P) for a row at P bits (the oracle asks for P + 32)."""
+"""The wide enclosure's radius: 2^(20 + 32 − q) for the first precision q asked in a run step
+(q = P + 32 for a row at P bits, so 2^(20 − P))."""
 
 
-def _wide_enclosure(real: Any) -> Any:
-    """An _enclosure whose midpoints of ω'_j and A are moved up by r = 2^(WIDE_BITS − P) and
-    whose radii grow by r (still sound: the true value is within the old radius of the old
-    midpoint). The radius terms then dominate the bounds, so a dropped or shrunken radius term
-    is a bound below the proof's; r shrinks with P, so the Ziv retries still terminate."""
+def _wide_checks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[Any, ...]]]:
+    """Replace oracle._enclosure by a wide one and record each round_certified call with the
+    enclosure last handed out before it (the one its bound was computed from).
+
+    The wide enclosure moves the midpoints of ω'_j and A up by r = 2^(WIDE_BITS + 32 − q) and
+    grows their radii by r (still sound: the true value is within the old radius of the old
+    midpoint); like the real one it is shared by every request of the same run step (256
+    bits). The radius terms then dominate the bounds, so a dropped or shrunken radius term is
+    a bound below the proof's; r shrinks as the precision grows, so the Ziv retries end."""
+    real, check = oracle._enclosure, oracle.round_certified
+    made: dict[tuple[RopeConfig, int], Any] = {}
+    last: list[Any] = [None]
+    checks: list[tuple[Any, tuple[Any, ...]]] = []
+
+    def moved(value: Any, r: float) -> Any:
+        with gmpy2.context(precision=value.precision + 128):
+            return value + gmpy2.mpfr(r)  # exact: r is a power of 2 above ulp(value)
 
     def wide(config: RopeConfig, precision: int) -> Any:
-        enclosure = real(config, precision)
-        r = math.ldexp(1.0, WIDE_BITS + 32 - precision)
+        key = (config, 256 * math.ceil(precision / 256))
+        if key not in made:
+            enclosure = real(config, precision)
+            r = math.ldexp(1.0, WIDE_BITS + 32 - precision)
+            made[key] = oracle._Enclosure(
+                tuple(moved(w, r) for w in enclosure.omega),
+                tuple((old + r) * SLACK for old in enclosure.omega_radius),
+                moved(enclosure.attention, r),
+                (enclosure.attention_radius + r) * SLACK,
+                enclosure.attention_exact,
+            )
+        last[0] = made[key]
+        return made[key]
 
-        def moved(value: Any) -> Any:
-            with gmpy2.context(precision=value.precision + 128):
-                return value + gmpy2.mpfr(r)  # exact: r is a power of 2 above ulp(value)
+    def spy(*args: Any) -> Any:
+        checks.append((last[0], args))
+        return check(*args)
 
-        return oracle._Enclosure(
-            tuple(moved(w) for w in enclosure.omega),
-            tuple((old + r) * SLACK for old in enclosure.omega_radius),
-            moved(enclosure.attention),
-            (enclosure.attention_radius + r) * SLACK,
-            enclosure.attention_exact,
-        )
-
-    return wide
+    monkeypatch.setattr(oracle, "_enclosure", wide)
+    monkeypatch.setattr(oracle, "round_certified", spy)
+    return checks
 
 
 def test_cos_sin_bound_counts_the_frequency_radius(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With ω'_j known only within r_j = 2^(20 − P): the angle term is ≥ |p|·(r_j·2^P + |ω̃_j|)
+    """With ω'_j known only within r_j ≈ 2^(20 − P): the angle term is ≥ |p|·(r_j·2^P + |ω̃_j|)
     (|p·ω' − p·ω̃| ≤ |p|·r_j; the product's rounding ≤ |p ω̃|·2^-P), and every value, computed
     from a midpoint r_j away from ω', is still within its bound of cos and sin of p·ω'."""
-    monkeypatch.setattr(oracle, "_enclosure", _wide_enclosure(oracle._enclosure))
-    calls = _record(monkeypatch, "round_certified")
+    checks = _wide_checks(monkeypatch)
     got = oracle.cos_sin(POSITIONS, CONFIG)
     cos, sin = _expected_cos_sin(CONFIG, POSITIONS)
     assert got[0].tolist() == [[mpf_to_float(v) for v in row] for row in cos]
     assert got[1].tolist() == [[mpf_to_float(v) for v in row] for row in sin]
-    assert len(calls) == 2 * len(POSITIONS)
-    for index, (values, angle, factor, constant, precision) in enumerate(calls):
+    assert len(checks) == 2 * len(POSITIONS)
+    for index, (enclosure, (values, angle, factor, constant, precision)) in enumerate(checks):
         row = index // 2
-        enclosure = oracle._enclosure(CONFIG, precision + 32)
         p = abs(POSITIONS[row])
-        proof = [
-            p * (math.ldexp(r, precision) + abs(float(w)))
-            for w, r in zip(enclosure.omega, enclosure.omega_radius, strict=True)
-        ]
-        assert all(r >= math.ldexp(1.0, WIDE_BITS - precision) for r in enclosure.omega_radius)
+        radii = [math.ldexp(r, precision) for r in enclosure.omega_radius]
+        assert min(radii) >= 2.0 ** (WIDE_BITS - 8)  # the radius term dominates |ω̃_j| ≤ 1
+        proof = [p * (r + abs(float(w))) for w, r in zip(enclosure.omega, radii, strict=True)]
         assert np.all(angle >= np.array(proof) * MARGIN)
         exact = (sin if index % 2 == 0 else cos)[row]
         unit = mpmath.ldexp(1, -precision)
@@ -519,31 +533,27 @@ def test_cos_sin_bound_counts_the_frequency_radius(monkeypatch: pytest.MonkeyPat
 
 
 def test_rotation_bound_counts_the_attention_radius(monkeypatch: pytest.MonkeyPatch) -> None:
-    """YaRN with A and ω' known only within 2^(20 − P): the term of y = Ã·t̃ is ≥
+    """YaRN with A and ω' known only within ≈ 2^(20 − P): the term of y = Ã·t̃ is ≥
     |Ã|·T + r_A·2^P·(|t̃| + T·2^-P) (units of 2^-P), T = t̃'s proof bound with the angle
     |p|·(r_j·2^P + |ω̃_j|) (|A t − Ã t̃| ≤ |Ã|·|t − t̃| + |A − Ã|·(|t̃| + |t − t̃|)); the
     certified outputs equal the mpmath transcription's."""
     positions = [3, 1000, -5, 0.5]
     x = _rotation_input(YARN, len(positions))
-    monkeypatch.setattr(oracle, "_enclosure", _wide_enclosure(oracle._enclosure))
-    calls = _record(monkeypatch, "round_certified")
+    checks = _wide_checks(monkeypatch)
     got = oracle.rotate(x, positions, YARN)
     write_a, write_b = _pairs(YARN)
     expected = _expected_rotation(YARN, x, positions)
     for row, (y_a, y_b) in enumerate(expected):
         assert got[row, write_a].tolist() == [mpf_to_float(v) for v in y_a]
         assert got[row, write_b].tolist() == [mpf_to_float(v) for v in y_b]
-    rotations = [c for c in calls if c[2] == 1]  # value factor 1: the rotation's checks
-    assert len(rotations) == 2 * len(positions)
+    assert len(checks) == 2 * len(positions)
     omegas, _ = mp_schedule(YARN)
-    for index, (_, term, _, _, precision) in enumerate(rotations):
+    for index, (enclosure, (_, term, factor, _, precision)) in enumerate(checks):
         p, which = positions[index // 2], index % 2
-        enclosure = oracle._enclosure(YARN, precision + 32)
-        big_a, r_a = (
-            abs(float(enclosure.attention)),
-            math.ldexp(enclosure.attention_radius, precision),
-        )
-        assert r_a >= 2.0**WIDE_BITS
+        assert factor == 1  # the rotation's check (the product A·t̃)
+        big_a = abs(float(enclosure.attention))
+        r_a = math.ldexp(enclosure.attention_radius, precision)
+        assert r_a >= 2.0 ** (WIDE_BITS - 8)  # r_A·|t̃| far above the proof's rounding terms
         for j, w in enumerate(omegas):
             c, s = float(mpmath.cos(p * w)), float(mpmath.sin(p * w))
             first, second = (0.75, -1000.5) if which == 0 else (1000.5, 0.75)
