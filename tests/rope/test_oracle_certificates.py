@@ -467,19 +467,24 @@ WIDE_BITS = 20
 (q = P + 32 for a row at P bits, so 2^(20 − P))."""
 
 
-def _wide_checks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[Any, ...]]]:
+def _wide_checks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any, tuple[Any, ...]]]:
     """Replace oracle._enclosure by a wide one and record each round_certified call with the
-    enclosure last handed out before it (the one its bound was computed from).
+    enclosures its bound was computed from: (the one of ω', the one of A, the call's args).
 
     The wide enclosure moves the midpoints of ω'_j and A up by r = 2^(WIDE_BITS + 32 − q) and
     grows their radii by r (still sound: the true value is within the old radius of the old
     midpoint); like the real one it is shared by every request of the same run step (256
     bits). The radius terms then dominate the bounds, so a dropped or shrunken radius term is
-    a bound below the proof's; r shrinks as the precision grows, so the Ziv retries end."""
-    real, check = oracle._enclosure, oracle.round_certified
+    a bound below the proof's; r shrinks as the precision grows, so the Ziv retries end. The
+    sin/cos values a check is given are traced to the _sin_cos_mpfr call that made them (its
+    enclosure gave the angle term); a rotation's check to the last _row_values (its A)."""
+    real_enclosure, real_check = oracle._enclosure, oracle.round_certified
+    real_sin_cos, real_row = oracle._sin_cos_mpfr, oracle._row_values
     made: dict[tuple[RopeConfig, int], Any] = {}
     last: list[Any] = [None]
-    checks: list[tuple[Any, tuple[Any, ...]]] = []
+    producers: dict[int, tuple[Any, Any]] = {}  # id of a values list: (the list, enclosure)
+    row: list[Any] = [None, None]
+    checks: list[tuple[Any, Any, tuple[Any, ...]]] = []
 
     def moved(value: Any, r: float) -> Any:
         with gmpy2.context(precision=value.precision + 128):
@@ -488,7 +493,7 @@ def _wide_checks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[Any, 
     def wide(config: RopeConfig, precision: int) -> Any:
         key = (config, 256 * math.ceil(precision / 256))
         if key not in made:
-            enclosure = real(config, precision)
+            enclosure = real_enclosure(config, precision)
             r = math.ldexp(1.0, WIDE_BITS + 32 - precision)
             made[key] = oracle._Enclosure(
                 tuple(moved(w, r) for w in enclosure.omega),
@@ -500,11 +505,27 @@ def _wide_checks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[Any, 
         last[0] = made[key]
         return made[key]
 
+    def sin_cos(*args: Any) -> Any:
+        result = real_sin_cos(*args)
+        for values in result[:2]:
+            producers[id(values)] = (values, last[0])  # the list kept: its id stays unique
+        return result
+
+    def row_values(*args: Any) -> Any:
+        result = real_row(*args)
+        row[:] = [producers.get(id(result[0]), (None, result[4]))[1], result[4]]
+        return result
+
     def spy(*args: Any) -> Any:
-        checks.append((last[0], args))
-        return check(*args)
+        if id(args[0]) in producers:
+            checks.append((producers[id(args[0])][1], None, args))
+        else:
+            checks.append((row[0], row[1], args))
+        return real_check(*args)
 
     monkeypatch.setattr(oracle, "_enclosure", wide)
+    monkeypatch.setattr(oracle, "_sin_cos_mpfr", sin_cos)
+    monkeypatch.setattr(oracle, "_row_values", row_values)
     monkeypatch.setattr(oracle, "round_certified", spy)
     return checks
 
@@ -519,7 +540,7 @@ def test_cos_sin_bound_counts_the_frequency_radius(monkeypatch: pytest.MonkeyPat
     assert got[0].tolist() == [[mpf_to_float(v) for v in row] for row in cos]
     assert got[1].tolist() == [[mpf_to_float(v) for v in row] for row in sin]
     assert len(checks) == 2 * len(POSITIONS)
-    for index, (enclosure, (values, angle, factor, constant, precision)) in enumerate(checks):
+    for index, (enclosure, _, (values, angle, factor, constant, precision)) in enumerate(checks):
         row = index // 2
         p = abs(POSITIONS[row])
         radii = [math.ldexp(r, precision) for r in enclosure.omega_radius]
@@ -548,11 +569,11 @@ def test_rotation_bound_counts_the_attention_radius(monkeypatch: pytest.MonkeyPa
         assert got[row, write_b].tolist() == [mpf_to_float(v) for v in y_b]
     assert len(checks) == 2 * len(positions)
     omegas, _ = mp_schedule(YARN)
-    for index, (enclosure, (_, term, factor, _, precision)) in enumerate(checks):
+    for index, (enclosure, scale, (_, term, factor, _, precision)) in enumerate(checks):
         p, which = positions[index // 2], index % 2
         assert factor == 1  # the rotation's check (the product A·t̃)
-        big_a = abs(float(enclosure.attention))
-        r_a = math.ldexp(enclosure.attention_radius, precision)
+        big_a = abs(float(scale.attention))
+        r_a = math.ldexp(scale.attention_radius, precision)
         assert r_a >= 2.0 ** (WIDE_BITS - 8)  # r_A·|t̃| far above the proof's rounding terms
         for j, w in enumerate(omegas):
             c, s = float(mpmath.cos(p * w)), float(mpmath.sin(p * w))
