@@ -57,8 +57,13 @@ EXTRA_TESTS = {
     "pespec/numerics/turns.py": (
         "tests/numerics/test_worst_ratio.py",
         "tests/sinusoidal/reference/test_exact.py",
+        "tests/numerics/test_turns_certificates.py",
     ),
-    "pespec/sinusoidal/reference/exact.py": ("tests/sinusoidal/reference/test_exact.py",),
+    "pespec/sinusoidal/reference/exact.py": (
+        "tests/sinusoidal/reference/test_exact.py",
+        "tests/sinusoidal/reference/test_exact_budget.py",
+    ),
+    "pespec/sinusoidal/reference/oracle.py": ("tests/sinusoidal/reference/test_oracle.py",),
     "pespec/numerics/ratio.py": (
         "tests/numerics/test_worst_ratio.py",
         "tests/numerics/test_ratio_edges.py",

@@ -33,11 +33,14 @@ SIN_ORACLE = "pespec/sinusoidal/reference/oracle.py"
 ROPE_ORACLE = "pespec/rope/oracle.py"
 SCHEDULE = "pespec/rope/_exact_schedule.py"
 EXACT = "pespec/sinusoidal/reference/exact.py"
+TURNS = "pespec/numerics/turns.py"
 
 T_ROUNDING = ("tests/numerics/test_rounding_certificates.py",)
 T_SIN = ("tests/sinusoidal/reference/test_oracle_certificates.py",)
 T_ROPE = ("tests/rope/test_oracle_certificates.py",)
 T_EXACT = ("tests/sinusoidal/reference/test_exact_domain_ends.py",)
+T_BUDGET = ("tests/sinusoidal/reference/test_exact_budget.py",)
+T_TURNS = ("tests/numerics/test_turns_certificates.py",)
 
 
 @dataclass(frozen=True)
@@ -352,6 +355,54 @@ SENTINELS: tuple[Sentinel, ...] = (
         "    flat_out = out.reshape(-1, *values.shape[-3:])\n",
         T_ROPE,
         "rotate writes a batched input through the wrong view (issue 42b)",
+    ),
+    Sentinel(
+        "sin-omega-bound-below-proof",
+        SIN_ORACLE,
+        "_bound(4.0 * t_upper + 2.0)",
+        "_bound(4.0 * t_upper - 2.0)",
+        T_SIN,
+        "_certified_omega: the bound (4t + 2)·|ω̃|·2^-P taken as (4t − 2) (issue 42c)",
+    ),
+    Sentinel(
+        "sin-range-limit-widened",
+        SIN_ORACLE,
+        "_MAX_T = float(2**29)",
+        "_MAX_T = float(3**29)",
+        T_SIN,
+        "the oracle's range t ≤ 2^29 widened to 3^29 (issue 42c)",
+    ),
+    Sentinel(
+        "exact-budget-range-halved",
+        EXACT,
+        "MAX_SCALED_POSITION: Final = 2.0**40",
+        "MAX_SCALED_POSITION: Final = 2.0**39",
+        T_BUDGET,
+        "error_budget: the proof's terms at |θ| ≤ 2^39 instead of 2^40 (issue 42c)",
+    ),
+    Sentinel(
+        "turns-offset-error-dropped",
+        TURNS,
+        "low += err + extra[1]",
+        "low += extra[1]",
+        T_TURNS,
+        "turns: the two_sum error of adding an offset's turns dropped (issue 42c)",
+    ),
+    Sentinel(
+        "rope-omega-radius-dropped",
+        ROPE_ORACLE,
+        "magnitude * (math.ldexp(r, precision) + abs(float(w)) * SLACK) * SLACK",
+        "magnitude * (abs(float(w)) * SLACK) * SLACK",
+        T_ROPE,
+        "cos/sin bound without |p|·r_j, the radius of ω'_j's enclosure (issue 42c)",
+    ),
+    Sentinel(
+        "rope-attention-radius-times-error-dropped",
+        ROPE_ORACLE,
+        "+ enclosure.attention_radius * (abs(float(t)) + t_err)",
+        "+ enclosure.attention_radius * abs(float(t))",
+        T_ROPE,
+        "_pair_values: r_A·|t − t̃| dropped from |A t − Ã t̃| (issue 42c)",
     ),
 )
 

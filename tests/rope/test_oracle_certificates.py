@@ -457,3 +457,154 @@ def test_rotation_positions_shape_error_names_n() -> None:
     x = _rotation_input(CONFIG, 2)
     with pytest.raises(ValueError, match=r"positions must have shape \(n,\) = \(2,\); got \(3,\)"):
         oracle.rotate(x, [1, 2, 3], CONFIG)
+
+
+# ---------------------------------------------------------------------------
+# the radii of the enclosures of ω' and A
+
+WIDE_BITS = 20
+"""The wide enclosure's radius: 2^(20 + 32 − q) for the first precision q asked in a run step
+(q = P + 32 for a row at P bits, so 2^(20 − P))."""
+
+
+def _wide_checks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any, tuple[Any, ...]]]:
+    """Replace oracle._enclosure by a wide one and record each round_certified call with the
+    enclosures its bound was computed from: (the one of ω', the one of A, the call's args).
+
+    The wide enclosure moves the midpoints of ω'_j and A up by r = 2^(WIDE_BITS + 32 − q) and
+    grows their radii by r (still sound: the true value is within the old radius of the old
+    midpoint); like the real one it is shared by every request of the same run step (256
+    bits). The radius terms then dominate the bounds, so a dropped or shrunken radius term is
+    a bound below the proof's; r shrinks as the precision grows, so the Ziv retries end. The
+    sin/cos values a check is given are traced to the _sin_cos_mpfr call that made them (its
+    enclosure gave the angle term); a rotation's check to the last _row_values (its A)."""
+    real_enclosure, real_check = oracle._enclosure, oracle.round_certified
+    real_sin_cos, real_row = oracle._sin_cos_mpfr, oracle._row_values
+    made: dict[tuple[RopeConfig, int], Any] = {}
+    last: list[Any] = [None]
+    producers: dict[int, tuple[Any, Any]] = {}  # id of a values list: (the list, enclosure)
+    row: list[Any] = [None, None]
+    checks: list[tuple[Any, Any, tuple[Any, ...]]] = []
+
+    def moved(value: Any, r: float) -> Any:
+        with gmpy2.context(precision=value.precision + 128):
+            return value + gmpy2.mpfr(r)  # exact: r is a power of 2 above ulp(value)
+
+    def wide(config: RopeConfig, precision: int) -> Any:
+        key = (config, 256 * math.ceil(precision / 256))
+        if key not in made:
+            enclosure = real_enclosure(config, precision)
+            r = math.ldexp(1.0, WIDE_BITS + 32 - precision)
+            made[key] = oracle._Enclosure(
+                tuple(moved(w, r) for w in enclosure.omega),
+                tuple((old + r) * SLACK for old in enclosure.omega_radius),
+                moved(enclosure.attention, r),
+                (enclosure.attention_radius + r) * SLACK,
+                enclosure.attention_exact,
+            )
+        last[0] = made[key]
+        return made[key]
+
+    def sin_cos(*args: Any) -> Any:
+        result = real_sin_cos(*args)
+        for values in result[:2]:
+            producers[id(values)] = (values, last[0])  # the list kept: its id stays unique
+        return result
+
+    def row_values(*args: Any) -> Any:
+        result = real_row(*args)
+        row[:] = [producers.get(id(result[0]), (None, result[4]))[1], result[4]]
+        return result
+
+    def spy(*args: Any) -> Any:
+        if id(args[0]) in producers:
+            checks.append((producers[id(args[0])][1], None, args))
+        else:
+            checks.append((row[0], row[1], args))
+        return real_check(*args)
+
+    monkeypatch.setattr(oracle, "_enclosure", wide)
+    monkeypatch.setattr(oracle, "_sin_cos_mpfr", sin_cos)
+    monkeypatch.setattr(oracle, "_row_values", row_values)
+    monkeypatch.setattr(oracle, "round_certified", spy)
+    return checks
+
+
+def test_cos_sin_bound_counts_the_frequency_radius(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ω'_j known only within r_j ≈ 2^(20 − P): the angle term is ≥ |p|·(r_j·2^P + |ω̃_j|)
+    (|p·ω' − p·ω̃| ≤ |p|·r_j; the product's rounding ≤ |p ω̃|·2^-P), and every value, computed
+    from a midpoint r_j away from ω', is still within its bound of cos and sin of p·ω'."""
+    checks = _wide_checks(monkeypatch)
+    got = oracle.cos_sin(POSITIONS, CONFIG)
+    cos, sin = _expected_cos_sin(CONFIG, POSITIONS)
+    assert got[0].tolist() == [[mpf_to_float(v) for v in row] for row in cos]
+    assert got[1].tolist() == [[mpf_to_float(v) for v in row] for row in sin]
+    assert len(checks) == 2 * len(POSITIONS)
+    for index, (enclosure, _, (values, angle, factor, constant, precision)) in enumerate(checks):
+        row = index // 2
+        p = abs(POSITIONS[row])
+        radii = [math.ldexp(r, precision) for r in enclosure.omega_radius]
+        assert min(radii) >= 2.0 ** (WIDE_BITS - 8)  # the radius term dominates |ω̃_j| ≤ 1
+        proof = [p * (r + abs(float(w))) for w, r in zip(enclosure.omega, radii, strict=True)]
+        assert np.all(angle >= np.array(proof) * MARGIN)
+        exact = (sin if index % 2 == 0 else cos)[row]
+        unit = mpmath.ldexp(1, -precision)
+        for value, y, g in zip(values, exact, angle, strict=True):
+            assert abs(mpmath.mpf(value) - y) <= (g + factor * abs(float(value)) + constant) * unit
+
+
+def test_rotation_bound_counts_the_attention_radius(monkeypatch: pytest.MonkeyPatch) -> None:
+    """YaRN with A and ω' known only within ≈ 2^(20 − P): the term of y = Ã·t̃ is ≥
+    |Ã|·T + r_A·2^P·(|t̃| + T·2^-P) (units of 2^-P), T = t̃'s proof bound with the angle
+    |p|·(r_j·2^P + |ω̃_j|) (|A t − Ã t̃| ≤ |Ã|·|t − t̃| + |A − Ã|·(|t̃| + |t − t̃|)); the
+    certified outputs equal the mpmath transcription's."""
+    positions = [3, 1000, -5, 0.5]
+    x = _rotation_input(YARN, len(positions))
+    checks = _wide_checks(monkeypatch)
+    got = oracle.rotate(x, positions, YARN)
+    write_a, write_b = _pairs(YARN)
+    expected = _expected_rotation(YARN, x, positions)
+    for row, (y_a, y_b) in enumerate(expected):
+        assert got[row, write_a].tolist() == [mpf_to_float(v) for v in y_a]
+        assert got[row, write_b].tolist() == [mpf_to_float(v) for v in y_b]
+    assert len(checks) == 2 * len(positions)
+    omegas, _ = mp_schedule(YARN)
+    for index, (enclosure, scale, (_, term, factor, _, precision)) in enumerate(checks):
+        p, which = positions[index // 2], index % 2
+        assert factor == 1  # the rotation's check (the product A·t̃)
+        big_a = abs(float(scale.attention))
+        r_a = math.ldexp(scale.attention_radius, precision)
+        assert r_a >= 2.0 ** (WIDE_BITS - 8)  # r_A·|t̃| far above the proof's rounding terms
+        for j, w in enumerate(omegas):
+            c, s = float(mpmath.cos(p * w)), float(mpmath.sin(p * w))
+            first, second = (0.75, -1000.5) if which == 0 else (1000.5, 0.75)
+            t = first * c + second * s
+            angle = abs(p) * (math.ldexp(enclosure.omega_radius[j], precision) + float(w))
+            proof_t = (
+                abs(first) * (angle + abs(c))
+                + abs(second) * (angle + abs(s))
+                + abs(first * c)
+                + abs(second * s)
+                + abs(t)
+            )
+            proof = big_a * proof_t + r_a * (abs(t) + math.ldexp(proof_t, -precision))
+            assert term[j] >= proof * MARGIN, (index, j)
+
+
+def test_pair_bound_counts_the_attention_radius_times_the_input_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """t̃ = 0 exactly (a = 3, b = 2, c̃ = 1/2, s̃ = 3/4: y_a's t̃ = a c̃ − b s̃ = 0) with t's error
+    e = |a|·e_c + |b|·e_s and A within r_A = 1/4 of Ã = 1: |A t − Ã t̃| reaches (1 + 1/4)·e (the
+    box's corner), so the bound must be ≥ 1.25·e; with r_A = 0 it is ≥ e."""
+    e_s = e_c = 2.0**-60
+    e = 3 * e_c + 2 * e_s
+    for radius, need in ((0.25, 1.25 * e), (0.0, e)):
+        calls = _record(monkeypatch, "round_interval")
+        enclosure = oracle._Enclosure((), (), gmpy2.mpfr(1), radius, None)
+        with gmpy2.context(precision=128):
+            s, c = gmpy2.mpfr(0.75), gmpy2.mpfr(0.5)
+            oracle._pair_values(3.0, 2.0, s, c, e_s, e_c, enclosure, 128)
+        assert calls[0][0] == 0  # y_a = Ã·t̃ = 0 exactly
+        assert float(calls[0][1]) >= need * MARGIN
+        monkeypatch.undo()

@@ -226,3 +226,83 @@ def test_position_zero_and_minus_one() -> None:
     assert sorted(float(v) for v in zero) == [0.0] * 4 + [1.0] * 4
     assert zero != minus_one
     assert sum(v.startswith("-") for v in minus_one) == 4
+
+
+def test_certified_omega_bound_never_below_the_proof(monkeypatch: pytest.MonkeyPatch) -> None:
+    """_certified_omega (base 10001: no perfect power, so the Ziv loop, not the rational path):
+    the error handed to round_interval for ω̃_k and for the residual ω̃_k − hi is
+    ≥ |ω̃_k|·(4·t_k + 2)·2^-P (module docstring: four correctly rounded operations, each error
+    carried through exp), with t_k = ln(10001)·k/4 from mpmath; and ω̃_k's true error is within
+    it (ω_k at 400 bits)."""
+    calls = _record(monkeypatch, "round_interval")
+    hi, lo = oracle._frequencies_dd_cached.__wrapped__(8, Fraction(10001), Fraction(4))
+    assert len(calls) == 2 * 3  # k = 1, 2, 3 (ω_0 = 1 is rational): hi, then lo
+    mpmath.mp.prec = 400
+    try:
+        for index, (value, err) in enumerate(calls):
+            k = index // 2 + 1
+            omega = calls[2 * (k - 1)][0]  # the hi call's value is ω̃_k itself
+            t_k = float(mpmath.log(10001) * k / 4)
+            proof = abs(float(omega)) * (4 * t_k + 2) * 2.0**-omega.precision
+            assert float(err) >= proof * MARGIN, (k, index % 2)
+            if index % 2 == 0:
+                exact = mpmath.power(10001, -mpmath.mpf(k) / 4)
+                assert abs(mpmath.mpf(value) - exact) <= mpmath.mpf(err)
+                assert hi[k] == float(exact)  # 400 → 53 bits: mpmath rounds to nearest
+                assert lo[k] == float(exact - mpmath.mpf(hi[k]))
+    finally:
+        mpmath.mp.prec = 53
+
+
+def test_frequency_below_the_smallest_subnormal_is_positive_zero() -> None:
+    """base 1e300, d = 8, s = 1.5: ω_3 = 1e300^(-3/2.5) ≈ 10^-360, below 2^-1075, so hi and lo
+    round to +0 (the oracle's shortcut for t > 750); ω_2 ≈ 10^-240 is a normal float64. Both
+    against mpmath; a row at position 1 then holds sin ω_3 = +0 and cos ω_3 = 1."""
+    from pespec.sinusoidal.reference._oracle_mpmath import mpf_to_float
+
+    convention = Convention(frequency_shift=1.5)
+    hi, lo = oracle.frequencies_dd(8, base=1e300, convention=convention)
+    with mpmath.workprec(400):
+        for k in range(4):
+            exact = mpmath.power(mpmath.mpf(1e300), -mpmath.mpf(k) / mpmath.mpf(2.5))
+            assert hi[k] == mpf_to_float(exact), k
+            assert lo[k] == mpf_to_float(exact - mpmath.mpf(hi[k])), k
+    assert hi[3] == 0.0 and lo[3] == 0.0 and not np.signbit(hi[3]) and not np.signbit(lo[3])
+    row = oracle.encode([1], 8, base=1e300, convention=convention, workers=1)[0]
+    assert row[6] == 0.0 and not np.signbit(row[6]) and row[7] == 1.0
+
+
+# SPEC: the oracle evaluates t_max = ln(base)·(d/2 − 1)/(d/2 − s) up to 2^29. With base = 1e300
+# (ln = 690.78, three times that is 2072.3) and d = 8: s = 4 − 3·2^-19 gives t_max = 0.675·2^29
+# (accepted; (d/2 + 1)/(d/2 − 1) = 5/3 times it, or a limit of 2^28, would refuse it) and
+# s = 4 − 2^-18 gives 1.012·2^29 (refused).
+INSIDE = Convention(frequency_shift=4 - 3 * 2.0**-19)
+OUTSIDE = Convention(frequency_shift=4 - 2.0**-18)
+
+
+def test_exponent_range_limit_from_both_sides() -> None:
+    """t_max just inside 2^29 is encoded (ω_0 = 1, every other ω_k rounds to +0: the row at
+    position 1 is sin 1, cos 1, then (0, 1) pairs, from mpmath); just outside is refused with
+    the limit named, by encode and encode_decimal."""
+    assert 0.6 * 2**29 < 690.7755 * 3 / (4 - INSIDE.frequency_shift) < 2**29
+    assert 2**29 < 690.7755 * 3 / (4 - OUTSIDE.frequency_shift) < 1.02 * 2**29
+    from pespec.sinusoidal.reference._oracle_mpmath import mpf_to_float
+
+    row = oracle.encode([1], 8, base=1e300, convention=INSIDE, workers=1)[0]
+    with mpmath.workprec(400):
+        first = [mpf_to_float(mpmath.sin(1)), mpf_to_float(mpmath.cos(1))]
+    assert row.tolist() == first + [0.0, 1.0] * 3
+    for entry in (oracle.encode, oracle.encode_decimal):
+        with pytest.raises(ValueError, match=r"below the oracle's range e\^-5\.37e\+08"):
+            entry([1], 8, base=1e300, convention=OUTSIDE)
+
+
+def test_scaled_decimal_row_at_position_zero() -> None:
+    """encode_decimal at position 0 with an output scale: sin 0 = 0 and A·cos 0 = A exactly
+    (MLX, d = 6: A = √(2/6) = √(1/3), from mpmath at 400 bits, 30 digits)."""
+    row = oracle.encode_decimal([0], 6, convention=MLX, digits=30)[0]
+    with mpmath.workprec(400):
+        amplitude = mpmath.sqrt(mpmath.mpf(1) / 3)
+        mantissa, exponent = mpmath.nstr(amplitude, 30, min_fixed=1, max_fixed=0).split("e")
+    want = f"{mantissa}e{int(exponent):+03d}"
+    assert sorted(row) == sorted(["0.00000000000000000000000000000e+00"] * 3 + [want] * 3)
