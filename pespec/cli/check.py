@@ -224,13 +224,15 @@ def run_sinusoidal(args: argparse.Namespace, prog: str = "pespec check") -> int:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     from pespec.cli.verdict import run_and_report
+    from pespec.clients.relative_clients import is_relative_client
 
+    relative = is_relative_client(args.backend)  # a relative table: the table-only check
     return run_and_report(
         prog,
         args,
         lambda: _from_file(args) if args.from_file is not None else _suite(args),
         picture=None
-        if args.backend is None
+        if args.backend is None or relative
         else lambda report, markdown: _error_plot(args, report, markdown),
     )
 
@@ -248,7 +250,13 @@ def _error_plot(args: argparse.Namespace, report: Any, markdown: str) -> str | N
 
 def _suite(args: argparse.Namespace) -> Any:
     from pespec.cli.terminal import StageLines, progress_bar
+    from pespec.clients.relative_clients import check_client, is_relative_client
     from pespec.sincos.run import STAGES, Suite
+
+    if is_relative_client(args.backend):  # SPEC §10.10: judged at its declared rows only
+        if args.stages is not None or args.convention is not None:
+            raise ValueError("--stages and --convention do not apply to a relative table client")
+        return check_client(args.backend, args.level)
 
     if args.from_file is None and (args.d_model is not None or args.positions is not None):
         raise ValueError("--d-model and --positions only apply with --from-file")
