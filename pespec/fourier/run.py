@@ -2,7 +2,8 @@
 
 A backend is called ``backend(x, config) -> (n, D)``: x an (n, k) float64 array of real inputs
 (k = ``config.in_dims``), ``config`` the :class:`~pespec.fourier.convention.FourierConvention`
-judged; it returns float64 or float32 (the level claimed, unless ``--level`` says more).
+judged; it returns float64, float32, float16 or bfloat16 (the level claimed, unless ``--level`` says
+more; float16 and bfloat16 are a float32 table cast, SPEC §10.4 F6).
 
 Stages: ``contract`` (shape, dtype, finite, the same twice, x unchanged), ``golden`` (the
 preset's certified set, SPEC §10.8, when the convention is a preset's), ``reference`` (every
@@ -33,6 +34,7 @@ from pespec.fourier.inputs import ROWS, suite_inputs
 from pespec.fourier.oracle import oracle_encode
 from pespec.fourier.presets import convention_from
 from pespec.fourier.properties import PROPERTIES, applicable, evaluate
+from pespec.numerics.formats import dtype_name
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -171,12 +173,12 @@ class FourierRun:
         """The backend's output at ``x``, validated (BackendFailure otherwise), as float64."""
         sent = np.array(x, dtype=np.float64)
         out = self.guard.raw_call(sent, self.conv)
-        dtype = str(out.dtype)
+        dtype = dtype_name(out.dtype) or str(out.dtype)
         want = (x.shape[0], self.conv.width)
         if out.shape != want:
             raise BackendFailure("shape", f"returned shape {out.shape}, not {want}")
         if dtype not in LEVELS:
-            raise BackendFailure("dtype", f"returned dtype {dtype}, not float64 or float32")
+            raise BackendFailure("dtype", f"returned dtype {dtype}, not one of {', '.join(LEVELS)}")
         if self.output_dtype is None:
             self.output_dtype = dtype
             self.level = self.level or dtype
@@ -199,7 +201,7 @@ class FourierRun:
             first, second = self.encode(self.x[:8]), self.encode(self.x[:8])
             if first.tobytes() != second.tobytes():
                 return planned.result("failed", "two calls with the same x differ")
-            return planned.result("passed", "(n, D) float64/float32, finite, deterministic")
+            return planned.result("passed", "(n, D) of a level's dtype, finite, deterministic")
         if planned.stage == "golden":
             fixture = planned.payload
             return self.judge(planned, fixture.x, fixture.values)
@@ -210,7 +212,7 @@ class FourierRun:
     def judge(self, planned: PlannedCheck, x: F64, want: F64) -> CheckResult:
         """Every element at ``x`` against ``want`` within the tolerance (SPEC §10.4)."""
         out = self.encode(x)
-        fields = compare(out, want, tolerance(x, self.conv, self.level or "float64"))
+        fields = compare(out, want, tolerance(x, self.conv, self.level or "float64", want))
         bad = fields["details"]["violations"]
         if bad:
             message = f"{bad} of {out.size} elements beyond the error bound"
@@ -242,7 +244,7 @@ class FourierRun:
         diagnose(self, report)
 
 
-CONTRACT_TITLE = "returns (n, D) finite float64/float32 values, the same twice, x unchanged"
+CONTRACT_TITLE = "returns (n, D) finite values of a level's dtype, the same twice, x unchanged"
 
 
 def FourierSuite(backend: str | Backend | Callable[..., Any], **options: Any) -> Suite:
