@@ -14,6 +14,8 @@ it with the table-only check (:func:`pespec.sincos.relative.check_relative`).
   (1, P, d): the returned relative table, P−1 … −(P−1), interleaved; FastSpeech2's module also
   returns x·√d (its xscale), which the adapter checks is the input times √d, apart from the
   table.
+* ``espnet``: ESPnet's own ``RelPositionalEncoding`` (``latest``) and
+  ``LegacyRelPositionalEncoding`` (``legacy``; espnet PR #2816), called the same way.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ __all__ = [
     "RELATIVE_CLIENTS",
     "check_client",
     "conformer",
+    "espnet",
     "is_relative_client",
     "relative_declaration",
     "xlnet",
@@ -69,26 +72,43 @@ def xlnet(client: Client, dtype: str, config: Any) -> Callable[[], Any]:
 
 
 def conformer(client: Client, dtype: str, config: Any) -> Callable[[], Any]:
-    """An ESPnet-style relative module (options: ``module`` the dotted class, ``config`` the
-    dotted config class, ``module_config``: True for FastSpeech2's second argument)."""
-    torch = importlib.import_module("torch")
+    """An ESPnet-style relative module of transformers (options: ``module`` the dotted class,
+    ``config`` the dotted config class, ``module_config``: True for FastSpeech2's second
+    argument)."""
     decl = relative_declaration(client)
-    path, _, name = str(client.options["module"]).rpartition(".")
-    cls = getattr(importlib.import_module(path), name)
     cpath, _, cname = str(client.options["config"]).rpartition(".")
     cfg = getattr(importlib.import_module(cpath), cname)(hidden_size=decl.d_model)
     extra = ({"positional_dropout_rate": 0.0},) if client.options.get("module_config") else ()
-    module = cls(cfg, *extra).eval()
+    return _module_table(_class(client)(cfg, *extra).eval(), decl)
+
+
+def espnet(client: Client, dtype: str, config: Any) -> Callable[[], Any]:
+    """ESPnet's ``RelPositionalEncoding`` or ``LegacyRelPositionalEncoding(d_model,
+    dropout_rate=0)`` (options: ``module`` the dotted class)."""
+    decl = relative_declaration(client)
+    return _module_table(_class(client)(decl.d_model, 0.0).eval(), decl)
+
+
+def _class(client: Client) -> Any:
+    path, _, name = str(client.options["module"]).rpartition(".")
+    return getattr(importlib.import_module(path), name)
+
+
+def _module_table(module: Any, decl: Any) -> Callable[[], Any]:
+    """``build()`` calling ``module`` on (1, P, d) zeros (one column of ones): its relative
+    table; a module returning (x·xscale, table) must have scaled x by its declared xscale."""
+    torch = importlib.import_module("torch")
     x = torch.zeros((1, decl.length, decl.d_model), dtype=torch.float32)
     x[0, :, 0] = 1.0  # a nonzero input, to see where the xscale goes
+    scale = math.sqrt(decl.d_model) if decl.xscale == "sqrt(d)" else 1.0
 
     def build() -> Any:
         with torch.no_grad():
             out = module(x)
-        if isinstance(out, tuple):  # FastSpeech2: (x·xscale, table)
+        if isinstance(out, tuple):  # (x·xscale, table)
             scaled, table = out
-            if not torch.equal(scaled, x * math.sqrt(decl.d_model)):
-                raise ValueError("the module's first output is not x·√d (its declared xscale)")
+            if not torch.equal(scaled, x * scale):
+                raise ValueError(f"the module's first output is not x·{decl.xscale}")
             out = table
         return np.asarray(out[0].numpy())
 
@@ -153,6 +173,31 @@ def _conformer(name: str, model: str, cls: str, config: str, d: int, **more: Any
     )
 
 
+def _espnet(name: str, position_range: str) -> Client:
+    return Client(
+        name=f"espnet:{name}",
+        family="sinusoidal",
+        library="espnet",
+        requires=("torch",),
+        entry=f"espnet.nets.pytorch_backend.transformer.embedding.{name}",
+        source="espnet/espnet espnet/nets/pytorch_backend/transformer/embedding.py",
+        adapter=f"{_ADAPTERS}:espnet",
+        configs=("declared",),
+        options={
+            "module": f"espnet.nets.pytorch_backend.transformer.embedding.{name}",
+            "relative": {
+                "position_range": position_range,
+                "length": _P,
+                "d_model": 256,
+                "convention": "canonical",
+                "xscale": "sqrt(d)",
+            },
+        },
+        note=f"a relative table: {position_range} positions, interleaved; xscale √d on the "
+        "input, apart from the table",
+    )
+
+
 RELATIVE_CLIENTS = (
     _xlnet("bi", -(_P - 1)),
     _xlnet("uni", 0),
@@ -178,9 +223,13 @@ RELATIVE_CLIENTS = (
         "ParakeetEncoderConfig",
         1024,
     ),
+    _espnet("RelPositionalEncoding", "two-sided"),
+    _espnet("LegacyRelPositionalEncoding", "descending"),
 )
-"""The relative-table clients, in table order (all of transformers; Transfo-XL is no longer
-shipped: transformers 5 removed ``models/deprecated/transfo_xl``)."""
+"""The relative-table clients, in table order: transformers (Transfo-XL is no longer shipped:
+transformers 5 removed ``models/deprecated/transfo_xl``) and ESPnet (``latest`` and
+``legacy``, d_model 256 as its Conformer recipes; both declared as Transformer-XL's ranges:
+two-sided P−1 … −(P−1), descending P−1 … 0)."""
 
 
 def is_relative_client(spec: Any) -> bool:

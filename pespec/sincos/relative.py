@@ -226,7 +226,31 @@ def diagnose_table(table: NDArray[Any], decl: RelativeTable, level: Level) -> st
     for what, changes in _alternatives(decl):
         if _compare(table, decl, level, **changes).violations == 0:
             return f"the table follows {what}, not the declared {_declared_text(decl)}"
+    measured = measured_positions(table, decl)
+    if measured is not None and _compare(table, decl, level, positions=measured).violations == 0:
+        return (
+            f"the rows hold positions {int(measured[0])} … {int(measured[-1])} (measured from "
+            f"the lowest frequency), not the declared {_declared_text(decl)}"
+        )
     return "no one-axis change (position order, layout, xscale folded in) reproduces the table"
+
+
+def measured_positions(table: NDArray[Any], decl: RelativeTable) -> NDArray[np.int64] | None:
+    """Each row's position read from its lowest-frequency pair: p = atan2(sin, cos)/ω_min,
+    rounded (unique while |p|·ω_min < π); None when the table is not (rows, d_model)."""
+    from pespec.reference.encoding import frequencies
+
+    values = np.asarray(table, dtype=np.float64)
+    if values.shape != (decl.positions.size, decl.d_model):
+        return None
+    last = decl.d_model // 2 - 1
+    sin_col = int(decl.convention.sin_columns(decl.d_model)[last])
+    cos_col = int(decl.convention.cos_columns(decl.d_model)[last])
+    omega = float(frequencies(decl.d_model, decl.base, convention=decl.convention)[last])
+    omega *= float(decl.convention.argument_scale)
+    angle = np.arctan2(values[:, sin_col], values[:, cos_col])
+    measured: NDArray[np.int64] = np.rint(angle / omega).astype(np.int64)
+    return measured - int(decl.convention.position_offset)
 
 
 def check_table(
