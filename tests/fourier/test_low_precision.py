@@ -9,32 +9,21 @@ fairseq2 PR #476 and depthcharge PR #82 guard against: depthcharge's frequency 1
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 import pytest
 
-from pespec.fourier.oracle import oracle_encode
 from pespec.fourier.presets import convention_from
-from pespec.fourier.reference import encode, weights
+from pespec.fourier.reference import encode
 from pespec.fourier.run import check
+from tests.fourier.ports import cast_oracle, narrow_angles
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 NARROW = {"float16": np.dtype(np.float16), "bfloat16": BF16}
 PRESETS = ("nerf-paper", "nerfstudio-nerf", "diffusers-gaussian-fourier", "timm-fourier-linear")
 STAGES = ("contract", "golden", "reference")
-
-
-def cast_oracle(dtype: np.dtype[Any], through32: bool) -> Any:
-    """The certified values cast to ``dtype`` (directly, or through float32 first)."""
-
-    def backend(x: Any, config: Any) -> Any:
-        exact = oracle_encode(np.asarray(x), convention_from(config))
-        return (exact.astype(np.float32) if through32 else exact).astype(dtype)
-
-    return backend
 
 
 @pytest.mark.parametrize("level", ["float16", "bfloat16"])
@@ -55,22 +44,6 @@ def test_a_float32_table_cast_by_torch_passes() -> None:
 
     report = check(backend, config="nerf-paper")
     assert report.conformant and report.level == "bfloat16"
-
-
-def narrow_angles(dtype: np.dtype[Any]) -> Any:
-    """The reference computed with every intermediate (x, ω, the angle) rounded to
-    ``dtype``: the angle formed in the narrow format."""
-
-    def backend(x: Any, config: Any) -> Any:
-        conv = convention_from(config)
-        c = conv.input_scale * {"none": 1.0, "pi": math.pi, "2pi": 2 * math.pi}[conv.pi]
-        w = (weights(conv) * c).astype(dtype).astype(np.float64)
-        xs = np.asarray(x).astype(dtype).astype(np.float64)
-        angles = (xs @ w.T).astype(dtype).astype(np.float64)
-        parts = {"sin": np.sin(angles), "cos": np.cos(angles), "raw": xs}
-        return np.stack([parts[k][:, j] for k, j in conv.columns()], axis=1).astype(dtype)
-
-    return backend
 
 
 @pytest.mark.parametrize("level", ["float16", "bfloat16"])

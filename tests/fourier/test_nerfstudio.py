@@ -17,16 +17,7 @@ import numpy as np
 import pytest
 
 from pespec.fourier.run import check
-
-
-def shifted_sine_float32(x: Any, config: Any) -> Any:
-    """nerfstudio's torch path in NumPy float32: 2π·x, times 2^linspace(0, 8, 10), flattened
-    (input_dim, num_scales), sin(cat([a, a + π/2])), the input appended."""
-    x32 = np.asarray(x, dtype=np.float32)
-    freqs = np.power(np.float32(2), np.linspace(0, 8, 10, dtype=np.float32))
-    a = ((np.float32(2 * math.pi) * x32)[..., None] * freqs).reshape(x32.shape[0], -1)
-    out = np.sin(np.concatenate([a, a + np.float32(math.pi / 2)], axis=-1))
-    return np.concatenate([out, x32], axis=-1)
+from tests.fourier.ports import shifted_sine_float32
 
 
 def test_a_cosine_as_a_shifted_sine_is_conformant_with_its_pythagoras() -> None:
