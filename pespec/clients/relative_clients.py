@@ -238,7 +238,10 @@ def is_relative_client(spec: Any) -> bool:
 
     if not isinstance(spec, str) or not spec.strip().startswith(CLIENT_PREFIX):
         return False
-    client, _ = parse_client_spec(spec)
+    try:
+        client, _ = parse_client_spec(spec)
+    except ValueError:  # an unknown client: the family's own route reports it
+        return False
     return "relative" in client.options
 
 
