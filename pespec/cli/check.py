@@ -314,8 +314,25 @@ def _from_file(args: argparse.Namespace) -> Any:
 
     if args.profile is not None or args.stages is not None or args.examples is not None:
         raise ValueError("--profile, --stages and --examples do not apply to --from-file")
+    from pespec.sincos.relative import check_table_file, parse_range
+
+    declared = None if args.positions is None else parse_range(args.positions)
+    if declared is not None:  # a relative table at its declared rows (SPEC §10.10)
+        if args.d_model is not None:
+            raise ValueError("--d-model does not apply to a table of declared rows")
+        return check_table_file(
+            args.from_file,
+            declared,
+            convention=args.convention,
+            base=10000.0 if args.base is None else args.base,
+            level=args.level,
+            key=args.key,
+        )
     if args.convention is not None:
-        raise ValueError("--convention does not apply to --from-file (canonical only)")
+        raise ValueError(
+            "--convention applies to --from-file only with declared rows "
+            "(--positions descending:P, two-sided:P or FIRST..LAST); else canonical only"
+        )
     return check_file(
         args.from_file,
         args.d_model,

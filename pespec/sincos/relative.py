@@ -31,7 +31,7 @@ from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
 from pespec.numerics.formats import dtype_name
 from pespec.properties.base import LEVELS, Level, parse_level
-from pespec.reference.conventions import MARIAN, Convention
+from pespec.reference.conventions import CANONICAL, MARIAN, Convention
 from pespec.reference.validation import check_base, check_d_model
 from pespec.sincos.compare import compare_blocks
 from pespec.sincos.report import report_fields
@@ -42,7 +42,9 @@ __all__ = [
     "RelativeTable",
     "check_relative",
     "check_table",
+    "check_table_file",
     "declared_positions",
+    "parse_range",
 ]
 
 POSITION_RANGES = ("ascending", "descending", "two-sided")
@@ -192,11 +194,13 @@ def _alternatives(decl: RelativeTable) -> list[tuple[str, dict[str, Any]]]:
     """(what the table may follow instead, the positions or convention that is)."""
     p = decl.positions
     first, last = int(p[0]), int(p[-1])
+    declared = f"where the declared {_declared_text(decl)}"
     found: list[tuple[str, dict[str, Any]]] = [
-        (f"the positions in the opposite order ({last} … {first})", {"positions": p[::-1]}),
-        (f"positions shifted by +1 ({first + 1} … {last + 1})", {"positions": p + 1}),
-        (f"positions shifted by −1 ({first - 1} … {last - 1})", {"positions": p - 1}),
-    ]
+        (f"the positions in the opposite order, {last} … {first}, {declared}",
+         {"positions": p[::-1]}),
+        (f"positions shifted by +1, {first + 1} … {last + 1}, {declared}", {"positions": p + 1}),
+        (f"positions shifted by −1, {first - 1} … {last - 1}, {declared}", {"positions": p - 1}),
+    ]  # fmt: skip
     for layout in ("interleaved", "sin_cos_halves", "cos_sin_halves"):
         if layout != decl.convention.layout:
             conv = Convention(
@@ -205,7 +209,8 @@ def _alternatives(decl: RelativeTable) -> list[tuple[str, dict[str, Any]]]:
                 argument_scale=decl.convention.argument_scale,
                 name=layout,
             )
-            found.append((f"layout {layout} where {decl.convention.layout}", {"convention": conv}))
+            what = f"layout {layout} where {decl.convention.layout} is declared"
+            found.append((what, {"convention": conv}))
     return found
 
 
@@ -225,7 +230,7 @@ def diagnose_table(table: NDArray[Any], decl: RelativeTable, level: Level) -> st
         )
     for what, changes in _alternatives(decl):
         if _compare(table, decl, level, **changes).violations == 0:
-            return f"the table follows {what}, not the declared {_declared_text(decl)}"
+            return f"the table follows {what}"
     measured = measured_positions(table, decl)
     if measured is not None and _compare(table, decl, level, positions=measured).violations == 0:
         return (
@@ -337,3 +342,46 @@ def check_relative(
         report.checks[0].message = f"building the table raised {type(exc).__name__}: {exc}"
         return report
     return check_table(first, decl, level=level, again=second, name=name)
+
+
+def parse_range(text: str) -> tuple[str, int | None] | None:
+    """``--positions`` text naming a declared range: ``descending:P``, ``two-sided:P``,
+    ``ascending:P`` or ``FIRST..LAST``, as (position_range, length); None for other text."""
+    value = text.strip()
+    if ".." in value and ":" not in value:
+        declared_positions(value)  # ValueError for a bad FIRST..LAST
+        return value, None
+    kind, colon, length = value.partition(":")
+    if not colon or kind not in POSITION_RANGES:
+        return None
+    try:
+        rows = int(length)
+    except ValueError:
+        raise ValueError(f"--positions {kind}:P needs an integer P; got {text!r}") from None
+    declared_positions(kind, rows)
+    return kind, rows
+
+
+def check_table_file(
+    path: str,
+    position_range: tuple[str, int | None],
+    *,
+    convention: Any = None,
+    base: float = 10000.0,
+    level: str | None = None,
+    key: str | None = None,
+) -> Report:
+    """``pespec check --from-file TABLE --positions descending:P [--convention C]``: a saved
+    relative table (rows, d_model) judged at the declared rows (:func:`check_table`)."""
+    from pespec.conformance.savedfile import read_output
+    from pespec.sincos.declared import resolve_convention
+
+    text = not path.lower().endswith((".npy", ".npz"))
+    narrow = None if level is None or not text else parse_level(level).output_dtype
+    saved = read_output(path, key=key, text_dtype=narrow)
+    if saved.array.ndim != 2:
+        raise ValueError(f"from_file {path!r} must hold a 2-D table; it holds {saved.array.shape}")
+    conv = CANONICAL if convention is None else resolve_convention(convention, "--convention")
+    kind, length = position_range
+    decl = RelativeTable(kind, length, saved.array.shape[1], base, conv)
+    return check_table(saved.array, decl, level=level, name=path)

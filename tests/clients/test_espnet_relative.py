@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import mpmath
 import pytest
+from clirun import run_cli
 
 from pespec.clients.catalog import get_client
 from pespec.clients.relative_clients import check_client, relative_declaration
@@ -52,3 +53,9 @@ def test_latest_is_conformant_with_xscale_apart() -> None:
     report = check_client("client:espnet:RelPositionalEncoding@float32")
     assert report.conformant
     assert report.family_head["convention"]["xscale"] == "sqrt(d)"
+
+
+def test_the_command_line_runs_the_table_check(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["check", "--client", "espnet:LegacyRelPositionalEncoding", "--in-process", "--quiet"]
+    code, out, _ = run_cli(argv, capsys)
+    assert code == 1 and "4999 … 4488" in out

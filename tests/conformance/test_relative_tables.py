@@ -8,9 +8,12 @@ are written as the libraries write them, in float32.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import mpmath
 import numpy as np
 import pytest
+from clirun import run_cli
 
 from pespec.reference.conventions import CANONICAL, MARIAN
 from pespec.sincos.relative import RelativeTable, check_relative, check_table, declared_positions
@@ -113,3 +116,28 @@ def test_a_misbehaving_table_fails_and_never_crashes() -> None:
     calls = iter([nan, np.zeros((10, 16), dtype=np.float32)])
     report = check_relative(lambda: next(calls), decl)
     assert [c.status for c in report.checks if c.id == "contract:finite"] == ["failed"]
+
+
+def test_a_saved_relative_table_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    d, length = 8, 6
+    good, folded = tmp_path / "good.npy", tmp_path / "folded.npy"
+    np.save(good, mp_two_sided(length, d))
+    np.save(folded, mp_two_sided(length, d) * np.sqrt(d))
+    argv = ["check", "--from-file", str(good), "--positions", f"two-sided:{length}", "--quiet"]
+    code, out, _ = run_cli(argv, capsys)
+    assert code == 0 and "CONFORMANT" in out
+    argv[2] = str(folded)
+    code, out, _ = run_cli(argv, capsys)
+    assert code == 1 and "xscale folded into the table" in out
+    code, out, _ = run_cli([*argv[:2], str(good), "--positions", "5..-5", "--quiet"], capsys)
+    assert code == 0
+    marian = [*argv[:2], str(good), "--positions", f"two-sided:{length}", "--convention", "marian"]
+    code, out, _ = run_cli([*marian, "--quiet"], capsys)
+    assert code == 1 and "layout interleaved where sin_cos_halves is declared" in out
+    code, _, err = run_cli(["check", "--from-file", str(good), "--convention", "marian"], capsys)
+    assert code == 2 and "declared rows" in err
+    bad = ["check", "--from-file", str(good), "--positions", "two-sided:x"]
+    code, _, err = run_cli(bad, capsys)
+    assert code == 2 and "integer P" in err
