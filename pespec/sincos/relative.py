@@ -317,6 +317,9 @@ def check_table(
         duration_s=time.perf_counter() - clock,
         **report_fields(decl.to_dict()),
     )
+    rows_text = f", rows {_declared_text(decl)}, xscale {decl.xscale} (not in the table)"
+    report.judged = (report.judged or "") + rows_text
+    report.judged_markdown = (report.judged_markdown or "") + rows_text
     if sentence is not None:
         report.diagnosis_sentence = sentence
         report.diagnosis = {"relative_table": sentence}
