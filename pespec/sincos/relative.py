@@ -216,7 +216,8 @@ def _alternatives(decl: RelativeTable) -> list[tuple[str, dict[str, Any]]]:
 
 def _declared_text(decl: RelativeTable) -> str:
     p = decl.positions
-    return f"{decl.position_range} positions {int(p[0])} … {int(p[-1])}"
+    kind = "" if ".." in decl.position_range else f"{decl.position_range} "
+    return f"{kind}positions {int(p[0])} … {int(p[-1])}"
 
 
 def diagnose_table(table: NDArray[Any], decl: RelativeTable, level: Level) -> str:
