@@ -10,6 +10,10 @@ One file per family, each a record of the suite's behaviour (not a claim of corr
     bugs pespec knows (:func:`pespec.rope.diagnosis.examples.bugs`, the one-stage bugs and
     independent correct stacks of tests/rope_implementations.py, the contract breakers of
     tests/rope_misbehaving.py), run by :func:`pespec.rope.check` under :data:`ROPE_PROFILE`.
+``tests/snapshots/fourier-verdicts.json`` (``--family fourier``)
+    The Fourier reference on every preset, tests/fourier/ports.py's NeRF ports, one-axis
+    slips (:data:`FOURIER_SLIPS`), the low-precision casts and narrow angles, and the
+    shifted-sine cosine, run by :func:`pespec.fourier.run.check` under :data:`FOURIER_PROFILE`.
 
 Each JSON report is reduced to what a refactoring must keep: the verdict, the level, the failed
 checks' ids, the diagnosis (sinusoidal: convention, working precision, candidates, evidence;
@@ -23,6 +27,7 @@ Regenerate (deliberately, saying in the commit and CHANGELOG.md why a verdict ch
 
     python tools/snapshot_verdicts.py                    # every family's file
     python tools/snapshot_verdicts.py --family rope      # tests/snapshots/rope-verdicts.json only
+    python tools/snapshot_verdicts.py --family fourier   # tests/snapshots/fourier-verdicts.json
     python tools/snapshot_verdicts.py --check            # compare, print the differences, exit 1
 
 ``tests/snapshots/multiaxis-verdicts.json`` and ``multiaxis-rope-verdicts.json``
@@ -31,7 +36,8 @@ Regenerate (deliberately, saying in the commit and CHANGELOG.md why a verdict ch
 
 tests/sinusoidal/test_verdict_snapshot.py (sinusoidal),
 tests/rope/test_rope_verdict_snapshot.py (rotary) and
-tests/multiaxis/test_multiaxis_snapshot.py (both multi-axis families) compare a fresh run with
+tests/multiaxis/test_multiaxis_snapshot.py (both multi-axis families) and
+tests/fourier/test_fourier_verdict_snapshot.py compare a fresh run with
 the committed files.
 """
 
@@ -51,6 +57,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOT = ROOT / "tests" / "snapshots" / "verdicts.json"
 ROPE_SNAPSHOT = ROOT / "tests" / "snapshots" / "rope-verdicts.json"
+FOURIER_SNAPSHOT = ROOT / "tests" / "snapshots" / "fourier-verdicts.json"
 
 PROFILE: dict[str, Any] = {
     "examples": 2,
@@ -295,6 +302,78 @@ def _multiaxis_rope(progress: Callable[[str], None] | None = None) -> dict[str, 
     return result
 
 
+FOURIER_PROFILE: dict[str, Any] = {"profile": "ci", "timeout": 60.0}
+"""pespec.fourier.run.check's arguments for every Fourier backend (a few seconds in all)."""
+
+FOURIER_SLIPS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("nerf-paper", {"pi": "none"}),
+    ("nerfstudio-nerf", {"pi": "pi"}),
+    ("rff-tancik", {"blocks": "sin|cos"}),
+    ("timm-fourier", {"blocks": "interleaved"}),
+    ("nerfstudio-nerf", {"order": "band-major"}),
+    ("nerfstudio-nerf", {"raw": "first"}),
+    ("diffusers-gaussian-fourier-log", {"input_log": False, "domain": (0.01, 400.0)}),
+    ("nerf", {"input_scale": 2.0}),
+)
+"""(preset, one change) of the reference: slips the diagnosis names (the last, a doubled
+input scale, it names none)."""
+
+
+def fourier_backends() -> Iterator[tuple[str, Any, str, dict[str, Any]]]:
+    """(name, backend, preset, extra arguments of check) of the Fourier snapshot, in a fixed
+    order: the reference on every preset, the NeRF ports, the slips, the low-precision
+    tables, the shifted-sine cosine."""
+    import ml_dtypes
+
+    from pespec.fourier.presets import PRESETS
+
+    ports = _tests_module("fourier.ports")
+    for preset in PRESETS:
+        yield f"reference @ {preset}", "pespec.fourier.reference:encode", preset, {}
+    for name, preset, extra in (
+        ("nerf_code", "nerf", {}),
+        ("nerf_code", "nerf-paper", {}),
+        ("nerf_code_pi", "nerf-paper", {}),
+        ("nerf_code_float32", "nerf", {}),
+        ("nerf_code_float32", "nerf", {"level": "float64"}),
+        ("nerf_code_float32_pi", "nerf-paper", {}),
+        ("nerf_no_identity", "nerf", {}),
+        ("shifted_sine_float32", "nerfstudio-nerf", {}),
+    ):
+        claim = f" (level {extra['level']})" if extra else ""
+        yield f"ports:{name} @ {preset}{claim}", getattr(ports, name), preset, extra
+    for preset, changes in FOURIER_SLIPS:
+        text = ", ".join(f"{k}={v}" for k, v in changes.items())
+        yield f"reference_of({text}) @ {preset}", ports.reference_of(**changes), preset, {}
+    for dtype in ("float16", "bfloat16"):
+        narrow = ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype
+        yield (
+            f"ports:cast_oracle({dtype}, through float32) @ nerf-paper",
+            ports.cast_oracle(narrow, True),
+            "nerf-paper",
+            {},
+        )
+        yield (
+            f"ports:narrow_angles({dtype}) @ nerf-paper",
+            ports.narrow_angles(narrow),
+            "nerf-paper",
+            {},
+        )
+
+
+def fourier_snapshot(progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """A fresh run of every Fourier backend, normalised (as :func:`normalise`), by name."""
+    from pespec.fourier.run import check
+
+    result: dict[str, Any] = {}
+    for name, backend, preset, extra in fourier_backends():
+        if progress is not None:
+            progress(name)
+        report = check(backend, config=preset, **FOURIER_PROFILE, **extra)
+        result[name] = normalise(json.loads(report.to_json()))
+    return result
+
+
 FAMILIES: dict[str, tuple[Path, Family]] = {
     "sinusoidal": (SNAPSHOT, snapshot),
     "rope": (ROPE_SNAPSHOT, rope_snapshot),
@@ -303,6 +382,7 @@ FAMILIES: dict[str, tuple[Path, Family]] = {
         ROOT / "tests" / "snapshots" / "multiaxis-rope-verdicts.json",
         _multiaxis_rope,
     ),
+    "fourier": (FOURIER_SNAPSHOT, fourier_snapshot),
 }
 """Each family's snapshot file and the function that runs it afresh."""
 

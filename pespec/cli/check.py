@@ -220,13 +220,15 @@ def run_sinusoidal(args: argparse.Namespace, prog: str = "pespec check") -> int:
         print(f"{prog}: error: give exactly one of BACKEND or --from-file", file=sys.stderr)
         return 2
     from pespec.cli.verdict import run_and_report
+    from pespec.clients.relative_clients import is_relative_client
 
+    relative = is_relative_client(args.backend)  # a relative table: the table-only check
     return run_and_report(
         prog,
         args,
         lambda: _from_file(args) if args.from_file is not None else _suite(args),
         picture=None
-        if args.backend is None
+        if args.backend is None or relative
         else lambda report, markdown: _error_plot(args, report, markdown),
     )
 
@@ -244,7 +246,13 @@ def _error_plot(args: argparse.Namespace, report: Any, markdown: str) -> str | N
 
 def _suite(args: argparse.Namespace) -> Any:
     from pespec.cli.terminal import StageLines, progress_bar
+    from pespec.clients.relative_clients import check_client, is_relative_client
     from pespec.sinusoidal.run import STAGES, Suite
+
+    if is_relative_client(args.backend):  # SPEC §10.10: judged at its declared rows only
+        if args.stages is not None or args.convention is not None:
+            raise ValueError("--stages and --convention do not apply to a relative table client")
+        return check_client(args.backend, args.level)
 
     if args.from_file is None and (args.d_model is not None or args.positions is not None):
         raise ValueError("--d-model and --positions only apply with --from-file")
@@ -302,8 +310,25 @@ def _from_file(args: argparse.Namespace) -> Any:
 
     if args.profile is not None or args.stages is not None or args.examples is not None:
         raise ValueError("--profile, --stages and --examples do not apply to --from-file")
+    from pespec.sinusoidal.relative import check_table_file, parse_range
+
+    declared = None if args.positions is None else parse_range(args.positions)
+    if declared is not None:  # a relative table at its declared rows (SPEC §10.10)
+        if args.d_model is not None:
+            raise ValueError("--d-model does not apply to a table of declared rows")
+        return check_table_file(
+            args.from_file,
+            declared,
+            convention=args.convention,
+            base=10000.0 if args.base is None else args.base,
+            level=args.level,
+            key=args.key,
+        )
     if args.convention is not None:
-        raise ValueError("--convention does not apply to --from-file (canonical only)")
+        raise ValueError(
+            "--convention applies to --from-file only with declared rows "
+            "(--positions descending:P, two-sided:P or FIRST..LAST); else canonical only"
+        )
     return check_file(
         args.from_file,
         args.d_model,

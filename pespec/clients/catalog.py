@@ -20,6 +20,7 @@ from pespec.clients.catalog_hf import SURVEY_CLIENTS
 from pespec.clients.catalog_more import GPU_CLIENTS, MORE_CLIENTS
 from pespec.clients.catalog_multiaxis import MULTIAXIS_CLIENTS
 from pespec.clients.model import Client
+from pespec.clients.relative_clients import RELATIVE_CLIENTS
 
 __all__ = ["CLIENTS", "ENTRY_POINT_GROUP", "all_clients", "get_client"]
 
@@ -217,6 +218,7 @@ CLIENTS: Mapping[str, Client] = MappingProxyType(
         for c in _ROTARY
         + SURVEY_CLIENTS
         + _SINUSOIDS
+        + RELATIVE_CLIENTS
         + MORE_CLIENTS
         + MULTIAXIS_CLIENTS
         + FOURIER_CLIENTS

@@ -100,5 +100,16 @@ FOURIER_CLIENTS = (
         configs=("timm-fourier", "timm-fourier-linear"),
         note="the module file alone where torchvision is missing",
     ),
+    Client(
+        name="nerfstudio:NeRFEncoding",
+        family="fourier",
+        library="nerfstudio",
+        requires=("torch", "jaxtyping"),
+        entry="nerfstudio.field_components.encodings.NeRFEncoding(implementation='torch')",
+        source="nerfstudio-project/nerfstudio nerfstudio/field_components/encodings.py",
+        adapter=f"{_ADAPTERS}:nerfstudio_nerf",
+        configs=("nerfstudio-nerf",),
+        note="the torch path (the tiny-cuda-nn path needs CUDA)",
+    ),
 )
 """The Fourier clients, in table order."""

@@ -30,7 +30,13 @@ import numpy as np
 
 from pespec.clients.model import Client
 
-__all__ = ["gaussian_fourier", "timm_fourier", "timm_sincos_module", "unet_time_proj"]
+__all__ = [
+    "gaussian_fourier",
+    "nerfstudio_nerf",
+    "timm_fourier",
+    "timm_sincos_module",
+    "unet_time_proj",
+]
 
 
 def _conv(client: Client, config: Any, in_dims: int) -> Any:
@@ -157,5 +163,35 @@ def timm_fourier(client: Client, dtype: str, config: Any) -> Any:
             raise ValueError(f"timm's grid answers integer (h, w) in 0..{side - 1}")
         rows = index[:, 0].astype(np.int64) * side + index[:, 1].astype(np.int64)
         return table[rows]
+
+    return backend
+
+
+def nerfstudio_nerf(client: Client, dtype: str, config: Any) -> Any:
+    """nerfstudio ``NeRFEncoding`` (torch path) built from the convention's band law: 2^e for
+    e = linspace(min_freq_exp, max_freq_exp, bands) (law geometric with base 2, or base2),
+    ``include_input`` when the raw input is appended; x sent as float32, as the fields do."""
+    torch = importlib.import_module("torch")
+    encodings = importlib.import_module("nerfstudio.field_components.encodings")
+    from pespec.fourier.presets import convention_from
+
+    if config is None:
+        raise ValueError(f"client {client.name} needs --config (a fourier preset or JSON file)")
+    conv = convention_from(config)
+    if conv.law not in ("base2", "geometric") or conv.base != 2.0 or conv.raw == "first":
+        raise ValueError(
+            f"client {client.name} computes 2^linspace bands with the input appended or not; "
+            f"got law {conv.law}, base {conv.base}, raw {conv.raw}"
+        )
+    low, high = conv.frequency(0)[1], conv.frequency(conv.bands - 1)[1]  # ω_j = 2^e_j
+    module = encodings.NeRFEncoding(
+        in_dim=conv.in_dims, num_frequencies=conv.bands, min_freq_exp=float(low),
+        max_freq_exp=float(high), include_input=conv.raw == "last", implementation="torch",
+    )  # fmt: skip
+
+    def backend(x: Any, config: Any) -> Any:
+        with torch.no_grad():
+            out = module(torch.tensor(np.asarray(x), dtype=getattr(torch, dtype)))
+        return out.numpy()
 
     return backend

@@ -114,7 +114,9 @@ def _layouts(conv: FourierConvention) -> Iterator[tuple[str, str, FourierConvent
 def _matches(out: Any, x: Any, conv: FourierConvention, level: str) -> bool:
     """Whether every element of ``out`` is within ``conv``'s tolerance of its oracle."""
     want = oracle_encode(x, conv)
-    return bool(out.shape == want.shape and np.all(np.abs(out - want) <= tolerance(x, conv, level)))
+    return bool(
+        out.shape == want.shape and np.all(np.abs(out - want) <= tolerance(x, conv, level, want))
+    )
 
 
 def diagnose(run: Any, report: Report) -> None:

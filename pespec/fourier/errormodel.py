@@ -19,9 +19,17 @@ F5. With ``input_log`` the angle takes log x_i: x_i rounded to T moves it by ≤
     (absolute) and the library's log adds c_f ulps (≤ 2c_f·u·|log x_i|), so the angle gains
     2c_f·u·A_j + 1.01u·|c·s|·Σ_i |W_ji| (and 2c_f more roundings in the count).
 
+F6. The low-precision levels ``float16`` and ``bfloat16`` are a table computed in float32
+    (F1-F5 with u = 2^-24) and then cast to the output format, as users cast a buffer
+    (fairseq2's fp16/bf16 buffers): the cast may round through float32 first (torch and
+    ml_dtypes casts of float64), so storing adds ½·ulp*_out(m) + ½·ulp*_32(m),
+    m = min(|v| + E_32, 1) (SPEC §4.2's output rounding; m = 1 when |v| is not given), and
+    u_out·|x_i| for a raw column.
+
 So |out − f(a_j)| ≤ γ(k + 8 + w_j)·A_j + (π + 2c_f + 1)·u (+ F5) for a sine or cosine
-column and u·|x_i| for a raw column. The tolerance of a check adds the reference's own
-error, half an ulp of float64 (the oracle rounds correctly; SPEC §10.5).
+column and u·|x_i| for a raw column (plus F6 at a low-precision level). The tolerance of a
+check adds the reference's own error, half an ulp of float64 (the oracle rounds correctly;
+SPEC §10.5).
 """
 
 from __future__ import annotations
@@ -33,12 +41,16 @@ from numpy.typing import NDArray
 
 from pespec.fourier.convention import FourierConvention
 from pespec.fourier.oracle import angle_terms
-from pespec.numerics.formats import LIBRARY_ULPS, gamma, unit_roundoff
+from pespec.numerics.formats import LIBRARY_ULPS, gamma, rounding_term, unit_roundoff
 
 __all__ = ["LEVELS", "column_slack", "element_bounds", "tolerance"]
 
-LEVELS = ("float64", "float32")
-"""The levels a backend may claim: its output's dtype (and working format)."""
+LEVELS = ("float64", "float32", "float16", "bfloat16")
+"""The levels a backend may claim: its output's dtype (float64 and float32 also the working
+format; float16 and bfloat16 a float32 table cast to them, F6)."""
+
+CAST_LEVELS = ("float16", "bfloat16")
+"""The levels of a float32 table cast to a narrower output format (F6)."""
 
 ROUNDINGS = 8
 """k + ROUNDINGS roundings form an angle (F1)."""
@@ -71,11 +83,17 @@ def _weight_sums(conv: FourierConvention) -> NDArray[np.float64]:
 
 
 def element_bounds(
-    x: NDArray[np.float64], conv: FourierConvention, level: str
+    x: NDArray[np.float64],
+    conv: FourierConvention,
+    level: str,
+    magnitude: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
-    """The bound on |out − exact| of every element (n, D) at ``level`` (F1-F4)."""
+    """The bound on |out − exact| of every element (n, D) at ``level`` (F1-F6);
+    ``magnitude``: |exact| of every element (n, D), for F6's output rounding (None: 1)."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
+    if level in CAST_LEVELS:
+        return _cast_bounds(x, conv, level, magnitude)
     u = unit_roundoff(level)
     terms = angle_terms(x, conv)  # (n, m)
     counts = conv.in_dims + ROUNDINGS + column_slack(conv)
@@ -88,11 +106,35 @@ def element_bounds(
     return out
 
 
-def tolerance(x: NDArray[np.float64], conv: FourierConvention, level: str) -> NDArray[np.float64]:
+def _cast_bounds(
+    x: NDArray[np.float64],
+    conv: FourierConvention,
+    level: str,
+    magnitude: NDArray[np.float64] | None,
+) -> NDArray[np.float64]:
+    """F6: the float32 bound plus the cast to ``level`` (through float32)."""
+    bound = element_bounds(x, conv, "float32")
+    size = np.ones_like(bound) if magnitude is None else np.minimum(magnitude + bound, 1.0)
+    cast = rounding_term(size, level) + rounding_term(size, "float32")
+    u_out = unit_roundoff(level)
+    for column, (kind, j) in enumerate(conv.columns()):
+        cast[:, column] = u_out * np.abs(x[:, j]) if kind == "raw" else cast[:, column]
+    out: NDArray[np.float64] = bound + cast
+    return out
+
+
+def tolerance(
+    x: NDArray[np.float64],
+    conv: FourierConvention,
+    level: str,
+    reference: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
     """The tolerance of a comparison with the correctly rounded reference (n, D): the level's
     bound plus the reference's own error, half an ulp of float64 (≤ 2^-53) for a sine or
-    cosine, 0 for a raw column (the reference holds x exactly)."""
-    bound = element_bounds(x, conv, level)
+    cosine, 0 for a raw column (the reference holds x exactly). ``reference``: the values
+    compared with (their magnitude, plus 2^-53, sizes F6's output rounding)."""
+    size = None if reference is None else np.abs(reference) + 2.0**-53
+    bound = element_bounds(x, conv, level, size)
     trig = [column for column, (kind, _) in enumerate(conv.columns()) if kind != "raw"]
     bound[:, trig] += 2.0**-53
     return bound

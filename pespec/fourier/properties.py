@@ -10,7 +10,9 @@ of an element's error that is not the angle's (F3).
   value along [−1, 1] and never beyond it).
 * ``pythagoras``: sin²a + cos²a = 1 per angle. Both elements are of the same computed angle
   â, so the angle's error cancels: with s = sin â + η, c = cos â + ζ, |η|, |ζ| ≤ E,
-  |s² + c² − 1| ≤ 2(|η| + |ζ|) + η² + ζ² ≤ 4E + 2E², plus 4·2^-53 for evaluating it in float64.
+  |s² + c² − 1| ≤ 2(|η| + |ζ|) + η² + ζ² ≤ 4E + 2E², plus 4·2^-53 for evaluating it in float64,
+  plus the one rounding by which a cosine written as sin(â + π/2) (F1's phase addition,
+  nerfstudio's form) has another angle: u_w·(|â| + π).
 * ``doubling`` (base2 law only): sin(2^(e+1)x) = 2 sin(2^e x) cos(2^e x) for consecutive
   bands of one coordinate. With errors δ_{j+1}, δ_j ≤ the element bounds b_{j+1}, b_j,
   |s_{j+1} − 2 s_j c_j| ≤ b_{j+1} + 4b_j + 2b_j², plus 4·2^-53 for the float64 evaluation.
@@ -25,7 +27,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.fourier.convention import FourierConvention
-from pespec.fourier.errormodel import element_bounds
+from pespec.fourier.errormodel import CAST_LEVELS, element_bounds
+from pespec.fourier.oracle import angle_terms
 from pespec.numerics.formats import LIBRARY_ULPS, unit_roundoff
 
 __all__ = ["PROPERTIES", "Property", "applicable", "evaluate"]
@@ -57,10 +60,23 @@ def _bounded(out: F64, x: F64, conv: FourierConvention, level: str) -> tuple[F64
 
 
 def _pythagoras(out: F64, x: F64, conv: FourierConvention, level: str) -> tuple[F64, F64]:
-    s, c = out[:, _columns(conv, "sin")], out[:, _columns(conv, "cos")]
+    sin, cos = _columns(conv, "sin"), _columns(conv, "cos")
+    s, c = out[:, sin], out[:, cos]
     e = (2 * LIBRARY_ULPS + 1) * unit_roundoff(level)
     residual = np.abs(s * s + c * c - 1.0)
-    return residual, np.full_like(residual, 4 * e + 2 * e * e + EVAL)
+    return residual, 4 * e + 2 * e * e + EVAL + _phase_shift(x, conv, level, sin)
+
+
+def _phase_shift(x: F64, conv: FourierConvention, level: str, sin: list[int]) -> F64:
+    """What the cosine's angle may differ from the sine's by (n, m): F1 allows cos a as
+    sin(fl(â + fl(π/2))) (nerfstudio), whose sum rounds once more in the working format:
+    ≤ u_w·(|â| + π/2) + u_w·π/2, |â| ≤ A_j + b_j (b_j the element bound). cos² moves by at
+    most that much (|d cos²θ/dθ| = |sin 2θ| ≤ 1)."""
+    work = "float32" if level in CAST_LEVELS else level
+    u = unit_roundoff(work)
+    angle = angle_terms(x, conv) + element_bounds(x, conv, work)[:, sin]
+    shift: F64 = u * (angle + np.pi) * (1 + 2.0**-40)
+    return shift
 
 
 def _pairs(conv: FourierConvention) -> list[tuple[int, int]]:

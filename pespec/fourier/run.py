@@ -2,7 +2,8 @@
 
 A backend is called ``backend(x, config) -> (n, D)``: x an (n, k) float64 array of real inputs
 (k = ``config.in_dims``), ``config`` the :class:`~pespec.fourier.convention.FourierConvention`
-judged; it returns float64 or float32 (the level claimed, unless ``--level`` says more).
+judged; it returns float64, float32, float16 or bfloat16 (the level claimed, unless ``--level`` says
+more; float16 and bfloat16 are a float32 table cast, SPEC §10.4 F6).
 
 Stages: ``contract`` (shape, dtype, finite, the same twice, x unchanged), ``golden`` (the
 preset's certified set, SPEC §10.8, when the convention is a preset's), ``reference`` (every
@@ -198,7 +199,7 @@ class FourierRun(EngineRun):
     def judge(self, planned: PlannedCheck, x: F64, want: F64) -> CheckResult:
         """Every element at ``x`` against ``want`` within the tolerance (SPEC §10.4)."""
         out = self.encode(x)
-        fields = compare(out, want, tolerance(x, self.conv, self.level or "float64"))
+        fields = compare(out, want, tolerance(x, self.conv, self.level or "float64", want))
         bad = fields["details"]["violations"]
         if bad:
             message = f"{bad} of {out.size} elements beyond the error bound"
@@ -232,7 +233,7 @@ class FourierRun(EngineRun):
 
 CONTRACT_RULES = {
     "shape": "returns an array of shape (n, D)",
-    "dtype": "output dtype is float64 or float32 and stays the same",
+    "dtype": "output dtype is a level's (float64, float32, float16, bfloat16) and stays the same",
 }
 
 

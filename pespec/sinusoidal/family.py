@@ -58,7 +58,8 @@ FAMILY = Family(
         ),
         option(
             "--positions",
-            help="with --from-file: START:STOP, a,b,c or a .npy/.csv file (default: 0..n-1)",
+            help="with --from-file: START:STOP, a,b,c or a .npy/.csv file (default: 0..n-1); "
+            "descending:P, two-sided:P or FIRST..LAST: a relative table's rows (SPEC §10.10)",
         ),
         option(
             "--base",

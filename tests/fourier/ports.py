@@ -56,3 +56,48 @@ def reference_of(**changes: Any) -> Any:
         return encode(x, config.with_changes(**changes))
 
     return backend
+
+
+def cast_oracle(dtype: Any, through32: bool) -> Any:
+    """The certified values cast to ``dtype`` (directly, or through float32 first): a
+    correctly rounded narrow table (SPEC §10.4 F6)."""
+    from pespec.fourier.oracle import oracle_encode
+    from pespec.fourier.presets import convention_from
+
+    def backend(x: Any, config: Any) -> Any:
+        exact = oracle_encode(np.asarray(x), convention_from(config))
+        return (exact.astype(np.float32) if through32 else exact).astype(dtype)
+
+    return backend
+
+
+def narrow_angles(dtype: Any) -> Any:
+    """The reference computed with every intermediate (x, c·ω, the angle) rounded to
+    ``dtype``: the angle formed in the narrow format (fails its level)."""
+    import math
+
+    from pespec.fourier.presets import convention_from
+    from pespec.fourier.reference import weights
+
+    def backend(x: Any, config: Any) -> Any:
+        conv = convention_from(config)
+        c = conv.input_scale * {"none": 1.0, "pi": math.pi, "2pi": 2 * math.pi}[conv.pi]
+        w = (weights(conv) * c).astype(dtype).astype(np.float64)
+        xs = np.asarray(x).astype(dtype).astype(np.float64)
+        angles = (xs @ w.T).astype(dtype).astype(np.float64)
+        parts = {"sin": np.sin(angles), "cos": np.cos(angles), "raw": xs}
+        return np.stack([parts[k][:, j] for k, j in conv.columns()], axis=1).astype(dtype)
+
+    return backend
+
+
+def shifted_sine_float32(x: Any, config: Any) -> NDArray[Any]:
+    """nerfstudio's torch path in NumPy float32: 2π·x, times 2^linspace(0, 8, 10), flattened
+    (input_dim, num_scales), sin(cat([a, a + π/2])), the input appended."""
+    import math
+
+    x32 = np.asarray(x, dtype=np.float32)
+    freqs = np.power(np.float32(2), np.linspace(0, 8, 10, dtype=np.float32))
+    a = ((np.float32(2 * math.pi) * x32)[..., None] * freqs).reshape(x32.shape[0], -1)
+    out = np.sin(np.concatenate([a, a + np.float32(math.pi / 2)], axis=-1))
+    return np.concatenate([out, x32], axis=-1)

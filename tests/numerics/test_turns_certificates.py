@@ -2,7 +2,8 @@
 (issue 42, SPEC Annex C.3/C.4).
 
 turns() is checked against x·Σ W_i taken exactly in mpmath at the bound of SPEC Annex C.4's
-two "reduction" rows rescaled to the tested turns (as tests/sinusoidal/reference/test_exact.py does),
+two "reduction" rows rescaled to the tested turns (as
+tests/sinusoidal/reference/test_exact.py does),
 about 2^-101 here: on positions |x| < 2^26 (whose Veltkamp low half is 0, the branch every
 anchor and offset of a short table takes), and with an ``extra`` (the turns of a position
 offset) added modulo 1. A dropped or doubled smallest piece (|x·W_4| ≈ 2^-80 here) or a lost

@@ -1,0 +1,260 @@
+"""Relative sinusoidal tables of transformers (issue 43 item 2; SPEC §10.10) as clients.
+
+Each adapter returns ``build() -> (rows, d_model)`` NumPy array: the library's relative
+table, computed by its real code; the client's ``options["relative"]`` declares the rows'
+positions, d_model, the row convention and the input scaling the model applies outside the
+table (:class:`pespec.sinusoidal.relative.RelativeTable`). ``pespec check --client NAME`` judges
+it with the table-only check (:func:`pespec.sinusoidal.relative.check_relative`).
+
+* ``xlnet``: ``XLNetModel.relative_positional_encoding(qlen, klen)`` of a one-layer model
+  (the method reads only ``d_model``, ``attn_type``, ``bi_data``, ``clamp_len``):
+  positions klen … −qlen+1 (``bi``) or klen … 0 (``uni``), [all sin | all cos].
+* ``conformer``: an ESPnet-style ``RelPositionalEncoding`` module of transformers (the
+  FastSpeech2-Conformer, SeamlessM4T and Parakeet (NeMo) ports) called on zeros of shape
+  (1, P, d): the returned relative table, P−1 … −(P−1), interleaved; FastSpeech2's module also
+  returns x·√d (its xscale), which the adapter checks is the input times √d, apart from the
+  table.
+* ``espnet``: ESPnet's own ``RelPositionalEncoding`` (``latest``) and
+  ``LegacyRelPositionalEncoding`` (``legacy``; espnet PR #2816), called the same way.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from pespec.clients.model import Client
+
+__all__ = [
+    "RELATIVE_CLIENTS",
+    "check_client",
+    "conformer",
+    "espnet",
+    "is_relative_client",
+    "relative_declaration",
+    "xlnet",
+]
+
+
+def relative_declaration(client: Client) -> Any:
+    """The client's :class:`~pespec.sinusoidal.relative.RelativeTable` (its ``relative``
+    option: position_range, length, d_model, convention preset, xscale)."""
+    from pespec.sinusoidal.reference.conventions import preset
+    from pespec.sinusoidal.relative import RelativeTable
+
+    spec = dict(client.options["relative"])
+    spec["convention"] = preset(str(spec.get("convention", "marian")))
+    return RelativeTable(**spec)
+
+
+def xlnet(client: Client, dtype: str, config: Any) -> Callable[[], Any]:
+    """``XLNetModel.relative_positional_encoding(P, P)``[:, 0] (options: ``attn_type``)."""
+    torch = importlib.import_module("torch")
+    xlnet_module = importlib.import_module("transformers.models.xlnet.modeling_xlnet")
+    config_module = importlib.import_module("transformers.models.xlnet.configuration_xlnet")
+    decl = relative_declaration(client)
+    d = decl.d_model
+    cfg = config_module.XLNetConfig(
+        vocab_size=8, d_model=d, n_layer=1, n_head=d // 64, d_inner=64,
+        attn_type=client.options["attn_type"],
+    )  # fmt: skip
+    model = xlnet_module.XLNetModel(cfg).eval()
+
+    def build() -> Any:
+        with torch.no_grad():
+            return model.relative_positional_encoding(decl.length, decl.length)[:, 0].numpy()
+
+    return build
+
+
+def conformer(client: Client, dtype: str, config: Any) -> Callable[[], Any]:
+    """An ESPnet-style relative module of transformers (options: ``module`` the dotted class,
+    ``config`` the dotted config class, ``module_config``: True for FastSpeech2's second
+    argument)."""
+    decl = relative_declaration(client)
+    cpath, _, cname = str(client.options["config"]).rpartition(".")
+    cfg = getattr(importlib.import_module(cpath), cname)(hidden_size=decl.d_model)
+    extra = ({"positional_dropout_rate": 0.0},) if client.options.get("module_config") else ()
+    return _module_table(_class(client)(cfg, *extra).eval(), decl)
+
+
+def espnet(client: Client, dtype: str, config: Any) -> Callable[[], Any]:
+    """ESPnet's ``RelPositionalEncoding`` or ``LegacyRelPositionalEncoding(d_model,
+    dropout_rate=0)`` (options: ``module`` the dotted class)."""
+    decl = relative_declaration(client)
+    return _module_table(_class(client)(decl.d_model, 0.0).eval(), decl)
+
+
+def _class(client: Client) -> Any:
+    path, _, name = str(client.options["module"]).rpartition(".")
+    return getattr(importlib.import_module(path), name)
+
+
+def _module_table(module: Any, decl: Any) -> Callable[[], Any]:
+    """``build()`` calling ``module`` on (1, P, d) zeros (one column of ones): its relative
+    table; a module returning (x·xscale, table) must have scaled x by its declared xscale."""
+    torch = importlib.import_module("torch")
+    x = torch.zeros((1, decl.length, decl.d_model), dtype=torch.float32)
+    x[0, :, 0] = 1.0  # a nonzero input, to see where the xscale goes
+    scale = math.sqrt(decl.d_model) if decl.xscale == "sqrt(d)" else 1.0
+
+    def build() -> Any:
+        with torch.no_grad():
+            out = module(x)
+        if isinstance(out, tuple):  # (x·xscale, table)
+            scaled, table = out
+            if not torch.equal(scaled, x * scale):
+                raise ValueError(f"the module's first output is not x·{decl.xscale}")
+            out = table
+        return np.asarray(out[0].numpy())
+
+    return build
+
+
+_HF = "huggingface/transformers src/transformers/models"
+_TF = "transformers.models"
+_ADAPTERS = "pespec.clients.relative_clients"
+_P = 512  # rows P−1 … −(P−1) (or XLNet's klen … −qlen+1): 1023 or 1024 positions
+
+
+def _xlnet(attn_type: str, last: int) -> Client:
+    return Client(
+        name=f"transformers:xlnet-relative-{attn_type}",
+        family="sinusoidal",
+        library="transformers",
+        requires=("torch",),
+        entry=f"{_TF}.xlnet.modeling_xlnet.XLNetModel.relative_positional_encoding"
+        f" (attn_type={attn_type!r}, qlen = klen = {_P})",
+        source=f"{_HF}/xlnet/modeling_xlnet.py",
+        adapter=f"{_ADAPTERS}:xlnet",
+        configs=("declared",),
+        options={
+            "attn_type": attn_type,
+            "relative": {
+                "position_range": f"{_P}..{last}",
+                "length": _P,
+                "d_model": 1024,
+                "convention": "marian",
+            },
+        },
+        note=f"a relative table: positions klen … {'−qlen+1' if last else '0'}, [sin | cos]",
+    )
+
+
+def _conformer(name: str, model: str, cls: str, config: str, d: int, **more: Any) -> Client:
+    xscale = "sqrt(d)" if more.get("module_config") else "none"
+    return Client(
+        name=f"transformers:{name}",
+        family="sinusoidal",
+        library="transformers",
+        requires=("torch",),
+        entry=f"{_TF}.{model}.modeling_{model}.{cls}",
+        source=f"{_HF}/{model}/modeling_{model}.py",
+        adapter=f"{_ADAPTERS}:conformer",
+        configs=("declared",),
+        options={
+            "module": f"{_TF}.{model}.modeling_{model}.{cls}",
+            "config": f"{_TF}.{model}.configuration_{model}.{config}",
+            **more,
+            "relative": {
+                "position_range": "two-sided",
+                "length": _P,
+                "d_model": d,
+                "convention": "canonical",
+                "xscale": xscale,
+            },
+        },
+        note="a relative table: positions P−1 … −(P−1), interleaved"
+        + ("; xscale √d on the input, apart from the table" if xscale != "none" else ""),
+    )
+
+
+def _espnet(name: str, position_range: str) -> Client:
+    return Client(
+        name=f"espnet:{name}",
+        family="sinusoidal",
+        library="espnet",
+        requires=("torch",),
+        entry=f"espnet.nets.pytorch_backend.transformer.embedding.{name}",
+        source="espnet/espnet espnet/nets/pytorch_backend/transformer/embedding.py",
+        adapter=f"{_ADAPTERS}:espnet",
+        configs=("declared",),
+        options={
+            "module": f"espnet.nets.pytorch_backend.transformer.embedding.{name}",
+            "relative": {
+                "position_range": position_range,
+                "length": _P,
+                "d_model": 256,
+                "convention": "canonical",
+                "xscale": "sqrt(d)",
+            },
+        },
+        note=f"a relative table: {position_range} positions, interleaved; xscale √d on the "
+        "input, apart from the table",
+    )
+
+
+RELATIVE_CLIENTS = (
+    _xlnet("bi", -(_P - 1)),
+    _xlnet("uni", 0),
+    _conformer(
+        "fastspeech2_conformer-relpos",
+        "fastspeech2_conformer",
+        "FastSpeech2ConformerRelPositionalEncoding",
+        "FastSpeech2ConformerConfig",
+        384,
+        module_config=True,
+    ),
+    _conformer(
+        "seamless_m4t-relpos",
+        "seamless_m4t",
+        "SeamlessM4TConformerRelPositionalEmbedding",
+        "SeamlessM4TConfig",
+        1024,
+    ),
+    _conformer(
+        "parakeet-relpos",
+        "parakeet",
+        "ParakeetEncoderRelPositionalEncoding",
+        "ParakeetEncoderConfig",
+        1024,
+    ),
+    _espnet("RelPositionalEncoding", "two-sided"),
+    _espnet("LegacyRelPositionalEncoding", "descending"),
+)
+"""The relative-table clients, in table order: transformers (Transfo-XL is no longer shipped:
+transformers 5 removed ``models/deprecated/transfo_xl``) and ESPnet (``latest`` and
+``legacy``, d_model 256 as its Conformer recipes; both declared as Transformer-XL's ranges:
+two-sided P−1 … −(P−1), descending P−1 … 0)."""
+
+
+def is_relative_client(spec: Any) -> bool:
+    """True when ``spec`` is a ``client:NAME@DTYPE`` of a relative-table client."""
+    from pespec.clients.resolve import CLIENT_PREFIX, parse_client_spec
+
+    if not isinstance(spec, str) or not spec.strip().startswith(CLIENT_PREFIX):
+        return False
+    try:
+        client, _ = parse_client_spec(spec)
+    except ValueError:  # an unknown client: the family's own route reports it
+        return False
+    return "relative" in client.options
+
+
+def check_client(spec: str, level: str | None = None) -> Any:
+    """The table-only check (:func:`~pespec.sinusoidal.relative.check_relative`) of the relative
+    client ``spec``: its Report, with the library versions and the spec recorded."""
+    from pespec.clients.resolve import client_spec, parse_client_spec, versions
+    from pespec.sinusoidal.relative import check_relative
+
+    client, dtype = parse_client_spec(spec)
+    libraries = versions(client)
+    build = client.build(dtype, None)
+    report = check_relative(build, relative_declaration(client), level=level, name=client.name)
+    report.backend_spec = client_spec(client.name, dtype)
+    report.libraries = libraries
+    return report
