@@ -235,3 +235,32 @@ def test_splice_replaces_a_clients_rows_in_catalog_order() -> None:
         ("ggml:ggml_rope_ext", "Qwen2.5-7B-Instruct", "new"),
         ("someone:else", "x", "kept"),
     ]
+
+
+def test_engine_rows_fork_from_one_zygote_of_the_engines_interpreter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An engine environment's rows are forks of one zygote of its interpreter (issue 35:
+    vLLM's imports were 7 of a row's 8 CPU s); a module it cannot pre-load is skipped."""
+    import sys
+
+    from pespec.clients.engines import PRELOAD, EngineZygotes
+    from pespec.clients.zygote import Zygote, available
+
+    available() or pytest.skip("no fork here")
+    monkeypatch.setenv(ENV_VARIABLE, str(tmp_path))
+    with EngineZygotes() as engines:
+        assert engines.get("vllm") is None  # absent: the row says so, no zygote
+        python = tmp_path / "vllm" / "bin" / "python"
+        python.parent.mkdir(parents=True)
+        python.symlink_to(sys.executable)
+        (tmp_path / "vllm" / READY).write_text("")
+        zygote = engines.get("vllm")
+        assert zygote is not None and engines.get("vllm") is zygote
+        args = zygote._process.args
+        assert args[0] == str(python) and tuple(args[3:]) == PRELOAD["vllm"]
+        code, _ = zygote.run(["--version"], tmp_path, 120.0)
+        assert code == 0 and (tmp_path / "stdout").read_text().startswith("pespec ")
+    with Zygote(sys.executable, ("no_such_module_here",)) as bare:
+        (tmp_path / "b").mkdir()
+        assert bare.run(["--version"], tmp_path / "b", 120.0)[0] == 0
