@@ -110,12 +110,17 @@ def _command(row: dict[str, Any], out: Path) -> list[str]:
 
 def _call_timeout(row: dict[str, Any]) -> list[str]:
     """``--timeout S`` for a client declaring ``options["call_timeout"]`` (issue 35: a Triton
-    kernel under the interpreter runs each program in Python, minutes per call)."""
+    kernel under the interpreter runs each program in Python, minutes per call), and
+    ``--max-position P`` for one declaring ``options["max_positions"][config]`` (issue 35:
+    vLLM serving LongRoPE at ``max_model_len`` ℓ never sees a position past ℓ - 1)."""
     try:
-        seconds = get_client(row["client"]).options.get("call_timeout")
+        options = get_client(row["client"]).options
     except ValueError:
         return []
-    return [] if seconds is None else ["--timeout", f"{float(seconds):g}"]
+    seconds = options.get("call_timeout")
+    extra = [] if seconds is None else ["--timeout", f"{float(seconds):g}"]
+    last = options.get("max_positions", {}).get(row.get("config"))
+    return extra if last is None else [*extra, "--max-position", str(int(last))]
 
 
 def _not_run(client: Client) -> str | None:
