@@ -27,7 +27,8 @@ and key contiguous ``[n, head_dim]``; prefill, and the one-token decode of n seq
 its own position, are this same call in vLLM's flattened batch), ``view`` (query and key
 non-contiguous column slices of a fused ``[n, 3·head_dim]`` qkv tensor, as ``qkv.split``
 gives them; the C++ op writes in place), ``heads`` (query ``[n, 4·head_dim]``, four heads,
-key one head, as grouped-query attention; the last query head returned).
+key one head, as grouped-query attention; the last query head returned). DeepSeek's MLA
+passes ``[n, heads, d]`` (its ``forward_static`` broadcasts cos/sin as ``[n, 1, d]``).
 """
 
 from __future__ import annotations
@@ -167,10 +168,14 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
             qkv = torch.zeros((n, 3 * d), dtype=work)
             qkv[:, :d], qkv[:, d : 2 * d] = data, data
             query, key = qkv[:, :d], qkv[:, d : 2 * d]
+        elif type(module).__name__.startswith("Deepseek"):  # MLA: q_pe [tokens, heads, d]
+            query, key = data.clone()[:, None, :], data.clone()[:, None, :]
         else:
             query, key = data.clone(), data.clone()
         with torch.no_grad():
             out, _ = getattr(module, path)(pos, query, key)
+        if out.dim() == 3:
+            return out[:, 0, :]
         if shape == "view" and path == "forward_cpu":
             return qkv[:, :d].clone()  # in place: read back from the fused buffer
         return out

@@ -264,3 +264,66 @@ def test_engine_rows_fork_from_one_zygote_of_the_engines_interpreter(
     with Zygote(sys.executable, ("no_such_module_here",)) as bare:
         (tmp_path / "b").mkdir()
         assert bare.run(["--version"], tmp_path / "b", 120.0)[0] == 0
+
+
+def test_vllm_longrope_rows_serve_at_max_model_len() -> None:
+    """Phi-3.5 at ℓ = 4096 is served with max_model_len 4096: its rows check positions
+    0..4095 only (vLLM indexes short factors' cache past it into the long one)."""
+    rows = planned_rows(
+        [
+            get_client("vllm:get_rope.forward"),
+            get_client("vllm:get_rope.forward-max-model-len-131072"),
+        ]
+    )
+    lines = {(r["client"], r["config"]): reproduction(r) for r in rows}
+    short = "Phi-3.5-mini-instruct-seq-len-4096"
+    assert lines[("vllm:get_rope.forward", short)].endswith("--max-position 4095")
+    assert "--max-position" not in lines[("vllm:get_rope.forward", "Llama-3.1-8B")]
+    assert lines[("vllm:get_rope.forward-max-model-len-131072", short)].endswith(
+        "--max-position 4095"
+    )
+    assert get_client("vllm:get_rope.forward-max-model-len-131072").options["max_model_len"] == (
+        131072
+    )
+
+
+def test_vllm_longrope_takes_long_factors_by_max_model_len() -> None:
+    # Finding: vLLM's Phi3LongRoPEScaledRotaryEmbedding takes the long factors for every
+    # position when max_model_len > original_max_position_embeddings (4096). At position
+    # 4095 of a 4096-token sequence the definition (factors by the sequence's length) uses the
+    # short ones; mpmath's p·ω_j for each set against the angle vLLM's float32 output turned
+    # by (float32 phase: ω_j from base**(2j/d), ·factor, reciprocal, then ·p: four roundings,
+    # <= 4·2^-24·4095 < 1e-3 rad; measured 3.8e-4; the two sets differ by up to 2.9 rad).
+    pytest.importorskip("vllm")
+    mpmath = pytest.importorskip("mpmath")
+    import json
+
+    import torch
+
+    from pespec.clients import vllm_rope
+
+    rotary = pytest.importorskip("vllm.model_executor.layers.rotary_embedding")
+    mpmath.mp.dps = 40
+    config = json.loads((vllm_rope._PUBLISHED / "phi-3.5-mini-instruct.json").read_text())
+    d, p = 96, 4095
+
+    def exact(factor: float, j: int) -> float:
+        phase = p / (mpmath.mpf(factor) * mpmath.power(10000, mpmath.mpf(2 * j) / d))
+        return float(phase - 2 * mpmath.pi * mpmath.nint(phase / (2 * mpmath.pi)))
+
+    def angles(served: int) -> np.ndarray:
+        rotary._ROPE_DICT.clear()  # get_rope's cache key has no max_model_len
+        module = vllm_rope.rotary_module("Phi-3.5-mini-instruct-seq-len-4096", "float32", served)
+        x = torch.zeros(d // 2, d)
+        rows = torch.arange(d // 2)
+        x[rows, rows] = 1.0
+        out, _ = module.forward(torch.full((d // 2,), p), x.clone(), x.clone())
+        return torch.atan2(out[rows, d // 2 + rows], out[rows, rows]).double().numpy()
+
+    def gap(got: np.ndarray, kind: str) -> float:
+        want = np.array([exact(f, j) for j, f in enumerate(config["rope_scaling"][kind])])
+        return float(np.max(np.abs(np.angle(np.exp(1j * (got - want))))))
+
+    served_short, served_long = angles(4096), angles(131072)
+    assert gap(served_short, "short_factor") < 1e-3 < 2.0 < gap(served_short, "long_factor")
+    assert gap(served_long, "long_factor") < 1e-3 < 2.0 < gap(served_long, "short_factor")
