@@ -114,6 +114,21 @@ def _liger(shape: str) -> Client:
     )
 
 
+_SGLANG = Client(
+    name="sglang:get_rope.forward_native",
+    family="rope",
+    library="sglang",
+    requires=("torch",),
+    entry="sglang.srt.layers.rotary_embedding.get_rope(...).forward_native",
+    source="sgl-project/sglang python/sglang/srt/layers/rotary_embedding/base.py",
+    adapter="pespec.clients.sglang_rope:build",
+    configs=("Llama-2-7B", "Llama-3.1-8B", "Qwen2.5-7B-Instruct", "gpt-oss-20b"),
+    dtypes=("float32", "bfloat16"),
+    options={"engine_env": "sglang", "shape": "tokens"},
+    note="sglang 0.5.23 --no-deps with SGLANG_USE_CPU_ENGINE=1; configuration: transformers "
+    "5.19.0 AutoConfig and SGLang's get_rope_config transcribed (its module imports torchvision)",
+)
+
 ENGINE_CLIENTS = (
     _ggml("ggml:ggml_rope_ext", "tokens", "ggml_rope_ext"),
     _ggml("ggml:ggml_rope_ext-view", "view", "ggml_rope_ext"),
@@ -140,5 +155,6 @@ ENGINE_CLIENTS = (
     ),
     _vllm_mrope("forward_native"),
     _vllm_mrope("forward_cpu"),
+    _SGLANG,
 )
 """Engine clients, in table order."""

@@ -47,9 +47,13 @@ PRELOAD = {
         "vllm.model_executor.layers.rotary_embedding",
     ),
     "ggml": ("ggml",),
+    "sglang": ("transformers", "sglang.srt.layers.rotary_embedding"),
 }
 """Modules an engine's zygote imports before it forks (Triton's none: ``TRITON_INTERPRET``
 must be set before triton is imported, which the Liger adapter does)."""
+ENVIRONMENT = {"sglang": {"SGLANG_USE_CPU_ENGINE": "1"}}
+"""Variables an engine's zygote sets before its pre-load (SGLang's CPU code is chosen by
+``SGLANG_USE_CPU_ENGINE`` at import; its adapter sets it too, for a row run by itself)."""
 
 
 def engine_python(name: str) -> Path | None:
@@ -98,5 +102,7 @@ class EngineZygotes:
             return None
         with self._lock:
             if name not in self._zygotes:
-                self._zygotes[name] = Zygote(python, PRELOAD.get(name, ()))
+                self._zygotes[name] = Zygote(
+                    python, PRELOAD.get(name, ()), ENVIRONMENT.get(name, {})
+                )
             return self._zygotes[name]

@@ -141,11 +141,17 @@ def _preload(extra: tuple[str, ...] = ()) -> None:
 class Zygote:
     """A running zygote (a context manager): :meth:`run` is one row, safe from many threads."""
 
-    def __init__(self, python: str | Path | None = None, preload: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        python: str | Path | None = None,
+        preload: tuple[str, ...] = (),
+        environment: dict[str, str] | None = None,
+    ) -> None:
         """A zygote of interpreter ``python`` (this one when None) that also imports
-        ``preload`` (module names) before it forks."""
+        ``preload`` (module names) before it forks, with ``environment`` added to its own."""
         self._process = subprocess.Popen(
             [str(python or sys.executable), "-m", "pespec.clients.zygote", *preload],
+            env={**os.environ, **(environment or {})},
             stdin=subprocess.PIPE,
             text=True,
         )

@@ -327,3 +327,16 @@ def test_vllm_longrope_takes_long_factors_by_max_model_len() -> None:
     served_short, served_long = angles(4096), angles(131072)
     assert gap(served_short, "short_factor") < 1e-3 < 2.0 < gap(served_short, "long_factor")
     assert gap(served_long, "long_factor") < 1e-3 < 2.0 < gap(served_long, "short_factor")
+
+
+def test_sglang_row_runs_in_its_environment_with_its_cpu_switch() -> None:
+    """SGLang's rows run in the sglang environment, its zygote started with
+    SGLANG_USE_CPU_ENGINE=1 (else its RotaryEmbedding imports vllm._custom_ops)."""
+    from pespec.clients.engines import ENVIRONMENT, PRELOAD
+
+    client = get_client("sglang:get_rope.forward_native")
+    assert client.options["engine_env"] == "sglang"
+    assert ENVIRONMENT["sglang"] == {"SGLANG_USE_CPU_ENGINE": "1"}
+    assert "sglang.srt.layers.rotary_embedding" in PRELOAD["sglang"]
+    (row,) = [r for r in planned_rows([client]) if r["config"] == "gpt-oss-20b"][:1]
+    assert reproduction(row).startswith("tools/engine-env sglang DIR && DIR/sglang/bin/pespec")
