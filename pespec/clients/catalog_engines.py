@@ -129,10 +129,25 @@ _SGLANG = Client(
     "5.19.0 AutoConfig and SGLang's get_rope_config transcribed (its module imports torchvision)",
 )
 
+_GGML_MULTI = Client(
+    name="ggml:ggml_rope_multi",
+    family="multiaxis-rope",
+    library="ggml-python",
+    entry="ggml.ggml_rope_multi (C API through ctypes; modes MROPE 8, IMROPE 40)",
+    source="ggml-org/ggml src/ggml.c ggml_rope_multi; src/ggml-cpu (rope forward)",
+    adapter="pespec.clients.ggml_mrope:build",
+    configs=("qwen2.5-vl-7b", "qwen3-vl-4b"),
+    dtypes=("float32", "float16"),
+    options={"engine_env": "ggml", "shape": "tokens"},
+    note="ggml-python 0.0.45 bundles ggml 0.15.3; arguments: llama.cpp's converter and loader "
+    "transcribed in pespec.clients.ggml_mrope",
+)
+
 ENGINE_CLIENTS = (
     _ggml("ggml:ggml_rope_ext", "tokens", "ggml_rope_ext"),
     _ggml("ggml:ggml_rope_ext-view", "view", "ggml_rope_ext"),
     _ggml("ggml:ggml_rope_ext_inplace-view", "inplace", "ggml_rope_ext_inplace"),
+    _GGML_MULTI,
     _liger("prefill"),
     _liger("decode"),
     _liger("heads"),

@@ -35,6 +35,13 @@ def _engine_arguments(row: dict[str, Any]) -> str:
         return _vllm_arguments(row)
     if not str(row["client"]).startswith("ggml:"):
         return ""
+    if row["client"] == "ggml:ggml_rope_multi":
+        from pespec.clients.ggml_mrope import mrope_args
+
+        try:
+            return mrope_args(row["config"]).describe()
+        except ValueError as exc:
+            return f"not transcribed: {exc}"
     from pespec.clients.llamacpp_params import rope_args
 
     try:

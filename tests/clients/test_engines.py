@@ -340,3 +340,29 @@ def test_sglang_row_runs_in_its_environment_with_its_cpu_switch() -> None:
     assert "sglang.srt.layers.rotary_embedding" in PRELOAD["sglang"]
     (row,) = [r for r in planned_rows([client]) if r["config"] == "gpt-oss-20b"][:1]
     assert reproduction(row).startswith("tools/engine-env sglang DIR && DIR/sglang/bin/pespec")
+
+
+def test_ggml_imrope_gives_pairs_61_62_the_fourth_position() -> None:
+    # Finding: ggml's IMROPE (mode 40) with Qwen3-VL's sections [24, 20, 20, 0] picks, for
+    # pair i, h if i%3 == 1 and i < 60, w if i%3 == 2 and i < 60, t if i%3 == 0 and i < 72,
+    # else e: pairs 61 and 62 turn by e, where transformers' apply_interleaved_mrope keeps t
+    # for pairs 60-63. mpmath's t·ω_j against ggml's angle (float32: ~1e-7 relative).
+    pytest.importorskip("ggml")
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 40
+    from pespec.clients.ggml_mrope import ggml_rope_multi, mrope_args
+
+    args = mrope_args("qwen3-vl-4b")
+    assert args.sections == (24, 20, 20, 0) and args.mode == 40
+    d, p = args.head_dim, 63
+    x = np.zeros((d // 2, d))
+    x[np.arange(d // 2), np.arange(d // 2)] = 1.0
+    y = ggml_rope_multi(x, np.full((d // 2, 3), p), args, "float32").astype(np.float64)
+    got = np.arctan2(y[np.arange(d // 2), d // 2 + np.arange(d // 2)], y[:, : d // 2].diagonal())
+    want = [float(p * mpmath.power(args.freq_base, mpmath.mpf(-2 * j) / d)) for j in range(64)]
+    for j in range(64):
+        if j in (61, 62):  # e = 0 here: not turned at all; the definition turns them by t·ω_j
+            assert got[j] == 0.0 and want[j] > 2e-5
+        else:  # ω_j a float32 running product (j roundings), atan2 of float32: 2^-22 absolute
+            gap = abs(float(np.angle(np.exp(1j * (got[j] - want[j])))))
+            assert gap <= 64 * U32 * want[j] + 2.0**-22
