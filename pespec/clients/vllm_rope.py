@@ -11,10 +11,24 @@ and under the model's dtype as default dtype, as vLLM's loader builds a model
 cos/sin cache is computed in float32 and stored in that dtype (bfloat16 rows), except where
 the model file passes ``dtype`` (gpt-oss: float32).
 
+LongRoPE (Phi-3.5) needs vLLM's ``ModelConfig``: ``Phi3LongRoPEScaledRotaryEmbedding`` takes
+short or long factors for every position by ``max_model_len > original_max_position_embeddings``
+(``phi3_long_rope_scaled_rope.py``), so its rows build ``ModelConfig(model=FOLDER,
+max_model_len=ℓ)`` (ℓ the preset's sequence length, or the client's
+``options["max_model_len"]``) and check positions below ℓ only (a served sequence never
+passes ``max_model_len``). DeepSeek-V3's rope type is rewritten by its model file
+(``deepseek_v2.py``: ``deepseek_yarn`` unless ``attention_factor`` is 1) and built with
+``is_neox_style=False`` (interleaved pairs in and out). Qwen2.5-VL's and Qwen3-VL's text
+models (``qwen2.py``, ``qwen3.py``) build ``MRotaryEmbedding`` from ``mrope_section`` (and
+``mrope_interleaved``): :func:`build_mrope`, positions ``[3, tokens]``.
+
 Layout ``[tokens, heads·head_dim]``; shape classes (``options["shape"]``): ``tokens`` (query
-and key contiguous ``[n, head_dim]``; prefill and multi-sequence decode are the same call in
-vLLM's flattened batch), ``view`` (query and key non-contiguous column slices of a fused
-``[n, 3·head_dim]`` qkv tensor, as ``qkv.split`` gives them; the C++ op writes in place).
+and key contiguous ``[n, head_dim]``; prefill, and the one-token decode of n sequences each at
+its own position, are this same call in vLLM's flattened batch), ``view`` (query and key
+non-contiguous column slices of a fused ``[n, 3·head_dim]`` qkv tensor, as ``qkv.split``
+gives them; the C++ op writes in place), ``heads`` (query ``[n, 4·head_dim]``, four heads,
+key one head, as grouped-query attention; the last query head returned). DeepSeek's MLA
+passes ``[n, heads, d]`` (its ``forward_static`` broadcasts cos/sin as ``[n, 1, d]``).
 """
 
 from __future__ import annotations
@@ -32,9 +46,9 @@ from numpy.typing import NDArray
 from pespec.clients.model import Client
 from pespec.rope.config import RopeConfig
 
-__all__ = ["PATHS", "build", "rotary_module"]
+__all__ = ["LONGROPE", "PATHS", "build", "build_mrope", "rotary_module"]
 
-PATHS = ("forward_native", "forward_cpu")
+PATHS = ("forward_native", "forward_cpu", "forward")
 _PUBLISHED = Path(__file__).resolve().parent.parent / "rope" / "published"
 _SOURCES = {  # preset -> (published copy, Gemma 3 layer type)
     "Llama-2-7B": ("llama-2-7b-hf.json", None),
@@ -43,31 +57,46 @@ _SOURCES = {  # preset -> (published copy, Gemma 3 layer type)
     "gpt-oss-20b": ("gpt-oss-20b.json", None),
     "Gemma-3-4B global layers": ("gemma-3-4b-it.json", "full_attention"),
     "Gemma-3-4B local layers": ("gemma-3-4b-it.json", "sliding_attention"),
+    "DeepSeek-V3-interleaved-outputs": ("deepseek-v3.json", None),
+    "Phi-3.5-mini-instruct-seq-len-4096": ("phi-3.5-mini-instruct.json", None),
+    "Phi-3.5-mini-instruct-seq-len-131072": ("phi-3.5-mini-instruct.json", None),
+    "qwen2.5-vl-7b": ("qwen2.5-vl-7b-instruct.json", None),
+    "qwen3-vl-4b": ("qwen3-vl-4b-instruct.json", None),
 }
+LONGROPE = {
+    "Phi-3.5-mini-instruct-seq-len-4096": 4096,
+    "Phi-3.5-mini-instruct-seq-len-131072": 131072,
+}
+"""LongRoPE presets and their sequence length ℓ: the ``max_model_len`` their rows serve at."""
 
 
-def _vllm_config(preset: str) -> tuple[Any, str | None]:
-    """vLLM's reading of ``preset``'s published config.json (the text config of a VLM)."""
+def _vllm_config(preset: str, max_model_len: int | None) -> tuple[Any, Any, str | None]:
+    """vLLM's reading of ``preset``'s published config.json (the text config of a VLM), the
+    ``VllmConfig`` to build its rotary module under, and its Gemma 3 layer type."""
     if preset not in _SOURCES:
         raise ValueError(f"config must be one of {', '.join(_SOURCES)} for vLLM; got {preset!r}")
     name, layer = _SOURCES[preset]
     config_module = importlib.import_module("vllm.transformers_utils.config")
+    vllm_config = importlib.import_module("vllm.config")
     folder = Path(tempfile.mkdtemp(prefix="pespec-vllm-"))
     try:
         shutil.copyfile(_PUBLISHED / name, folder / "config.json")
-        config = config_module.get_config(str(folder), trust_remote_code=False)
+        if max_model_len is None:
+            config = config_module.get_config(str(folder), trust_remote_code=False)
+            return getattr(config, "text_config", config), vllm_config.VllmConfig(), layer
+        model = vllm_config.ModelConfig(  # LongRoPE reads max_model_len from here
+            model=str(folder),
+            tokenizer=str(folder),
+            skip_tokenizer_init=True,
+            max_model_len=max_model_len,
+        )
+        return model.hf_text_config, vllm_config.VllmConfig(model_config=model), layer
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return getattr(config, "text_config", config), layer
 
 
-def rotary_module(preset: str, dtype: str) -> Any:
-    """The rotary module vLLM's model file builds for ``preset``, its default dtype ``dtype``."""
-    torch = importlib.import_module("torch")
-    rotary = importlib.import_module("vllm.model_executor.layers.rotary_embedding")
-    vllm_config = importlib.import_module("vllm.config")
-    config, layer = _vllm_config(preset)
-    arch = json.loads((_PUBLISHED / _SOURCES[preset][0]).read_text())["architectures"][0]
+def _model_file_call(arch: str, config: Any, layer: str | None) -> tuple[int, Any, dict[str, Any]]:
+    """(head size, rope_parameters, other keyword arguments) of the model file's ``get_rope``."""
     head_dim = getattr(config, "head_dim", None) or (
         config.hidden_size // config.num_attention_heads
     )
@@ -79,13 +108,33 @@ def rotary_module(preset: str, dtype: str) -> Any:
             "rope_type": "yarn",
             "truncate": params.get("truncate", True),
         }
-        kwargs["dtype"] = torch.float32
+        kwargs["dtype"] = importlib.import_module("torch").float32
+    elif arch == "DeepseekV3ForCausalLM":  # deepseek_v2.py, DeepseekV2MLAAttention.__init__
+        head_dim, params = config.qk_rope_head_dim, dict(params)
+        if params["rope_type"] != "default":
+            yarn = params.get("attention_factor") != 1.0
+            params["rope_type"] = "deepseek_yarn" if yarn else "deepseek_llama_scaling"
+        kwargs["is_neox_style"] = False
     elif layer is not None:  # gemma3.py: config.rope_parameters[layer_type]
         params = params[layer]
+    return head_dim, params, kwargs
+
+
+def rotary_module(preset: str, dtype: str, max_model_len: int | None = None) -> Any:
+    """The rotary module vLLM's model file builds for ``preset``, its default dtype ``dtype``
+    (LongRoPE: served at ``max_model_len``, by default the preset's ℓ)."""
+    torch = importlib.import_module("torch")
+    rotary = importlib.import_module("vllm.model_executor.layers.rotary_embedding")
+    vllm_config = importlib.import_module("vllm.config")
+    if preset in LONGROPE and max_model_len is None:
+        max_model_len = LONGROPE[preset]
     previous = torch.get_default_dtype()
     torch.set_default_dtype(getattr(torch, dtype))
     try:
-        with vllm_config.set_current_vllm_config(vllm_config.VllmConfig()):
+        config, serving, layer = _vllm_config(preset, max_model_len)
+        arch = json.loads((_PUBLISHED / _SOURCES[preset][0]).read_text())["architectures"][0]
+        head_dim, params, kwargs = _model_file_call(arch, config, layer)
+        with vllm_config.set_current_vllm_config(serving):
             return rotary.get_rope(
                 head_dim,
                 max_position=config.max_position_embeddings,
@@ -102,7 +151,8 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
     if config is None:
         raise ValueError(f"client {client.name} needs --config (a published model)")
     torch = importlib.import_module("torch")
-    module = rotary_module(config, dtype)
+    served = client.options.get("max_model_len")
+    module = rotary_module(config, dtype, None if served is None else int(str(served)))
     path, shape = str(client.options["path"]), str(client.options.get("shape", "tokens"))
     work = getattr(torch, dtype)
 
@@ -110,16 +160,44 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
         n, d = x.shape
         data = torch.from_numpy(np.asarray(x)).to(work)
         pos = torch.from_numpy(np.asarray(positions)).to(torch.int64)
+        if shape == "heads":  # four query heads, one key head (grouped-query attention)
+            with torch.no_grad():
+                out, _ = getattr(module, path)(pos, data.repeat(1, 4), data.clone())
+            return out[:, 3 * d :]
         if shape == "view":
             qkv = torch.zeros((n, 3 * d), dtype=work)
             qkv[:, :d], qkv[:, d : 2 * d] = data, data
             query, key = qkv[:, :d], qkv[:, d : 2 * d]
+        elif type(module).__name__.startswith("Deepseek"):  # MLA: q_pe [tokens, heads, d]
+            query, key = data.clone()[:, None, :], data.clone()[:, None, :]
         else:
             query, key = data.clone(), data.clone()
         with torch.no_grad():
             out, _ = getattr(module, path)(pos, query, key)
+        if out.dim() == 3:
+            return out[:, 0, :]
         if shape == "view" and path == "forward_cpu":
             return qkv[:, :d].clone()  # in place: read back from the fused buffer
         return out
 
     return fn
+
+
+def build_mrope(client: Client, dtype: str, config: str | None) -> Any:
+    """The client adapter of family multiaxis-rope: vLLM's ``MRotaryEmbedding`` for the
+    Qwen-VL ``config`` through ``options["path"]``; the backend takes (n, D) x and (n, 3)
+    (t, h, w) positions, passed as vLLM's ``[3, n]``."""
+    if config is None:
+        raise ValueError(f"client {client.name} needs --config (a multiaxis-rope preset)")
+    torch = importlib.import_module("torch")
+    module = rotary_module(config, dtype)
+    path, work = str(client.options["path"]), getattr(torch, dtype)
+
+    def backend(x: NDArray[Any], positions: NDArray[Any], chosen: Any) -> Any:
+        data = torch.from_numpy(np.asarray(x)).to(work)
+        pos = torch.from_numpy(np.ascontiguousarray(np.asarray(positions).T)).to(torch.int64)
+        with torch.no_grad():
+            out, _ = getattr(module, path)(pos, data.clone(), data.clone())
+        return out
+
+    return backend

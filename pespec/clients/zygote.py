@@ -16,6 +16,10 @@ pid to ``PATH/pid`` and, once the child has ended, its exit status to ``PATH/sta
 exit code, or minus the signal number). Both files are written atomically. Closing stdin
 ends the zygote after it has killed and reaped its remaining children.
 
+An engine's rows (issue 35) get a zygote of their own, started with the engine
+environment's interpreter and its heavy modules (vLLM's rotary package: about 7 CPU s a row
+otherwise) named on its command line: ``python -m pespec.clients.zygote MODULE...``.
+
 POSIX only (``os.fork``); :func:`available` says whether it can be used here.
 """
 
@@ -125,8 +129,8 @@ def _serve(fd: int) -> None:
                 _write(children.pop(pid) / "status", str(_status(raw)))
 
 
-def _preload() -> None:
-    for name in PRELOAD:
+def _preload(extra: tuple[str, ...] = ()) -> None:
+    for name in (*PRELOAD, *extra):
         try:
             if importlib.util.find_spec(name.split(".")[0]) is not None:
                 importlib.import_module(name)
@@ -137,9 +141,17 @@ def _preload() -> None:
 class Zygote:
     """A running zygote (a context manager): :meth:`run` is one row, safe from many threads."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        python: str | Path | None = None,
+        preload: tuple[str, ...] = (),
+        environment: dict[str, str] | None = None,
+    ) -> None:
+        """A zygote of interpreter ``python`` (this one when None) that also imports
+        ``preload`` (module names) before it forks, with ``environment`` added to its own."""
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "pespec.clients.zygote"],
+            [str(python or sys.executable), "-m", "pespec.clients.zygote", *preload],
+            env={**os.environ, **(environment or {})},
             stdin=subprocess.PIPE,
             text=True,
         )
@@ -196,8 +208,9 @@ def _kill(pid_file: Path) -> None:
 
 
 def main(args: Any = None) -> None:
-    """``python -m pespec.clients.zygote``: pre-load, then serve requests from stdin."""
-    _preload()
+    """``python -m pespec.clients.zygote [MODULE...]``: pre-load (PRELOAD and the modules
+    named), then serve requests from stdin."""
+    _preload(tuple(sys.argv[1:]))
     _serve(sys.stdin.fileno())
 
 

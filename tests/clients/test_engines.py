@@ -235,3 +235,134 @@ def test_splice_replaces_a_clients_rows_in_catalog_order() -> None:
         ("ggml:ggml_rope_ext", "Qwen2.5-7B-Instruct", "new"),
         ("someone:else", "x", "kept"),
     ]
+
+
+def test_engine_rows_fork_from_one_zygote_of_the_engines_interpreter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An engine environment's rows are forks of one zygote of its interpreter (issue 35:
+    vLLM's imports were 7 of a row's 8 CPU s); a module it cannot pre-load is skipped."""
+    import sys
+
+    from pespec.clients.engines import PRELOAD, EngineZygotes
+    from pespec.clients.zygote import Zygote, available
+
+    available() or pytest.skip("no fork here")
+    monkeypatch.setenv(ENV_VARIABLE, str(tmp_path))
+    with EngineZygotes() as engines:
+        assert engines.get("vllm") is None  # absent: the row says so, no zygote
+        python = tmp_path / "vllm" / "bin" / "python"
+        python.parent.mkdir(parents=True)
+        python.symlink_to(sys.executable)
+        (tmp_path / "vllm" / READY).write_text("")
+        zygote = engines.get("vllm")
+        assert zygote is not None and engines.get("vllm") is zygote
+        args = zygote._process.args
+        assert args[0] == str(python) and tuple(args[3:]) == PRELOAD["vllm"]
+        code, _ = zygote.run(["--version"], tmp_path, 120.0)
+        assert code == 0 and (tmp_path / "stdout").read_text().startswith("pespec ")
+    with Zygote(sys.executable, ("no_such_module_here",)) as bare:
+        (tmp_path / "b").mkdir()
+        assert bare.run(["--version"], tmp_path / "b", 120.0)[0] == 0
+
+
+def test_vllm_longrope_rows_serve_at_max_model_len() -> None:
+    """Phi-3.5 at ℓ = 4096 is served with max_model_len 4096: its rows check positions
+    0..4095 only (vLLM indexes short factors' cache past it into the long one)."""
+    rows = planned_rows(
+        [
+            get_client("vllm:get_rope.forward"),
+            get_client("vllm:get_rope.forward-max-model-len-131072"),
+        ]
+    )
+    lines = {(r["client"], r["config"]): reproduction(r) for r in rows}
+    short = "Phi-3.5-mini-instruct-seq-len-4096"
+    assert lines[("vllm:get_rope.forward", short)].endswith("--max-position 4095")
+    assert "--max-position" not in lines[("vllm:get_rope.forward", "Llama-3.1-8B")]
+    assert lines[("vllm:get_rope.forward-max-model-len-131072", short)].endswith(
+        "--max-position 4095"
+    )
+    assert get_client("vllm:get_rope.forward-max-model-len-131072").options["max_model_len"] == (
+        131072
+    )
+
+
+def test_vllm_longrope_takes_long_factors_by_max_model_len() -> None:
+    # Finding: vLLM's Phi3LongRoPEScaledRotaryEmbedding takes the long factors for every
+    # position when max_model_len > original_max_position_embeddings (4096). At position
+    # 4095 of a 4096-token sequence the definition (factors by the sequence's length) uses the
+    # short ones; mpmath's p·ω_j for each set against the angle vLLM's float32 output turned
+    # by (float32 phase: ω_j from base**(2j/d), ·factor, reciprocal, then ·p: four roundings,
+    # <= 4·2^-24·4095 < 1e-3 rad; measured 3.8e-4; the two sets differ by up to 2.9 rad).
+    pytest.importorskip("vllm")
+    mpmath = pytest.importorskip("mpmath")
+    import json
+
+    import torch
+
+    from pespec.clients import vllm_rope
+
+    rotary = pytest.importorskip("vllm.model_executor.layers.rotary_embedding")
+    mpmath.mp.dps = 40
+    config = json.loads((vllm_rope._PUBLISHED / "phi-3.5-mini-instruct.json").read_text())
+    d, p = 96, 4095
+
+    def exact(factor: float, j: int) -> float:
+        phase = p / (mpmath.mpf(factor) * mpmath.power(10000, mpmath.mpf(2 * j) / d))
+        return float(phase - 2 * mpmath.pi * mpmath.nint(phase / (2 * mpmath.pi)))
+
+    def angles(served: int) -> np.ndarray:
+        rotary._ROPE_DICT.clear()  # get_rope's cache key has no max_model_len
+        module = vllm_rope.rotary_module("Phi-3.5-mini-instruct-seq-len-4096", "float32", served)
+        x = torch.zeros(d // 2, d)
+        rows = torch.arange(d // 2)
+        x[rows, rows] = 1.0
+        out, _ = module.forward(torch.full((d // 2,), p), x.clone(), x.clone())
+        return torch.atan2(out[rows, d // 2 + rows], out[rows, rows]).double().numpy()
+
+    def gap(got: np.ndarray, kind: str) -> float:
+        want = np.array([exact(f, j) for j, f in enumerate(config["rope_scaling"][kind])])
+        return float(np.max(np.abs(np.angle(np.exp(1j * (got - want))))))
+
+    served_short, served_long = angles(4096), angles(131072)
+    assert gap(served_short, "short_factor") < 1e-3 < 2.0 < gap(served_short, "long_factor")
+    assert gap(served_long, "long_factor") < 1e-3 < 2.0 < gap(served_long, "short_factor")
+
+
+def test_sglang_row_runs_in_its_environment_with_its_cpu_switch() -> None:
+    """SGLang's rows run in the sglang environment, its zygote started with
+    SGLANG_USE_CPU_ENGINE=1 (else its RotaryEmbedding imports vllm._custom_ops)."""
+    from pespec.clients.engines import ENVIRONMENT, PRELOAD
+
+    client = get_client("sglang:get_rope.forward_native")
+    assert client.options["engine_env"] == "sglang"
+    assert ENVIRONMENT["sglang"] == {"SGLANG_USE_CPU_ENGINE": "1"}
+    assert "sglang.srt.layers.rotary_embedding" in PRELOAD["sglang"]
+    (row,) = [r for r in planned_rows([client]) if r["config"] == "gpt-oss-20b"][:1]
+    assert reproduction(row).startswith("tools/engine-env sglang DIR && DIR/sglang/bin/pespec")
+
+
+def test_ggml_imrope_gives_pairs_61_62_the_fourth_position() -> None:
+    # Finding: ggml's IMROPE (mode 40) with Qwen3-VL's sections [24, 20, 20, 0] picks, for
+    # pair i, h if i%3 == 1 and i < 60, w if i%3 == 2 and i < 60, t if i%3 == 0 and i < 72,
+    # else e: pairs 61 and 62 turn by e, where transformers' apply_interleaved_mrope keeps t
+    # for pairs 60-63. mpmath's t·ω_j against ggml's angle (float32: ~1e-7 relative).
+    pytest.importorskip("ggml")
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 40
+    from pespec.clients.ggml_mrope import ggml_rope_multi, mrope_args
+
+    args = mrope_args("qwen3-vl-4b")
+    assert args.sections == (24, 20, 20, 0) and args.mode == 40
+    d, p = args.head_dim, 63
+    x = np.zeros((d // 2, d))
+    x[np.arange(d // 2), np.arange(d // 2)] = 1.0
+    y = ggml_rope_multi(x, np.full((d // 2, 3), p), args, "float32").astype(np.float64)
+    got = np.arctan2(y[np.arange(d // 2), d // 2 + np.arange(d // 2)], y[:, : d // 2].diagonal())
+    want = [float(p * mpmath.power(args.freq_base, mpmath.mpf(-2 * j) / d)) for j in range(64)]
+    for j in range(64):
+        if j in (61, 62):  # e = 0 here: not turned at all; the definition turns them by t·ω_j
+            assert got[j] == 0.0 and want[j] > 2e-5
+        else:  # ω_j a float32 running product (j roundings), atan2 of float32: 2^-22 absolute
+            gap = abs(float(np.angle(np.exp(1j * (got[j] - want[j])))))
+            assert gap <= 64 * U32 * want[j] + 2.0**-22

@@ -14,9 +14,11 @@ CONFIGS = (
     "Qwen2.5-7B-Instruct",
     "gpt-oss-20b",
     "DeepSeek-V3",
+    "DeepSeek-V3-interleaved-outputs",
     "Phi-3.5-mini-instruct-seq-len-4096",
     "Phi-3.5-mini-instruct-seq-len-131072",
     "qwen2.5-vl-7b",
+    "qwen3-vl-4b",
 )
 
 
