@@ -54,6 +54,8 @@ def _hypotheses(convention: Convention, d_model: int, base: float, name: str) ->
 TEXT = {
     "inv_freq": "only the inverse frequencies rounded to {f} (positions and p·ω in float32)",
     "pow": "the denominator base^(2k/d) computed in {f} (a {f} pow; ω = 1/{f}(base^(2k/d)))",
+    "output": "only the output values rounded to {f} (every value returned is a {f} number "
+    "and within one {f} rounding of exact: the angles and sines are computed wider)",
     "all": "angles computed in {f} at every stage (the phase p·ω itself rounded: neither "
     "the {f} inverse frequencies nor a {f} pow explain the rows)",
 }
@@ -87,8 +89,22 @@ def stage_format(
         return None
     u = 2.0**-24
     arg = np.abs((positions + convention.position_offset) * convention.argument_scale)
+    k = np.arange(d_model // 2, dtype=np.float64)
+    plain = 1.0 / base ** (k / convention.denominator(d_model))
+    exact = _rows(plain, positions, convention, d_model)
+    if _output_rounded(raw, exact, name, arg[:, None] * np.max(plain) * 16 * u + 4 * u):
+        return {"stage": "output", "format": name, "text": TEXT["output"].format(f=name)}
     for stage, omegas in _hypotheses(convention, d_model, base, name).items():
         bound = arg[:, None] * np.max(omegas) * 16 * u + 4 * u + u_out
         if np.all(np.abs(raw - _rows(omegas, positions, convention, d_model)) <= bound):
             return {"stage": stage, "format": name, "text": TEXT[stage].format(f=name)}
     return {"stage": "all", "format": name, "text": TEXT["all"].format(f=name)}
+
+
+def _output_rounded(raw: F64, exact: F64, name: str, bound: Any) -> bool:
+    """Whether every value is a ``name`` number within one ``name`` rounding (|y| ≤ 1:
+    2^−p absolute) plus a float32 pipeline's ``bound`` of the exact encoding: the output
+    alone rounded (a phase rounded to ``name`` gives sines that are no ``name`` numbers)."""
+    representable = raw.astype(DTYPES[name]).astype(np.float64) == raw
+    u_name = 2.0 ** -SIGNIFICAND_BITS[name]
+    return bool(np.all(representable) and np.all(np.abs(raw - exact) <= bound + u_name))
