@@ -135,12 +135,12 @@ def _kinds(d: int) -> Iterator[tuple[str, SinPort, tuple[str, ...], str | None]]
     yield "offset −1", SinPort(offset=-1), ("shift", "offset"), "-1"
     yield "base ignored", SinPort(base_from="fixed"), ("base",), "10000"
     yield "exponent 2k/(d−2)", SinPort(exponent="2k/(d-2)"), ("d − 2", "d-2", "shift"), None
-    yield "exponent 2(k+1)/d", SinPort(exponent="2(k+1)/d"), ("shift", "k + 1", "k+1"), None
+    yield "exponent 2(k+1)/d", SinPort(exponent="2(k+1)/d"), ("2(i+1)/d", "off by one"), None
     yield "exponent k/d", SinPort(exponent="k/d"), ("i/d", "k/d"), None
     yield "layout halves", SinPort(layout="halves"), ("halves", "concat", "[sin"), None
     yield "layout cos first", SinPort(layout="cos_first"), ("cos",), None
     yield "sin sign", SinPort(sin_sign=-1), ("sign", "negat", "−sin", "scaled by -1"), None
-    yield "accumulated angle", SinPort(phase="accumulate"), ("accumul", "running", "grow"), None
+    yield "accumulated angle", SinPort(phase="accumulate"), ("phase error",), "∝"
 
 
 def sinusoidal_mutants(seeds: range = range(8)) -> list[SinMutant]:
