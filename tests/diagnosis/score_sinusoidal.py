@@ -2,8 +2,9 @@
 
 ``python -m tests.diagnosis.score_sinusoidal [--half guide|measured|all] [--seeds N]
 [--json PATH] [--show]``: every mutant of :mod:`tests.diagnosis.sinusoidal_mutants` whose
-table differs from the correct port's is diagnosed (from the callable, and from a saved
-table with ``--from-file``); per kind, how many sentences name the cause (a generator
+table differs from the correct port's is diagnosed (from the callable, or from its saved
+table with ``--from-file``: rows 0..511 or 0..2047, d and base drawn per seed, float32);
+per kind, how many sentences name the cause (a generator
 keyword and its value), how many print a negative or unit ratio, how many contradict
 themselves; the correct float32/float64 ports must get no cause.
 """
@@ -19,6 +20,7 @@ import numpy as np
 
 from pespec.properties.base import Level
 from pespec.sincos.diagnosis import diagnose
+from pespec.sincos.filediagnosis import file_diagnosis
 from tests.diagnosis.score import BAD_RATIO, CONTRADICTIONS, _shows
 from tests.diagnosis.sinusoidal_mutants import (
     SinMutant,
@@ -39,19 +41,34 @@ def _sentence(mutant: SinMutant) -> str:
     return str(found.sentence())
 
 
-def judge(mutant: SinMutant) -> dict[str, Any]:
-    """The mutant's sentence judged against its true cause."""
+def _file_sentence(mutant: SinMutant) -> str:
+    """The ``--from-file`` diagnosis line of the mutant's saved (float32) table."""
+    positions, d_model, base = mutant.file_request()
+    table = np.asarray(mutant.encoder()(positions, d_model, base), dtype=np.float32)
+    text = file_diagnosis(table, positions, d_model, base)
+    return "no diagnosis line" if text is None else text
+
+
+def judge(mutant: SinMutant, from_file: bool = False) -> dict[str, Any]:
+    """The mutant's sentence (from the callable, or from its saved table) judged against
+    its true cause."""
     reference = SinMutant(mutant.seed, "", SinPort(formula=mutant.port.formula), (), None)
+    probes = (mutant.file_request(),) if from_file else PROBES
     changed = any(
-        not np.array_equal(mutant.encoder()(*probe), reference.encoder()(*probe))
-        for probe in PROBES
+        not np.array_equal(
+            np.asarray(mutant.encoder()(*probe), dtype=np.float32),
+            np.asarray(reference.encoder()(*probe), dtype=np.float32),
+        )
+        for probe in probes
     )
-    text = _sentence(mutant)
+    text = _file_sentence(mutant) if from_file else _sentence(mutant)
     low = text.lower()
     if mutant.keywords:
         named = any(k.lower() in low for k in mutant.keywords) and _shows(text, mutant.value)
     else:
         named = any(k in low for k in NO_CAUSE) and "not explained" not in low
+        if from_file:  # a correct table is the canonical convention, no stage named
+            named = "the canonical convention within" in low and ";" not in text
     return {
         "changed": changed or not mutant.keywords,
         "named": named,
@@ -61,8 +78,8 @@ def judge(mutant: SinMutant) -> dict[str, Any]:
     }
 
 
-def score(half: str, seeds: range) -> dict[str, Any]:
-    """The score by mutation kind on ``half``."""
+def score(half: str, seeds: range, from_file: bool = False) -> dict[str, Any]:
+    """The score by mutation kind on ``half`` (from the saved tables with ``from_file``)."""
     cases = [
         m for m in sinusoidal_mutants(seeds) + correct_sinusoidal(seeds) if half in ("all", m.half)
     ]
@@ -71,7 +88,7 @@ def score(half: str, seeds: range) -> dict[str, Any]:
     )
     unnamed = []
     for mutant in cases:
-        out = judge(mutant)
+        out = judge(mutant, from_file)
         row = kinds[mutant.kind]
         row["mutants"] += 1
         row["bad_ratio"] += out["bad_ratio"]
@@ -107,8 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--half", choices=["guide", "measured", "all"], default="measured")
     parser.add_argument("--seeds", type=int, default=4)
     parser.add_argument("--show", action="store_true")
+    parser.add_argument("--from-file", action="store_true", help="diagnose saved tables")
     args = parser.parse_args(argv)
-    result = score(args.half, range(args.seeds))
+    result = score(args.half, range(args.seeds), args.from_file)
     for kind, row in result["kinds"].items():
         print(f"{kind:28s} named {row['named']:3d}/{row['changed']:3d} (of {row['mutants']})")
     print(

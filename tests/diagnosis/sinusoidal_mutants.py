@@ -60,6 +60,15 @@ class SinMutant:
         """'guide' (even seed) or 'measured' (odd seed)."""
         return "guide" if self.seed % 2 == 0 else "measured"
 
+    def file_request(self) -> tuple[Array, int, float]:
+        """(positions, d_model, base) of the table saved for ``--from-file`` scoring, drawn
+        per seed (the callable's diagnosis draws its own)."""
+        rng = np.random.default_rng([self.seed, 7])
+        rows = int(rng.choice([512, 2048]))
+        d_model = int(rng.choice([32, 64, 128]))
+        base = float(rng.choice([10000.0, 500.0, 100000.0]))
+        return np.arange(0, rows, dtype=np.float64), d_model, base
+
     def encoder(self) -> Encoder:
         """The mutated port as an encoder ``(positions, d_model, base) -> (n, d_model)``."""
         return _encoder(self.port)
@@ -122,23 +131,23 @@ def _accumulated(p: Array, omegas: Array) -> Array:
 def _kinds(d: int) -> Iterator[tuple[str, SinPort, tuple[str, ...], str | None]]:
     """(kind, port, keywords, value) of every mutation."""
     names = {
-        "inv_freq": "inverse frequencies",
-        "positions": "position p is used as",
-        "phase": "angle",
-        "output": "output values rounded",
+        "inv_freq": ("inverse frequencies",),
+        "positions": ("position p is used as", "positions are rounded"),
+        "phase": ("angle",),
+        "output": ("output values rounded",),
     }
     for stage, what in names.items():
         for fmt in ("float16", "bfloat16"):
             fields: dict[str, Any] = {f"{stage}_dtype": fmt}
-            yield f"{stage} in {fmt}", SinPort(**fields), (what,), fmt
+            yield f"{stage} in {fmt}", SinPort(**fields), what, fmt
     yield "offset +1", SinPort(offset=1), ("shift", "offset"), "1"
     yield "offset −1", SinPort(offset=-1), ("shift", "offset"), "-1"
     yield "base ignored", SinPort(base_from="fixed"), ("base",), "10000"
-    yield "exponent 2k/(d−2)", SinPort(exponent="2k/(d-2)"), ("d − 2", "d-2", "shift"), None
+    yield "exponent 2k/(d−2)", SinPort(exponent="2k/(d-2)"), ("d − 2", "d-2", "d/2−1"), None
     yield "exponent 2(k+1)/d", SinPort(exponent="2(k+1)/d"), ("2(i+1)/d", "off by one"), None
     yield "exponent k/d", SinPort(exponent="k/d"), ("i/d", "k/d"), None
     yield "layout halves", SinPort(layout="halves"), ("halves", "concat", "[sin"), None
-    yield "layout cos first", SinPort(layout="cos_first"), ("cos",), None
+    yield "layout cos first", SinPort(layout="cos_first"), ("swapped", "cos in the even"), None
     yield "sin sign", SinPort(sin_sign=-1), ("sign", "negat", "−sin", "scaled by -1"), None
     yield "accumulated angle", SinPort(phase="accumulate"), ("phase error",), "∝"
 

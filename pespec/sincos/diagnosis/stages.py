@@ -24,7 +24,7 @@ from pespec.numerics.formats import DTYPES, SIGNIFICAND_BITS
 from pespec.properties.base import Encoder
 from pespec.reference.conventions import Convention
 
-__all__ = ["stage_format"]
+__all__ = ["stage_format", "stage_of_rows"]
 
 F64 = NDArray[np.float64]
 _POSITIONS = np.array([1.0, 7.0, 100.0, 1001.0, 2047.0])
@@ -87,6 +87,22 @@ def stage_format(
     u_out = 2.0 ** -SIGNIFICAND_BITS.get(out, 53)  # the output's own rounding of |y| ≤ 1
     if raw.shape != (positions.size, d_model) or not np.all(np.isfinite(raw)):
         return None
+    found = stage_of_rows(raw, positions, convention, (d_model, base), name, u_out)
+    return found or {"stage": "all", "format": name, "text": TEXT["all"].format(f=name)}
+
+
+def stage_of_rows(
+    raw: F64,
+    positions: F64,
+    convention: Convention,
+    request: tuple[int, float],
+    name: str,
+    u_out: float,
+) -> dict[str, Any] | None:
+    """The one stage in ``name`` that explains the rows ``raw`` (n, d) at ``positions`` for
+    ``request`` (d_model, base): the output alone rounded, the inverse frequencies alone,
+    or a ``name`` pow; None when none does (a saved table uses this directly)."""
+    d_model, base = request
     u = 2.0**-24
     arg = np.abs((positions + convention.position_offset) * convention.argument_scale)
     k = np.arange(d_model // 2, dtype=np.float64)
@@ -98,7 +114,7 @@ def stage_format(
         bound = arg[:, None] * np.max(omegas) * 16 * u + 4 * u + u_out
         if np.all(np.abs(raw - _rows(omegas, positions, convention, d_model)) <= bound):
             return {"stage": stage, "format": name, "text": TEXT[stage].format(f=name)}
-    return {"stage": "all", "format": name, "text": TEXT["all"].format(f=name)}
+    return None
 
 
 def _output_rounded(raw: F64, exact: F64, name: str, bound: Any) -> bool:
