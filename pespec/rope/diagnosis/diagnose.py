@@ -312,10 +312,10 @@ def _refit(
         return base + named, attention_ok, rope_type
     if not fitted:
         return closest + named, False, rope_type
-    if not attention_ok and fits[0].parameter in ATTENTION:
+    if not attention_ok and fits and fits[0].parameter in ATTENTION:
         base = [c for c in base if "matches no attention factor" not in c]
         attention_ok = True
-    return base + named, attention_ok, fits[0].schedule
+    return base + named, attention_ok, fits[0].schedule if fits else rope_type
 
 
 def _fast_math(angles: F64, positions: F64, fit: Any, noise: float, causes: list[str]) -> bool:

@@ -309,6 +309,9 @@ def measured_causes(
         if "d = " not in text:
             text += geometric_width(m, omegas, config)
         return [text + (off_by_one(uniform, config) if uniform else "")], True, fits
+    width = geometric_width(m, omegas, config)
+    if width and config.rope_type == "default":  # beyond every fitted range, still a law
+        return [f"the measured frequencies are a power law{width}"], True, fits
     return _pattern(m, omegas, bad, noise, growth, config), False, fits
 
 
