@@ -89,9 +89,9 @@ def _dynamic(rope: RopeConfig, d: int, exponents: Array, theta: float, slip: str
     if slip == "dynamic ℓ and L swapped":
         ratio = s * big_l / length - (s - 1)
     power = d / (d - 2) if slip != "dynamic exponent dropped" else 1.0
-    with np.errstate(invalid="ignore"):  # a negative ratio: NaN, as torch's pow gives
-        scaled_base = np.float64(ratio) ** power
-    return np.asarray(1.0 / (theta * scaled_base) ** exponents, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a ratio ≤ 0: NaN or inf, as
+        scaled_base = np.float64(ratio) ** power  # torch's pow gives
+        return np.asarray(1.0 / (theta * scaled_base) ** exponents, dtype=np.float64)
 
 
 def _ntk(rope: RopeConfig, d: int, exponents: Array, theta: float, slip: str) -> Array:

@@ -3,7 +3,7 @@
 Where a table follows its convention but departs from it beyond rounding (an angle built as
 a running sum, a coarse stage), the phase error of each pair, e_k(p) = atan2(sin, cos) −
 θ_k(p) wrapped to (−π, π], is measured on the large-position probe and its shape named
-with the rotary diagnosis's fit (:func:`pespec.rope.diagnosis.growth.growth_law`: constant,
+with the fit the rotary diagnosis uses (:func:`pespec.numerics.growth.growth_law`: constant,
 ∝√p, ∝p, ∝p^1.5, ∝p², or a step with its position), so the sentence says what grows.
 A table that stops (every row from the departure on equal to the row before it: positions
 clamped to a table's last row) has no growth law to fit; :func:`repeated_row` names it.
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.rope.diagnosis.growth import growth_law
+from pespec.numerics.growth import growth_law
 
 __all__ = ["phase_error_growth", "repeated_row"]
 

@@ -110,7 +110,9 @@ def stage_of_rows(
     exact = _rows(plain, positions, convention, d_model)
     if _output_rounded(raw, exact, name, arg[:, None] * np.max(plain) * 16 * u + 4 * u):
         return {"stage": "output", "format": name, "text": TEXT["output"].format(f=name)}
-    for stage, omegas in _hypotheses(convention, d_model, base, name).items():
+    with np.errstate(over="ignore"):  # a pow beyond the 16-bit range is inf, ω = 0
+        hypotheses = _hypotheses(convention, d_model, base, name)
+    for stage, omegas in hypotheses.items():
         bound = arg[:, None] * np.max(omegas) * 16 * u + 4 * u + u_out
         if np.all(np.abs(raw - _rows(omegas, positions, convention, d_model)) <= bound):
             return {"stage": stage, "format": name, "text": TEXT[stage].format(f=name)}
