@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from pespec.mrope.config import MultiAxisRopeConfig
 
-__all__ = ["axis_facts"]
+__all__ = ["axis_facts", "phase_line"]
 
 F64 = NDArray[np.float64]
 AXIS_NAMES = "thw"
@@ -40,15 +40,17 @@ LINE_RMS = 0.05
 rotation by that axis's position: no rate is read from it."""
 
 
-def _line(phase: F64, where: F64) -> tuple[float, float, float] | str:
-    """(slope, intercept, slope precision) of the circular-mean phase per integer position
-    value along consecutive positions from the smallest; 'few' when fewer than 4 values,
+def phase_line(phase: F64, where: F64) -> tuple[float, float, float] | str:
+    """(slope, intercept, slope precision) of the circular-mean phase per position value,
+    along equally spaced values from the smallest; 'few' when fewer than 4 values,
     'bent' when the phase is no line in the position (rms residual over :data:`LINE_RMS`,
     or the rows at one position disagree)."""
-    values = np.unique(where)
-    start = values[0]
-    run = values[values - start == np.arange(values.size)]
-    if run.size < 4 or not np.all(run == np.round(run)):
+    values = np.unique(where[np.isfinite(where)])
+    if values.size < 4:
+        return "few"
+    step = values[1] - values[0]  # equally spaced values from the smallest (a grid's)
+    run = values[np.abs(values - values[0] - step * np.arange(values.size)) <= 1e-9 * step]
+    if run.size < 4:
         return "few"
     resultants = [np.mean(np.exp(1j * phase[where == v])) for v in run]
     if min(abs(r) for r in resultants) < 0.999:  # rows at one position rotated differently
@@ -70,7 +72,7 @@ def _other_axis(phase: F64, positions: F64, declared_axis: int, omega: float) ->
     for axis in range(positions.shape[1]):
         if axis == declared_axis:
             continue
-        fit = _line(phase, positions[:, axis])
+        fit = phase_line(phase, positions[:, axis])
         if not isinstance(fit, str) and abs(fit[0] - omega) <= fit[2] + 1e-3 * omega:
             return axis
     return None
@@ -103,7 +105,7 @@ def _measure(
             if use.sum() < 4:
                 continue
             phase = np.angle(z_out[use, slot] / z_in[use, slot])
-            fit = _line(phase, positions[use, section.axis])
+            fit = phase_line(phase, positions[use, section.axis])
             declared = section.rope.theta ** (-2.0 * pair / d_r)
             if fit == "bent":
                 other = _other_axis(phase, positions[use], section.axis, declared)

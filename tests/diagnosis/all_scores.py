@@ -1,13 +1,13 @@
 """The diagnosis scores on the measured halves of the generated sets (issue 39; SPEC Annex D.11).
 
 ``python -m tests.diagnosis.all_scores --json benchmarks/results/diagnosis-scores.json``
-runs the three scorers on their measured halves (odd seeds of 0..SEEDS − 1: rotary
-:mod:`.score`, sinusoidal :mod:`.score_sinusoidal` from the callable and from saved tables,
-multi-axis rotary :mod:`.score_multiaxis`) and writes, per family and mutation kind, the
-mutants, those that change the output and those named (no sentences: those are in each
-scorer's ``--show``). Deterministic: the same seeds give the same file, which
-``tools/docgen/diagnosis_scores.py`` renders into SPEC Annex D.11 and which a slow test
-compares with a fresh run.
+runs the scorers on their measured halves (odd seeds of 0..SEEDS − 1): rotary
+:mod:`.score`, sinusoidal :mod:`.score_sinusoidal` from the callable and from saved
+tables, multi-axis rotary and sinusoidal :mod:`.score_multiaxis`. It writes, per family
+and mutation kind, the mutants, those that change the output and those named (the
+sentences are in each scorer's ``--show``). Deterministic: the same seeds give the same
+file, which ``tools/docgen/diagnosis_scores.py`` renders into SPEC Annex D.11 and which a
+slow test compares with a fresh run.
 """
 
 from __future__ import annotations
@@ -19,7 +19,13 @@ from typing import Any
 
 from tests.diagnosis import score, score_multiaxis, score_sinusoidal
 
-SEEDS = {"rotary": 12, "sinusoidal": 12, "sinusoidal-from-file": 12, "multiaxis-rope": 12}
+SEEDS = {
+    "rotary": 12,
+    "sinusoidal": 12,
+    "sinusoidal-from-file": 12,
+    "multiaxis-rope": 12,
+    "multiaxis-sinusoidal": 12,
+}
 
 
 def _kinds(result: dict[str, Any]) -> dict[str, dict[str, int]]:
@@ -60,6 +66,12 @@ def all_scores() -> dict[str, Any]:
             "multiaxis-rope": _summary(
                 score_multiaxis.score("measured", range(SEEDS["multiaxis-rope"])),
                 SEEDS["multiaxis-rope"],
+            ),
+            "multiaxis-sinusoidal": _summary(
+                score_multiaxis.score(
+                    "measured", range(SEEDS["multiaxis-sinusoidal"]), sinusoidal=True
+                ),
+                SEEDS["multiaxis-sinusoidal"],
             ),
         },
     }

@@ -1,8 +1,9 @@
 """Score the multi-axis rotary diagnosis on the generated mutants (issue 39 item 2).
 
 ``python -m tests.diagnosis.score_multiaxis [--half guide|measured|all] [--seeds N]
-[--show]``: every mutant of :mod:`tests.diagnosis.multiaxis_mutants` that fails the suite
-is diagnosed by the suite's own run; per kind, how many sentences name the cause (a
+[--show] [--sinusoidal]``: every mutant of :mod:`tests.diagnosis.multiaxis_mutants` (with
+``--sinusoidal``, :mod:`tests.diagnosis.multiaxis_sin_mutants`) that fails the suite is
+diagnosed by the suite's own run; per kind, how many sentences name the cause (a
 generator keyword and its value); the correct port must pass with no cause.
 """
 
@@ -15,12 +16,23 @@ from typing import Any
 
 from pespec.mrope.run import check
 from tests.diagnosis.multiaxis_mutants import AxisMutant, axis_mutants, correct_axes
+from tests.diagnosis.multiaxis_sin_mutants import correct_sin_axes, sin_axis_mutants
 from tests.diagnosis.score import BAD_RATIO, _shows
 
 
-def judge(mutant: AxisMutant) -> dict[str, Any]:
+def _report(mutant: Any) -> Any:
+    """The suite's report on the mutant (rotary: the preset on its grid; sinusoidal: the
+    preset, the contract and reference stages as tests/multiaxis/test_diagnosis.py runs)."""
+    if isinstance(mutant, AxisMutant):
+        return check(mutant.backend(), config=mutant.suite_config())
+    from pespec.multiaxis.run import check as sin_check
+
+    return sin_check(mutant.backend(), config=mutant.preset, stages=["contract", "reference"])
+
+
+def judge(mutant: Any) -> dict[str, Any]:
     """The mutant's verdict and diagnosis sentence judged against its true cause."""
-    report = check(mutant.backend(), config=mutant.suite_config())
+    report = _report(mutant)
     text = report.diagnosis_sentence or ""
     low = text.lower()
     listed = low.startswith("no neighbouring configuration (")  # the list tried, no cause
@@ -38,9 +50,14 @@ def judge(mutant: AxisMutant) -> dict[str, Any]:
     }
 
 
-def score(half: str, seeds: range) -> dict[str, Any]:
-    """The score by mutation kind on ``half``."""
-    cases = [m for m in axis_mutants(seeds) + correct_axes(seeds) if half in ("all", m.half)]
+def score(half: str, seeds: range, sinusoidal: bool = False) -> dict[str, Any]:
+    """The score by mutation kind on ``half`` (the multi-axis sinusoidal set with
+    ``sinusoidal``)."""
+    if sinusoidal:
+        every: list[Any] = [*sin_axis_mutants(seeds), *correct_sin_axes(seeds)]
+    else:
+        every = [*axis_mutants(seeds), *correct_axes(seeds)]
+    cases = [m for m in every if half in ("all", m.half)]
     kinds: dict[str, dict[str, int]] = defaultdict(
         lambda: {"mutants": 0, "changed": 0, "named": 0, "bad_ratio": 0}
     )
@@ -85,8 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--half", choices=["guide", "measured", "all"], default="measured")
     parser.add_argument("--seeds", type=int, default=4)
     parser.add_argument("--show", action="store_true")
+    parser.add_argument("--sinusoidal", action="store_true", help="the sinusoidal family")
     args = parser.parse_args(argv)
-    result = score(args.half, range(args.seeds))
+    result = score(args.half, range(args.seeds), args.sinusoidal)
     for kind, row in result["kinds"].items():
         print(f"{kind:28s} named {row['named']:3d}/{row['changed']:3d} (of {row['mutants']})")
     print(

@@ -38,3 +38,21 @@ def test_a_dropped_theta_is_measured_per_axis() -> None:
     out = judge(mutant)
     # the rates are 10000^(−2j/d_r): θ measured 10000 where the preset says 1e6
     assert "θ measured 10000 where the config says 1e+06" in out["sentence"], out["sentence"]
+
+
+@pytest.mark.slow
+def test_sinusoidal_measured_half_bars() -> None:
+    result = score("measured", SEEDS, sinusoidal=True)
+    assert result["changed"] >= 20
+    assert result["named_fraction"] >= 0.90, result["unnamed"]
+    assert result["bad_ratio_sentences"] == 0
+    assert result["correct_stacks_with_a_cause"] == 0
+
+
+def test_a_sinusoidal_section_base_is_measured() -> None:
+    from tests.diagnosis.multiaxis_sin_mutants import sin_axis_mutants
+
+    mutant = next(m for m in sin_axis_mutants(range(1, 2)) if m.kind == "base 1000")
+    out = judge(mutant)
+    # ω̂_k = 1000^(−k/(d/2)): the base measured 1000 where MAE's preset says 10000
+    assert "base measured 1000 where the config says 10000" in out["sentence"], out["sentence"]

@@ -22,6 +22,7 @@ TITLES = {
     "sinusoidal": "Sinusoidal, from the callable (`tests/diagnosis/sinusoidal_mutants.py`)",
     "sinusoidal-from-file": "Sinusoidal, from a saved float32 table (`--from-file`)",
     "multiaxis-rope": "Multi-axis rotary (`tests/diagnosis/multiaxis_mutants.py`)",
+    "multiaxis-sinusoidal": "Multi-axis sinusoidal (`tests/diagnosis/multiaxis_sin_mutants.py`)",
 }
 
 
