@@ -10,6 +10,8 @@
 * :mod:`~pespec.numerics.rounding`: certified rounding of MPFR values (Ziv's strategy);
 * :mod:`~pespec.numerics.ratio`: an error against its bound, and the one worst-ratio
   accumulator;
+* :mod:`~pespec.numerics.growth`: the growth law of a phase error (constant, ∝√p, ∝p, …,
+  a step), shared by the families' diagnoses;
 * :mod:`~pespec.numerics.problems`: what is wrong with an output array (OutputProblem,
   first_non_finite).
 

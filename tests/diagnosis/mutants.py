@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.rope.config import RopeConfig
+from tests.diagnosis import schedule_mutants
 
 F32 = np.float32
 Array = NDArray[Any]
@@ -51,6 +52,7 @@ class Port:
     sin_sign: int = 1  # −1: the rotation the other way
     position_rounding: str = "none"  # 'none' or 'floor_half' (p // 2 * 2: a stride slip)
     float64: bool = False  # the whole port in float64 (a correct stack)
+    slip: str = ""  # a slip of another schedule's own parameters (:mod:`.schedule_mutants`)
 
 
 @dataclass(frozen=True)
@@ -98,9 +100,11 @@ def _exponents(port: Port, d: int) -> Array:
     }[port.exponent]
 
 
-def _inv_freq(port: Port, rope: RopeConfig, d: int) -> Array:
-    """The port's inverse frequencies (float64 before its rounding to the stage dtype)."""
+def _frequencies(port: Port, rope: RopeConfig, d: int) -> tuple[Array, float]:
+    """(inverse frequencies in float64, attention factor A) of the port."""
     theta = rope.theta if port.theta_from == "theta" else 10000.0
+    if rope.rope_type in schedule_mutants.SCHEDULES:
+        return schedule_mutants.port_frequencies(rope, d, _exponents(port, d), theta, port.slip)
     inv = 1.0 / theta ** _exponents(port, d)
     if rope.rope_type == "linear" and rope.factor is not None:
         inv = {"divide": inv / rope.factor, "multiply": inv * rope.factor, "ignore": inv}[
@@ -108,7 +112,7 @@ def _inv_freq(port: Port, rope: RopeConfig, d: int) -> Array:
         ]
     if rope.rope_type == "llama3" and port.llama3_scaling:
         inv = _llama3(port, rope, inv)
-    return inv
+    return inv, 1.0
 
 
 def _llama3(port: Port, rope: RopeConfig, inv: Array) -> Array:
@@ -136,9 +140,8 @@ def _backend(port: Port) -> Callable[[Array, Array, RopeConfig], Array]:
         d = {"d_r": rope.d_r, "head_dim": rope.head_dim, "half": max(2, rope.d_r // 2)}[port.width]
         d -= d % 2
         work = np.float64 if port.float64 else np.float32
-        inv = _in(_inv_freq(port, rope, d), port.inv_freq_dtype).astype(work)
-        if port.float64:
-            inv = _inv_freq(port, rope, d)
+        exact, attention = _frequencies(port, rope, d)
+        inv = _in(exact, port.inv_freq_dtype).astype(work) if not port.float64 else exact
         p = positions.astype(np.int64) + port.offset
         if port.position_rounding == "floor_half":
             p = p // 2 * 2
@@ -152,8 +155,8 @@ def _backend(port: Port) -> Callable[[Array, Array, RopeConfig], Array]:
         else:
             phase = pos[:, None] * inv[None, :]
         phase = _in(phase, port.phase_dtype).astype(work) if not port.float64 else phase
-        cos = np.cos(phase)
-        sin = np.sin(phase) * port.sin_sign
+        cos = np.cos(phase) * work(attention)
+        sin = np.sin(phase) * work(attention) * port.sin_sign
         if not port.float64:
             cos, sin = _in(cos, port.cache_dtype), _in(sin, port.cache_dtype)
         pairing = rope.pairing
@@ -254,21 +257,52 @@ def _kinds(config: RopeConfig) -> Iterator[tuple[str, Port, tuple[str, ...], str
     yield "positions floored to even", Port(position_rounding="floor_half"), ("position",), None
 
 
+GENERIC_ON_OTHER_SCHEDULES = (
+    "dropped θ",
+    "exponent 2j/(d−2)",
+    "rotary fraction ignored",
+    "inv_freq in bfloat16",
+    "position offset +1",
+)
+"""The pipeline kinds also applied to the other schedules (their own slips come first)."""
+
+
+def configs(seed: int) -> list[RopeConfig]:
+    """The seed's configurations: one of default/linear/llama3 (drawn), then one of each
+    other schedule (:data:`schedule_mutants.SCHEDULES`, each from its own stream)."""
+    out = [_config(np.random.default_rng(seed))]
+    for i, schedule in enumerate(schedule_mutants.SCHEDULES):
+        out.append(schedule_mutants.config(schedule, np.random.default_rng([seed, i + 1])))
+    return out
+
+
+def _all_kinds(config: RopeConfig) -> Iterator[tuple[str, Port, tuple[str, ...], str | None]]:
+    if config.rope_type not in schedule_mutants.SCHEDULES:
+        yield from _kinds(config)
+        return
+    for kind, slip, keywords, value in schedule_mutants.kinds(config):
+        yield kind, Port(slip=slip), keywords, value
+    for kind, port, keywords, value in _kinds(config):
+        lists = config.short_factor is not None  # a per-pair list fixes the width
+        if kind in GENERIC_ON_OTHER_SCHEDULES and not (lists and kind == "rotary fraction ignored"):
+            yield f"{config.rope_type}: {kind}", port, keywords, value
+
+
 def mutants(seeds: range = range(8)) -> list[Mutant]:
     """Every mutant of every seed; even seeds are the guide half, odd the measured half."""
     out = []
     for seed in seeds:
-        config = _config(np.random.default_rng(seed))
-        for kind, port, keywords, value in _kinds(config):
-            out.append(Mutant(seed, kind, config, port, keywords, value))
+        for config in configs(seed):
+            for kind, port, keywords, value in _all_kinds(config):
+                out.append(Mutant(seed, kind, config, port, keywords, value))
     return out
 
 
 def correct_stacks(seeds: range = range(8)) -> list[Mutant]:
-    """The unmutated float32 and float64 ports of each seed's configuration (no cause)."""
+    """The unmutated float32 and float64 ports of each seed's configurations (no cause)."""
     out = []
     for seed in seeds:
-        config = _config(np.random.default_rng(seed))
-        out.append(Mutant(seed, "correct float32", config, Port(), (), None))
-        out.append(Mutant(seed, "correct float64", config, Port(float64=True), (), None))
+        for config in configs(seed):
+            out.append(Mutant(seed, "correct float32", config, Port(), (), None))
+            out.append(Mutant(seed, "correct float64", config, Port(float64=True), (), None))
     return out

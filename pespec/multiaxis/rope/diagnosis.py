@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 from pespec.conformance.contract import BackendFailure
 from pespec.conformance.report import Report
 from pespec.multiaxis.rope.config import MultiAxisRopeConfig
+from pespec.multiaxis.rope.measure import axis_facts
 from pespec.multiaxis.rope.reference import apply, level_bound, reference_bound
 from pespec.multiaxis.rope.splits import misread_apply, other_split
 from pespec.numerics.formats import DTYPES
@@ -147,6 +148,14 @@ def diagnose(view: DiagnosisView, report: Report) -> None:
     for name, low in low_precision(p).items():
         if _matches(y, x, low, view.config, view):
             return _name(report, name)
+    facts = axis_facts(y_all, view.x, view.positions, view.config)
+    if facts:
+        report.diagnosis = {"cause": "measured per axis: " + "; ".join(facts)}
+        report.diagnosis_sentence = (
+            "no neighbouring configuration reproduces the output; measured per axis: "
+            + "; ".join(facts)
+        )
+        return None
     report.diagnosis_sentence = (
         "no neighbouring configuration (axes mixed up, sections permuted or resized, "
         "sectioned vs interleaved, axes_dim permuted, pairs halves vs interleaved, the t/h/w "

@@ -182,4 +182,8 @@ def candidates(config: MultiAxisRopeConfig) -> dict[str, MultiAxisRopeConfig]:
             found[f"axes mixed up ({fed})"] = _relabelled(config, order)
     _mrope_candidates(config, found)
     _per_axis_candidates(config, found)
+    flipped = "halves" if config.pairing == "interleaved" else "interleaved"
+    name = f"pairs in {flipped} instead of {config.pairing}"
+    if name not in found:  # the head's pairs read the other way, sections unchanged
+        found[name] = dataclasses.replace(config, pairing=flipped)
     return found

@@ -18,6 +18,7 @@ from pespec.conformance.derived_text import DerivedText
 from pespec.conformance.report import Report
 from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, Section
 from pespec.multiaxis.sinusoidal.grid import grid_positions, per_axis
+from pespec.multiaxis.sinusoidal.measure import section_facts
 from pespec.multiaxis.sinusoidal.reference import encode, section_columns, section_positions
 from pespec.multiaxis.sinusoidal.view import RunView
 from pespec.sinusoidal.properties.base import EncodingConfig
@@ -154,6 +155,14 @@ def diagnose(run: RunView, report: Report) -> None:
             report.diagnosis = {"cause": name}
             report.diagnosis_sentence = f"the output is the declared encoding with {name}"
             return
+    facts = section_facts(y, run.positions[:rows], run.config)
+    if facts:
+        report.diagnosis = {"cause": "measured per section: " + "; ".join(facts)}
+        report.diagnosis_sentence = (
+            "no neighbouring configuration reproduces the output; measured per section: "
+            + "; ".join(facts)
+        )
+        return
     report.diagnosis_sentence = (
         "no neighbouring configuration (h and w swapped, sections permuted or resized, the "
         "frequency denominator D/4 vs D/4 − 1, coordinates in float32/bfloat16/float16, grid "

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.rope.config import RopeConfig
+from pespec.rope.diagnosis.shape_slips import shape_slips
 from pespec.rope.oracle import frequencies
 from pespec.rope.schedules.base import SCHEDULE_FIELDS
 from pespec.rope.schedules.registry import SCHEDULES
@@ -118,7 +119,8 @@ def frequency_models(config: RopeConfig) -> list[FrequencyModel]:
     first = _model(config, "", omega_dim=config.d_r)
     assert first is not None
     candidates = [_head_dim_omegas(config), *_schedule_slips(config), *_cross_schedules(config)]
-    return [first, *[m for m in candidates if m is not None]]
+    shapes = [FrequencyModel(w, config.rope_type, {}, text) for w, text in shape_slips(config)]
+    return [first, *[m for m in candidates if m is not None], *shapes]
 
 
 def attention_models(config: RopeConfig) -> list[AttentionModel]:

@@ -19,7 +19,7 @@ from pespec.rope.config import RopeConfig
 from pespec.rope.diagnosis.layout import layout_name, pair_values
 from pespec.rope.schedules import frequencies
 
-__all__ = ["degenerate", "rotated_width", "single_position"]
+__all__ = ["changed_width", "degenerate", "rotated_width", "single_position"]
 
 F64 = NDArray[np.float64]
 SAME = 1e-6
@@ -32,6 +32,16 @@ def _identity_columns(matrices: F64) -> NDArray[np.bool_]:
     with np.errstate(invalid="ignore"):
         close = np.abs(matrices - eye[None, :, :]) <= SAME
     return np.asarray(np.all(close, axis=(0, 1)), dtype=bool)
+
+
+def changed_width(matrices: F64) -> int:
+    """head_dim minus the trailing run of columns returned exactly unchanged (within
+    :data:`SAME`) at every position: the rotated width however little its last pair moves."""
+    unchanged = _identity_columns(matrices)
+    width = unchanged.size
+    while width > 0 and unchanged[width - 1]:
+        width -= 1
+    return width
 
 
 def rotated_width(matrices: F64) -> int | None:

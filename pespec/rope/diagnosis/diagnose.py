@@ -16,7 +16,7 @@ from pespec.rope.diagnosis.candidates import (
     attention_models,
     frequency_models,
 )
-from pespec.rope.diagnosis.degenerate import degenerate, rotated_width
+from pespec.rope.diagnosis.degenerate import changed_width, degenerate, rotated_width
 from pespec.rope.diagnosis.fit import ATTENTION
 from pespec.rope.diagnosis.formats import UNIT_ROUNDOFF
 from pespec.rope.diagnosis.growth import growth_law, position_shift, shift_cause
@@ -120,6 +120,11 @@ def _before_pairing(
     width = rotated_width(matrices[finite]) if config.rotated_pairs is None else None
     if width is not None and width != config.d_r and width % 2 == 0 and width > 0:
         return _width(backend, config, width, options, (calls, _reach(probes, config)))
+    if width is None and config.rotated_pairs is None:
+        # the last changed column moves by < 1e-2 (a slow pair): wider than d_r still counts
+        wide = changed_width(matrices[finite])
+        if wide > config.d_r and wide % 2 == 0:
+            return _width(backend, config, wide, options, (calls, _reach(probes, config)))
     pairing, _ = detect_pairing(matrices[finite], config)
     if pairing == "undetermined":
         return _failed(
@@ -307,10 +312,10 @@ def _refit(
         return base + named, attention_ok, rope_type
     if not fitted:
         return closest + named, False, rope_type
-    if not attention_ok and fits[0].parameter in ATTENTION:
+    if not attention_ok and fits and fits[0].parameter in ATTENTION:
         base = [c for c in base if "matches no attention factor" not in c]
         attention_ok = True
-    return base + named, attention_ok, fits[0].schedule
+    return base + named, attention_ok, fits[0].schedule if fits else rope_type
 
 
 def _fast_math(angles: F64, positions: F64, fit: Any, noise: float, causes: list[str]) -> bool:

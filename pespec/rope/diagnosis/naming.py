@@ -104,6 +104,8 @@ def _sentence(fit: Fit, config: RopeConfig, uniform: float | None = None) -> str
     if fit.schedule == "ntk" and config.rope_type == "default" and fit.parameter == "factor":
         theta = config.theta * fit.value ** (config.d_r / (config.d_r - 2))  # θ·s^(d/(d−2))
         return _theta_reading(theta, config, _digits(fit))
+    if fit.schedule == "ntk" and config.rope_type == "dynamic" and fit.parameter == "factor":
+        return _dynamic_ratio(fit.value, config)
     if uniform is not None and uniform > 0 and fit.parameter == "factor":
         return (
             f"every frequency divided by {_num(1 / uniform, 3)}: a {fit.schedule} scaling "
@@ -112,6 +114,19 @@ def _sentence(fit: Fit, config: RopeConfig, uniform: float | None = None) -> str
     return (
         f"the frequencies of a {fit.schedule} schedule with {name} = {value} where the config "
         f"says {config.rope_type}"
+    )
+
+
+def _dynamic_ratio(ratio: float, config: RopeConfig) -> str:
+    """The base ratio R of θ' = θ·R^(d_r/(d_r − 2)) measured, against the dynamic rule's."""
+    s, big_l, length = config.factor, config.max_position_embeddings, config.seq_len
+    if s is None or big_l is None or length is None:
+        return f"the dynamic NTK ratio measured R = {_num(ratio, 4)}"
+    rule = s * length / big_l - (s - 1) if length > big_l else 1.0
+    return (
+        f"the dynamic NTK ratio measured R = {_num(ratio, 4)} (θ' = θ·R^(d_r/(d_r − 2))), "
+        f"the config's rule gives R = {_num(rule, 4)} at ℓ = {length} "
+        f"(s·ℓ/L − (s − 1) when ℓ > L = {big_l}, else 1)"
     )
 
 
@@ -146,6 +161,34 @@ def _theta_reading(theta: float, config: RopeConfig, digits: int) -> str:
                 f"d_r = {config.d_r})"
             )
     return text
+
+
+def geometric_width(m: Measurement, declared: F64, config: RopeConfig) -> str:
+    """' (the same frequencies as ω computed over d = d′ …)' when the declared ω_j and the
+    measured ω̂_j are both geometric in j (a power law B^(−2j/d_r), as default, linear,
+    ntk and dynamic are) and their log-slopes stand in the ratio d_r/d′ for an even d′ ≠ d_r;
+    else ''. The output cannot tell a base change from the exponent's width here."""
+    j = np.arange(declared.size, dtype=np.float64)
+    ok = np.isfinite(m.omega) & (m.omega > 0) & (declared > 0)
+    if int(ok.sum()) < 3 or not np.all(np.isfinite(declared) & (declared > 0)):
+        return ""
+    slope, icept = np.polyfit(j, np.log(declared), 1)
+    if np.max(np.abs(np.log(declared) - (slope * j + icept))) > 1e-9 or slope >= 0:
+        return ""
+    got, start = np.polyfit(j[ok], np.log(m.omega[ok]), 1)
+    residual = np.abs(np.log(m.omega[ok]) - (got * j[ok] + start))
+    if np.any(residual > SPREAD * m.precision[ok] / m.omega[ok] + 1e-9) or got >= 0:
+        return ""
+    d_prime = config.d_r * slope / got
+    if not math.isfinite(d_prime):
+        return ""
+    whole = round(d_prime)
+    if abs(d_prime - whole) > 1e-2 or whole % 2 or whole in (0, config.d_r):
+        return ""
+    return (
+        f" (the same frequencies as ω computed over d = {whole} instead of d_r = {config.d_r}"
+        f", the base as declared)"
+    )
 
 
 def off_by_one(ratio: float, config: RopeConfig) -> str:
@@ -263,7 +306,12 @@ def measured_causes(
     if fits and fits[0].fits:
         uniform = _uniform(m, omegas)
         text = _sentence(fits[0], config, uniform)
+        if "d = " not in text:
+            text += geometric_width(m, omegas, config)
         return [text + (off_by_one(uniform, config) if uniform else "")], True, fits
+    width = geometric_width(m, omegas, config)
+    if width and config.rope_type == "default":  # beyond every fitted range, still a law
+        return [f"the measured frequencies are a power law{width}"], True, fits
     return _pattern(m, omegas, bad, noise, growth, config), False, fits
 
 

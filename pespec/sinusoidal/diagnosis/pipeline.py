@@ -21,6 +21,7 @@ from pespec.sinusoidal.diagnosis.fit import (
     combine,
     fit_probe,
 )
+from pespec.sinusoidal.diagnosis.growth import phase_error_growth, repeated_row
 from pespec.sinusoidal.diagnosis.precision import (
     AMPLITUDE_ULPS,
     classify_error_bits,
@@ -373,6 +374,11 @@ def _verified(classified: _Classified) -> Diagnosis:
     if departs is not None and large.values is not None:
         row = large.values[int(np.flatnonzero(large.positions == departs)[0])]
         evidence["departure_row_failed"] = not bool(np.isfinite(row).all())
+        growth = repeated_row(large.positions, large.values, departs) or phase_error_growth(
+            chosen, large.positions, large.values, large.base
+        )
+        if growth is not None:
+            evidence["phase_error_growth"] = growth
     main = [probe for probe in [*usable, large] if probe.values is not None]
     main = [p for p in main if p.d_model == probed.dims[0] and p.base == PRIMARY_BASE]
     limit, lower_bound = meaningful_limit(chosen, main)

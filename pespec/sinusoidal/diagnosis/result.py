@@ -148,9 +148,12 @@ class Diagnosis:
                     f"(raises or returns nothing usable){reach}"
                 )
             else:
+                growth = self.evidence.get("phase_error_growth")
+                law = f" ({growth})" if isinstance(growth, str) else ""
                 clauses.append(
                     f"from position ~{self.departs_from_position:.0f} on the output departs "
-                    f"from it by more than {self.working_precision} rounding explains{reach}"
+                    f"from it by more than {self.working_precision} rounding explains"
+                    f"{law}{reach}"
                 )
         return clauses
 

@@ -5,6 +5,8 @@ alone could only say "no known convention":
 
 * sin and cos swapped within each pair (cos in the even columns, sin in the odd ones):
   cosines-first interleaving is no convention of the family;
+* the index off by one, ω_i = base^(−2(i+1)/d): the canonical law at every position scaled
+  by base^(−2/d), a factor that changes with d, so no convention's argument scale fits;
 * the exponent m·i/d with m ≠ 2 (``base ** (-4 * i / d)``, or ``i / d``): ω_i =
   base^(−m·i/d) = (base^(m/2))^(−2i/d) is the canonical law at the base base^(m/2), which
   follows the requested base but is not it, so no fixed or followed base fits.
@@ -45,12 +47,17 @@ class Slip:
     description: str
     base_power: float = 1.0
     swap_pairs: bool = False
+    index_shift: int = 0
 
     def model(
         self, positions: NDArray[Any], d_model: int, base: float, level: Level
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(exact output of this slip, its §4 element bound at ``level``), both (n, d)."""
         actual = float(base) ** self.base_power
+        if self.index_shift:  # ω_(i+s) = ω_i·base^(−2s/d): the positions scaled, exactly
+            positions = np.asarray(positions, dtype=np.float64) * actual ** (
+                -2.0 * self.index_shift / d_model
+            )
         values = encode(positions, d_model, base=actual)
         bound = element_bound(EncodingConfig(positions, d_model, actual), level)
         if self.swap_pairs:
@@ -74,6 +81,11 @@ SLIPS: tuple[Slip, ...] = (
         "exponent_i_over_d",
         "the exponent i/d instead of 2i/d (ω_i = base^(−i/d))",
         base_power=0.5,
+    ),
+    Slip(
+        "exponent_index_off_by_one",
+        "the exponent 2(i+1)/d instead of 2i/d, the index off by one (ω_i = base^(−2(i+1)/d))",
+        index_shift=1,
     ),
 )
 """The named mistakes, tried in this order."""

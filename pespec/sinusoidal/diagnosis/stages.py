@@ -24,7 +24,7 @@ from pespec.numerics.formats import DTYPES, SIGNIFICAND_BITS
 from pespec.sinusoidal.properties.base import Encoder
 from pespec.sinusoidal.reference.conventions import Convention
 
-__all__ = ["stage_format"]
+__all__ = ["stage_format", "stage_of_rows"]
 
 F64 = NDArray[np.float64]
 _POSITIONS = np.array([1.0, 7.0, 100.0, 1001.0, 2047.0])
@@ -54,6 +54,8 @@ def _hypotheses(convention: Convention, d_model: int, base: float, name: str) ->
 TEXT = {
     "inv_freq": "only the inverse frequencies rounded to {f} (positions and p·ω in float32)",
     "pow": "the denominator base^(2k/d) computed in {f} (a {f} pow; ω = 1/{f}(base^(2k/d)))",
+    "output": "only the output values rounded to {f} (every value returned is a {f} number "
+    "and within one {f} rounding of exact: the angles and sines are computed wider)",
     "all": "angles computed in {f} at every stage (the phase p·ω itself rounded: neither "
     "the {f} inverse frequencies nor a {f} pow explain the rows)",
 }
@@ -85,10 +87,42 @@ def stage_format(
     u_out = 2.0 ** -SIGNIFICAND_BITS.get(out, 53)  # the output's own rounding of |y| ≤ 1
     if raw.shape != (positions.size, d_model) or not np.all(np.isfinite(raw)):
         return None
+    found = stage_of_rows(raw, positions, convention, (d_model, base), name, u_out)
+    return found or {"stage": "all", "format": name, "text": TEXT["all"].format(f=name)}
+
+
+def stage_of_rows(
+    raw: F64,
+    positions: F64,
+    convention: Convention,
+    request: tuple[int, float],
+    name: str,
+    u_out: float,
+) -> dict[str, Any] | None:
+    """The one stage in ``name`` that explains the rows ``raw`` (n, d) at ``positions`` for
+    ``request`` (d_model, base): the output alone rounded, the inverse frequencies alone,
+    or a ``name`` pow; None when none does (a saved table uses this directly)."""
+    d_model, base = request
     u = 2.0**-24
     arg = np.abs((positions + convention.position_offset) * convention.argument_scale)
-    for stage, omegas in _hypotheses(convention, d_model, base, name).items():
+    k = np.arange(d_model // 2, dtype=np.float64)
+    plain = 1.0 / base ** (k / convention.denominator(d_model))
+    exact = _rows(plain, positions, convention, d_model)
+    if _output_rounded(raw, exact, name, arg[:, None] * np.max(plain) * 16 * u + 4 * u):
+        return {"stage": "output", "format": name, "text": TEXT["output"].format(f=name)}
+    with np.errstate(over="ignore"):  # a pow beyond the 16-bit range is inf, ω = 0
+        hypotheses = _hypotheses(convention, d_model, base, name)
+    for stage, omegas in hypotheses.items():
         bound = arg[:, None] * np.max(omegas) * 16 * u + 4 * u + u_out
         if np.all(np.abs(raw - _rows(omegas, positions, convention, d_model)) <= bound):
             return {"stage": stage, "format": name, "text": TEXT[stage].format(f=name)}
-    return {"stage": "all", "format": name, "text": TEXT["all"].format(f=name)}
+    return None
+
+
+def _output_rounded(raw: F64, exact: F64, name: str, bound: Any) -> bool:
+    """Whether every value is a ``name`` number within one ``name`` rounding (|y| ≤ 1:
+    2^−p absolute) plus a float32 pipeline's ``bound`` of the exact encoding: the output
+    alone rounded (a phase rounded to ``name`` gives sines that are no ``name`` numbers)."""
+    representable = raw.astype(DTYPES[name]).astype(np.float64) == raw
+    u_name = 2.0 ** -SIGNIFICAND_BITS[name]
+    return bool(np.all(representable) and np.all(np.abs(raw - exact) <= bound + u_name))

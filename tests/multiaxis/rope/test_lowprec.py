@@ -118,7 +118,9 @@ def test_diagnosis_rows_include_the_failing_ones() -> None:
 
 def test_an_mrope_port_no_neighbour_explains_is_diagnosed_without_a_crash() -> None:
     """θ 1e4 where 1e6 is declared: no neighbour matches; the diagnosis says so (it raised
-    ValueError before: a per-axis neighbour of head_dim 3·128 was built for an M-RoPE)."""
+    ValueError before: a per-axis neighbour of head_dim 3·128 was built for an M-RoPE) and
+    measures θ per axis (issue 39: the rates are 10000^(−2j/128), the port's θ)."""
     report = check(ports.numpy_mrope(1e4, (16, 24, 24), False), config="qwen2.5-vl-7b")
-    assert not report.conformant and report.diagnosis is None
+    assert not report.conformant and report.diagnosis is not None
     assert "no neighbouring configuration" in report.diagnosis_sentence
+    assert "θ measured 10000 where the config says 1e+06" in report.diagnosis_sentence
