@@ -220,7 +220,7 @@ def run_sinusoidal(args: argparse.Namespace, prog: str = "pespec check") -> int:
         print(f"{prog}: error: give exactly one of BACKEND or --from-file", file=sys.stderr)
         return 2
     from pespec.cli.verdict import run_and_report
-    from pespec.clients.relative_clients import is_relative_client
+    from pespec.clients.relative_route import is_relative_client
 
     relative = is_relative_client(args.backend)  # a relative table: the table-only check
     return run_and_report(
@@ -246,7 +246,7 @@ def _error_plot(args: argparse.Namespace, report: Any, markdown: str) -> str | N
 
 def _suite(args: argparse.Namespace) -> Any:
     from pespec.cli.terminal import StageLines, progress_bar
-    from pespec.clients.relative_clients import check_client, is_relative_client
+    from pespec.clients.relative_route import check_client, is_relative_client
     from pespec.sinusoidal.run import STAGES, Suite
 
     if is_relative_client(args.backend):  # SPEC §10.10: judged at its declared rows only

@@ -31,10 +31,8 @@ from pespec.clients.model import Client
 
 __all__ = [
     "RELATIVE_CLIENTS",
-    "check_client",
     "conformer",
     "espnet",
-    "is_relative_client",
     "relative_declaration",
     "xlnet",
 ]
@@ -230,31 +228,3 @@ RELATIVE_CLIENTS = (
 transformers 5 removed ``models/deprecated/transfo_xl``) and ESPnet (``latest`` and
 ``legacy``, d_model 256 as its Conformer recipes; both declared as Transformer-XL's ranges:
 two-sided P−1 … −(P−1), descending P−1 … 0)."""
-
-
-def is_relative_client(spec: Any) -> bool:
-    """True when ``spec`` is a ``client:NAME@DTYPE`` of a relative-table client."""
-    from pespec.clients.resolve import CLIENT_PREFIX, parse_client_spec
-
-    if not isinstance(spec, str) or not spec.strip().startswith(CLIENT_PREFIX):
-        return False
-    try:
-        client, _ = parse_client_spec(spec)
-    except ValueError:  # an unknown client: the family's own route reports it
-        return False
-    return "relative" in client.options
-
-
-def check_client(spec: str, level: str | None = None) -> Any:
-    """The table-only check (:func:`~pespec.sinusoidal.relative.check_relative`) of the relative
-    client ``spec``: its Report, with the library versions and the spec recorded."""
-    from pespec.clients.resolve import client_spec, parse_client_spec, versions
-    from pespec.sinusoidal.relative import check_relative
-
-    client, dtype = parse_client_spec(spec)
-    libraries = versions(client)
-    build = client.build(dtype, None)
-    report = check_relative(build, relative_declaration(client), level=level, name=client.name)
-    report.backend_spec = client_spec(client.name, dtype)
-    report.libraries = libraries
-    return report

@@ -14,7 +14,8 @@ import pytest
 from clirun import run_cli
 
 from pespec.clients.catalog import get_client
-from pespec.clients.relative_clients import check_client, relative_declaration
+from pespec.clients.relative_clients import relative_declaration
+from pespec.clients.relative_route import check_client
 
 pytest.importorskip("torch")
 pytest.importorskip("espnet.nets.pytorch_backend.transformer.embedding")

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from pespec.clients.catalog import get_client
-from pespec.clients.relative_clients import check_client, relative_declaration
+from pespec.clients.relative_clients import relative_declaration
+from pespec.clients.relative_route import check_client
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")

@@ -148,7 +148,10 @@ def diagnose(run: RunView, report: Report) -> None:
     rows = min(256, run.positions.shape[0])
     try:
         y = run.output(run.positions[:rows])
-    except BackendFailure:
+    except BackendFailure as failure:  # the backend failed the contract: nothing to compare
+        report.diagnosis_sentence = (
+            f"no neighbour compared: the output failed the contract ({failure})"
+        )
         return
     for name, (config, positions) in candidates(run).items():
         if _matches(run, y, positions[:rows], config):
