@@ -10,14 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.report import CheckResult
 from pespec.numerics.ratio import WorstRatio, finite_error
-from pespec.properties.base import Level
+
+if TYPE_CHECKING:  # annotations only: the supervising process imports no reference
+    from pespec.properties.base import Level
 
 __all__ = [
     "BLOCK_ELEMENTS",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pespec._atomic import write_atomic
 from pespec._version import SPEC_VERSION, SUITE_VERSION, __version__
 from pespec.conformance.report_json import environment, json_float, json_number, jsonable
-from pespec.properties.ratio import reported_ratio
+from pespec.numerics.ratio import reported_ratio
 
 __all__ = [
     "REPORT_SCHEMA",
