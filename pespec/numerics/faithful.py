@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from pespec.numerics.circle import TABLE_SIZE, circle_table, veltkamp_split
 
-__all__ = ["MAX_TURNS", "error_terms", "sincos_faithful"]
+__all__ = ["MAX_TURNS", "error_terms", "faithful_limit", "sincos_faithful"]
 
 F64 = NDArray[np.float64]
 
@@ -37,6 +37,14 @@ _C2, _C4, _C6 = -1 / 2, 1 / 24, -1 / 720
 
 MAX_TURNS: Final = 2.0**40 / (2 * np.pi)
 """|x·W_k| (turns) up to which :func:`error_terms` proves the bound (|angle| ≤ 2^40)."""
+
+
+def faithful_limit(pieces: F64) -> float:
+    """The largest x the path takes for these pieces: x·W_k ≤ MAX_TURNS for every k (W_k < 2·w_0,k,
+    w_0 being W's top 26 bits). Larger x (|angle| > 2^40, outside the proof) take the exact
+    path, whose error grows only by |θ|·2^-105 there (SPEC Annex C.2)."""
+    top = float(np.max(np.abs(pieces[:, 0]))) if pieces.size else 0.0
+    return float(MAX_TURNS / (2.0 * top)) if top > 0.0 else float("inf")
 
 
 def sincos_faithful(

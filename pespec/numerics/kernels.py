@@ -241,12 +241,22 @@ def _fill_exact(
     sign: float,
     out: F64,
     layout: int,
+    limit: float,
 ) -> None:
     """out (n, d) ← sign·sin, cos of the fractional path in the layout (rotation._fill_exact,
-    faithful.sincos_faithful)."""
+    faithful.sincos_faithful); rows with x > ``limit`` by the exact path (s_hi + s_lo)."""
     half = pieces_t.shape[1]
     sin_row, cos_row = np.empty(half), np.empty(half)
+    work, result = np.empty((11, half)), np.empty((4, half))
+    index = np.empty(half, dtype=np.int64)
     for r in range(x.shape[0]):
+        if x[r] > limit:
+            _sincos_row(x[r], pieces_t, ex_hi, ex_lo, has_extra, table, work, index, result)
+            for k in range(half):
+                sin_row[k] = sign * (result[0, k] + result[1, k])
+                cos_row[k] = result[2, k] + result[3, k]
+            _write_row(out, r, layout, sin_row, cos_row)
+            continue
         x_hi, x_lo = _split(x[r])
         for k in range(half):
             total, low = _faithful_turns(x_hi, x_lo, pieces_t, k, has_extra, ex_hi[k], ex_lo[k])
@@ -350,8 +360,10 @@ def _smoke_test(kernels: dict[str, Any]) -> None:
     pieces_t = np.zeros((5, 1))
     pieces_t[0, 0] = 0.25
     zero = np.zeros(1)
-    out = np.empty((1, 2))
-    kernels["fill_exact"](np.array([0.5]), pieces_t, zero, zero, False, table, 1.0, out, 0)
+    out = np.empty((2, 2))  # row 1: x > limit, the exact path
+    kernels["fill_exact"](
+        np.array([0.5, 2.5]), pieces_t, zero, zero, False, table, 1.0, out, 0, 1.0
+    )
     stacked = np.empty((6, 1, 1))
     kernels["factors"](np.array([0.5]), pieces_t, table, True, stacked)
     index = np.zeros(1, dtype=np.intp)
@@ -392,9 +404,16 @@ def set_enabled(value: bool) -> bool:
 
 
 def fill_exact(
-    x: F64, pieces: F64, extra: tuple[F64, F64] | None, sign: float, out: F64, layout: int
+    x: F64,
+    pieces: F64,
+    extra: tuple[F64, F64] | None,
+    sign: float,
+    out: F64,
+    layout: int,
+    limit: float,
 ) -> None:
-    """out (n, d) ← the exact path at x (n,) ≥ 0 plus ``extra`` turns, in the layout code."""
+    """out (n, d) ← x (n,) ≥ 0 plus ``extra`` turns by the fractional path (the exact path
+    where x > ``limit``), in the layout code."""
     assert _KERNELS is not None
     zero = np.zeros(pieces.shape[0])
     ex_hi, ex_lo = (zero, zero) if extra is None else extra
@@ -410,6 +429,7 @@ def fill_exact(
         float(sign),
         out,
         layout,
+        float(limit),
     )
 
 

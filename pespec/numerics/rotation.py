@@ -18,11 +18,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.numerics import kernels
-from pespec.numerics.faithful import sincos_faithful
+from pespec.numerics.faithful import faithful_limit, sincos_faithful
 from pespec.numerics.turns import (
     CHUNK_ELEMENTS,
     Factors,
     row_chunks,
+    sincos_turns,
     turns,
 )
 
@@ -434,6 +435,14 @@ def _fill_exact(
         return
     sin_cols = layout.sin_columns(out.shape[1])
     cos_cols = layout.cos_columns(out.shape[1])
+    far = x > faithful_limit(pieces)  # |angle| beyond the fractional path's proof: exact path
+    if np.any(far):
+        for start, stop in row_chunks(int(np.count_nonzero(far)), pieces.shape[0]):
+            s_hi, s_lo, c_hi, c_lo = sincos_turns(*turns(x[far][start:stop], pieces, extra))
+            target = rows[far][start:stop, None]
+            out[target, sin_cols] = sign * (s_hi + s_lo)
+            out[target, cos_cols] = c_hi + c_lo
+        rows, x = rows[~far], x[~far]
     step = max(1, FAITHFUL_CHUNK_ELEMENTS // pieces.shape[0])
     for start in range(0, rows.shape[0], step):
         stop = min(rows.shape[0], start + step)
@@ -467,6 +476,14 @@ def _fill_exact_kernels(
         consecutive = block.shape[0] == last - first + 1  # rows are increasing
         buffer = out[first : last + 1] if consecutive else np.empty((block.shape[0], out.shape[1]))
         layout = layout_code(rotator.layout)
-        kernels.fill_exact(x[start : start + step], rotator.pieces, extra, sign, buffer, layout)
+        kernels.fill_exact(
+            x[start : start + step],
+            rotator.pieces,
+            extra,
+            sign,
+            buffer,
+            layout,
+            faithful_limit(rotator.pieces),
+        )
         if not consecutive:
             out[block] = buffer

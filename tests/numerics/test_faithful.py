@@ -49,3 +49,17 @@ def test_values_within_2_pow_minus_52_of_the_oracle(
     got = _rows(positions, d_model, base)
     expected = oracle.encode(positions, d_model, base=base)
     assert np.max(np.abs(got - expected)) <= 2.0**-52
+
+
+def test_positions_beyond_the_proof_take_the_exact_path() -> None:
+    # |θ| = x·ω_0 = x > 2^40 (d = 2: ω_0 = 1): outside C.8's proof (its low word would hold
+    # whole turns), so these rows take the exact path, within 2^-52 + |θ|·2^-105 (C.2); the
+    # first position is the one the property stage drew when this branch was missing
+    from pespec.numerics.faithful import faithful_limit
+    from pespec.reference.encoding import encode
+
+    positions = np.array([689164343401355.5, 1e15 + 0.5, 2.0**41 + 0.25, 2.0**38 + 0.5])
+    assert faithful_limit(make_rotator(2, 10000.0, PRESETS["canonical"]).pieces) < 2.0**40
+    got = encode(positions, 2)
+    expected = oracle.encode(positions, 2)
+    assert np.max(np.abs(got - expected)) <= 2.0**-52 + float(np.max(positions)) * 2.0**-105
