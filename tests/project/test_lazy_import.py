@@ -153,7 +153,7 @@ def test_pespec_check_imports_only_its_family() -> None:
 def test_the_supervising_check_process_imports_no_suite_and_no_hypothesis() -> None:
     # issue 37: `pespec check BACKEND` runs the suite in a supervised child; the process that
     # starts it, reads its events and prints the verdict imports neither the suite (0.6 s),
-    # nor the references, nor Hypothesis, whose storage folder reaches the child through
+    # nor the references, nor NumPy, nor Hypothesis, whose storage folder reaches the child through
     # $HYPOTHESIS_STORAGE_DIRECTORY (the child inherits the environment)
     code = (
         "import os\n"
@@ -167,3 +167,4 @@ def test_the_supervising_check_process_imports_no_suite_and_no_hypothesis() -> N
     assert "pespec.supervised.supervisor" in loaded  # it did supervise
     assert _of(loaded, FAMILIES) == {"pespec.sincos", "pespec.sincos.report"}
     assert _of(loaded, ("pespec.reference", "pespec.properties", "hypothesis")) == set()
+    assert _heavy(loaded) == set()  # not even NumPy: the plan's PlannedCheck needs none
