@@ -25,8 +25,6 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from pespec.clients.model import Client
 
 __all__ = [
@@ -108,7 +106,7 @@ def _module_table(module: Any, decl: Any) -> Callable[[], Any]:
             if not torch.equal(scaled, x * scale):
                 raise ValueError(f"the module's first output is not x·{decl.xscale}")
             out = table
-        return np.asarray(out[0].numpy())
+        return out[0].numpy()  # a NumPy array (the catalog imports no NumPy)
 
     return build
 

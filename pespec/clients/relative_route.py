@@ -9,17 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pespec.clients.relative_clients import relative_declaration
-
 __all__ = ["check_client", "is_relative_client"]
 
 
 def is_relative_client(spec: Any) -> bool:
     """True when ``spec`` is a ``client:NAME@DTYPE`` of a relative-table client."""
-    from pespec.clients.resolve import CLIENT_PREFIX, parse_client_spec
+    if not isinstance(spec, str) or not spec.strip().startswith("client:"):
+        return False  # not a client (the resolver's CLIENT_PREFIX): nothing imported
+    from pespec.clients.resolve import parse_client_spec
 
-    if not isinstance(spec, str) or not spec.strip().startswith(CLIENT_PREFIX):
-        return False
     try:
         client, _ = parse_client_spec(spec)
     except ValueError:  # an unknown client: the family's own route reports it
@@ -30,6 +28,7 @@ def is_relative_client(spec: Any) -> bool:
 def check_client(spec: str, level: str | None = None) -> Any:
     """The table-only check (:func:`~pespec.sinusoidal.relative.check_relative`) of the relative
     client ``spec``: its Report, with the library versions and the spec recorded."""
+    from pespec.clients.relative_clients import relative_declaration
     from pespec.clients.resolve import client_spec, parse_client_spec, versions
     from pespec.sinusoidal.relative import check_relative
 

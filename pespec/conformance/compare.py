@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.conformance.planned import PlannedCheck
 from pespec.conformance.report import CheckResult
 from pespec.numerics.ratio import WorstRatio, finite_error
 
@@ -54,29 +55,6 @@ BLOCK_ELEMENTS = 1 << 16
 which stay in the L2 cache and are reused by the allocator (blocks of 2^21 elements, 16 MiB
 temporaries, were page-faulted afresh each block: twice as slow). Each element's bound and
 error depend on its own position only, so the block size changes no verdict."""
-
-
-@dataclass(frozen=True)
-class PlannedCheck:
-    """One check the suite will run: a stable id, its stage, a title and its SPEC section."""
-
-    id: str
-    stage: str
-    title: str
-    section: str
-    payload: Any = None
-
-    def result(self, status: str, message: str, **kw: Any) -> CheckResult:
-        """This check's :class:`CheckResult` (``kw``: the optional fields)."""
-        return CheckResult(
-            id=self.id,
-            stage=self.stage,
-            title=self.title,
-            section=self.section,
-            status=status,
-            message=message,
-            **kw,
-        )
 
 
 @dataclass

@@ -23,6 +23,7 @@ from pespec.conformance.contract import BackendFailure, GuardedBackend, check_ti
 from pespec.conformance.guard import BACKEND_ERRORS, CallProtocolError
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.stage import ContractStage
+from pespec.conformance.timeouts import DEFAULT_TIMEOUT
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -38,9 +39,6 @@ __all__ = [
     "select_stages",
     "unfinished_sentence",
 ]
-
-DEFAULT_TIMEOUT = 120.0
-"""Seconds one backend call may take before it counts as hung."""
 
 INTERRUPTED = "interrupted (Ctrl-C) before this check finished"
 """The ``not_run`` reason of the checks an interrupted run did not finish."""

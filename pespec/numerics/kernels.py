@@ -2,8 +2,9 @@
 
 Each kernel performs the same IEEE 754 binary64 operations, in the same order, as the
 NumPy code of :mod:`pespec.numerics.angle` it replaces (``turns`` + ``sincos_turns``,
-``f32_split`` and ``rotate``): numba compiles without fast-math, so no operation is
-reassociated or fused into an FMA, and the results are the NumPy path's bit for bit
+``f32_split`` and ``rotate``; the fractional path of :mod:`pespec.numerics.faithful`):
+numba compiles without fast-math, so no operation is reassociated or fused into an FMA,
+and the results are the NumPy path's bit for bit
 (tested). The kernels only save the NumPy path's temporaries and per-call overhead.
 
 Install with ``pip install pespec[fast]``; ``PESPEC_PURE_NUMPY=1`` (read at import) or
@@ -181,6 +182,55 @@ def _write_row(out: F64, r: int, layout: int, sin_row: F64, cos_row: F64) -> Non
             out[r, k] = cos_row[k]
 
 
+def _faithful_turns(
+    x_hi: float, x_lo: float, pieces_t: F64, k: int, has_extra: bool, ex_hi: float, ex_lo: float
+) -> tuple[float, float]:
+    """(total, low) of faithful.sincos_faithful for column k, op for op."""
+    w0, w1, w2, w3 = pieces_t[0, k], pieces_t[1, k], pieces_t[2, k], pieces_t[3, k]
+    t0 = x_hi * w0
+    t0 = t0 - _rint(t0)
+    t1 = x_lo * w0
+    t1 = t1 - _rint(t1)
+    t2 = x_hi * w1
+    t2 = t2 - _rint(t2)
+    total, low = _two_sum(t0, t1)
+    total, err = _two_sum(total, t2)
+    low = low + err
+    if has_extra:
+        total, err = _two_sum(total, ex_hi)
+        low = low + err
+        low = low + ex_lo
+    low = low + x_lo * w1
+    low = low + x_hi * w2
+    low = low + (x_hi * w3 + x_lo * w2)
+    return total, low
+
+
+def _faithful_sincos(total: float, low: float, table: F64) -> tuple[float, float]:
+    """sin and cos of 2π·(total + low) as faithful._rotate_by_table computes them, op for op."""
+    scaled = total * _N
+    m = _rint(scaled)
+    scaled = scaled - m
+    tau = scaled * (1.0 / _N)
+    tau = tau + low
+    r = tau * _TWO_PI_HI
+    i = np.int64(m) & (_N - 1)
+    ch, cl, sh, sl = table[i, 0], table[i, 1], table[i, 2], table[i, 3]
+    r2 = r * r
+    sin_tail = ((((r2 * _S7 + _S5) * r2) + _S3) * r2) * r
+    cos_m1 = ((r2 * _C6 + _C4) * r2 + _C2) * r2
+    small = cl * r + sl
+    part = sh * cos_m1 + ch * sin_tail
+    small = small + part
+    small = small + ch * r
+    sin = sh + small
+    small = cl - sl * r
+    part = ch * cos_m1 - sh * sin_tail
+    small = small + part
+    small = small - sh * r
+    return sin, ch + small
+
+
 def _fill_exact(
     x: F64,
     pieces_t: F64,
@@ -191,17 +241,28 @@ def _fill_exact(
     sign: float,
     out: F64,
     layout: int,
+    limit: float,
 ) -> None:
-    """out (n, d) ← sign·(s_hi + s_lo), c_hi + c_lo in the layout (exact._fill_exact)."""
+    """out (n, d) ← sign·sin, cos of the fractional path in the layout (rotation._fill_exact,
+    faithful.sincos_faithful); rows with x > ``limit`` by the exact path (s_hi + s_lo)."""
     half = pieces_t.shape[1]
-    work, result = np.empty((11, half)), np.empty((4, half))
     sin_row, cos_row = np.empty(half), np.empty(half)
+    work, result = np.empty((11, half)), np.empty((4, half))
     index = np.empty(half, dtype=np.int64)
     for r in range(x.shape[0]):
-        _sincos_row(x[r], pieces_t, ex_hi, ex_lo, has_extra, table, work, index, result)
+        if x[r] > limit:
+            _sincos_row(x[r], pieces_t, ex_hi, ex_lo, has_extra, table, work, index, result)
+            for k in range(half):
+                sin_row[k] = sign * (result[0, k] + result[1, k])
+                cos_row[k] = result[2, k] + result[3, k]
+            _write_row(out, r, layout, sin_row, cos_row)
+            continue
+        x_hi, x_lo = _split(x[r])
         for k in range(half):
-            sin_row[k] = sign * (result[0, k] + result[1, k])
-            cos_row[k] = result[2, k] + result[3, k]
+            total, low = _faithful_turns(x_hi, x_lo, pieces_t, k, has_extra, ex_hi[k], ex_lo[k])
+            sin, cos = _faithful_sincos(total, low, table)
+            sin_row[k] = sign * sin
+            cos_row[k] = cos
         _write_row(out, r, layout, sin_row, cos_row)
 
 
@@ -270,7 +331,8 @@ def _compile() -> dict[str, Any] | None:
         return None
     jit = numba.njit(cache=True, fastmath=False, error_model="numpy")
     inline = numba.njit(cache=True, fastmath=False, error_model="numpy", inline="always")
-    steps = ("_turns", "_add_extra", "_reduce", "_rotate_by_table", "_write_row")
+    steps: tuple[str, ...] = ("_turns", "_add_extra", "_reduce", "_rotate_by_table", "_write_row")
+    steps = (*steps, "_faithful_turns", "_faithful_sincos")  # the fractional path
     for name in ("_rint", "_frac", "_split", "_two_sum", "_product_error", "_add_turn", *steps):
         globals()[name] = inline(globals()[name])
     globals()["_sincos_row"] = jit(_sincos_row)
@@ -298,8 +360,10 @@ def _smoke_test(kernels: dict[str, Any]) -> None:
     pieces_t = np.zeros((5, 1))
     pieces_t[0, 0] = 0.25
     zero = np.zeros(1)
-    out = np.empty((1, 2))
-    kernels["fill_exact"](np.array([0.5]), pieces_t, zero, zero, False, table, 1.0, out, 0)
+    out = np.empty((2, 2))  # row 1: x > limit, the exact path
+    kernels["fill_exact"](
+        np.array([0.5, 2.5]), pieces_t, zero, zero, False, table, 1.0, out, 0, 1.0
+    )
     stacked = np.empty((6, 1, 1))
     kernels["factors"](np.array([0.5]), pieces_t, table, True, stacked)
     index = np.zeros(1, dtype=np.intp)
@@ -340,9 +404,16 @@ def set_enabled(value: bool) -> bool:
 
 
 def fill_exact(
-    x: F64, pieces: F64, extra: tuple[F64, F64] | None, sign: float, out: F64, layout: int
+    x: F64,
+    pieces: F64,
+    extra: tuple[F64, F64] | None,
+    sign: float,
+    out: F64,
+    layout: int,
+    limit: float,
 ) -> None:
-    """out (n, d) ← the exact path at x (n,) ≥ 0 plus ``extra`` turns, in the layout code."""
+    """out (n, d) ← x (n,) ≥ 0 plus ``extra`` turns by the fractional path (the exact path
+    where x > ``limit``), in the layout code."""
     assert _KERNELS is not None
     zero = np.zeros(pieces.shape[0])
     ex_hi, ex_lo = (zero, zero) if extra is None else extra
@@ -358,6 +429,7 @@ def fill_exact(
         float(sign),
         out,
         layout,
+        float(limit),
     )
 
 

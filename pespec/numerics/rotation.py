@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.numerics import kernels
+from pespec.numerics.faithful import faithful_limit, sincos_faithful
 from pespec.numerics.turns import (
     CHUNK_ELEMENTS,
     Factors,
@@ -52,6 +53,8 @@ TILE_ELEMENTS: Final = 1 << 15
 _FACTOR_BYTES: Final = 64  # per (angle, column) of a Factors: 1 complex + 6 float64
 _FINE_CACHE_BYTES: Final = 1 << 24  # fine factors up to 16 MiB are cached per configuration
 _KERNEL_ANCHOR_ELEMENTS: Final = 1 << 15  # kernels: anchor factors per gather block (2 MiB)
+FAITHFUL_CHUNK_ELEMENTS = 1 << 14
+"""Angles per block of the fractional path (NumPy): ~12 temporaries of 128 KiB (measured)."""
 
 
 ORDERS: Final = ("interleaved", "sin_cos_halves", "cos_sin_halves")
@@ -432,11 +435,28 @@ def _fill_exact(
         return
     sin_cols = layout.sin_columns(out.shape[1])
     cos_cols = layout.cos_columns(out.shape[1])
-    for start, stop in row_chunks(rows.shape[0], pieces.shape[0]):
-        s_hi, s_lo, c_hi, c_lo = sincos_turns(*turns(x[start:stop], pieces, extra))
+    far = x > faithful_limit(pieces)  # |angle| beyond the fractional path's proof: exact path
+    if np.any(far):
+        for start, stop in row_chunks(int(np.count_nonzero(far)), pieces.shape[0]):
+            s_hi, s_lo, c_hi, c_lo = sincos_turns(*turns(x[far][start:stop], pieces, extra))
+            target = rows[far][start:stop, None]
+            out[target, sin_cols] = sign * (s_hi + s_lo)
+            out[target, cos_cols] = c_hi + c_lo
+        rows, x = rows[~far], x[~far]
+    step = max(1, FAITHFUL_CHUNK_ELEMENTS // pieces.shape[0])
+    for start in range(0, rows.shape[0], step):
+        stop = min(rows.shape[0], start + step)
+        first, last = int(rows[start]), int(rows[stop - 1])
+        if last - first == stop - start - 1:  # consecutive rows (increasing): in place
+            views = sin_cos_views(out[first : last + 1], layout)
+            sincos_faithful(x[start:stop], pieces, extra, views)  # SPEC Annex C.8
+            if sign != 1.0:
+                np.negative(views[0], out=views[0])
+            continue
+        sin, cos = sincos_faithful(x[start:stop], pieces, extra)
         target = rows[start:stop, None]
-        out[target, sin_cols] = sign * (s_hi + s_lo)
-        out[target, cos_cols] = c_hi + c_lo
+        out[target, sin_cols] = sin if sign == 1.0 else -sin
+        out[target, cos_cols] = cos
 
 
 def _fill_exact_kernels(
@@ -456,6 +476,14 @@ def _fill_exact_kernels(
         consecutive = block.shape[0] == last - first + 1  # rows are increasing
         buffer = out[first : last + 1] if consecutive else np.empty((block.shape[0], out.shape[1]))
         layout = layout_code(rotator.layout)
-        kernels.fill_exact(x[start : start + step], rotator.pieces, extra, sign, buffer, layout)
+        kernels.fill_exact(
+            x[start : start + step],
+            rotator.pieces,
+            extra,
+            sign,
+            buffer,
+            layout,
+            faithful_limit(rotator.pieces),
+        )
         if not consecutive:
             out[block] = buffer

@@ -14,15 +14,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from pespec.conformance.report import Report
-from pespec.sinusoidal.reference.conventions import CANONICAL
 
-__all__ = ["FAMILY", "NOT_DECLARED", "judged_texts", "rebuilt", "refresh", "report_fields"]
+__all__ = ["FAMILY", "judged_texts", "not_declared", "rebuilt", "refresh", "report_fields"]
 
 FAMILY = "sinusoidal"
 """The family's name in the registry and in the report's ``family`` field."""
 
-NOT_DECLARED: dict[str, Any] = {**CANONICAL.to_dict(), "declared": False}
-"""The ``convention`` of a report that judged against no declared convention: canonical."""
+
+def not_declared() -> dict[str, Any]:
+    """The ``convention`` of a report that judged against no declared convention: canonical.
+
+    A function, so that reading a report back (the supervising process) imports no reference
+    (``pespec.sinusoidal.reference`` loads the encodings: 0.1 s, issue 37)."""
+    from pespec.sinusoidal.reference.conventions import CANONICAL
+
+    return {**CANONICAL.to_dict(), "declared": False}
 
 
 def judged_texts(convention: Mapping[str, Any] | None) -> tuple[str, str]:
@@ -35,7 +41,7 @@ def judged_texts(convention: Mapping[str, Any] | None) -> tuple[str, str]:
 def report_fields(convention: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The :class:`Report` keywords of a sinusoidal report judged against ``convention``
     (``Convention.to_dict()`` plus ``declared``; None: canonical, not declared)."""
-    block = dict(NOT_DECLARED if convention is None else convention)
+    block = not_declared() if convention is None else dict(convention)
     judged, judged_markdown = judged_texts(block)
     return {
         "family": FAMILY,

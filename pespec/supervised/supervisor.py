@@ -35,8 +35,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.guard import BackendLoadError, CallProtocolError
+from pespec.conformance.planned import PlannedCheck
 from pespec.conformance.report import CheckResult, Report
 from pespec.supervised.faults import new_fault_file, read_and_remove, tell
 from pespec.supervised.report_load import apply_state, check_from_dict, report_from_dict

@@ -172,3 +172,26 @@ def test_pespec_check_imports_only_its_family() -> None:
     loaded = _loaded_after(code)
     assert "pespec.sinusoidal.run" in loaded
     assert _of(loaded, FAMILIES[:-1]) == set()  # every family but the sinusoidal one
+
+
+def test_the_supervising_check_process_imports_no_suite_and_no_hypothesis() -> None:
+    # issue 37: `pespec check BACKEND` runs the suite in a supervised child; the process that
+    # starts it, reads its events and prints the verdict imports neither the suite (0.6 s),
+    # nor the references, nor NumPy, nor Hypothesis, whose storage folder reaches the child through
+    # $HYPOTHESIS_STORAGE_DIRECTORY (the child inherits the environment)
+    code = (
+        "import os\n"
+        "os.environ.pop('HYPOTHESIS_STORAGE_DIRECTORY', None)\n"
+        "from pespec.cli import main\n"
+        "code = main(['check', 'numpy', '--stages', 'contract', '--quiet'])\n"
+        "assert code == 3, code\n"  # a partial run: not judged
+        "assert os.environ['HYPOTHESIS_STORAGE_DIRECTORY'].endswith('hypothesis')\n"
+    )
+    loaded = _loaded_after(code)
+    assert "pespec.supervised.supervisor" in loaded  # it did supervise
+    assert _of(loaded, FAMILIES) == {"pespec.sinusoidal.report"}  # and the registry entry
+    assert (
+        _of(loaded, ("pespec.sinusoidal.reference", "pespec.sinusoidal.properties", "hypothesis"))
+        == set()
+    )
+    assert _heavy(loaded) == set()  # not even NumPy: the plan's PlannedCheck needs none

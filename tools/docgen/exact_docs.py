@@ -6,6 +6,9 @@ it was ``pespec.sinusoidal.reference._exact_docs``): :func:`performance_table` r
 
 * :func:`error_budget_table`: the terms of the Annex C proof, evaluated by
   :func:`pespec.sinusoidal.reference.exact.error_budget`.
+  :func:`pespec.sinusoidal.reference.exact.error_budget`.
+* :func:`fractional_budget_table`: the terms of Annex C.8's proof (the fractional path),
+  evaluated by :func:`pespec.numerics.faithful.error_terms`.
 * :func:`fixture_errors_table`: the reference against every golden fixture set.
 * :func:`performance_table`: the table of ``benchmarks/results/reference.json``, the
   pytest-benchmark output of ``benchmarks/bench_reference.py`` committed with the code.
@@ -20,6 +23,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from pespec.numerics.faithful import error_terms
 from pespec.sinusoidal.golden import load_fixture_sets
 from pespec.sinusoidal.reference.encoding import encode
 from pespec.sinusoidal.reference.exact import error_budget
@@ -28,6 +32,7 @@ __all__ = [
     "RESULTS_FILE",
     "error_budget_table",
     "fixture_errors_table",
+    "fractional_budget_table",
     "performance_table",
     "rounding_fraction_table",
 ]
@@ -50,6 +55,22 @@ def error_budget_table() -> str:
             "",
             f"3·2^-54 + ε' = {mpmath.nstr(total, 6)} < 2^-52 = {mpmath.nstr(two**-52, 6)} "
             f"(margin {mpmath.nstr(two**-52 - total, 3)}).",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def fractional_budget_table() -> str:
+    """Annex C.8's terms as a Markdown table (bounds as powers of two), then the total."""
+    *terms, (_, total) = error_terms()
+    lines = ["| term | bound |", "|---|---|"]
+    for term, bound in terms:
+        lines.append(f"| {term} | 2^{float(mpmath.log(bound, 2)):.1f} |")
+    with mpmath.workdps(40):
+        limit = mpmath.mpf(2) ** -52
+        lines += [
+            "",
+            f"2^-53 + 2·(sum) = {mpmath.nstr(total, 6)} < 2^-52 = {mpmath.nstr(limit, 6)} "
+            f"(margin {mpmath.nstr(limit - total, 3)}).",
         ]
     return "\n".join(lines) + "\n"
 
@@ -123,6 +144,12 @@ def _case_name(benchmark: dict[str, Any]) -> str:
     return names.get(benchmark["name"], f"`{benchmark['name']}`")
 
 
+def _numpy_path(info: dict[str, Any]) -> str:
+    """The NumPy path's speed-up over the naive formula, when the case timed it."""
+    ratio = info.get("numpy_path_speedup_vs_naive")
+    return "—" if ratio is None else f"{ratio:.2f}×"
+
+
 def performance_table(path: Path = RESULTS_FILE) -> str:
     """README's performance table from the committed pytest-benchmark JSON (ns per value)."""
     if not path.exists():
@@ -134,8 +161,8 @@ def performance_table(path: Path = RESULTS_FILE) -> str:
     data = json.loads(path.read_text(encoding="utf-8"))
     lines = [
         "| case | naive as written (ns/value) | exact (ns/value) | write only (ns/value) "
-        "| speed-up | target |",
-        "|---|---|---|---|---|---|",
+        "| speed-up | target | NumPy path (no numba) |",
+        "|---|---|---|---|---|---|---|",
     ]
     stream_note = ""
     for benchmark in data["benchmarks"]:
@@ -144,7 +171,8 @@ def performance_table(path: Path = RESULTS_FILE) -> str:
         lines.append(
             f"| {_case_name(benchmark)} | {info['naive_ns_per_value']:.1f} | "
             f"{info['exact_ns_per_value']:.1f} | {info['write_only_ns_per_value']:.2f} | "
-            f"{info['speedup_vs_naive']:.1f}× | {f'≥ {target:g}×' if target else '—'} |"
+            f"{info['speedup_vs_naive']:.1f}× | {f'≥ {target:g}×' if target else '—'} | "
+            f"{_numpy_path(info)} |"
         )
         if "peak_traced_mib" in info:
             stream_note = (

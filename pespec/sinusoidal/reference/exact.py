@@ -9,7 +9,8 @@ How: the angle is taken in turns (θ/2π) from the oracle's double-double freque
 polynomials (no libm call), and consecutive integer positions use a block rotation; every
 element depends on its position alone, bit for bit, and the sine is odd bit for bit. The
 algorithm and the proof of the bound are SPEC Annex C.3 and C.4 (:func:`error_budget` evaluates its
-table); they are not repeated here.
+table), and C.8 for fractional positions (:mod:`pespec.numerics.faithful`); they are not
+repeated here.
 
 Shapes: positions (n,) or any shape, outputs (*positions.shape, d_model) float64;
 angles in radians unless called turns.
