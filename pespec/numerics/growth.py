@@ -4,8 +4,8 @@
 c (constant), c·√p, c·p, c·p^1.5, c·p² (up to the first position where it exceeds 1 rad:
 beyond, the wrapped error hides its law) or a step (zero below a position, a constant
 above; chosen only when it fits four times better). The law whose fitted residual is
-smallest names the shape, with its coefficient. Family-neutral (the rotary diagnosis and
-the sinusoidal one both call it), so it lives with the numerics.
+smallest names the shape, with its coefficient. Family-neutral (every family's diagnosis
+that fits a phase error calls it), so it lives with the numerics.
 """
 
 from __future__ import annotations

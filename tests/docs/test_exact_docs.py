@@ -46,10 +46,10 @@ def test_performance_table_from_a_benchmark_file(tmp_path: Path) -> None:
     table = _exact_docs.performance_table(path)
     rows = [line for line in table.splitlines() if line.startswith("| `")]
     assert rows[0] == (
-        "| `sinusoidal_positional_encoding(5000, 512)` | 20.0 | 4.0 | 0.25 | 5.0× | ≥ 4× |"
-    )
+        "| `sinusoidal_positional_encoding(5000, 512)` | 20.0 | 4.0 | 0.25 | 5.0× | ≥ 4× | — |"
+    )  # the last column, the pure-NumPy path's ratio (issue 37), is measured for encode only
     assert rows[1].startswith("| `iter_encoding_chunks(range(131072), 4096)` | 21.0 | 7.0 |")
-    assert rows[1].endswith("| 3.0× | — |")
+    assert rows[1].endswith("| 3.0× | — | — |")
     assert "2030-01-02 on Test CPU (3 cores, shared), Python 3.99, NumPy 9.9.9" in table
     assert "75.5 MiB traced, for an encoding of 4096 MiB" in table
 

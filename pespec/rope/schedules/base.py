@@ -32,6 +32,7 @@ __all__ = [
     "Slip",
     "base_omegas",
     "l_for_l0_slip",
+    "plain_omegas",
 ]
 
 F64 = NDArray[np.float64]
@@ -196,6 +197,16 @@ def _no_attention_slips(config: ScheduleConfig, exact: float) -> list[tuple[floa
     return []
 
 
+def _no_shape_slips(config: ScheduleConfig) -> list[tuple[F64, str]]:
+    return []
+
+
+def plain_omegas(config: ScheduleConfig) -> F64:
+    """θ^(−2j/d_r) in float64, j = 0 … d_r/2 − 1 (the unscaled frequencies a slip starts from)."""
+    j = np.arange(config.d_r // 2, dtype=np.float64)
+    return np.asarray(config.theta ** (-2.0 * j / config.d_r), dtype=np.float64)
+
+
 @dataclass(frozen=True)
 class Schedule:
     """Every form of one frequency schedule (SPEC §8.3), as data the generic code iterates.
@@ -209,7 +220,8 @@ class Schedule:
     the schedule needs ℓ; ``computed``: ω' goes through pow (else given); ``claims`` -> a
     block of another kind is this schedule's; ``context`` -> the default context length (N,
     why) it implies, or None; ``slips`` / ``attention_slips`` -> the diagnosis candidates of
-    its parameters.
+    its parameters; ``shape_slips`` -> (ω'_j in float64, sentence) of slips that change the
+    schedule's shape rather than a parameter (Annex D.8).
     """
 
     name: str
@@ -228,6 +240,7 @@ class Schedule:
     attention_slips: Callable[[ScheduleConfig, float], list[tuple[float, str]]] = field(
         default=_no_attention_slips
     )
+    shape_slips: Callable[[ScheduleConfig], list[tuple[F64, str]]] = _no_shape_slips
     claims: Callable[[Mapping[str, Any]], bool] = _claims_nothing
     """Whether a config.json block written under another kind is this schedule's."""
     length_threshold: Callable[[ScheduleConfig], int | None] = _none

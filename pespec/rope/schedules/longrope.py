@@ -12,6 +12,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from pespec.rope.schedules.base import (
     Arith,
     HfBlock,
@@ -19,9 +22,12 @@ from pespec.rope.schedules.base import (
     ScheduleConfig,
     Slip,
     base_omegas,
+    plain_omegas,
 )
 
 __all__ = ["SCHEDULE", "SPEC_ORDER"]
+
+F64 = NDArray[np.float64]
 
 
 def _check(config: ScheduleConfig, rotary: int, fields: dict[str, Any]) -> dict[str, Any]:
@@ -139,6 +145,22 @@ def _threshold(config: ScheduleConfig) -> int | None:
 SPEC_ORDER = 5
 """Where SPEC §8.3 lists this schedule (the registry's order, and ``ROPE_TYPES``')."""
 
+# the shape slips of the diagnosis (Annex D.8), written from SPEC §8.3 in float64
+
+
+def _shape_slips(config: ScheduleConfig) -> list[tuple[F64, str]]:
+    """The factors multiplied into ω instead of dividing it, or read in reverse pair order."""
+    assert config.original_max_position_embeddings is not None and config.seq_len is not None
+    long = config.seq_len > config.original_max_position_embeddings
+    name = "long_factor" if long else "short_factor"
+    factors = np.array(getattr(config, name), dtype=np.float64)
+    omegas = plain_omegas(config)
+    return [
+        (omegas * factors, f"LongRoPE's {name} multiplied into ω instead of dividing it"),
+        (omegas / factors[::-1], f"LongRoPE's {name} applied in reverse pair order"),
+    ]
+
+
 SCHEDULE = Schedule(
     name="longrope",
     required=("original_max_position_embeddings", "seq_len", "short_factor", "long_factor"),
@@ -159,5 +181,6 @@ SCHEDULE = Schedule(
     uses_seq_len=True,
     context=_context,
     slips=_slips,
+    shape_slips=_shape_slips,
 )
 """The LongRoPE schedule."""

@@ -25,6 +25,7 @@ from pespec.rope.schedules.base import (
     Slip,
     base_omegas,
     l_for_l0_slip,
+    plain_omegas,
 )
 from pespec.rope.schedules.fields import check_positive, show, whole_count
 
@@ -235,6 +236,45 @@ def _attention_slips(config: ScheduleConfig, exact: float) -> list[tuple[float, 
 SPEC_ORDER = 3
 """Where SPEC §8.3 lists this schedule (the registry's order, and ``ROPE_TYPES``')."""
 
+# the shape slips of the diagnosis (Annex D.8), written from SPEC §8.3 in float64
+
+
+def _yarn_ramp(config: ScheduleConfig, fast: float, slow: float, reverse: bool) -> F64:
+    """YaRN's ω'_j with the ramp ends from (``fast``, ``slow``), r_j reversed if asked."""
+    assert config.factor is not None and config.original_max_position_embeddings is not None
+    d, l0 = config.d_r, config.original_max_position_embeddings
+
+    def dim(beta: float) -> float:
+        return d * math.log(l0 / (beta * 2 * math.pi)) / (2 * math.log(config.theta))
+
+    low, high = dim(fast), dim(slow)
+    if config.truncate is not False:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, d - 1)
+    if low == high:
+        high += 0.001
+    ramp = np.clip((np.arange(d // 2) - low) / (high - low), 0.0, 1.0)
+    if reverse:
+        ramp = 1.0 - ramp
+    omegas = plain_omegas(config)
+    return np.asarray(omegas / config.factor * ramp + omegas * (1.0 - ramp), dtype=np.float64)
+
+
+def _shape_slips(config: ScheduleConfig) -> list[tuple[F64, str]]:
+    """β_fast/β_slow swapped, or the ramp r_j read as 1 − r_j (one candidate when equal)."""
+    fast = 32.0 if config.beta_fast is None else config.beta_fast
+    slow = 1.0 if config.beta_slow is None else config.beta_slow
+    swapped = _yarn_ramp(config, slow, fast, False)
+    reversed_ = _yarn_ramp(config, fast, slow, True)
+    what = "the fast pairs divided by s, the slow pairs kept"
+    beta = f"YaRN's β_fast = {fast:g} and β_slow = {slow:g} swapped ({what})"
+    ramp = f"YaRN's ramp reversed: r_j read as 1 − r_j ({what})"
+    if np.allclose(swapped, reversed_, rtol=1e-12, atol=0.0):
+        both = f"YaRN's ramp reversed ({what}): β_fast = {fast:g} and β_slow = {slow:g} "
+        return [(swapped, both + "swapped, or r_j read as 1 − r_j (the same ω here)")]
+    return [(swapped, beta), (reversed_, ramp)]
+
+
 SCHEDULE = Schedule(
     name="yarn",
     required=("factor", "original_max_position_embeddings"),
@@ -255,6 +295,7 @@ SCHEDULE = Schedule(
     band_term=_band_term,
     context=_context,
     slips=_slips,
+    shape_slips=_shape_slips,
     attention_slips=_attention_slips,
 )
 """The YaRN schedule."""
