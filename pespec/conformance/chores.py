@@ -17,6 +17,8 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+from numpy.typing import NDArray
+
 from pespec.conformance.backends import Backend, BackendCapabilities
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import GuardedBackend
@@ -24,6 +26,7 @@ from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite, select_stages
 from pespec.conformance.loading import load_backend
 from pespec.conformance.profiles import resolve_profile
 from pespec.conformance.report import CheckResult, Report
+from pespec.conformance.stage import validated_output
 
 __all__ = ["EngineRun", "LevelCodec", "Levels", "dtype_levels"]
 
@@ -81,6 +84,8 @@ class EngineRun:
     capabilities_type: ClassVar[type[BackendCapabilities]] = BackendCapabilities
     entry_point_group: ClassVar[str]
     levels: ClassVar[LevelCodec[Any]]
+    output_dtypes: ClassVar[Collection[str]] = ("float64", "float32", "float16", "bfloat16")
+    """The output dtypes a backend of the family may return (the validated call's ``allowed``)."""
 
     def __init__(
         self,
@@ -120,6 +125,37 @@ class EngineRun:
         if self.claimed is not None:
             return self.claimed
         return self.levels.for_dtype(self.output_dtype or "float64")
+
+    def validated(
+        self,
+        out: NDArray[Any],
+        shape: tuple[int, ...],
+        *,
+        where: str,
+        row: Callable[[int], str] | None = None,
+    ) -> str:
+        """The engine's validated call (:func:`~pespec.conformance.stage.validated_output`) on
+        ``out`` with this run's dtypes, the dtype of its earlier calls and
+        :meth:`first_output`: its dtype name, or BackendFailure."""
+        return validated_output(
+            out,
+            shape,
+            allowed=self.output_dtypes,
+            seen=self.output_dtype,
+            where=where,
+            first=self.first_output,
+            row=row,
+        )
+
+    def first_output(self, name: str) -> None:
+        """The first call's output dtype ``name``: the claim checked against it
+        (:meth:`check_claim`), then recorded (the default level follows from it)."""
+        self.check_claim(name)
+        self.output_dtype = name
+
+    def check_claim(self, name: str) -> None:
+        """BackendFailure (kind ``dtype``) when the claimed level does not fit output dtype
+        ``name`` (the family's content; default: every claim fits)."""
 
     def plan(self) -> list[PlannedCheck]:
         """Every check of the selected stages (the family's content)."""

@@ -27,7 +27,7 @@ from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
 from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.conformance.report import CheckResult, Report
-from pespec.conformance.stage import ContractStage, contract_plan, validated_output
+from pespec.conformance.stage import ContractStage, contract_plan
 from pespec.fourier.convention import FourierConvention
 from pespec.fourier.errormodel import LEVELS, tolerance
 from pespec.fourier.inputs import ROWS, suite_inputs
@@ -116,6 +116,7 @@ class FourierRun(EngineRun):
     capabilities_type = FourierCapabilities
     entry_point_group = ENTRY_POINT_GROUP
     levels = dtype_levels(LEVELS)
+    output_dtypes = tuple(LEVELS)
 
     def __init__(
         self,
@@ -172,15 +173,8 @@ class FourierRun(EngineRun):
         """The backend's output at ``x``, validated (BackendFailure otherwise), as float64."""
         sent = np.array(x, dtype=np.float64)
         out = self.guard.raw_call(sent, self.conv)
-        want = (x.shape[0], self.conv.width)
-        where = _describe(sent, self.conv)
-        seen = self.output_dtype
-        validated_output(out, want, allowed=LEVELS, seen=seen, where=where, first=self._first)
+        self.validated(out, (x.shape[0], self.conv.width), where=_describe(sent, self.conv))
         return np.asarray(out, dtype=np.float64)
-
-    def _first(self, name: str) -> None:
-        """The first call's output dtype and the level it gives (when none is claimed)."""
-        self.output_dtype = name
 
     def want(self) -> F64:
         """The oracle's values at the suite's inputs (computed once)."""

@@ -27,7 +27,7 @@ from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
 from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.conformance.report import CheckResult, Report
-from pespec.conformance.stage import ContractStage, validated_output
+from pespec.conformance.stage import ContractStage
 from pespec.multiaxis.rope.config import MultiAxisRopeConfig
 from pespec.multiaxis.rope.presets import Preset, resolve_config
 from pespec.multiaxis.rope.reference import check_inputs
@@ -85,6 +85,7 @@ class MRopeRun(EngineRun):
     capabilities_type = MRopeCapabilities
     entry_point_group = ENTRY_POINT_GROUP
     levels = Levels(parse_rope_level, rope_level_for_dtype)
+    output_dtypes = tuple(DTYPES)
 
     def __init__(
         self,
@@ -126,20 +127,16 @@ class MRopeRun(EngineRun):
         the same dtype every call, finite (BackendFailure otherwise)."""
         x64, p = check_inputs(x, positions, self.config)
         out = self.guard.raw_call(x64.copy(), p.copy(), self.config)
-        where = _describe(x64, p)
-        seen = self.output_dtype
-        validated_output(out, x64.shape, allowed=DTYPES, seen=seen, where=where, first=self._first)
+        self.validated(out, x64.shape, where=_describe(x64, p))
         return out.astype(np.float64)
 
-    def _first(self, name: str) -> None:
-        """The first call's output dtype, checked against the claim (which may only tighten
-        the dtype's default level)."""
+    def check_claim(self, name: str) -> None:
+        """The claim may only tighten the output dtype's default level (BackendFailure)."""
         if self.claimed is not None:
             try:
                 check_rope_claim(self.claimed, name)
             except ValueError as exc:
                 raise BackendFailure("dtype", str(exc)) from None
-        self.output_dtype = name
 
     def output_all(self, x: NDArray[Any], positions: NDArray[Any]) -> NDArray[np.float64]:
         """:meth:`output` in blocks of :data:`BLOCK_ROWS` rows."""

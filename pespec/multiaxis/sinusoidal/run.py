@@ -27,7 +27,7 @@ from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
 from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.conformance.report import CheckResult, Report
-from pespec.conformance.stage import ContractStage, validated_output
+from pespec.conformance.stage import ContractStage
 from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, check_positions_nd
 from pespec.multiaxis.sinusoidal.presets import Preset, resolve_config
 from pespec.numerics.formats import DTYPES
@@ -107,6 +107,7 @@ class MultiAxisRun(EngineRun):
     capabilities_type = MultiAxisCapabilities
     entry_point_group = ENTRY_POINT_GROUP
     levels = Levels(parse_level, lambda name: level_for_dtype(DTYPES[name]))
+    output_dtypes = tuple(DTYPES)
 
     def __init__(
         self,
@@ -167,27 +168,22 @@ class MultiAxisRun(EngineRun):
         given = check_positions_nd(positions, self.config.axes)
         out = self.guard.raw_call(given.copy(), self.config)
         expected = (given.shape[0], self.config.d_model)
-        seen, where = self.output_dtype, _describe(given)
-        validated_output(
+        self.validated(
             out,
             expected,
-            allowed=DTYPES,
-            seen=seen,
-            where=where,
-            first=self._first,
+            where=_describe(given),
             row=lambda r: f"position {tuple(np.asarray(given)[r].tolist())}",
         )
         return out
 
-    def _first(self, name: str) -> None:
-        """The first call's output dtype, checked against the claim, and its level."""
+    def check_claim(self, name: str) -> None:
+        """The claimed level's output dtype must be ``name`` (BackendFailure otherwise)."""
         if self.claimed is not None and name != self.claimed.output_dtype:
             raise BackendFailure(
                 "dtype",
                 f"returned {name}; the level {self.claimed.name} claims "
                 f"{self.claimed.output_dtype} output",
             )
-        self.output_dtype = name
 
     def blocks(self, positions: NDArray[Any]) -> list[NDArray[Any]]:
         """``positions`` cut into row blocks of at most :data:`BLOCK_ELEMENTS` outputs."""

@@ -26,7 +26,7 @@ from pespec.conformance.chores import EngineRun, dtype_levels
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.guard import CallingConvention
 from pespec.conformance.report import CheckResult, Report
-from pespec.conformance.stage import ContractStage, contract_plan, validated_output
+from pespec.conformance.stage import ContractStage, contract_plan
 from toyfamily.config import THOROUGH_HEADS, parse_heads
 from toyfamily.reference import slope, within
 
@@ -67,6 +67,7 @@ class ToyRun(EngineRun):
     capabilities_type = ToyCapabilities
     entry_point_group = "toyfamily.backends"
     levels = dtype_levels(PRECISION)
+    output_dtypes = tuple(PRECISION)
 
     def __init__(self, backend: Any, *, heads: Any = None, **options: Any) -> None:
         super().__init__(backend, describe=lambda h: f"heads={h!r}", **options)
@@ -91,14 +92,7 @@ class ToyRun(EngineRun):
     def slopes(self, heads: int) -> NDArray[Any]:
         """The backend's slopes for ``heads``, validated (BackendFailure otherwise)."""
         out = self.guard.raw_call(heads)
-        validated_output(
-            out,
-            (heads,),
-            allowed=PRECISION,
-            seen=self.output_dtype,
-            where=f"heads={heads}",
-            first=lambda name: setattr(self, "output_dtype", name),
-        )
+        self.validated(out, (heads,), where=f"heads={heads}")
         return out
 
     def dispatch(self, planned: PlannedCheck) -> CheckResult:
