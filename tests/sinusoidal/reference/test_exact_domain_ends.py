@@ -113,3 +113,12 @@ def test_measured_error_within_the_stated_bound(convention: Convention) -> None:
     bound = scaled_reference_error(convention, d)
     assert worst <= bound
     assert worst > bound / 2**8
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float64])
+def test_no_positions_is_an_empty_encoding(dtype: type) -> None:
+    """Zero positions (int or float) give an empty (0, d) encoding, not a reduction error of
+    the domain check over an empty array."""
+    for convention in (CANONICAL, FAIRSEQ):
+        got = exact_encode(np.empty(0, dtype=dtype), D, convention=convention)
+        assert got.shape == (0, D) and got.dtype == np.float64

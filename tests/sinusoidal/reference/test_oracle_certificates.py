@@ -306,3 +306,133 @@ def test_scaled_decimal_row_at_position_zero() -> None:
         mantissa, exponent = mpmath.nstr(amplitude, 30, min_fixed=1, max_fixed=0).split("e")
     want = f"{mantissa}e{int(exponent):+03d}"
     assert sorted(row) == sorted(["0.00000000000000000000000000000e+00"] * 3 + [want] * 3)
+
+
+# ---------------------------------------------------------------------------
+# the held-out sample's survivors (docs/mutation.md, "A held-out sample")
+
+
+@pytest.mark.parametrize("want_sin", [False, True], ids=["cos", "sin"])
+def test_scalar_path_unscaled_bound_never_below_the_proof(
+    monkeypatch: pytest.MonkeyPatch, want_sin: bool
+) -> None:
+    """_scalar_value with A = 1 at x = 1/2, k = 0 (t = 0, θ̃ = 1/2 exactly): the error handed to
+    round_interval is ≥ (|θ̃|·3 + 2·|ỹ|)·2^-P (the direct path's proof; the 2·|ỹ| term, the
+    rounding of sin/cos itself, dominates here)."""
+    calls = _record(monkeypatch, "round_interval")
+    result = oracle._scalar_value(gmpy2.mpfr(0.5), Fraction(10000), Fraction(4), 0, want_sin, 128)
+    value, err = calls[-1][0], calls[-1][1]
+    proof = (0.5 * 3 + 2 * abs(float(value))) * 2.0**-128
+    assert float(err) >= proof * MARGIN
+    exact = mpmath.sin(0.5) if want_sin else mpmath.cos(0.5)
+    assert result == float(mpmath.mpf(exact))
+
+
+def test_sqrt_certified_bound_never_below_the_proof(monkeypatch: pytest.MonkeyPatch) -> None:
+    """_sqrt_certified: Ã = √(A² rounded once) correctly rounded is within 1.5 units of 2^-P
+    relative (half an ulp ≤ |Ã|·2^-P each for the square and the root, the first halved by
+    the root); the error handed to round_interval is never below 1.5·|Ã|·2^-P."""
+    calls = _record(monkeypatch, "round_interval")
+    result = oracle._sqrt_certified(Fraction(1, 3))
+    value, err = calls[-1][0], calls[-1][1]
+    assert float(err) >= 1.5 * abs(float(value)) * 2.0**-value.precision * MARGIN
+    with mpmath.workprec(400):
+        exact = mpmath.sqrt(mpmath.mpf(1) / 3)
+        assert abs(mpmath.mpf(value) - exact) <= mpmath.mpf(err)
+    assert result == float(mpmath.sqrt(mpmath.mpf(1) / 3))
+
+
+def test_direct_path_angle_term_at_k0_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At k = 0 every quantity of the direct path's angle term is exact (ω_0 = 1, t_0 = 0): it
+    must be ≥ 3·|x| with no margin, so the SLACK factor covering the float64 evaluation of θ̃
+    cannot be inverted (a division by SLACK gives 3·|x|/SLACK < 3·|x|)."""
+    calls = _record(monkeypatch, "round_certified")
+    positions = [0.375, 5.5, 1000.25, -77.125]
+    oracle.encode(positions, 8, workers=1)
+    for index, args in enumerate(calls):
+        assert args[1][0] >= 3 * abs(positions[index // 2])
+
+
+def test_table_path_bound_for_negative_positions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table path splits x = B·q + r with 0 ≤ r < B, so for x < 0 the proof's angle term is
+    (|B·q| + r)·ω̃·(4t + 3) = (|x| + 2r)·ω̃·(4t + 3), above |x|·ω̃·(4t + 3) when r > 0."""
+    d, base = 8, 10000.0
+    positions = [-x for x in TABLE]
+    calls = _record(monkeypatch, "round_certified")
+    oracle.encode(positions, d, base=base, workers=1)
+    assert len(calls) == 2 * (d // 2)  # the table path
+    magnitude = np.array([abs(64 * (x // 64)) + x % 64 for x in positions], dtype=np.float64)
+    with mpmath.workprec(400):
+        for index, args in enumerate(calls):
+            k = index // 2
+            w, t_k = _omega(k, d, base, CANONICAL), _t(k, d, base, CANONICAL)
+            assert np.all(args[1] >= magnitude * float(w) * (4 * t_k + 3) * MARGIN)
+
+
+def test_table_path_at_d_model_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """d_model = 2 (one frequency, ω_0 = 1, t_max = 0) through the table path (the 16 integer
+    positions of TABLE): every value is sin x or cos x correctly rounded (mpmath at 400 bits)."""
+    positions = TABLE
+    calls = _record(monkeypatch, "round_certified")
+    got = oracle.encode(positions, 2, workers=1)
+    assert len(calls) == 2 and len(calls[0][0]) == len(TABLE)  # one k, sines and cosines
+    with mpmath.workprec(400):
+        want = [[float(mpmath.sin(x)), float(mpmath.cos(x))] for x in positions]
+    assert got.tolist() == want
+
+
+def test_subnormal_frequency_angle_term_never_below_the_proof(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ω_1 = 3^-674 (base 3^1348, d = 4) is subnormal and float(ω_1) is 0.5% below it; at
+    x = 2^1000 the angle θ ≈ 2^-67 is far above the underflow guard, so the direct path's
+    angle term must use an upper bound of ω_1 (2^-1022), not float(ω_1)."""
+    calls = _record(monkeypatch, "round_certified")
+    x, base = 2.0**1000, 3**1348
+    got = oracle.encode([x], 4, base=base, workers=1)[0]
+    with mpmath.workprec(4000):
+        w = mpmath.mpf(3) ** -674
+        t_1 = float(674 * mpmath.log(3))
+        for args in calls:
+            assert np.isfinite(args[1][1])
+            assert args[1][1] >= float(mpmath.mpf(x) * w * (4 * t_1 + 3)) * MARGIN
+        theta = mpmath.mpf(x) * w
+        assert got[2] == float(mpmath.sin(theta)) and got[3] == float(mpmath.cos(theta))
+
+
+def test_omega_t_bound_for_a_denominator_below_one() -> None:
+    """_omega_mpfr's t_k upper bound is ln(base)·k/den also when den = d/2 − s < 1 (here
+    d = 4, s = 1.5, den = 1/2: t_1 = 2·ln(10000))."""
+    _, _, t_upper = oracle._omega_mpfr.__wrapped__(4, Fraction(10000), Fraction(1, 2), 128)
+    assert t_upper[1] >= float(2 * mpmath.log(10000)) * MARGIN
+    assert t_upper[1] <= float(2 * mpmath.log(10000)) * (1 + 2.0**-30)
+
+
+def test_frequencies_mpf_digits_for_a_fractional_denominator() -> None:
+    """frequencies_mpf is good to its 40 digits for large t_k (base 1e300: t_100 ≈ 270, which
+    amplifies the rounding of the exponent k/den) and for a fractional d/2 − s (s = 0.5,
+    d = 512: den = 511/2), against mpmath at 400 bits."""
+    convention = Convention(frequency_shift=0.5)
+    got = oracle.frequencies_mpf(512, base=1e300, convention=convention)
+    with mpmath.workprec(400):
+        for k in (1, 100, 255):
+            exact = _omega(k, 512, 1e300, convention)
+            assert abs(got[k] - exact) <= abs(exact) * mpmath.mpf(10) ** -40, k
+
+
+def test_encode_decimal_default_digits_and_range() -> None:
+    """encode_decimal's default is 40 significant digits; digits = 0 is refused with the
+    documented range."""
+    row = oracle.encode_decimal([1], 2)[0]
+    with mpmath.workprec(400):
+        mantissa = mpmath.nstr(mpmath.sin(1), 40, min_fixed=1, max_fixed=0).split("e")[0]
+    assert row[0] == f"{mantissa}e-01"
+    assert len(row[0].split("e")[0].replace(".", "").lstrip("-")) == 40
+    with pytest.raises(ValueError, match=r"digits must be an int in \[1, 10000\]"):
+        oracle.encode_decimal([1], 2, digits=0)
+
+
+def test_exact_denominator_beyond_two_to_53() -> None:
+    """den = d/2 − s is exact for any even d_model: at d = 2^55 + 4, d/2 = 2^54 + 2 is not a
+    float64 (the float division would round it to 2^54)."""
+    assert oracle._exact_denominator(2**55 + 4, CANONICAL) == Fraction(2**54 + 2)
