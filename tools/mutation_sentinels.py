@@ -404,6 +404,23 @@ SENTINELS: tuple[Sentinel, ...] = (
         T_ROPE,
         "_pair_values: r_A·|t − t̃| dropped from |A t − Ã t̃| (issue 42c)",
     ),
+    Sentinel(
+        "sin-scalar-value-term-dropped",
+        SIN_ORACLE,
+        "scaled = abs(theta) * _bound(4.0 * t_upper + 3.0) + 2 * abs(value)",
+        "scaled = abs(theta) * _bound(4.0 * t_upper + 3.0)",
+        T_SIN,
+        "the scalar path's row bound without 2·|ỹ| (sin/cos rounding; held-out sample, stop 45)",
+    ),
+    Sentinel(
+        "sin-sqrt-error-halved",
+        SIN_ORACLE,
+        "err = 2 * abs(value) * gmpy2.mul_2exp(1, -precision)",
+        "err = 1 * abs(value) * gmpy2.mul_2exp(1, -precision)",
+        T_SIN,
+        "_sqrt_certified: |Ã|·2^-P where the rational's rounding and √ give 1.5·|Ã|·2^-P "
+        "(held-out sample, stop 45)",
+    ),
 )
 
 
