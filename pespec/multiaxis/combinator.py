@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from pespec.conformance.compare import PlannedCheck
 
-__all__ = ["axis_reversed", "certified_set_check", "resolve_preset"]
+__all__ = ["axis_reversed", "certified_set_check", "require_config", "resolve_preset"]
 
 P = TypeVar("P")
 
@@ -62,6 +62,17 @@ def resolve_preset(
             f"{did_you_mean(value, presets)}"
         )
     raise TypeError(f"config must be a preset name, a dict or a .json path; got {value!r}")
+
+
+def require_config(config: Any, family: str) -> Any:
+    """``config`` itself, or ValueError when it is None: a multi-axis run needs a preset or a
+    JSON config (``family``: the registry name the message names)."""
+    if config is None:
+        raise ValueError(
+            f"config must name a {family} preset or a JSON config (--config on the command "
+            "line, --pe-option config=NAME under pytest); got None"
+        )
+    return config
 
 
 def axis_reversed(positions: NDArray[Any], axis: int) -> NDArray[Any]:

@@ -28,6 +28,7 @@ from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.stage import ContractStage
+from pespec.multiaxis.combinator import require_config
 from pespec.multiaxis.rope.config import MultiAxisRopeConfig
 from pespec.multiaxis.rope.presets import Preset, resolve_config
 from pespec.multiaxis.rope.reference import check_inputs
@@ -97,12 +98,7 @@ class MRopeRun(EngineRun):
         timeout: float = DEFAULT_TIMEOUT,
         stages: Sequence[str] = STAGES,
     ) -> None:
-        if config is None:
-            raise ValueError(
-                "config must name a multiaxis-rope preset or a JSON config (--config on the "
-                "command line, --pe-option config=NAME under pytest); got None"
-            )
-        self.preset: Preset = resolve_config(config)
+        self.preset: Preset = resolve_config(require_config(config, "multiaxis-rope"))
         self.config: MultiAxisRopeConfig = self.preset.config
         super().__init__(
             backend,

@@ -28,6 +28,7 @@ from pespec.conformance.guard import CallingConvention
 from pespec.conformance.loading import load_backend
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.stage import ContractStage
+from pespec.multiaxis.combinator import require_config
 from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, check_positions_nd
 from pespec.multiaxis.sinusoidal.presets import Preset, resolve_config
 from pespec.numerics.formats import DTYPES
@@ -119,12 +120,7 @@ class MultiAxisRun(EngineRun):
         timeout: float = DEFAULT_TIMEOUT,
         stages: Sequence[str] = STAGES,
     ) -> None:
-        if config is None:
-            raise ValueError(
-                "config must name a multiaxis preset or a JSON config (--config on the command "
-                "line, --pe-option config=NAME under pytest); got None"
-            )
-        self.preset: Preset = resolve_config(config)
+        self.preset: Preset = resolve_config(require_config(config, "multiaxis"))
         self.config: MultiAxisConfig = self.preset.config
         super().__init__(
             backend,
