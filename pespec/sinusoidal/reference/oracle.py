@@ -112,6 +112,14 @@ def _ln(base: Fraction) -> float:
     return math.log(float(base))  # float bases are exact floats
 
 
+def _describe(base: Fraction) -> str:
+    """The base for a message: ``%g`` of its float, or its decimal magnitude beyond float64."""
+    try:
+        return f"{float(base):g}"
+    except OverflowError:
+        return f"~1e{math.log10(base.numerator) - math.log10(base.denominator):.1f}"
+
+
 _MAX_T = float(2**29)
 """Largest t = ln(base)·k/(d/2 − s) the oracle evaluates: ω = e^-t stays far inside MPFR's
 exponent range (2^-1073741823), so exp never underflows to 0 (which would void the bound)."""
@@ -124,7 +132,7 @@ def _check_exponent_range(
     t_max = _ln(base) * float(Fraction(d_model // 2 - 1) / den) if d_model > 2 else 0.0
     if not t_max <= _MAX_T:
         raise ValueError(
-            f"convention {convention.name!r} with d_model={d_model}, base={float(base):g}: "
+            f"convention {convention.name!r} with d_model={d_model}, base={_describe(base)}: "
             f"the lowest frequency base^-((d/2 - 1)/(d/2 - s)) = e^-{t_max:.3g} is below the "
             f"oracle's range e^-{_MAX_T:.3g} (d/2 - frequency_shift = {float(den):.3g} is too "
             f"close to 0)"

@@ -295,6 +295,9 @@ def test_exponent_range_limit_from_both_sides() -> None:
     for entry in (oracle.encode, oracle.encode_decimal):
         with pytest.raises(ValueError, match=r"below the oracle's range e\^-5\.37e\+08"):
             entry([1], 8, base=1e300, convention=OUTSIDE)
+        # an int base beyond float64 (10^474) is named by its magnitude, not an OverflowError
+        with pytest.raises(ValueError, match=r"base=~1e474\.0: .* below the oracle's range"):
+            entry([1], 8, base=10**474, convention=OUTSIDE)
 
 
 def test_scaled_decimal_row_at_position_zero() -> None:
