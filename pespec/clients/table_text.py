@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from pespec._markdown import cell
+
 __all__ = ["cause_groups", "compare_tables", "render_changes", "render_markdown", "summary"]
 
 VERDICTS = ("CONFORMANT", "NON-CONFORMANT", "not run")
@@ -34,10 +36,6 @@ def _ratio(row: dict[str, Any]) -> str:
     return "" if value is None else f"{value:.3g}"
 
 
-def _cell(text: object) -> str:
-    return str(text if text is not None else "").replace("|", "\\|").replace("\n", " ")
-
-
 def cause_groups(table: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
     """The NON-CONFORMANT rows grouped by named cause (:func:`coverage.cause`), largest group
     first, then by cause (issue 36: a cause many rows share is one line, not many)."""
@@ -54,7 +52,7 @@ def _group_lines(groups: list[tuple[str, list[dict[str, Any]]]]) -> list[str]:
     lines = ["NON-CONFORMANT rows by named cause (every row is also a line of the table):", ""]
     for number, (text, rows) in enumerate(groups, 1):
         listed = ", ".join(f"`{r['client']}` {r['config']} {r['dtype']}" for r in rows)
-        lines.append(f"- **C{number}** {_cell(text)} ({len(rows)} rows): {_cell(listed)}")
+        lines.append(f"- **C{number}** {cell(text)} ({len(rows)} rows): {cell(listed)}")
     return [*lines, ""]
 
 
@@ -92,7 +90,7 @@ def render_markdown(table: dict[str, Any]) -> str:
             version,
             cause,
         ]
-        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        lines.append("| " + " | ".join(cell(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
 

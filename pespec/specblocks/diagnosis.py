@@ -6,6 +6,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
+from pespec._markdown import cell
 from pespec.numerics.formats import SIGNIFICAND_BITS
 from pespec.rope.diagnosis.diagnose import diagnose as diagnose_rope
 from pespec.rope.diagnosis.examples import bugs
@@ -101,6 +102,6 @@ def rope_bugs_table() -> str:
         result = diagnose_rope(backend, config, output_dtype=model)
         lines.append(
             f"| {bug} | {where} | {str(result.explained).lower()} | "
-            f"{result.backend_calls} | {result.sentence} |"
+            f"{result.backend_calls} | {cell(result.sentence)} |"
         )
     return "\n".join(lines) + "\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pespec._markdown import cell
 from pespec.fourier.presets import PRESETS
 
 __all__ = ["fourier_presets_table"]
@@ -31,7 +32,7 @@ def fourier_presets_table() -> str:
         order = "–" if conv.law == "matrix" else conv.order
         taken = "log x" if conv.input_log else ("integer x" if conv.integer_inputs else "x")
         low, high = conv.domain
-        blocks = conv.blocks.replace("|", "\\|")  # a pipe inside a table cell
+        blocks = cell(conv.blocks)
         lines.append(
             f"| `{name}` | {conv.in_dims} | {conv.pi} | {_frequencies(name)} | {order} | "
             f"{blocks} | {conv.raw} | {taken} | [{low:g}, {high:g}] | {conv.width} | "

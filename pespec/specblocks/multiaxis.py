@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pespec._markdown import cell
 from pespec.multiaxis.sinusoidal.presets import PRESETS
 
 __all__ = ["multiaxis_presets_table"]
@@ -35,6 +36,6 @@ def multiaxis_presets_table() -> str:
         where = _coordinates(chosen.base_size, chosen.sizes, chosen.interpolation_scale)
         lines.append(
             f"| `{name}` | {config.d_model} | {config.arrangement}: {sections} | {grid} "
-            f"| {where} | {chosen.source} |"
+            f"| {where} | {cell(chosen.source)} |"
         )
     return "\n".join(lines) + "\n"

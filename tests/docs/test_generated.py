@@ -142,3 +142,23 @@ def test_every_generator_fills_a_block_or_a_command() -> None:
     printed = {f"{table_blocks.__name__}:{name}" for name in TABLES.values()}
     assert printed <= _generator_names(), sorted(printed - _generator_names())
     assert _generator_names() <= used | printed, sorted(_generator_names() - used - printed)
+
+
+CELL_BAR = re.compile(r"(?<!\\)\|")
+"""A cell separator of a Markdown table row: a ``|`` not escaped as ``\\|``."""
+
+
+def test_generated_table_rows_have_the_columns_of_their_header() -> None:
+    # A ``|`` inside a cell's text (|x|, a norm) must be escaped, or the row gains columns and
+    # the rendered table shifts every later cell (docs/mutation.md's survivor notes did).
+    problems = []
+    for file, module, function, body in _blocks(_generated()):
+        rule = TABLE_RULE.search(body)
+        if rule is None:
+            continue
+        header = body[: rule.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        width = len(CELL_BAR.findall(header))
+        for row in body[rule.end() :].splitlines():
+            if row.startswith("|") and len(CELL_BAR.findall(row)) != width:
+                problems.append(f"{file} {module}:{function}: {row[:100]}")
+    assert not problems, "\n".join(problems[:10])

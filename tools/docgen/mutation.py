@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pespec._markdown import cell
+
 __all__ = ["RESULTS_FILE", "SURVIVORS_FILE", "mutation_scores_table", "mutation_survivors_table"]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,7 +69,8 @@ def mutation_survivors_table() -> str:
     for module, r in sorted(results["modules"].items()):
         for ident in sorted(r["survivors"] + r["equivalents"]):
             entry = notes.get(module, {}).get(ident, {"status": "unclassified", "note": ""})
-            lines.append(f"| `{module}` | `{ident}` | {entry['status']} | {entry['note']} |")
+            note = cell(entry["note"])
+            lines.append(f"| `{module}` | `{ident}` | {entry['status']} | {note} |")
     if len(lines) == 2:
         lines.append("| (none) | | | |")
     return "\n".join(lines) + "\n"
