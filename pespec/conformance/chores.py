@@ -286,16 +286,18 @@ class EngineRun:
         return cast("CheckResult", judge(planned))
 
     def _hook(self, name: str) -> Any:
-        """The function ``name`` of :attr:`hooks`, or None."""
-        return None if self.hooks is None else getattr(importlib.import_module(self.hooks), name)
+        """The function ``name`` of :attr:`hooks`, or None (no such module or function)."""
+        if self.hooks is None:
+            return None
+        return getattr(importlib.import_module(self.hooks), name, None)
 
     def report_fields(self) -> dict[str, Any]:
         """The report keywords only the family knows: :attr:`hooks`' ``report_fields(run)``,
-        else the level and output dtype."""
+        else the level and output dtype (no working dtype)."""
         hook = self._hook("report_fields")
         if hook is not None:
             return cast("dict[str, Any]", hook(self))
-        return {"level": self.level, "output_dtype": self.output_dtype}
+        return {"level": self.level, "output_dtype": self.output_dtype, "working_dtype": None}
 
     def diagnose(self, report: Report) -> None:
         """Explain a non-conformant report: :attr:`hooks`' ``diagnose(run, report)``, else

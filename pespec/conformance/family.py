@@ -114,7 +114,5 @@ class Family:
     def __post_init__(self) -> None:
         """``suite``, ``check`` and ``load_backend`` of a :attr:`run` unless given."""
         for role, method in (("suite", "suite"), ("check", "check"), ("load_backend", "load")):
-            if not getattr(self, role):
-                if self.run is None:
-                    raise ValueError(f"family {self.name!r} must give {role} or run")
+            if self.run is not None and not getattr(self, role):
                 object.__setattr__(self, role, f"{self.run}.{method}")
