@@ -164,7 +164,7 @@ class EngineRun:
     """The arguments of the engine's contract stage on :meth:`call` (None: no such stage)."""
     contract_rules: ClassVar[Mapping[str, str]] = {}
     """The family's wording of contract rules (:func:`~pespec.conformance.stage.contract_plan`)."""
-    section: ClassVar[str] = ""
+    contract_section: ClassVar[str] = ""
     """The spec section of the contract stage's checks."""
     checks: ClassVar[tuple[PerItem, ...]] = ()
     """The stages of one check per item, in order, after ``contract``."""
@@ -272,7 +272,7 @@ class EngineRun:
             raise NotImplementedError
         planned: list[PlannedCheck] = []
         if "contract" in self.stages and self.contract_args is not None:
-            planned += contract_plan(self.section, self.contract_rules)
+            planned += contract_plan(self.contract_section, self.contract_rules)
         for each in self.checks:
             if each.stage in self.stages:
                 planned += [each.planned(item) for item in getattr(self, each.items)]

@@ -39,7 +39,8 @@ class SquareRun(EngineRun):
     levels = dtype_levels(("float64",))
     declares: ClassVar = {"sizes": _sizes}
     calling_convention = CallingConvention("backend(n) -> array", (3,), "squares of 1..n")
-    contract_args, section = (3,), "sq §1"
+    contract_args = (3,)
+    contract_section = "sq §1"
     checks = (PerItem("reference:n-{}", "the {} squares", "sq §2", "sizes"),)
     hooks = __name__
 

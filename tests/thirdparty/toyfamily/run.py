@@ -48,7 +48,8 @@ class ToyRun(EngineRun):
         "wrap it in a function (heads) -> array of the H slopes",
         describe=lambda h: f"heads={h!r}",
     )
-    contract_args, section = (8,), "toy §1"
+    contract_args = (8,)  # the engine's contract stage on backend(8)
+    contract_section = "toy §1"
     contract_rules: ClassVar = {"shape": "returns the H slopes, shape (H,)"}
     checks = (PerItem("reference:heads-{}", "the {} slopes", "toy §2", "heads"),)
     hooks = "toyfamily.report"
