@@ -11,7 +11,10 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Family", "Option", "option"]
+__all__ = ["CHECK_COMMAND", "Family", "Option", "option"]
+
+CHECK_COMMAND = "pespec.cli.family_check:run"
+"""pespec's own check command, a family's by default (its options become keywords)."""
 
 
 @dataclass(frozen=True)
@@ -43,15 +46,18 @@ def option(*flags: str, **kwargs: Any) -> Option:
 
 @dataclass(frozen=True)
 class Family:
-    """What the front ends need of one family; every callable is a ``module:attr`` string."""
+    """What the front ends need of one family; every callable is a ``module:attr`` string
+    (``attr`` may be dotted: ``module:Class.method``)."""
 
     name: str
     summary: str
-    suite: str
-    check: str
-    load_backend: str
-    check_file: str
-    command: str
+    suite: str = ""
+    check: str = ""
+    load_backend: str = ""
+    check_file: str = CHECK_COMMAND
+    """``run(args, prog) -> int`` on ``--from-file`` (default: pespec's command, which refuses
+    it for a family without one)."""
+    command: str = CHECK_COMMAND
     """``run(args, prog) -> int``: the check command on parsed arguments (exit code)."""
     options: tuple[Option, ...] = ()
     fixtures: str | None = None
@@ -65,6 +71,9 @@ class Family:
     """The module of the family's report hooks: ``rebuilt(report, data)`` (a report read back
     from its JSON ``data``) and ``refresh(report)`` (its data changed); None: the family's
     reports need neither (:mod:`pespec.supervised.report_load`)."""
+    run: str | None = None
+    """``module:Run``, an :class:`~pespec.conformance.chores.EngineRun` whose ``suite``,
+    ``check`` and ``load`` are the family's (when those are not given)."""
 
     def load(self, role: str) -> Any:
         """The object of ``role`` (``suite``, ``check``, ``load_backend``, ``check_file``,
@@ -74,7 +83,10 @@ class Family:
                 f"role must be suite, check, load_backend, check_file or command; got {role!r}"
             )
         module, _, attr = str(getattr(self, role)).partition(":")
-        return getattr(importlib.import_module(module), attr)
+        found: Any = importlib.import_module(module)
+        for name in attr.split("."):
+            found = getattr(found, name)
+        return found
 
     def export(self, name: str) -> Any:
         """The object this family exports as ``pespec.conformance.<name>`` (see
@@ -98,3 +110,9 @@ class Family:
     def option_dests(self) -> frozenset[str]:
         """The attribute names of this family's own options."""
         return frozenset(o.dest for o in self.options)
+
+    def __post_init__(self) -> None:
+        """``suite``, ``check`` and ``load_backend`` of a :attr:`run` unless given."""
+        for role, method in (("suite", "suite"), ("check", "check"), ("load_backend", "load")):
+            if self.run is not None and not getattr(self, role):
+                object.__setattr__(self, role, f"{self.run}.{method}")

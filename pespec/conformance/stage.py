@@ -8,11 +8,15 @@ family's guard and judges the items of :data:`CONTRACT_ITEMS`, each its own chec
 and no array argument changed in place (the guard compares each one before and after the
 call). A call that fails another way (raised, timed out, not an array) fails ``shape``; an
 item the calls could not reach is failed as not evaluated, naming the item that stopped it.
+
+:class:`ProbedContract` is the same stage on probes a family chooses from what a backend
+declares: each probe called twice on fresh copies of its arrays, every problem of every call
+kept under its item, and a failed item given the reproduction of the first probe it failed on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,7 +27,13 @@ from pespec.conformance.contract import BackendFailure, GuardedBackend, bit_iden
 from pespec.conformance.report import CheckResult
 from pespec.numerics.formats import dtype_name
 
-__all__ = ["CONTRACT_ITEMS", "ContractStage", "contract_plan", "validated_output"]
+__all__ = [
+    "CONTRACT_ITEMS",
+    "ContractStage",
+    "ProbedContract",
+    "contract_plan",
+    "validated_output",
+]
 
 CONTRACT_ITEMS: dict[str, str] = {
     "shape": "returns an array of the expected shape",
@@ -128,3 +138,175 @@ class ContractStage:
         if changed:
             items["input-unchanged"] = (False, "; ".join(dict.fromkeys(changed)))
         return items
+
+
+class ProbedContract(ContractStage):
+    """The contract stage on a family's probes (see the module docstring), evaluated once.
+
+    The family subclasses it with its content: :meth:`probes` (from what the backend
+    declares), :meth:`arguments` of a probe's call, :meth:`output_problems` of one output,
+    the wording of a changed input (:meth:`changed`) and of two differing calls
+    (:meth:`differ`), and optionally :meth:`reproduction`, :meth:`failed` (a call's
+    BackendFailure) and :meth:`finish` (what the run learns from the evaluation). Each item
+    fails with its distinct problems joined by ``; ``; without output (:meth:`called`) every
+    item but ``shape`` fails as :attr:`not_evaluated`. The dtypes of all calls must be one,
+    the guard's ``expected_dtype`` when it is set.
+    """
+
+    not_evaluated = "not evaluated: the backend produced no output"
+    record_after_calls = False
+    """Judge a probe's outputs after both its calls (else each after its call): the order of
+    the problems of one item."""
+
+    def __init__(self, run: Any, rules: Mapping[str, str] | None = None) -> None:
+        """``run``: the family's run, whose ``guard`` calls the backend (read at each
+        evaluation); ``rules``: the family's wording of items (:func:`contract_plan`)."""
+        self.run = run
+        self.rules = {p.id.partition(":")[2]: p.title for p in contract_plan("", rules)}
+        self.items: dict[str, tuple[bool, str]] | None = None
+        self.failed_on: dict[str, Any] = {}
+        """The first probe each failed item failed on."""
+        self.output_dtype: str | None = None
+        """The one dtype name of every output, or None (none, or several)."""
+
+    @property
+    def guard(self) -> GuardedBackend:  # type: ignore[override]
+        """The run's guard."""
+        guard: GuardedBackend = self.run.guard
+        return guard
+
+    # -- the family's content -------------------------------------------------------------
+
+    def probes(self) -> Sequence[Any]:
+        """The probes, narrowed to what the backend declares."""
+        raise NotImplementedError
+
+    def arguments(self, probe: Any) -> tuple[Any, ...]:
+        """The backend's arguments for ``probe`` (array arguments are copied for each call)."""
+        raise NotImplementedError
+
+    def changed(self, probe: Any, given: tuple[Any, ...]) -> str | None:
+        """What a call changed of the copies ``given`` of ``probe``'s arguments, or None."""
+        raise NotImplementedError
+
+    def output_problems(self, output: NDArray[Any], probe: Any) -> list[tuple[str, str]]:
+        """(item, message) of what is wrong with one output of ``probe`` (shape, dtype,
+        finite)."""
+        raise NotImplementedError
+
+    def differ(self, probe: Any) -> str:
+        """The message of two calls on ``probe`` that gave different outputs."""
+        raise NotImplementedError
+
+    def called(self, problems: Mapping[str, list[str]], dtypes: set[str], returned: bool) -> bool:
+        """Whether the calls gave output to judge (default: some call returned)."""
+        return returned
+
+    def expected_dtype(self) -> str | None:
+        """The dtype every output must have, when known (default: the guard's)."""
+        return self.guard.expected_dtype
+
+    def failed(self, failure: BackendFailure) -> None:
+        """Note a call's BackendFailure (default: nothing)."""
+
+    def reproduction(self, probe: Any) -> str | None:
+        """A one-line reproduction of the call on ``probe`` (default: none)."""
+        return None
+
+    def finish(self) -> None:
+        """What the run learns from the evaluation (default: nothing)."""
+
+    # -- the engine's part ----------------------------------------------------------------
+
+    def result(self, planned: PlannedCheck) -> CheckResult:
+        """The result of ``contract:<item>``, with the reproduction of a failed item."""
+        passed, message = self.evaluated()[planned.id.partition(":")[2]]
+        probe = None if passed else self.failed_on.get(planned.id.partition(":")[2])
+        reproduction = None if probe is None else self.reproduction(probe)
+        return planned.result("passed" if passed else "failed", message, reproduction=reproduction)
+
+    def evaluated(self) -> dict[str, tuple[bool, str]]:
+        """{item: (passed, message)}, evaluated on the first use (then :meth:`finish`)."""
+        if self.items is None:
+            self.items = self.evaluate()
+            self.finish()
+        return self.items
+
+    def evaluate(self) -> dict[str, tuple[bool, str]]:
+        """Call every probe twice and judge the items."""
+        problems: dict[str, list[str]] = {item: [] for item in self.rules}
+        dtypes: set[str] = set()
+        probes, returned = self.probes(), False
+        for probe in probes:
+            counts = {item: len(found) for item, found in problems.items()}
+            outputs = self._call_twice(probe, problems, dtypes)
+            returned = returned or bool(outputs)
+            if len(outputs) == 2 and not bit_identical(outputs[0], outputs[1]):
+                problems["deterministic"].append(self.differ(probe))
+            for item, found in problems.items():
+                if len(found) > counts[item]:
+                    self.failed_on.setdefault(item, probe)
+        expected = self.expected_dtype()
+        if len(dtypes) > 1:
+            problems["dtype"].append(f"output dtype changes between calls: {sorted(dtypes)}")
+        if expected is not None and dtypes and dtypes != {expected}:
+            problems["dtype"].append(
+                f"output dtype must be {expected} (the level tested); got {sorted(dtypes)}"
+            )
+        if probes and problems["dtype"]:  # found after the calls: the last probe shows it
+            self.failed_on.setdefault("dtype", probes[-1])
+        self.output_dtype = next(iter(dtypes)) if len(dtypes) == 1 else None
+        return self._results(problems, self.called(problems, dtypes, returned))
+
+    def _call_twice(
+        self, probe: Any, problems: dict[str, list[str]], dtypes: set[str]
+    ) -> list[NDArray[Any]]:
+        """The outputs of two calls on fresh copies of ``probe``'s arguments (fewer when a
+        call fails, a ``shape`` problem), each judged; a changed copy is ``input-unchanged``."""
+        outputs: list[NDArray[Any]] = []
+        for _ in range(2):
+            given = tuple(
+                np.array(a, copy=True) if isinstance(a, np.ndarray) else a
+                for a in self.arguments(probe)
+            )
+            try:
+                output = self.guard.raw_call(*given)
+            except BackendFailure as failure:
+                problems["shape"].append(failure.message)
+                self.failed(failure)
+                break
+            change = self.changed(probe, given)
+            if change is not None:
+                problems["input-unchanged"].append(change)
+            if not self.record_after_calls:
+                self._record(output, probe, problems, dtypes)
+            outputs.append(output)
+        if self.record_after_calls:
+            for output in outputs:
+                self._record(output, probe, problems, dtypes)
+        return outputs
+
+    def _record(
+        self, output: NDArray[Any], probe: Any, problems: dict[str, list[str]], dtypes: set[str]
+    ) -> None:
+        for item, message in self.output_problems(output, probe):
+            problems[item].append(message)
+        name = dtype_name(output.dtype)
+        if name is not None:
+            dtypes.add(name)
+
+    def _results(self, problems: dict[str, list[str]], called: bool) -> dict[str, tuple[bool, str]]:
+        """{item: (passed, message)}: the item's distinct problems, else its rule; without
+        output every item but shape fails as not evaluated (on the probe shape failed on)."""
+        results: dict[str, tuple[bool, str]] = {}
+        for item, rule in self.rules.items():
+            found = list(dict.fromkeys(problems[item]))
+            if found:
+                results[item] = (False, "; ".join(found))
+            elif item != "shape" and not called:
+                results[item] = (False, self.not_evaluated)
+                if "shape" in self.failed_on:
+                    self.failed_on.setdefault(item, self.failed_on["shape"])
+            else:
+                results[item] = (True, rule)
+        return results

@@ -29,19 +29,17 @@ from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.contract import (
     BackendFailure,
     GuardedBackend,
-    bit_identical,
 )
 from pespec.conformance.engine import DEFAULT_TIMEOUT, Progress, Suite, check_timeout, select_stages
 from pespec.conformance.guard import BACKEND_ERRORS
 from pespec.conformance.report import CheckResult, Report
+from pespec.conformance.stage import contract_plan
 from pespec.rope import properties as props
 from pespec.rope.backends import RopeCapabilities, load_rope_backend, resolve_reading
 from pespec.rope.domain import PositionDomain, position_domain
 from pespec.rope.errormodel import (
     RopeLevel,
-    check_rope_claim,
     parse_rope_level,
-    rope_level_for_dtype,
 )
 from pespec.rope.failure_named import name_failures
 from pespec.rope.guard import rope_call, rope_guard
@@ -51,10 +49,9 @@ from pespec.rope.report import refresh, report_fields
 from pespec.rope.scores import check_mode, score_accuracy, score_plan
 from pespec.rope.suite_checks import (
     CONTRACT,
-    contract_results,
+    RopeContract,
     golden_outcome,
     raised_sentence,
-    record_output_problems,
     skipped_rows,
 )
 
@@ -157,7 +154,8 @@ class RopeRun:
         self.guard: GuardedBackend = rope_guard(self.backend, timeout=float(timeout))
         self.output_dtype: str | None = None
         self.level = None
-        self._contract: dict[str, tuple[bool, str]] | None = None
+        self.contract = RopeContract(self)
+        """The engine's contract stage on this family's probe (evaluated once)."""
         self.examples = None
         self.shrink = False
 
@@ -167,9 +165,7 @@ class RopeRun:
         """Every check of the selected stages, in order, with stable ids."""
         planned = []
         if "contract" in self.stages:
-            planned += [
-                PlannedCheck(f"contract:{k}", "contract", v, "§8.8") for k, v in CONTRACT.items()
-            ]
+            planned += contract_plan("§8.8", CONTRACT)
         if "golden" in self.stages:
             from pespec.rope.golden import fixture_for  # verified against MANIFEST
 
@@ -209,10 +205,9 @@ class RopeRun:
 
     def dispatch(self, planned: PlannedCheck) -> CheckResult:
         """Run one planned check (the engine turns a misbehaving backend into a failure)."""
-        contract = self._ensure_contract()
-        if planned.stage == "contract":
-            passed, message = contract[planned.id.partition(":")[2]]
-            return planned.result("passed" if passed else "failed", message)
+        self.contract.evaluated()
+        if planned.stage == "contract":  # through a PerCallRun (the engine calls it directly)
+            return self.contract.result(planned)
         level = self.rope_level
         if level is None or self.output_dtype is None:
             why = (
@@ -228,7 +223,7 @@ class RopeRun:
                     call, planned.payload, self.config, level, self.output_dtype, self.domain
                 )
             elif planned.stage == "reference":
-                positions = self._admitted(planned.payload)
+                positions = self.admitted(planned.payload)
                 judge = props.accuracy if self.mode == "elements" else score_accuracy
                 outcome = judge(call, positions, self.config, level, self.output_dtype)
             else:
@@ -253,7 +248,8 @@ class RopeRun:
 
         return call
 
-    def _admitted(self, positions: NDArray[Any]) -> NDArray[Any]:
+    def admitted(self, positions: NDArray[Any]) -> NDArray[Any]:
+        """The ``positions`` this run checks (:meth:`_admits`)."""
         kept: NDArray[Any] = positions[self._admits(positions)]
         return kept
 
@@ -267,7 +263,7 @@ class RopeRun:
     def _property(self, name: str, call: props.Call, level: RopeLevel) -> props.Outcome:
         assert self.output_dtype is not None
         config, out = self.config, self.output_dtype
-        positions = self._admitted(np.array([*_PROPERTY_POSITIONS, self.max_position], np.int64))
+        positions = self.admitted(np.array([*_PROPERTY_POSITIONS, self.max_position], np.int64))
         if name == "norm":
             return props.norm(call, positions, config, level, out)
         if name == "r-zero":
@@ -302,46 +298,6 @@ class RopeRun:
     def _outcome_result(self, planned: PlannedCheck, outcome: props.Outcome) -> CheckResult:
         fields = outcome.result_fields()
         return planned.result(fields.pop("status"), fields.pop("message"), **fields)
-
-    def _ensure_contract(self) -> dict[str, tuple[bool, str]]:
-        if self._contract is None:
-            self._contract = self._run_contract()
-            if self.output_dtype is not None:
-                default = rope_level_for_dtype(self.output_dtype)
-                claim = self.requested_rope_level
-                self.rope_level = (
-                    default if claim is None else check_rope_claim(claim, self.output_dtype)
-                )
-                self.guard.expected_dtype = self.output_dtype
-        return self._contract
-
-    def _run_contract(self) -> dict[str, tuple[bool, str]]:
-        problems: dict[str, list[str]] = {k: [] for k in CONTRACT}
-        dtypes: set[str] = set()
-        probes = self._admitted(
-            np.unique(np.array([0, 1, 2, 3, 100, 4096, 65536, self.max_position], dtype=np.int64))
-        )
-        x = props.inputs(probes.shape[0], self.config.head_dim, seed=1)
-        outputs = []
-        for _ in range(2):
-            gx, gp = x.copy(), probes.copy()
-            try:
-                out = self.guard.raw_call(gx, gp, self.config)
-            except BackendFailure as failure:
-                problems["shape"].append(failure.message)
-                if failure.kind == "raised":
-                    self.raised.append(("contract:shape", failure.message))
-                break
-            if not (np.array_equal(gx, x) and np.array_equal(gp, probes)):
-                problems["input-unchanged"].append("the backend modified x or positions")
-            record_output_problems(out, x.shape, probes, problems, dtypes)
-            outputs.append(out)
-        if len(outputs) == 2 and not bit_identical(outputs[0], outputs[1]):
-            problems["deterministic"].append("two calls with the same input gave different outputs")
-        if len(dtypes) > 1:
-            problems["dtype"].append(f"output dtype changes between calls: {sorted(dtypes)}")
-        self.output_dtype = next(iter(dtypes)) if len(dtypes) == 1 else None
-        return contract_results(problems, called=bool(outputs))
 
     def report_fields(self) -> dict[str, Any]:
         """The level (a stage tuple), the dtypes, the configuration and the domain."""

@@ -1,4 +1,4 @@
-"""The rotary suite's check bodies (SPEC §8.8): the contract items and their results, the
+"""The rotary suite's check bodies (SPEC §8.8): the contract stage on its probe, the
 golden rows inside the position domain (R8.18), and the diagnosis sentence for a backend that
 raised (R8.19). :mod:`pespec.rope.suite` plans and runs them.
 """
@@ -10,20 +10,20 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.contract import first_non_finite
+from pespec.conformance.contract import BackendFailure, first_non_finite
 from pespec.conformance.report import Report
+from pespec.conformance.stage import ProbedContract
 from pespec.numerics.formats import DTYPES, dtype_name
 from pespec.rope import properties as props
 from pespec.rope.config import RopeConfig
 from pespec.rope.domain import PositionDomain
-from pespec.rope.errormodel import RopeLevel
+from pespec.rope.errormodel import RopeLevel, check_rope_claim, rope_level_for_dtype
 
 __all__ = [
     "CONTRACT",
-    "contract_results",
+    "RopeContract",
     "golden_outcome",
     "raised_sentence",
-    "record_output_problems",
     "skipped_rows",
 ]
 
@@ -54,45 +54,74 @@ def raised_sentence(raised: list[tuple[str, str]], report: Report) -> str:
     return text
 
 
-def record_output_problems(
-    out: NDArray[Any],
-    shape: tuple[int, ...],
-    probes: NDArray[Any],
-    problems: dict[str, list[str]],
-    dtypes: set[str],
-) -> None:
-    """Add what is wrong with one contract call's output (shape, dtype, finiteness) to
-    ``problems`` (by item), and its dtype name to ``dtypes``."""
-    if out.shape != shape:
-        problems["shape"].append(f"output shape must be {shape}; got {out.shape}")
-    name = dtype_name(out.dtype)
-    if name is None:
-        problems["dtype"].append(f"output dtype must be one of {sorted(DTYPES)}; got {out.dtype}")
-        return
-    dtypes.add(name)
-    bad = first_non_finite(out) if out.ndim == 2 else None
-    if bad is not None:
-        problems["finite"].append(
-            f"output must be finite; got {float(out[bad])!r} at "
-            f"position {probes[bad[0]].item()!r}, column {bad[1]}"
+class RopeContract(ProbedContract):
+    """The engine's contract stage on the rotary probe of ``run`` (a
+    :class:`~pespec.rope.suite.RopeRun`): positions 0, 1, 2, 3, 100, 4096, 65536 and the
+    domain's largest, those admitted, with seeded inputs x; the evaluation fixes the run's
+    output dtype and its level (the dtype's default, or the claim when it only tightens it)."""
+
+    not_evaluated = "not evaluated: the backend produced no output"
+
+    def __init__(self, run: Any) -> None:
+        super().__init__(run, CONTRACT)
+
+    def probes(self) -> list[tuple[NDArray[np.float64], NDArray[Any]]]:
+        run = self.run
+        positions = run.admitted(
+            np.unique(np.array([0, 1, 2, 3, 100, 4096, 65536, run.max_position], dtype=np.int64))
         )
+        return [(props.inputs(positions.shape[0], run.config.head_dim, seed=1), positions)]
 
+    def arguments(self, probe: tuple[NDArray[Any], NDArray[Any]]) -> tuple[Any, ...]:
+        return (*probe, self.run.config)
 
-def contract_results(
-    problems: dict[str, list[str]], *, called: bool
-) -> dict[str, tuple[bool, str]]:
-    """{item: (passed, message)}: the item's distinct problems, else its rule; without any
-    output (``called`` false) every item but shape fails as not evaluated."""
-    results: dict[str, tuple[bool, str]] = {}
-    for item, rule in CONTRACT.items():
-        found = list(dict.fromkeys(problems[item]))
-        if found:
-            results[item] = (False, "; ".join(found))
-        elif item != "shape" and not called:
-            results[item] = (False, "not evaluated: the backend produced no output")
-        else:
-            results[item] = (True, rule)
-    return results
+    def changed(self, probe: tuple[NDArray[Any], ...], given: tuple[Any, ...]) -> str | None:
+        x, positions = probe
+        if np.array_equal(given[0], x) and np.array_equal(given[1], positions):
+            return None
+        return "the backend modified x or positions"
+
+    def output_problems(
+        self, output: NDArray[Any], probe: tuple[NDArray[Any], ...]
+    ) -> list[tuple[str, str]]:
+        x, positions = probe
+        found = []
+        if output.shape != x.shape:
+            found.append(("shape", f"output shape must be {x.shape}; got {output.shape}"))
+        if dtype_name(output.dtype) is None:
+            message = f"output dtype must be one of {sorted(DTYPES)}; got {output.dtype}"
+            return [*found, ("dtype", message)]
+        bad = first_non_finite(output) if output.ndim == 2 else None
+        if bad is not None:
+            found.append(
+                (
+                    "finite",
+                    f"output must be finite; got {float(output[bad])!r} at "
+                    f"position {positions[bad[0]].item()!r}, column {bad[1]}",
+                )
+            )
+        return found
+
+    def differ(self, probe: Any) -> str:
+        return "two calls with the same input gave different outputs"
+
+    def expected_dtype(self) -> str | None:
+        return None  # the run fixes it from this stage's outputs (:meth:`finish`)
+
+    def failed(self, failure: BackendFailure) -> None:
+        if failure.kind == "raised":
+            self.run.raised.append(("contract:shape", failure.message))
+
+    def finish(self) -> None:
+        """The run's output dtype, then its level: the claim, checked against that dtype's
+        default (ValueError if looser), else the default."""
+        run = self.run
+        run.output_dtype = self.output_dtype
+        if run.output_dtype is not None:
+            default = rope_level_for_dtype(run.output_dtype)
+            claim = run.requested_rope_level
+            run.rope_level = default if claim is None else check_rope_claim(claim, run.output_dtype)
+            run.guard.expected_dtype = run.output_dtype
 
 
 def skipped_rows(fixture: Any, domain: PositionDomain) -> dict[str, Any]:

@@ -1,13 +1,15 @@
 """The sinusoidal family's contract stage (SPEC §6.2, stage 1).
 
-:func:`contract_probes` narrows the probes to what a backend declares; :func:`run_contract`
-calls each twice through the engine's guard
-(:class:`~pespec.conformance.contract.GuardedBackend`) and judges the items of
-:data:`CONTRACT_ITEMS`: shape, dtype, finiteness, determinism, input not mutated.
+:func:`contract_probes` narrows the probes to what a backend declares;
+:class:`SinusoidalContract` is the engine's contract stage
+(:class:`~pespec.conformance.stage.ProbedContract`) on them: each called twice through the
+engine's guard, the items of :data:`CONTRACT_ITEMS` judged (shape, dtype, finiteness,
+determinism, input not mutated), a failed item given the reproduction of its call.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,19 +17,22 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend
-from pespec.conformance.contract import BackendFailure, GuardedBackend, bit_identical
+from pespec.conformance.contract import BackendFailure, GuardedBackend
+from pespec.conformance.guard import protocol_error
+from pespec.conformance.stage import ProbedContract
 from pespec.sinusoidal.call import SINUSOIDAL_CALL, validate_output
 from pespec.sinusoidal.capabilities import Capabilities
-from pespec.sinusoidal.properties.base import dtype_name
+from pespec.sinusoidal.properties.base import level_for_dtype
 from pespec.sinusoidal.properties.output import output_problems
 
 __all__ = [
     "CONTRACT_ITEMS",
     "ContractProbe",
+    "SinusoidalContract",
     "contract_probes",
     "output_problems",
     "probe_base",
-    "run_contract",
+    "returned_misfit",
     "sinusoidal_guard",
     "validate_output",
 ]
@@ -39,7 +44,8 @@ CONTRACT_ITEMS: dict[str, str] = {
     "deterministic": "two calls with the same input are bit-identical",
     "input-unchanged": "the positions array is not modified",
 }
-"""The contract items, in order, with the one-line rule each checks."""
+"""The contract items, in order, with the one-line rule each checks (the family's wording of
+the engine's items, :data:`pespec.conformance.stage.CONTRACT_ITEMS`)."""
 
 
 def sinusoidal_guard(
@@ -82,129 +88,91 @@ def contract_probes(capabilities: Capabilities, *, base: float) -> list[Contract
     return probes
 
 
-def run_contract(
-    guard: GuardedBackend,
-    probes: list[ContractProbe],
-    where: dict[str, ContractProbe] | None = None,
-    failures: list[BackendFailure] | None = None,
-) -> tuple[dict[str, tuple[bool, str]], str | None]:
-    """Evaluate every contract item on ``probes``.
+class SinusoidalContract(ProbedContract):
+    """The engine's contract stage on the sinusoidal probes (:func:`contract_probes`) of
+    ``run`` (a :class:`~pespec.sinusoidal.run.SinusoidalRun`): each failed item carries the
+    reproduction of the call it failed on; the evaluation fixes the run's output dtype and its
+    level (the default of that dtype unless one was given or claimed)."""
 
-    Returns ({item: (passed, message)}, output dtype name or None). Each probe is called
-    twice with a fresh writable copy of its positions. ``where``, when given, receives for
-    each failed item the first probe it failed on (for a reproduction of that very call);
-    ``failures``, when given, every call's BackendFailure in order.
+    not_evaluated = "not evaluated: the backend produced no output (see shape)"
+    record_after_calls = True
+
+    def __init__(self, run: Any) -> None:
+        super().__init__(run, CONTRACT_ITEMS)
+        self.failures: list[BackendFailure] = []
+
+    def probes(self) -> list[ContractProbe]:
+        caps = self.run.backend.capabilities
+        return contract_probes(caps, base=probe_base(caps.bases))
+
+    def arguments(self, probe: ContractProbe) -> tuple[Any, ...]:
+        return (probe.positions, probe.d_model, probe.base)
+
+    def changed(self, probe: ContractProbe, given: tuple[Any, ...]) -> str | None:
+        positions = given[0]
+        if positions.dtype != probe.positions.dtype or not np.array_equal(
+            positions, probe.positions
+        ):
+            return f"positions {probe.positions.tolist()} became {positions.tolist()}"
+        return None
+
+    def output_problems(self, output: NDArray[Any], probe: ContractProbe) -> list[tuple[str, str]]:
+        where = f"(d_model={probe.d_model}, {probe.positions.shape[0]} positions)"
+        return [
+            (problem.kind, f"{problem.message} {where}")
+            for problem in output_problems(output, probe.positions, probe.d_model)
+        ]
+
+    def differ(self, probe: ContractProbe) -> str:
+        return f"two calls with d_model={probe.d_model}, base={probe.base!r} gave different outputs"
+
+    def called(self, problems: Mapping[str, list[str]], dtypes: set[str], returned: bool) -> bool:
+        return not problems["shape"] or bool(dtypes)
+
+    def failed(self, failure: BackendFailure) -> None:
+        self.failures.append(failure)
+
+    def reproduction(self, probe: ContractProbe) -> str | None:
+        reproduction: str = self.run.reproductions.for_call(
+            probe.positions, probe.d_model, probe.base
+        )
+        return reproduction
+
+    def finish(self) -> None:
+        """A first call that shows the object is no backend is a usage error (exit 2);
+        else the run's output dtype, its level, and the dtype the guard expects."""
+        run = self.run
+        if self.output_dtype is None and self.failures:
+            misfit = returned_misfit(run.backend.fn, self.failures[0])
+            if misfit is not None:
+                self.items = None  # not evaluated: every later check says so again
+                raise protocol_error(run.backend.name, misfit, SINUSOIDAL_CALL)
+        run.output_dtype = self.output_dtype
+        if run.level is None and run.output_dtype is not None:
+            run.level = level_for_dtype(run.backend_dtype())
+        if run.level is not None:
+            run.guard.expected_dtype = run.level.output_dtype
+
+
+def returned_misfit(fn: Any, failure: BackendFailure) -> str | None:
+    """Why the first contract probe shows that ``fn`` is no backend, or None.
+
+    A call that returned a callable object (a module) instead of an array, or a class whose
+    call (its construction) gave no array: the object needs an adapter, it is not a backend
+    that computes a wrong encoding.
     """
-    problems: dict[str, list[str]] = {item: [] for item in CONTRACT_ITEMS}
-    dtypes: set[str] = set()
-    failed_on: dict[str, ContractProbe] = {}
-    for probe in probes:
-        counts = {item: len(found) for item, found in problems.items()}
-        _run_probe(guard, probe, problems, dtypes, failures)
-        for item, found in problems.items():
-            if len(found) > counts[item]:
-                failed_on.setdefault(item, probe)
-    problems["dtype"].extend(_dtype_problems(dtypes, guard.expected_dtype))
-    if probes and problems["dtype"]:  # found after the calls: the last probe shows it
-        failed_on.setdefault("dtype", probes[-1])
-    called = not problems["shape"] or bool(dtypes)
-    results = _item_results(problems, called, failed_on)
-    if where is not None:
-        where.update(failed_on)
-    output_dtype = next(iter(dtypes)) if len(dtypes) == 1 else None
-    return results, output_dtype
-
-
-def _run_probe(
-    guard: GuardedBackend,
-    probe: ContractProbe,
-    problems: dict[str, list[str]],
-    dtypes: set[str],
-    failures: list[BackendFailure] | None,
-) -> None:
-    """Call the backend twice on ``probe`` and add what is wrong to ``problems`` (by item)."""
-    outputs = _call_twice(guard, probe, problems, failures)
-    for output in outputs:
-        _record_output_problems(output, probe, problems, dtypes)
-    if len(outputs) == 2 and not bit_identical(outputs[0], outputs[1]):
-        problems["deterministic"].append(
-            f"two calls with d_model={probe.d_model}, base={probe.base!r} gave different outputs"
+    if failure.kind == "type" and callable(failure.result):
+        return (
+            f"calling it returned a {type(failure.result).__name__} object (callable), not an array"
         )
-
-
-def _call_twice(
-    guard: GuardedBackend,
-    probe: ContractProbe,
-    problems: dict[str, list[str]],
-    failures: list[BackendFailure] | None,
-) -> list[NDArray[Any]]:
-    """The outputs of two calls on fresh copies of the positions (fewer when a call fails,
-    which is a shape problem); a modified positions array is an input-unchanged problem."""
-    outputs: list[NDArray[Any]] = []
-    for _ in range(2):
-        given = np.array(probe.positions, copy=True)
-        try:
-            output = guard.raw_call(given, probe.d_model, probe.base)
-        except BackendFailure as failure:
-            problems["shape"].append(failure.message)
-            if failures is not None:
-                failures.append(failure)
-            break
-        if given.dtype != probe.positions.dtype or not np.array_equal(given, probe.positions):
-            problems["input-unchanged"].append(
-                f"positions {probe.positions.tolist()} became {given.tolist()}"
-            )
-        outputs.append(output)
-    return outputs
-
-
-def _dtype_problems(dtypes: set[str], expected: str | None) -> list[str]:
-    """What is wrong with the output dtypes seen over all calls: a change, or not ``expected``."""
-    found = []
-    if len(dtypes) > 1:
-        found.append(f"output dtype changes between calls: {sorted(dtypes)}")
-    if expected is not None and dtypes and dtypes != {expected}:
-        found.append(f"output dtype must be {expected} (the level tested); got {sorted(dtypes)}")
-    return found
-
-
-def _item_results(
-    problems: dict[str, list[str]], called: bool, failed_on: dict[str, ContractProbe]
-) -> dict[str, tuple[bool, str]]:
-    """{item: (passed, message)}; without any output (``called`` false) every item but shape
-    fails as not evaluated, on the probe shape failed on (added to ``failed_on``)."""
-    results: dict[str, tuple[bool, str]] = {}
-    for item, rule in CONTRACT_ITEMS.items():
-        found = _unique(problems[item])
-        if found:
-            results[item] = (False, "; ".join(found))
-        elif item != "shape" and not called:
-            results[item] = (False, "not evaluated: the backend produced no output (see shape)")
-            if "shape" in failed_on:
-                failed_on.setdefault(item, failed_on["shape"])
-        else:
-            results[item] = (True, rule)
-    return results
-
-
-def _record_output_problems(
-    output: NDArray[Any],
-    probe: ContractProbe,
-    problems: dict[str, list[str]],
-    dtypes: set[str],
-) -> None:
-    """Add the problems of one probe's output to ``problems`` (by kind) and its dtype name."""
-    for problem in output_problems(output, probe.positions, probe.d_model):
-        problems[problem.kind].append(
-            f"{problem.message} (d_model={probe.d_model}, {probe.positions.shape[0]} positions)"
+    if isinstance(fn, type) and failure.kind in ("type", "raised"):
+        first = failure.message.splitlines()[0] if failure.message else ""
+        first = first if len(first) <= 160 else f"{first[:160]}..."
+        return (
+            f"it is a class, and calling {fn.__name__}(positions, d_model, base) constructs "
+            f"one, which gave no array ({first})"
         )
-    name = dtype_name(output.dtype)
-    if name is not None:
-        dtypes.add(name)
-
-
-def _unique(messages: list[str]) -> list[str]:
-    return list(dict.fromkeys(messages))
+    return None
 
 
 def probe_base(bases: tuple[float, ...] | None) -> float:

@@ -30,7 +30,6 @@ from numpy.typing import NDArray
 
 from pespec.conformance.backends import Backend
 from pespec.conformance.compare import PlannedCheck
-from pespec.conformance.contract import BackendFailure
 from pespec.conformance.engine import (
     DEFAULT_TIMEOUT,
     INTERRUPTED,
@@ -40,16 +39,15 @@ from pespec.conformance.engine import (
     select_stages,
 )
 from pespec.conformance.engine import Suite as EngineSuite
-from pespec.conformance.guard import BACKEND_ERRORS, protocol_error
+from pespec.conformance.guard import BACKEND_ERRORS
 from pespec.conformance.profiles import resolve_profile
 from pespec.conformance.report import CheckResult, Report
 from pespec.numerics.validation import check_non_negative_int
-from pespec.sinusoidal.call import SINUSOIDAL_CALL
 from pespec.sinusoidal.comparison_stages import golden_check, large_check
-from pespec.sinusoidal.contract import contract_probes, probe_base, run_contract, sinusoidal_guard
+from pespec.sinusoidal.contract import SinusoidalContract, sinusoidal_guard
 from pespec.sinusoidal.failure_named import name_failures
 from pespec.sinusoidal.loading import load_backend
-from pespec.sinusoidal.properties.base import Level, check_claimable, level_for_dtype, parse_level
+from pespec.sinusoidal.properties.base import Level, check_claimable, parse_level
 from pespec.sinusoidal.property_stage import PropertyStage
 from pespec.sinusoidal.reference.conventions import CANONICAL, Convention
 from pespec.sinusoidal.reference.validation import check_d_model
@@ -156,8 +154,8 @@ class SinusoidalRun:
         )
         self.property_outputs: dict[tuple[bytes, str, int, float], NDArray[Any]] = {}
         """Property-stage outputs kept for reuse, by request (positions, dtype, d_model, base)."""
-        self._contract: dict[str, tuple[bool, str]] | None = None
-        self._contract_where: dict[str, Any] = {}
+        self.contract = SinusoidalContract(self)
+        """The engine's contract stage on this family's probes (evaluated once)."""
         self.output_dtype: str | None = None
         self.level: Level | None = self.requested_level
 
@@ -211,7 +209,7 @@ class SinusoidalRun:
 
     def _dispatch(self, planned: PlannedCheck) -> CheckResult:
         if planned.stage == "contract":
-            return self._contract_check(planned)
+            return self.contract.result(planned)
         level = self._resolve_level()
         if level is None:
             why = (
@@ -230,25 +228,6 @@ class SinusoidalRun:
             return self._property_stage().check(planned, level)
         return large_check(self, planned, level)
 
-    def _ensure_contract(self) -> dict[str, tuple[bool, str]]:
-        if self._contract is None:
-            caps = self.backend.capabilities
-            probes = contract_probes(caps, base=probe_base(caps.bases))
-            failures: list[BackendFailure] = []
-            contract, output_dtype = run_contract(
-                self.guard, probes, self._contract_where, failures
-            )
-            if output_dtype is None and failures:
-                misfit = _returned_misfit(self.backend.fn, failures[0])
-                if misfit is not None:
-                    raise protocol_error(self.backend.name, misfit, SINUSOIDAL_CALL)
-            self._contract, self.output_dtype = contract, output_dtype
-            if self.level is None and self.output_dtype is not None:
-                self.level = level_for_dtype(self.backend_dtype())
-            if self.level is not None:
-                self.guard.expected_dtype = self.level.output_dtype
-        return self._contract
-
     def backend_dtype(self) -> np.dtype[Any]:
         """The NumPy dtype of the backend's output (after the contract probes)."""
         from pespec.sinusoidal.properties.base import DTYPES
@@ -258,19 +237,8 @@ class SinusoidalRun:
     def _resolve_level(self) -> Level | None:
         """The level under test; the contract probes find it unless it is already fixed."""
         if self.level is None or "contract" in self.stages:
-            self._ensure_contract()
+            self.contract.evaluated()
         return self.level
-
-    def _contract_check(self, planned: PlannedCheck) -> CheckResult:
-        item = planned.id.partition(":")[2]
-        passed, message = self._ensure_contract()[item]
-        reproduction = None
-        probe = self._contract_where.get(item)
-        if not passed and probe is not None:  # the call that failed this item
-            reproduction = self.reproductions.for_call(probe.positions, probe.d_model, probe.base)
-        return self._result(
-            planned, "passed" if passed else "failed", message, reproduction=reproduction
-        )
 
     def _diagnose(self, report: Report) -> None:
         """Attach the diagnosis (SPEC Annex D) to a non-conformant report; never raises."""
@@ -294,27 +262,6 @@ class SinusoidalRun:
             report.diagnosis_sentence = diagnosis.sentence()
         except BACKEND_ERRORS as exc:  # diagnosis is advice; it must never hide the verdict
             report.diagnosis_sentence = f"diagnosis unavailable ({type(exc).__name__}: {exc})"
-
-
-def _returned_misfit(fn: Any, failure: BackendFailure) -> str | None:
-    """Why the first contract probe shows that ``fn`` is no backend, or None.
-
-    A call that returned a callable object (a module) instead of an array, or a class whose
-    call (its construction) gave no array: the object needs an adapter, it is not a backend
-    that computes a wrong encoding.
-    """
-    if failure.kind == "type" and callable(failure.result):
-        return (
-            f"calling it returned a {type(failure.result).__name__} object (callable), not an array"
-        )
-    if isinstance(fn, type) and failure.kind in ("type", "raised"):
-        first = failure.message.splitlines()[0] if failure.message else ""
-        first = first if len(first) <= 160 else f"{first[:160]}..."
-        return (
-            f"it is a class, and calling {fn.__name__}(positions, d_model, base) constructs "
-            f"one, which gave no array ({first})"
-        )
-    return None
 
 
 def Suite(  # the class it was; the engine's Suite now

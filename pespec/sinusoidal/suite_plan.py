@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pespec.conformance.compare import SECTIONS, PlannedCheck
+from pespec.conformance.stage import contract_plan
 from pespec.sinusoidal.contract import CONTRACT_ITEMS
 from pespec.sinusoidal.golden import is_canonical_fixture
 from pespec.sinusoidal.reference.conventions import Convention
@@ -28,10 +29,7 @@ def make_plan(
     """The planned checks of ``stages`` for a backend judged against ``convention``."""
     planned: list[PlannedCheck] = []
     if "contract" in stages:
-        planned += [
-            PlannedCheck(f"contract:{item}", "contract", rule, SECTIONS["contract"])
-            for item, rule in CONTRACT_ITEMS.items()
-        ]
+        planned += contract_plan(SECTIONS["contract"], CONTRACT_ITEMS)
     if "golden" in stages:
         planned += _golden_checks(convention, convention_declared)
     if "property" in stages:

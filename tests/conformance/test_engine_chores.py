@@ -89,14 +89,10 @@ def test_every_family_refuses_an_unknown_stage_in_one_wording(family: str) -> No
     assert suite.family_run.stages == ("contract",)
 
 
-OWN_CONTRACT: dict[str, str] = {
-    "sinusoidal": "its contract probes follow the declared capabilities (d_model, fractional "
-    "positions) and give each failed item a reproduction; the ids are the engine's",
-    "rope": "its contract calls carry the rotary inputs and a reproduction per item; the ids "
-    "are the engine's",
-}
+OWN_CONTRACT: dict[str, str] = {}
 """Families that still plan their own contract checks (with the engine's five ids), and why;
-the list only shrinks (an entry no longer needed fails)."""
+the list only shrinks (an entry no longer needed fails). Empty since the sinusoidal and
+rotary families run the engine's :class:`~pespec.conformance.stage.ProbedContract`."""
 
 CHORE_WORDS = ("timeout must be", "stages must be a subset")
 """The engine's wordings: a family module holding one has written the chore again."""

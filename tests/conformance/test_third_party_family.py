@@ -93,9 +93,10 @@ def _renders(path: Path) -> dict[str, Any]:
 def test_the_registry_finds_the_third_party_family() -> None:
     family = get_family("toy")
     assert family.name == "toy" and "toy" in families() and "toy" not in FAMILIES
-    from toyfamily.run import ToySuite, check
+    from toyfamily.run import ToyRun
 
-    assert family.load("suite") is ToySuite and family.load("check") is check
+    assert family.load("suite") == ToyRun.suite and family.load("check") == ToyRun.check
+    assert family.load("load_backend") == ToyRun.load
     assert callable(family.load("command")) and family.report_hook("rebuilt") is not None
 
 

@@ -6,8 +6,9 @@ returning the H slopes, float64 or float32. The family checks each H of its conf
 against :mod:`toyfamily.reference` (an exact decision, no tolerance of its own).
 
 Modules: :mod:`~toyfamily.config` (the configuration), :mod:`~toyfamily.reference` (the
-exact reference), :mod:`~toyfamily.run` (an ``EngineRun``: the engine does the chores,
-the family plans, dispatches and diagnoses), :mod:`~toyfamily.report` (report hooks),
-:mod:`~toyfamily.family` (the registry entry; the check command is pespec's own,
+exact reference), :mod:`~toyfamily.run` (an ``EngineRun``: the engine does the chores
+and plans what the family declares as data; the family writes its check),
+:mod:`~toyfamily.report` (report fields, diagnosis and report hooks), :mod:`~toyfamily.family`
+(the registry entry naming the run; the check command is pespec's own,
 :mod:`pespec.cli.family_check`), :mod:`~toyfamily.examples` (backends for the tests).
 """

@@ -7,11 +7,7 @@ from pespec.conformance.family import Family, option
 FAMILY = Family(
     name="toy",
     summary="ALiBi head slopes 2^(-8h/H) (a third-party example family)",
-    suite="toyfamily.run:ToySuite",
-    check="toyfamily.run:check",
-    load_backend="toyfamily.run:load_toy_backend",
-    check_file="pespec.cli.family_check:run",  # no from-file check: the command refuses it
-    command="pespec.cli.family_check:run",  # pespec's check command: --heads is a keyword
+    run="toyfamily.run:ToyRun",  # its suite, check and load; pespec's check command
     report="toyfamily.report",
     options=(
         option(

@@ -1,4 +1,5 @@
-"""The toy family's report fields, report hooks (:mod:`pespec.families`) and diagnosis."""
+"""The toy family's report fields and diagnosis (the run's ``hooks``), and its report hooks
+(:mod:`pespec.families`)."""
 
 from __future__ import annotations
 
@@ -19,14 +20,13 @@ def _judged(heads: list[int]) -> str:
     return f"heads {', '.join(str(h) for h in heads)}"
 
 
-def report_fields(
-    heads: tuple[int, ...], output_dtype: str | None, level: str | None
-) -> dict[str, Any]:
+def report_fields(run: Any) -> dict[str, Any]:
     """The :class:`Report` keywords of a toy report: the JSON field ``heads``, what the
     verdict is relative to, the command."""
+    heads = run.heads
     return {
-        "output_dtype": output_dtype,
-        "level": level,
+        "output_dtype": run.output_dtype,
+        "level": run.level,
         "working_dtype": None,
         "command": COMMAND,
         "family_data": {"heads": list(heads)},
