@@ -13,6 +13,8 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from pespec.numerics import kernels
@@ -27,7 +29,7 @@ from pespec.numerics.turns import (
     turns,
     two_sum,
 )
-from pespec.sinusoidal.reference import encoding
+from pespec.sinusoidal.reference import encoding, oracle
 from pespec.sinusoidal.reference.exact import turn_pieces
 
 F64 = NDArray[np.float64]
@@ -188,8 +190,42 @@ def test_scattered_integers_get_the_bits_of_the_table(path: bool, d_model: int) 
 ROWS = 130  # ≥ 2·GRID rows: the block rotation of a range (fewer rows are gathered)
 
 
-def _table(start: int, d_model: int) -> F64:
+def _table(start: int, d_model: int, base: float = 10000.0) -> F64:
     """Rows start … start + ROWS − 1 by the block rotation (a range through encode below 0)."""
     if start >= 0:
-        return encoding.sinusoidal_positional_encoding(ROWS, d_model, offset=start)
-    return encoding.encode(np.arange(start, start + ROWS), d_model)
+        return encoding.sinusoidal_positional_encoding(ROWS, d_model, base=base, offset=start)
+    return encoding.encode(np.arange(start, start + ROWS), d_model, base=base)
+
+
+POSITION = st.one_of(
+    st.integers(-(2**31), 2**31),
+    st.integers(-(2**53), 2**53),
+    st.sampled_from(NEAR_PI_MULTIPLES).flatmap(lambda p: st.integers(-p - 2, p + 2)),
+)
+
+
+@given(
+    positions=st.lists(POSITION, min_size=1, max_size=6),
+    d_model=st.sampled_from([2, 8, 34, 64]),
+    base=st.floats(2.0, 1e7, allow_nan=False),
+)
+def test_numpy_path_at_drawn_integers_is_the_table_and_within_the_bound(
+    positions: list[int], d_model: int, base: float
+) -> None:
+    """The NumPy path at drawn scattered integers: the table's bits at every position, and
+    within 2^-52 of the certified oracle where SPEC Annex C.2's theorem applies
+    (|p| ≤ 2^40, c = 1)."""
+    old = kernels.set_enabled(False)
+    try:
+        p = np.array(positions, dtype=np.int64)
+        got = encoding.encode(p, d_model, base=base)
+        for row, x in enumerate(positions):
+            start = max(-(2**53), min(x - ROWS // 2, 2**53 + 1 - ROWS))
+            table = _table(start, d_model, base)
+            assert got[row].tobytes() == table[x - start].tobytes(), x
+    finally:
+        kernels.set_enabled(old)
+    inside = np.abs(p) <= 2**40
+    if np.any(inside):
+        expected = oracle.encode(p[inside], d_model, base=base, workers=1)
+        assert float(np.max(np.abs(got[inside] - expected))) <= 2.0**-52
