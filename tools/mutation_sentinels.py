@@ -383,8 +383,8 @@ SENTINELS: tuple[Sentinel, ...] = (
     Sentinel(
         "turns-offset-error-dropped",
         TURNS,
-        "low += err + extra[1]",
-        "low += extra[1]",
+        "        e += extra[1]\n        low += e\n",
+        "        low += extra[1]\n",
         T_TURNS,
         "turns: the two_sum error of adding an offset's turns dropped (issue 42c)",
     ),

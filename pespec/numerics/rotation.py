@@ -355,22 +355,30 @@ class Rotator:
             block = x[start:stop]
             q = block % GRID
             anchors, a_index = np.unique(block - q, return_inverse=True)
-            offsets, q_index = np.unique(q, return_inverse=True)
             anchor = Factors(anchors.astype(np.float64), self.pieces, anchor=True)
-            if self._fine is None and offsets.shape[0] < GRID:
-                fine = Factors(offsets.astype(np.float64), self.pieces, anchor=False)
-            else:
-                fine = self.fine.take(offsets.astype(np.intp))
+            a_index = a_index.reshape(-1)  # a slice when 0, 1, …, m − 1: no gather
+            in_order = np.array_equal(a_index, np.arange(a_index.shape[0]))
             sin_out, cos_out = sin_cos_views(out[start:stop], self.layout)
             rotate(
-                anchor.take(a_index.reshape(-1)),
-                slice(None),
-                fine.take(q_index.reshape(-1)),
-                slice(None),
+                anchor,
+                slice(None) if in_order else a_index,
+                *self._fine_rows(q),
                 sin_out,
                 cos_out,
                 _scratch(sin_out.shape),
             )
+
+    def _fine_rows(self, q: NDArray[np.int64]) -> tuple[Factors, Any]:
+        """(factors, index): the fine factors of the offsets q (m,), row i at index[i] (the same
+        values whether from the configuration's cached factors or evaluated for the offsets
+        present)."""
+        cached = GRID * self.half * _FACTOR_BYTES <= _FINE_CACHE_BYTES and bool(self._shared_fine)
+        if self._fine is None and not cached:
+            offsets, q_index = np.unique(q, return_inverse=True)
+            if offsets.shape[0] < GRID:
+                fine = Factors(offsets.astype(np.float64), self.pieces, anchor=False)
+                return fine, q_index.reshape(-1)
+        return self.fine, q.astype(np.intp)
 
 
 def _is_unit_range(p: NDArray[Any]) -> bool:

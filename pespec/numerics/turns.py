@@ -59,12 +59,14 @@ PIECES: Final = 5
 """K: the frequency in turns is carried as K pieces of PIECE_BITS bits each."""
 INV_2PI_BITS: Final = 256
 """Fixed-point bits of 1/(2π) (see :func:`inv_two_pi_fixed`)."""
-CHUNK_ELEMENTS: Final = 1 << 13  # elements per temporary in the exact path (64 KiB)
+CHUNK_ELEMENTS: Final = 1 << 14  # elements per temporary in the exact path (128 KiB)
 
 
+_SPLITTER: Final = 134217729.0  # 2^27 + 1, as in veltkamp_split
 # Taylor coefficients, correctly rounded by CPython's int/int division.
 _S3, _S5, _S7 = -1 / 6, 1 / 120, -1 / 5040
 _C2, _C4, _C6, _C8 = -1 / 2, 1 / 24, -1 / 720, 1 / 40320
+_TWO_PI_A, _TWO_PI_B = (float(v) for v in veltkamp_split(np.array(TWO_PI_HI)))
 # ---------------------------------------------------------------------------
 # error-free transformations (Dekker 1971, Knuth TAOCP vol. 2 §4.2.2)
 
@@ -153,12 +155,18 @@ def turns(x: F64, pieces: F64, extra: tuple[F64, F64] | None = None) -> tuple[F6
     ``extra`` (hi, lo) of shape (K,) is added modulo 1 (the turns of a position offset).
     Every product is exact and every fractional part is exact; the double-double sum
     loses < 2^-100; the two smallest pieces are added in plain float64 (< 2^-87 for
-    |x·W| ≤ 2^40).
+    |x·W| ≤ 2^40). In order: total = frac(x_hi·w0); for each further product
+    (x_lo·w0, x_hi·w1, x_lo·w1, x_hi·w2, x_lo·w2) total, err = TwoSum(total, frac(product)),
+    low += err, total = frac(total); low += (x_hi·w3 + x_lo·w3) + (x_hi·w4 + x_lo·w4); the
+    offset's TwoSum (low += err + extra_lo); (hi, lo) = TwoSum(total, low), hi = frac(hi).
+    Computed in place in a few (n, K) buffers (the same operations, fewer passes).
     """
     x_hi, x_lo = veltkamp_split(x)
     x_hi, x_lo = x_hi[:, None], x_lo[:, None]
     w = [pieces[:, i] for i in range(PIECES)]
-    total = frac(x_hi * w[0])
+    total = x_hi * w[0]
+    term, tmp, s, e = (np.empty_like(total) for _ in range(4))
+    _frac_into(total, tmp)
     low = np.zeros_like(total)
     # x_lo = 0 (|x| < 2^26, e.g. every anchor and offset of a short table) makes its terms
     # zero, and adding a zero term changes nothing: skipping them gives the same bits.
@@ -167,19 +175,67 @@ def turns(x: F64, pieces: F64, extra: tuple[F64, F64] | None = None) -> tuple[F6
         for half in halves:
             if i == 0 and half is x_hi:
                 continue
-            total, err = two_sum(total, frac(half * w[i]))
-            low += err
-            total = frac(total)
-    small = x_hi * w[3] + x_hi * w[4]
+            np.multiply(half, w[i], out=term)
+            _frac_into(term, tmp)
+            _two_sum_into(total, term, s, e, tmp)
+            low += e
+            np.rint(s, out=tmp)
+            np.subtract(s, tmp, out=total)
+    np.multiply(x_hi, w[3], out=term)  # the small products
     if len(halves) == 2:
-        small = (x_hi * w[3] + x_lo * w[3]) + (x_hi * w[4] + x_lo * w[4])
-    low += small
+        _add_product(term, x_lo, w[3], tmp)
+        np.multiply(x_hi, w[4], out=s)
+        _add_product(s, x_lo, w[4], tmp)
+    else:
+        np.multiply(x_hi, w[4], out=s)
+    term += s
+    low += term
     if extra is not None:
-        total, err = two_sum(total, np.broadcast_to(extra[0], total.shape))
-        low += err + extra[1]
-        total = frac(total)
-    hi, lo = two_sum(total, low)
-    return frac(hi), lo
+        _two_sum_into(total, extra[0], s, e, tmp)
+        e += extra[1]
+        low += e
+        np.rint(s, out=tmp)
+        np.subtract(s, tmp, out=total)
+    _two_sum_into(total, low, s, e, tmp)
+    _frac_into(s, tmp)
+    return s, e
+
+
+def _frac_into(x: F64, tmp: F64) -> None:
+    """x ← x − rint(x) in place (exact; :func:`frac`), ``tmp`` a scratch of x's shape."""
+    np.rint(x, out=tmp)
+    np.subtract(x, tmp, out=x)
+
+
+def _two_sum_into(a: F64, b: F64, s: F64, e: F64, tmp: F64) -> None:
+    """s, e ← :func:`two_sum` (a, b), op for op; s, e, tmp distinct from a and b."""
+    np.add(a, b, out=s)
+    np.subtract(s, a, out=tmp)  # bb
+    np.subtract(s, tmp, out=e)
+    np.subtract(a, e, out=e)  # a − (s − bb)
+    np.subtract(b, tmp, out=tmp)  # b − bb
+    e += tmp
+
+
+def _add_product(acc: F64, a: F64 | float, b: F64 | float, tmp: F64, sign: int = 1) -> None:
+    """acc ← acc + a·b (sign −1: acc − a·b), the product rounded first."""
+    np.multiply(a, b, out=tmp)
+    if sign < 0:
+        acc -= tmp
+    else:
+        acc += tmp
+
+
+def _dekker_error(
+    a: F64 | float, b: F64 | float, r_a: F64, r_b: F64, product: F64, tmp: F64
+) -> F64:
+    """((a·r_a − product) + a·r_b + b·r_a) + b·r_b: Dekker's error of the product (a + b)·r."""
+    err = a * r_a
+    err -= product
+    _add_product(err, a, r_b, tmp)
+    _add_product(err, b, r_a, tmp)
+    _add_product(err, b, r_b, tmp)
+    return err
 
 
 def sincos_turns(t_hi: F64, t_lo: F64) -> tuple[F64, F64, F64, F64]:
@@ -187,36 +243,89 @@ def sincos_turns(t_hi: F64, t_lo: F64) -> tuple[F64, F64, F64, F64]:
 
     t = m/N + τ; ρ = 2π·τ as a double-double (Dekker product); sin ρ and cos ρ − 1 by
     Taylor polynomials (|ρ| ≤ π/N: truncation < 2^-75); angle addition with the table
-    entry, the large products exact (Dekker with pre-split table heads).
+    entry, the large products exact (Dekker with pre-split table heads). The operations,
+    each a plain IEEE operation in a fixed order (the compiled kernel's too):
+    τ = (t_hi·N − m)/N, r_hi = 2π_hi·τ,
+    r_lo = (((a·τ_a − r_hi) + a·τ_b) + b·τ_a) + b·τ_b + (2π_hi·t_lo + 2π_lo·τ) (a + b = 2π_hi),
+    sin_tail = r_lo + (r_hi·r²)·(S3 + r²·(S5 + r²·S7)),
+    cos_m1 = r²·(C2 + r²·(C4 + r²·(C6 + r²·C8))) − r_hi·r_lo; then
+    sin: (head, err) = TwoSum(S, C·r_hi), tail = err + ((((p_err + S_lo) + C·sin_tail)
+    + S·cos_m1) + C_lo·r_hi); cos: (head, err) = TwoSum(C, −S·r_hi), tail = err +
+    ((((C_lo − q_err) + C·cos_m1) − S·sin_tail) − S_lo·r_hi); each result TwoSum(head, tail).
     """
-    scaled = t_hi * TABLE_SIZE
-    m = np.rint(scaled)
-    tau = (scaled - m) * (1.0 / TABLE_SIZE)  # exact
-    index = m.astype(np.intp) & (TABLE_SIZE - 1)
-    two_pi_a, two_pi_b = veltkamp_split(np.array(TWO_PI_HI))
-    tau_a, tau_b = veltkamp_split(tau)
-    r_hi = TWO_PI_HI * tau
-    r_lo = ((two_pi_a * tau_a - r_hi) + two_pi_a * tau_b + two_pi_b * tau_a) + two_pi_b * tau_b
-    r_lo += TWO_PI_HI * t_lo + TWO_PI_LO * tau
+    tau = t_hi * TABLE_SIZE
+    m = np.rint(tau)
+    tau -= m
+    tau *= 1.0 / TABLE_SIZE  # exact
+    index = m.astype(np.intp)
+    index &= TABLE_SIZE - 1
+    tmp = np.empty_like(tau)
+    tau_a, tau_b = _split_into(tau, tmp)
+    r_hi = tau * TWO_PI_HI
+    r_lo = _dekker_error(_TWO_PI_A, _TWO_PI_B, tau_a, tau_b, r_hi, tmp)
+    low = t_lo * TWO_PI_HI
+    _add_product(low, tau, TWO_PI_LO, tmp)
+    r_lo += low
     r2 = r_hi * r_hi
-    sin_tail = r_lo + r_hi * r2 * (_S3 + r2 * (_S5 + r2 * _S7))  # sin ρ − r_hi
-    cos_m1 = r2 * (_C2 + r2 * (_C4 + r2 * (_C6 + r2 * _C8))) - r_hi * r_lo  # cos ρ − 1
-    r_a, r_b = veltkamp_split(r_hi)
-    rows = np.take(circle_table(), index, axis=0)
-    ch, cl, sh, sl, ca, cb, sa, sb = (rows[..., i] for i in range(8))
+    sin_tail = _horner(r2, (_S7, _S5, _S3), tmp)  # sin ρ − r_hi
+    np.multiply(r_hi, r2, out=tmp)
+    sin_tail *= tmp
+    sin_tail += r_lo
+    cos_m1 = _horner(r2, (_C8, _C6, _C4, _C2), tmp)  # cos ρ − 1
+    cos_m1 *= r2
+    _add_product(cos_m1, r_hi, r_lo, tmp, sign=-1)
+    r_a, r_b = _split_into(r_hi, tmp)
+    ch, cl, sh, sl, ca, cb, sa, sb = (column.take(index) for column in _circle_columns())
     # sin(T + ρ) = S + S·(cos ρ − 1) + C·sin ρ
     p = ch * r_hi
-    p_err = ((ca * r_a - p) + ca * r_b + cb * r_a) + cb * r_b
-    head, err = two_sum(sh, p)
-    tail = err + (p_err + sl + ch * sin_tail + sh * cos_m1 + cl * r_hi)
-    s_hi, s_lo = two_sum(head, tail)
+    tail = _dekker_error(ca, cb, r_a, r_b, p, tmp)
+    tail += sl
+    for a, b, sign in ((ch, sin_tail, 1), (sh, cos_m1, 1), (cl, r_hi, 1)):
+        _add_product(tail, a, b, tmp, sign)
+    s_hi, s_lo = _head_tail(sh, p, tail, tmp)
     # cos(T + ρ) = C + C·(cos ρ − 1) − S·sin ρ
     q = sh * r_hi
-    q_err = ((sa * r_a - q) + sa * r_b + sb * r_a) + sb * r_b
-    head, err = two_sum(ch, -q)
-    tail = err + (cl - q_err + ch * cos_m1 - sh * sin_tail - sl * r_hi)
-    c_hi, c_lo = two_sum(head, tail)
+    q_err = _dekker_error(sa, sb, r_a, r_b, q, tmp)
+    np.subtract(cl, q_err, out=q_err)
+    for a, b, sign in ((ch, cos_m1, 1), (sh, sin_tail, -1), (sl, r_hi, -1)):
+        _add_product(q_err, a, b, tmp, sign)
+    np.negative(q, out=q)
+    c_hi, c_lo = _head_tail(ch, q, q_err, tmp)
     return s_hi, s_lo, c_hi, c_lo
+
+
+def _split_into(x: F64, tmp: F64) -> tuple[F64, F64]:
+    """Veltkamp's split of x (:func:`veltkamp_split`, op for op): (hi, lo), new arrays."""
+    hi = x * _SPLITTER
+    np.subtract(hi, x, out=tmp)
+    hi -= tmp
+    return hi, x - hi
+
+
+def _horner(r2: F64, coefficients: tuple[float, ...], tmp: F64) -> F64:
+    """c_0·r² + c_1, times r², + c_2 … (the innermost coefficient first), a new array."""
+    acc = r2 * coefficients[0]
+    for i, c in enumerate(coefficients[1:], start=2):
+        acc += c
+        if i < len(coefficients):
+            acc *= r2
+    return acc
+
+
+def _head_tail(big: F64, product: F64, tail: F64, tmp: F64) -> tuple[F64, F64]:
+    """TwoSum(head, err + tail) of (head, err) = TwoSum(big, product); ``tail`` reused."""
+    head, err = np.empty_like(tail), np.empty_like(tail)
+    _two_sum_into(big, product, head, err, tmp)
+    tail += err
+    s, e = product, err  # product is no longer needed
+    _two_sum_into(head, tail, s, e, tmp)
+    return s, e
+
+
+@lru_cache(maxsize=1)
+def _circle_columns() -> tuple[F64, ...]:
+    """The 8 columns of :func:`circle_table` as contiguous arrays (N,), for 1-D gathers."""
+    return tuple(np.ascontiguousarray(circle_table()[:, i]) for i in range(8))
 
 
 def row_chunks(n: int, width: int) -> Iterator[tuple[int, int]]:
@@ -231,6 +340,8 @@ def sincos_dd(
 ) -> tuple[F64, F64, F64, F64]:
     """Double-double sin and cos of 2π·(x·W_k + extra_k); x (n,), each result (n, K)."""
     n, half = x.shape[0], pieces.shape[0]
+    if n <= max(1, CHUNK_ELEMENTS // max(half, 1)):  # one chunk: no copy
+        return sincos_turns(*turns(x, pieces, extra))
     s_hi, s_lo, c_hi, c_lo = (np.empty((n, half)) for _ in range(4))
     for start, stop in row_chunks(n, half):
         parts = sincos_turns(*turns(x[start:stop], pieces, extra))
