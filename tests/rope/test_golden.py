@@ -15,17 +15,16 @@ from pespec.conformance.fixtures import MANIFEST, fixture_directory, read_manife
 from pespec.rope import PRESETS
 from pespec.rope.golden import (
     CONTEXT_LENGTHS,
+    GOLDEN,
     RopeFixtureError,
     file_name,
-    parse_rope_fixture,
-    render_rope_files,
     verify_rope_fixture,
     x_vectors,
 )
 
 
 def test_rotary_sets_regenerate_byte_identically_and_are_in_the_manifest() -> None:
-    files = render_rope_files()
+    files = GOLDEN.render_files()
     assert sorted(files) == sorted(file_name(p) for p in PRESETS)
     manifest = read_manifest(fixture_directory())
     for name, data in files.items():
@@ -35,8 +34,8 @@ def test_rotary_sets_regenerate_byte_identically_and_are_in_the_manifest() -> No
 
 @pytest.mark.slow
 def test_shipped_rotary_sets_equal_the_oracle() -> None:
-    for name in sorted(render_rope_files()):
-        fixture = parse_rope_fixture(name, (fixture_directory() / name).read_bytes())
+    for name in sorted(GOLDEN.render_files()):
+        fixture = GOLDEN.parse(name, (fixture_directory() / name).read_bytes())
         assert verify_rope_fixture(fixture) == []
 
 
@@ -77,11 +76,11 @@ def test_decimal_differing_from_hex_is_rejected() -> None:
     doc = json.loads(_shipped(name))
     doc["cos"][3][5] = float(np.nextafter(doc["cos"][3][5], 2.0))
     with pytest.raises(RopeFixtureError, match="cos decimals differ from cos_hex"):
-        parse_rope_fixture(name, json.dumps(doc).encode("ascii"))
+        GOLDEN.parse(name, json.dumps(doc).encode("ascii"))
     with pytest.raises(RopeFixtureError, match="format must be"):
-        parse_rope_fixture(name, json.dumps({**doc, "format": "pespec-golden/1"}).encode())
+        GOLDEN.parse(name, json.dumps({**doc, "format": "pespec-golden/1"}).encode())
     with pytest.raises(RopeFixtureError, match="malformed"):
-        parse_rope_fixture(name, b"{")
+        GOLDEN.parse(name, b"{")
 
 
 def test_verify_reports_a_wrong_rotated_value() -> None:
@@ -89,7 +88,7 @@ def test_verify_reports_a_wrong_rotated_value() -> None:
     doc = json.loads(_shipped(name))
     wrong = float(np.nextafter(doc["y"][4][9], 10.0))
     doc["y"][4][9], doc["y_hex"][4][9] = wrong, wrong.hex()
-    problems = verify_rope_fixture(parse_rope_fixture(name, json.dumps(doc).encode("ascii")))
+    problems = verify_rope_fixture(GOLDEN.parse(name, json.dumps(doc).encode("ascii")))
     assert len(problems) == 1 and "y[4, 9]" in problems[0]
 
 

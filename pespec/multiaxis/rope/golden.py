@@ -15,7 +15,6 @@ Annex B per section), as its shortest round-trip decimal and its exact ``float.h
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,27 +23,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.fixture_json import (
-    csv_bytes,
-    dump,
-    exact_floats,
-    grid_sample,
-    hex_rows,
-    load_format,
-    malformed,
-    matching_fixture,
-    matrix,
-    npz_bytes,
-    render_each,
-    render_set,
-)
-from pespec.conformance.fixtures import (
-    FixtureCheck,
-    FixtureError,
-    FixtureFormat,
-    FixtureProgress,
-    bit_differences,
-    register_fixture_format,
+from pespec.conformance.fixture_json import grid_sample
+from pespec.conformance.fixtures import FixtureError
+from pespec.conformance.preset_sets import (
+    PRESET_FIELDS,
+    PresetRows,
+    PresetSetFormat,
+    constant,
+    floats,
+    grid_csv,
+    ints,
 )
 from pespec.multiaxis.rope.presets import PRESETS, Preset, resolve_config
 from pespec.multiaxis.rope.reference import oracle_apply
@@ -52,17 +40,13 @@ from pespec.multiaxis.rope.reference import oracle_apply
 __all__ = [
     "FIXTURE_FORMAT",
     "FORMAT",
+    "GOLDEN",
     "X_FORMULA",
     "MRopeFixture",
     "compute_fixture",
     "file_name",
     "fixture_for",
     "golden_rows",
-    "load_fixtures",
-    "parse_fixture",
-    "render_files",
-    "render_fixture",
-    "verify_fixture",
     "x_rows",
 ]
 
@@ -91,13 +75,9 @@ DEFINITION = (
 
 
 @dataclass(frozen=True)
-class MRopeFixture:
+class MRopeFixture(PresetRows):
     """One set: rows (n,) of the ids, positions (n, k), x and y (n, head_dim)."""
 
-    name: str
-    preset: str
-    data: dict[str, Any]
-    rows: NDArray[np.int64]
     positions: NDArray[np.int64]
     x: NDArray[np.float64]
     y: NDArray[np.float64]
@@ -148,112 +128,57 @@ def compute_fixture(name: str) -> MRopeFixture:
     return MRopeFixture(file_name(name)[:-5], name, data, rows, positions, x, y)
 
 
-def render_fixture(fixture: MRopeFixture) -> bytes:
-    """The set's JSON file, byte-deterministic (fixed key order, one row per line)."""
-    fields = [
-        ("positions", matrix(fixture.positions.tolist())),
-        ("x_formula", dump(X_FORMULA)),
-        ("y", matrix(fixture.y.tolist())),
-        ("y_hex", matrix(hex_rows(fixture.y))),
-    ]
-    return render_set(FORMAT, GENERATOR, DEFINITION, fixture, fields)
-
-
-def render_files(on_progress: FixtureProgress | None = None) -> dict[str, bytes]:
-    """Every preset's set, in memory: {file name: bytes}; ``on_progress(name)`` after each."""
-    return render_each(
-        PRESETS, file_name, lambda n: render_fixture(compute_fixture(n)), on_progress
-    )
-
-
-def _parsed(name: str, doc: Any) -> MRopeFixture:
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise FixtureError(f"{name}: format must be {FORMAT!r}")
-    if doc.get("x_formula") != X_FORMULA:
-        raise FixtureError(f"{name}: x_formula must be {X_FORMULA!r}")
-    rows = np.array(doc["rows"], dtype=np.int64)
-    y = exact_floats(name, doc["y"], doc["y_hex"], "y")
-    positions = np.array(doc["positions"], dtype=np.int64)
-    data = dict(doc["preset_config"])
-    head_dim = int(data["config"]["head_dim"])
-    return MRopeFixture(
-        str(doc["name"]), str(doc["preset"]), data, rows, positions, x_rows(rows, head_dim), y
-    )
-
-
-def parse_fixture(name: str, data: bytes) -> MRopeFixture:
-    """Read one set (``json`` only, never pickle); checks decimals = hex, the shapes, and
-    that the positions are the stated ids' rows."""
-    with malformed(name, "multi-axis rotary fixture"):
-        fixture = _parsed(name, json.loads(data.decode("ascii")))
-        ids = fixture.grid.positions()
-        width, axes = fixture.grid.config.head_dim, fixture.grid.config.axes
+def _built(file: str, parsed: dict[str, Any]) -> MRopeFixture:
+    """The set of the parsed fields (x from :data:`X_FORMULA` at its rows), once its shapes
+    fit its configuration and its positions are the stated ids' rows."""
+    x = x_rows(parsed["rows"], int(parsed["data"]["config"]["head_dim"]))
+    fixture = MRopeFixture(**parsed, x=x)
+    ids = fixture.grid.positions()
+    width, axes = fixture.grid.config.head_dim, fixture.grid.config.axes
     n = fixture.rows.shape[0]
     if fixture.y.shape != (n, width) or fixture.positions.shape != (n, axes):
         raise FixtureError(
-            f"{name}: y {fixture.y.shape} and positions {fixture.positions.shape} do not fit "
+            f"{file}: y {fixture.y.shape} and positions {fixture.positions.shape} do not fit "
             f"{n} rows of head_dim {width} over {axes} axes"
         )
     if n and (fixture.rows.min() < 0 or fixture.rows.max() >= ids.shape[0]):
-        raise FixtureError(f"{name}: rows must be ids rows 0..{ids.shape[0] - 1}")
+        raise FixtureError(f"{file}: rows must be ids rows 0..{ids.shape[0] - 1}")
     if not np.array_equal(ids[fixture.rows], fixture.positions):
-        raise FixtureError(f"{name}: positions are not the ids' rows {fixture.rows.tolist()}")
+        raise FixtureError(f"{file}: positions are not the ids' rows {fixture.rows.tolist()}")
     return fixture
 
 
-def load_fixtures(directory: Path | None = None) -> list[MRopeFixture]:
-    """Every multi-axis rotary set in ``directory`` (default: the shipped ones), sorted by
-    file name; the folder's MANIFEST is verified first."""
-    return load_format(directory, FORMAT, parse_fixture)
+GOLDEN: PresetSetFormat[MRopeFixture] = PresetSetFormat(
+    tag=FORMAT,
+    description="multi-axis rotary sets (SPEC R9.14)",
+    noun="multi-axis rotary fixture",
+    generator=GENERATOR,
+    definition=DEFINITION,
+    fields=(*PRESET_FIELDS, ints("positions"), constant("x_formula", X_FORMULA), floats("y")),
+    presets=PRESETS,
+    file_name=file_name,
+    compute=compute_fixture,
+    build=_built,
+    npz={"rows": "rows", "positions": "positions", "x": "x", "y": "y"},
+    csv=grid_csv("rows", "positions", "y", "y", lambda v: str(int(v))),
+    certify=lambda fixture: oracle_apply(fixture.x, fixture.positions, fixture.grid.config),
+    compared="y",
+    row_word="ids",
+)
+"""The format's declaration: one JSON file per preset, a few ids rows, every value certified."""
+
+FIXTURE_FORMAT = GOLDEN.register()
+"""The handler of ``pespec-multiaxis-rope-golden/1`` files (:mod:`pespec.conformance.fixtures`)."""
 
 
 def fixture_for(chosen: Preset, directory: Path | None = None) -> MRopeFixture | None:
-    """The verified set whose configuration and ids are ``chosen``'s, or None."""
-    return matching_fixture(load_fixtures(directory), chosen.to_dict(), _data, _computed)
-
-
-def _data(fixture: MRopeFixture) -> dict[str, Any]:
-    return fixture.data
+    """The verified set whose configuration and ids are ``chosen``'s (its provenance and its
+    configuration's name aside: neither is computed), or None."""
+    wanted = _computed(chosen.to_dict())
+    return GOLDEN.find(lambda fixture: _computed(fixture.data) == wanted, directory)
 
 
 def _computed(data: dict[str, Any]) -> dict[str, Any]:
-    """The set's data but its provenance and its configuration's name (neither is computed)."""
     kept = {k: v for k, v in data.items() if k != "source"}
     kept["config"] = {k: v for k, v in kept["config"].items() if k != "name"}
     return kept
-
-
-def verify_fixture(fixture: MRopeFixture) -> tuple[int, list[str]]:
-    """Recompute every stored value with the oracle: (how many differ, messages: 5 at most
-    itemised, then a count)."""
-    want = oracle_apply(fixture.x, fixture.positions, fixture.grid.config)
-    return bit_differences(fixture.name, ("y", fixture.y), want, ("ids", fixture.rows))
-
-
-def _npz_bytes(fixture: MRopeFixture) -> bytes:
-    arrays = {"rows": fixture.rows, "positions": fixture.positions, "x": fixture.x, "y": fixture.y}
-    return npz_bytes(arrays, fixture.data)
-
-
-def _csv_bytes(fixture: MRopeFixture) -> bytes:
-    """One line per row: ids row, the k coordinates, then the head_dim values of y (repr)."""
-    return csv_bytes(fixture.rows, fixture.positions, fixture.y, "y", lambda v: str(int(v)))
-
-
-def _verify(fixture: MRopeFixture, file: str, limit: int) -> FixtureCheck:
-    wrong, problems = verify_fixture(fixture)
-    return FixtureCheck(int(fixture.y.size), wrong, tuple(problems[:limit]))
-
-
-FIXTURE_FORMAT = register_fixture_format(
-    FixtureFormat(
-        format=FORMAT,
-        description="multi-axis rotary sets (SPEC R9.14)",
-        parse=parse_fixture,
-        verify=_verify,
-        writers={"npz": _npz_bytes, "csv": _csv_bytes},
-        render=render_files,
-        planned=lambda: len(PRESETS),
-    )
-)
-"""The handler of ``pespec-multiaxis-rope-golden/1`` files (:mod:`pespec.conformance.fixtures`)."""

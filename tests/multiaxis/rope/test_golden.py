@@ -13,13 +13,10 @@ import pytest
 from pespec.conformance.fixtures import FixtureError, fixture_directory
 from pespec.multiaxis.rope.golden import (
     FORMAT,
+    GOLDEN,
     compute_fixture,
     file_name,
     fixture_for,
-    load_fixtures,
-    parse_fixture,
-    render_fixture,
-    verify_fixture,
 )
 from pespec.multiaxis.rope.presets import PRESETS
 from tests.multiaxis.rope import mp
@@ -50,7 +47,7 @@ def _independent(preset: str, row: int, position: list[int]) -> list[float]:
 
 
 def test_every_preset_has_a_shipped_set() -> None:
-    shipped = {f.preset for f in load_fixtures()}
+    shipped = {f.preset for f in GOLDEN.load()}
     assert shipped == set(PRESETS)
 
 
@@ -80,8 +77,8 @@ def test_rows_hold_text_tokens_and_vision_rows() -> None:
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_regenerated_bytes_equal_the_shipped_file(preset: str) -> None:
     shipped = (fixture_directory() / file_name(preset)).read_bytes()
-    assert render_fixture(compute_fixture(preset)) == shipped
-    assert render_fixture(compute_fixture(preset)) == shipped
+    assert GOLDEN.render(compute_fixture(preset)) == shipped
+    assert GOLDEN.render(compute_fixture(preset)) == shipped
 
 
 def test_a_tampered_value_is_named(tmp_path: Path) -> None:
@@ -91,12 +88,12 @@ def test_a_tampered_value_is_named(tmp_path: Path) -> None:
     bad = type(fixture)(
         fixture.name, fixture.preset, fixture.data, fixture.rows, fixture.positions, fixture.x, y
     )
-    wrong, problems = verify_fixture(bad)
+    wrong, problems = GOLDEN.differences(bad)
     assert wrong == 1 and "y[2][5]" in problems[0]
-    text = render_fixture(compute_fixture("qwen2.5-vl-7b")).decode()
+    text = GOLDEN.render(compute_fixture("qwen2.5-vl-7b")).decode()
     text = text.replace('"rows": [0,', '"rows": [1,', 1)
     with pytest.raises(FixtureError, match="positions are not the ids' rows"):
-        parse_fixture("x.json", text.encode())
+        GOLDEN.parse("x.json", text.encode())
 
 
 def test_fixture_for_finds_the_preset_and_not_a_changed_grid() -> None:
