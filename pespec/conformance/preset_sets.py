@@ -20,7 +20,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Literal, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -49,11 +49,11 @@ from pespec.conformance.fixtures import (
 )
 
 __all__ = [
-    "PRESET_FIELDS",
     "Field",
     "PresetRows",
     "PresetSet",
     "PresetSetFormat",
+    "computed",
     "constant",
     "floats",
     "grid_csv",
@@ -71,11 +71,6 @@ class PresetSet(Protocol):
 
     @property
     def preset(self) -> str: ...
-
-
-class _RowedSet(PresetSet, Protocol):
-    @property
-    def rows(self) -> NDArray[np.int64]: ...
 
 
 T = TypeVar("T", bound=PresetSet)
@@ -173,16 +168,20 @@ def constant(key: str, text: str) -> Field:
     return Field(key, "constant", key, text=text)
 
 
-PRESET_FIELDS = (value("preset_config", "data", read=dict), ints("rows"))
-"""The first fields of a set of a preset's rows (:class:`PresetRows`): its configuration
-(attribute ``data``) and the rows of the preset's inputs it holds (attribute ``rows``)."""
+def computed(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A preset's configuration as its set holds it: all but its provenance (``source``,
+    which lives in the preset table: a set holds what is computed)."""
+    return {k: v for k, v in data.items() if k != "source"}
 
 
 @dataclass(frozen=True)
 class PresetRows:
     """A set of some rows of a preset's inputs: its name (the file name without ``.json``),
     its preset, the preset's configuration as computed (``data``) and the rows (n,); a
-    family's set adds its arrays, one row each."""
+    family's set adds its arrays, one row each. :attr:`FIELDS` are the first fields of its
+    files: the configuration (key ``preset_config``) and the rows."""
+
+    FIELDS: ClassVar[tuple[Field, ...]] = (value("preset_config", "data", read=dict), ints("rows"))
 
     name: str
     preset: str
@@ -212,14 +211,15 @@ def grid_csv(
 class PresetSetFormat(Generic[T]):
     """A family's golden format of preset sets, declared (see the module's docstring).
 
-    ``presets``: the names with a set (``file_name(preset)`` each, ``compute(preset)`` its
-    set, whose ``name`` is the file name without ``.json``); ``build(file, parsed)`` makes
-    a set of the parsed fields ({attr: value}, with ``name`` and ``preset``) and checks its
-    shapes (``error`` naming the file otherwise); ``noun`` names a set in the "malformed"
-    message. Verification recomputes ``certify(set)`` and compares it bit for bit with the
-    set's ``compared`` attribute, a row per ``rows`` id of ``row_word`` (or ``verify``, the
-    family's own check, replaces that). ``npz`` maps each export member to an attribute
-    (plus ``config``: the JSON of the field ``config_key``); ``csv`` writes the CSV.
+    ``presets``: the names with a set (file ``prefix`` + ``slug(preset)`` + ``.json`` each,
+    :meth:`file_name`; ``compute(preset)`` its set, named :meth:`set_name`);
+    ``build(file, parsed)`` makes a set of the parsed fields ({attr: value}, with ``name``
+    and ``preset``) and checks its shapes (``error`` naming the file otherwise); ``noun``
+    names a set in the "malformed" message. Verification recomputes ``certify(set)`` and
+    compares it bit for bit with the set's ``compared`` attribute, a row per ``rows`` id of
+    ``row_word`` (or ``verify``, the family's own check, replaces that). ``npz`` maps each
+    export member to an attribute (plus ``config``: the JSON of the field ``config_key``);
+    ``csv`` writes the CSV.
     """
 
     tag: str
@@ -229,11 +229,12 @@ class PresetSetFormat(Generic[T]):
     definition: str
     fields: tuple[Field, ...]
     presets: Mapping[str, Any]
-    file_name: Callable[[str], str]
+    prefix: str
     compute: Callable[[str], T]
     build: Callable[[str, dict[str, Any]], T]
     npz: Mapping[str, str]
     csv: Callable[[T], bytes]
+    slug: Callable[[str], str] = _same
     config_key: str = "preset_config"
     certify: Callable[[T], NDArray[np.float64]] | None = None
     compared: str = "values"
@@ -243,6 +244,8 @@ class PresetSetFormat(Generic[T]):
     handler: FixtureFormat = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if (self.certify is None) == (self.verify is None):
+            raise ValueError(f"{self.tag}: declare one of certify and verify, not both or neither")
         handler = FixtureFormat(
             format=self.tag,
             description=self.description,
@@ -253,6 +256,14 @@ class PresetSetFormat(Generic[T]):
             planned=lambda: len(self.presets),
         )
         object.__setattr__(self, "handler", handler)
+
+    def file_name(self, preset: str) -> str:
+        """The file name of ``preset``'s set: ``prefix``, ``slug(preset)``, ``.json``."""
+        return f"{self.set_name(preset)}.json"
+
+    def set_name(self, preset: str) -> str:
+        """The name of ``preset``'s set (its file name without ``.json``)."""
+        return f"{self.prefix}{self.slug(preset)}"
 
     def register(self) -> FixtureFormat:
         """Register the format's handler (:mod:`pespec.conformance.fixtures`); returns it."""
@@ -307,12 +318,24 @@ class PresetSetFormat(Generic[T]):
         """The first verified set of ``directory`` for which ``matches`` holds, or None."""
         return next((f for f in self.load(directory) if matches(f)), None)
 
+    def matching(
+        self,
+        data: Mapping[str, Any],
+        directory: Path | None = None,
+        key: Callable[[Mapping[str, Any]], dict[str, Any]] = computed,
+    ) -> T | None:
+        """The verified set whose ``data`` (a :class:`PresetRows`'), seen through ``key``, is
+        ``data``'s (a preset's configuration), or None."""
+        wanted = key(data)
+        return self.find(lambda fixture: key(cast(PresetRows, fixture).data) == wanted, directory)
+
     def differences(self, fixture: T) -> tuple[int, list[str]]:
         """Recompute the set's ``compared`` values with ``certify``: (how many differ,
         messages: 5 at most itemised, then a count)."""
-        assert self.certify is not None, f"{self.tag}: no certify declared"
+        if self.certify is None:
+            raise ValueError(f"{self.tag}: its sets are checked by its own verify")
         stored = (self.compared, getattr(fixture, self.compared))
-        rows = (self.row_word, cast(_RowedSet, fixture).rows)
+        rows = (self.row_word, cast(PresetRows, fixture).rows)
         return bit_differences(fixture.name, stored, self.certify(fixture), rows)
 
     def _check(self, fixture: T, file: str, limit: int) -> FixtureCheck:

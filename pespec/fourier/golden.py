@@ -19,13 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.fixtures import FixtureError
-from pespec.conformance.preset_sets import (
-    PRESET_FIELDS,
-    PresetRows,
-    PresetSetFormat,
-    floats,
-    grid_csv,
-)
+from pespec.conformance.preset_sets import PresetRows, PresetSetFormat, computed, floats, grid_csv
 from pespec.fourier.convention import FourierConvention
 from pespec.fourier.inputs import suite_inputs
 from pespec.fourier.oracle import oracle_encode
@@ -38,25 +32,11 @@ __all__ = [
     "GOLDEN_ROWS",
     "FourierFixture",
     "compute_fixture",
-    "file_name",
     "fixture_for",
 ]
 
 FORMAT = "pespec-fourier-golden/1"
 GOLDEN_ROWS = 8
-
-GENERATOR = {
-    "name": "pespec.fourier.oracle",
-    "method": "angles in MPFR (gmpy2) from the exact inputs, Ziv loop until each value's error "
-    "interval rounds to one float64 (round to nearest, ties to even); exact zeros decided in "
-    "rational arithmetic",
-}
-
-DEFINITION = (
-    "SPEC 10.1: values[r][c] is column c of the Fourier-feature encoding of x = positions[r] "
-    "under preset_config: sin or cos of a_j = c*s*sum_i W_ji*x_i, or a raw coordinate x_i; "
-    "every value correctly rounded (round half to even) from the exact real value"
-)
 
 
 @dataclass(frozen=True)
@@ -72,23 +52,14 @@ class FourierFixture(PresetRows):
         return convention_from(dict(self.data))
 
 
-def file_name(preset: str) -> str:
-    """``fourier-<preset>.json``."""
-    return f"fourier-{preset}.json"
-
-
-def _data(conv: FourierConvention) -> dict[str, Any]:
-    data = conv.to_dict()
-    data.pop("source")  # provenance lives in the preset table; the set holds what is computed
-    return data
-
-
 def compute_fixture(name: str) -> FourierFixture:
     """Evaluate preset ``name``'s set with the certified oracle."""
     conv = PRESETS[name]
     x = suite_inputs(conv, GOLDEN_ROWS)
     rows = np.arange(GOLDEN_ROWS, dtype=np.int64)
-    return FourierFixture(file_name(name)[:-5], name, _data(conv), rows, x, oracle_encode(x, conv))
+    return FourierFixture(
+        GOLDEN.set_name(name), name, computed(conv.to_dict()), rows, x, oracle_encode(x, conv)
+    )
 
 
 def _built(file: str, parsed: dict[str, Any]) -> FourierFixture:
@@ -111,11 +82,20 @@ GOLDEN: PresetSetFormat[FourierFixture] = PresetSetFormat(
     tag=FORMAT,
     description="Fourier-feature sets (SPEC §10.8)",
     noun="fourier fixture",
-    generator=GENERATOR,
-    definition=DEFINITION,
-    fields=(*PRESET_FIELDS, floats("positions", "x"), floats("values")),
+    generator={
+        "name": "pespec.fourier.oracle",
+        "method": "angles in MPFR (gmpy2) from the exact inputs, Ziv loop until each value's error "
+        "interval rounds to one float64 (round to nearest, ties to even); exact zeros decided in "
+        "rational arithmetic",
+    },
+    definition=(
+        "SPEC 10.1: values[r][c] is column c of the Fourier-feature encoding of x = positions[r] "
+        "under preset_config: sin or cos of a_j = c*s*sum_i W_ji*x_i, or a raw coordinate x_i; "
+        "every value correctly rounded (round half to even) from the exact real value"
+    ),
+    fields=(*PresetRows.FIELDS, floats("positions", "x"), floats("values")),
     presets=PRESETS,
-    file_name=file_name,
+    prefix="fourier-",
     compute=compute_fixture,
     build=_built,
     npz={"rows": "rows", "positions": "x", "values": "values"},

@@ -37,7 +37,6 @@ __all__ = [
     "RopeFixture",
     "RopeFixtureError",
     "compute_rope_fixture",
-    "file_name",
     "fixture_config_dict",
     "fixture_for",
     "fixture_label",
@@ -110,11 +109,10 @@ def fixture_label(preset: str) -> str:
     return _FIXTURE_LABELS.get(preset, preset)
 
 
-def file_name(preset: str) -> str:
-    """``rope-<slug>.json``: the fixture label in lower case, runs of other characters → '-'."""
+def _slug(preset: str) -> str:
+    """The fixture label in lower case, runs of characters other than a-z0-9 → '-'."""
     label = fixture_label(PRESET_ALIASES.get(preset, preset))
-    slug = re.sub(r"[^a-z0-9]+", "-", label.lower().replace("ℓ", "l")).strip("-")
-    return f"{PREFIX}{slug}.json"
+    return re.sub(r"[^a-z0-9]+", "-", label.lower().replace("ℓ", "l")).strip("-")
 
 
 def x_vectors(n: int, head_dim: int, start: int = 0) -> NDArray[np.float64]:
@@ -165,7 +163,7 @@ def compute_rope_fixture(preset: str) -> RopeFixture:
     x = x_vectors(positions.shape[0], config.head_dim)
     y = oracle.rotate(x, positions.tolist(), config)
     return RopeFixture(
-        file_name(preset)[:-5],
+        GOLDEN.set_name(preset),
         fixture_label(preset),
         config,
         omega,
@@ -310,7 +308,8 @@ GOLDEN: PresetSetFormat[RopeFixture] = PresetSetFormat(
         floats("y"),
     ),
     presets=PRESETS,
-    file_name=file_name,
+    prefix=PREFIX,
+    slug=_slug,
     compute=compute_rope_fixture,
     build=_built,
     npz={k: k for k in ("omega", "omega_lo", "attention", "positions", "cos", "sin", "x", "y")},

@@ -22,9 +22,9 @@ from numpy.typing import NDArray
 from pespec._version import SPEC_VERSION
 from pespec.conformance.fixtures import FixtureCheck, FixtureError, with_manifest
 from pespec.conformance.preset_sets import (
-    PRESET_FIELDS,
     PresetRows,
     PresetSetFormat,
+    computed,
     constant,
     floats,
     grid_csv,
@@ -70,9 +70,9 @@ GRID: PresetSetFormat[Grid] = PresetSetFormat(
     noun="toy set",
     generator={"name": "toy"},
     definition="values[r] = f(positions[r])",
-    fields=(*PRESET_FIELDS, floats("positions"), floats("values")),
+    fields=(*PresetRows.FIELDS, floats("positions"), floats("values")),
     presets={"a": None},
-    file_name=lambda preset: f"toy-{preset}.json",
+    prefix="toy-",
     compute=lambda preset: GRID_SET,
     build=_grid_built,
     npz={"rows": "rows", "positions": "positions", "values": "values"},
@@ -103,6 +103,11 @@ GRID_TEXT = (
 def test_a_grid_set_renders_to_the_stated_bytes() -> None:
     assert GRID.render(GRID_SET) == GRID_TEXT.encode("ascii")
     assert GRID.render_files() == {"toy-a.json": GRID_TEXT.encode("ascii")}
+
+
+def test_file_and_set_names_are_prefix_and_slug() -> None:
+    assert (GRID.file_name("a"), GRID.set_name("a")) == ("toy-a.json", "toy-a")
+    assert (VECTOR.file_name("b"), VECTOR.set_name("b")) == ("vec-B.json", "vec-B")
 
 
 def test_a_grid_set_reads_back_bit_for_bit() -> None:
@@ -169,6 +174,23 @@ def test_the_handler_joins_the_declaration() -> None:
     assert handler.render(None) == {"toy-a.json": GRID_TEXT.encode("ascii")}
     csv_text = "row,axis0,c0,c1\n0,0.5,0.1,3.0\n3,1.25,-2.0,0.0\n"
     assert handler.writers["csv"](GRID_SET) == csv_text.encode("ascii")
+
+
+def test_matching_compares_the_computed_configuration(tmp_path: Path) -> None:
+    assert computed({"d": 2, "source": "a paper"}) == {"d": 2}
+    for name, data in with_manifest({"toy-a.json": GRID_TEXT.encode("ascii")}).items():
+        (tmp_path / name).write_bytes(data)
+    found = GRID.matching({"d": 2, "source": "elsewhere"}, tmp_path)
+    assert found is not None and found.name == "toy-a"
+    assert GRID.matching({"d": 3}, tmp_path) is None
+    assert GRID.matching({"d": 3}, tmp_path, key=lambda data: {}) is not None
+
+
+def test_a_declaration_needs_exactly_one_verification() -> None:
+    with pytest.raises(ValueError, match="toy-golden/1: declare one of certify and verify"):
+        replace(GRID, verify=_vector_check)
+    with pytest.raises(ValueError, match="its sets are checked by its own verify"):
+        VECTOR.differences(VECTOR_SET)
 
 
 def test_the_npz_export_holds_the_declared_members_and_config(tmp_path: Path) -> None:
@@ -241,7 +263,8 @@ VECTOR: PresetSetFormat[Vector] = PresetSetFormat(
         constant("x_formula", "x = r"),
     ),
     presets={"b": None},
-    file_name=lambda preset: f"vec-{preset}.json",
+    prefix="vec-",
+    slug=lambda preset: preset.upper(),
     compute=lambda preset: VECTOR_SET,
     build=lambda file, parsed: Vector(**parsed),
     npz={"omega": "omega", "attention": "attention"},

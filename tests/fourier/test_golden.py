@@ -53,7 +53,7 @@ def test_the_golden_stage_passes_the_code_and_fails_a_wrong_value() -> None:
 def test_a_changed_file_is_caught(tmp_path: Path) -> None:
     copy = tmp_path / "golden"
     shutil.copytree(fixture_directory(), copy)
-    path = copy / golden.file_name("nerf")
+    path = copy / golden.GOLDEN.file_name("nerf")
     path.write_bytes(path.read_bytes().replace(b"-1.0,-1.0,-1.0", b"-1.0,-1.0,-0.5", 1))
     with pytest.raises(FixtureError, match=r"fourier-nerf\.json"):
         golden.GOLDEN.load(copy)

@@ -17,7 +17,6 @@ from pespec.rope.golden import (
     CONTEXT_LENGTHS,
     GOLDEN,
     RopeFixtureError,
-    file_name,
     verify_rope_fixture,
     x_vectors,
 )
@@ -25,7 +24,7 @@ from pespec.rope.golden import (
 
 def test_rotary_sets_regenerate_byte_identically_and_are_in_the_manifest() -> None:
     files = GOLDEN.render_files()
-    assert sorted(files) == sorted(file_name(p) for p in PRESETS)
+    assert sorted(files) == sorted(GOLDEN.file_name(p) for p in PRESETS)
     manifest = read_manifest(fixture_directory())
     for name, data in files.items():
         assert (fixture_directory() / name).read_bytes() == data, name
@@ -72,7 +71,7 @@ def _shipped(name: str) -> bytes:
 
 
 def test_decimal_differing_from_hex_is_rejected() -> None:
-    name = file_name("Llama-2-7B")
+    name = GOLDEN.file_name("Llama-2-7B")
     doc = json.loads(_shipped(name))
     doc["cos"][3][5] = float(np.nextafter(doc["cos"][3][5], 2.0))
     with pytest.raises(RopeFixtureError, match="cos decimals differ from cos_hex"):
@@ -84,7 +83,7 @@ def test_decimal_differing_from_hex_is_rejected() -> None:
 
 
 def test_verify_reports_a_wrong_rotated_value() -> None:
-    name = file_name("DeepSeek-V3")
+    name = GOLDEN.file_name("DeepSeek-V3")
     doc = json.loads(_shipped(name))
     wrong = float(np.nextafter(doc["y"][4][9], 10.0))
     doc["y"][4][9], doc["y_hex"][4][9] = wrong, wrong.hex()
@@ -98,7 +97,7 @@ def test_cli_verify_fails_on_a_tampered_rotary_file(
 ) -> None:
     copy = tmp_path / "golden"
     shutil.copytree(fixture_directory(), copy)
-    name = file_name("Qwen2.5-7B-Instruct")
+    name = GOLDEN.file_name("Qwen2.5-7B-Instruct")
     doc = json.loads((copy / name).read_bytes())
     wrong = float(np.nextafter(doc["sin"][2][1], 10.0))
     doc["sin"][2][1], doc["sin_hex"][2][1] = wrong, wrong.hex()

@@ -16,6 +16,7 @@ Annex B per section), as its shortest round-trip decimal and its exact ``float.h
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,9 +27,9 @@ from numpy.typing import NDArray
 from pespec.conformance.fixture_json import grid_sample
 from pespec.conformance.fixtures import FixtureError
 from pespec.conformance.preset_sets import (
-    PRESET_FIELDS,
     PresetRows,
     PresetSetFormat,
+    computed,
     constant,
     floats,
     grid_csv,
@@ -44,7 +45,6 @@ __all__ = [
     "X_FORMULA",
     "MRopeFixture",
     "compute_fixture",
-    "file_name",
     "fixture_for",
     "golden_rows",
     "x_rows",
@@ -59,19 +59,6 @@ X_FORMULA = (
 )
 """The input of row r of the ids: a multiple of 1/64 in [−2, 1.984375] (exact in float64;
 the formula of the rotary sets, :data:`pespec.rope.golden.X_FORMULA`, at the row's index)."""
-
-GENERATOR = {
-    "name": "pespec.rope.oracle",
-    "method": "section by section: the 1-D rotary oracle (schedule in outward-rounded "
-    "interval arithmetic, angles and rotation in MPFR with rigorous error bounds; Ziv loop "
-    "until the error interval rounds to one float64, round to nearest, ties to even)",
-}
-
-DEFINITION = (
-    "SPEC 9.7: y[r] is x[r] (x_formula at ids row rows[r]) with each slot's pair replaced by "
-    "its section's 1-D rotation (SPEC 8.1) at that section's axis coordinate of positions[r]; "
-    "every value correctly rounded (round half to even) from the exact real value"
-)
 
 
 @dataclass(frozen=True)
@@ -88,9 +75,9 @@ class MRopeFixture(PresetRows):
         return resolve_config(dict(self.data))
 
 
-def file_name(preset: str) -> str:
-    """``multiaxis-rope-<slug>.json`` (runs of characters other than a-z0-9 → '-')."""
-    return "multiaxis-rope-" + re.sub(r"[^a-z0-9]+", "-", preset.lower()).strip("-") + ".json"
+def _slug(preset: str) -> str:
+    """Runs of characters other than a-z0-9 of the lower-cased name → '-'."""
+    return re.sub(r"[^a-z0-9]+", "-", preset.lower()).strip("-")
 
 
 def x_rows(rows: NDArray[np.int64], head_dim: int) -> NDArray[np.float64]:
@@ -122,10 +109,9 @@ def compute_fixture(name: str) -> MRopeFixture:
     rows = golden_rows(chosen)
     positions = np.asarray(chosen.positions()[rows], dtype=np.int64)
     x = x_rows(rows, chosen.config.head_dim)
-    data = chosen.to_dict()
-    data.pop("source")  # provenance lives in the preset table; the set holds what is computed
+    data = computed(chosen.to_dict())
     y = oracle_apply(x, positions, chosen.config)
-    return MRopeFixture(file_name(name)[:-5], name, data, rows, positions, x, y)
+    return MRopeFixture(GOLDEN.set_name(name), name, data, rows, positions, x, y)
 
 
 def _built(file: str, parsed: dict[str, Any]) -> MRopeFixture:
@@ -152,11 +138,21 @@ GOLDEN: PresetSetFormat[MRopeFixture] = PresetSetFormat(
     tag=FORMAT,
     description="multi-axis rotary sets (SPEC R9.14)",
     noun="multi-axis rotary fixture",
-    generator=GENERATOR,
-    definition=DEFINITION,
-    fields=(*PRESET_FIELDS, ints("positions"), constant("x_formula", X_FORMULA), floats("y")),
+    generator={
+        "name": "pespec.rope.oracle",
+        "method": "section by section: the 1-D rotary oracle (schedule in outward-rounded "
+        "interval arithmetic, angles and rotation in MPFR with rigorous error bounds; Ziv loop "
+        "until the error interval rounds to one float64, round to nearest, ties to even)",
+    },
+    definition=(
+        "SPEC 9.7: y[r] is x[r] (x_formula at ids row rows[r]) with each slot's pair replaced by "
+        "its section's 1-D rotation (SPEC 8.1) at that section's axis coordinate of positions[r]; "
+        "every value correctly rounded (round half to even) from the exact real value"
+    ),
+    fields=(*PresetRows.FIELDS, ints("positions"), constant("x_formula", X_FORMULA), floats("y")),
     presets=PRESETS,
-    file_name=file_name,
+    prefix="multiaxis-rope-",
+    slug=_slug,
     compute=compute_fixture,
     build=_built,
     npz={"rows": "rows", "positions": "positions", "x": "x", "y": "y"},
@@ -174,11 +170,10 @@ FIXTURE_FORMAT = GOLDEN.register()
 def fixture_for(chosen: Preset, directory: Path | None = None) -> MRopeFixture | None:
     """The verified set whose configuration and ids are ``chosen``'s (its provenance and its
     configuration's name aside: neither is computed), or None."""
-    wanted = _computed(chosen.to_dict())
-    return GOLDEN.find(lambda fixture: _computed(fixture.data) == wanted, directory)
+    return GOLDEN.matching(chosen.to_dict(), directory, _computed)
 
 
-def _computed(data: dict[str, Any]) -> dict[str, Any]:
-    kept = {k: v for k, v in data.items() if k != "source"}
+def _computed(data: Mapping[str, Any]) -> dict[str, Any]:
+    kept = computed(data)
     kept["config"] = {k: v for k, v in kept["config"].items() if k != "name"}
     return kept

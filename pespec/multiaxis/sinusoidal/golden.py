@@ -22,13 +22,7 @@ from numpy.typing import NDArray
 
 from pespec.conformance.fixture_json import grid_sample
 from pespec.conformance.fixtures import FixtureError
-from pespec.conformance.preset_sets import (
-    PRESET_FIELDS,
-    PresetRows,
-    PresetSetFormat,
-    floats,
-    grid_csv,
-)
+from pespec.conformance.preset_sets import PresetRows, PresetSetFormat, computed, floats, grid_csv
 from pespec.multiaxis.sinusoidal.presets import PRESETS, Preset
 from pespec.multiaxis.sinusoidal.reference import oracle_encode
 from pespec.sinusoidal.golden import ORACLE_PROVENANCE
@@ -39,26 +33,12 @@ __all__ = [
     "GOLDEN",
     "MultiAxisFixture",
     "compute_fixture",
-    "file_name",
     "fixture_for",
     "golden_rows",
 ]
 
 FORMAT = "pespec-multiaxis-golden/1"
 """Identifier of the multi-axis fixture format (SPEC §9.4)."""
-
-GENERATOR = {
-    "name": ORACLE_PROVENANCE,
-    "method": "section by section: the 1-D certified oracle (MPFR via gmpy2, Ziv loop until "
-    "the error interval rounds to one float64, round to nearest, ties to even)",
-}
-
-DEFINITION = (
-    "SPEC 9.1/9.2: values[r][c] is column c of the multi-axis encoding at grid row rows[r] "
-    "(positions[r], one coordinate per axis): the 1-D sinusoidal encoding (SPEC 1) of the "
-    "section owning column c at that section's axis coordinate; every value correctly "
-    "rounded (round half to even) from the exact real value"
-)
 
 
 @dataclass(frozen=True)
@@ -76,11 +56,6 @@ class MultiAxisFixture(PresetRows):
         return resolve_config(dict(self.data))
 
 
-def file_name(preset: str) -> str:
-    """``multiaxis-<preset>.json``."""
-    return f"multiaxis-{preset}.json"
-
-
 def golden_rows(sizes: tuple[int, ...]) -> NDArray[np.int64]:
     """The grid rows of a set, sorted: the origin, one step along each axis, each axis at its
     last coordinate (others 0), the centre and the last row (row-major, last axis fastest)."""
@@ -93,9 +68,8 @@ def compute_fixture(name: str) -> MultiAxisFixture:
     rows = golden_rows(chosen.sizes)
     positions = np.asarray(chosen.positions()[rows], dtype=np.float64)
     values = oracle_encode(positions, chosen.config)
-    data = chosen.to_dict()
-    data.pop("source")  # provenance lives in the preset table; the set holds what is computed
-    return MultiAxisFixture(file_name(name)[:-5], name, data, rows, positions, values)
+    data = computed(chosen.to_dict())
+    return MultiAxisFixture(GOLDEN.set_name(name), name, data, rows, positions, values)
 
 
 def _built(file: str, parsed: dict[str, Any]) -> MultiAxisFixture:
@@ -119,11 +93,20 @@ GOLDEN: PresetSetFormat[MultiAxisFixture] = PresetSetFormat(
     tag=FORMAT,
     description="multi-axis sin-cos sets (SPEC §9.4)",
     noun="multi-axis fixture",
-    generator=GENERATOR,
-    definition=DEFINITION,
-    fields=(*PRESET_FIELDS, floats("positions"), floats("values")),
+    generator={
+        "name": ORACLE_PROVENANCE,
+        "method": "section by section: the 1-D certified oracle (MPFR via gmpy2, Ziv loop until "
+        "the error interval rounds to one float64, round to nearest, ties to even)",
+    },
+    definition=(
+        "SPEC 9.1/9.2: values[r][c] is column c of the multi-axis encoding at grid row rows[r] "
+        "(positions[r], one coordinate per axis): the 1-D sinusoidal encoding (SPEC 1) of the "
+        "section owning column c at that section's axis coordinate; every value correctly "
+        "rounded (round half to even) from the exact real value"
+    ),
+    fields=(*PresetRows.FIELDS, floats("positions"), floats("values")),
     presets=PRESETS,
-    file_name=file_name,
+    prefix="multiaxis-",
     compute=compute_fixture,
     build=_built,
     npz={"rows": "rows", "positions": "positions", "values": "values"},
@@ -140,9 +123,4 @@ FIXTURE_FORMAT = GOLDEN.register()
 def fixture_for(chosen: Preset, directory: Path | None = None) -> MultiAxisFixture | None:
     """The verified set whose configuration and grid are ``chosen``'s (provenance aside, which
     lives in the preset table), or None."""
-    wanted = _computed(chosen.to_dict())
-    return GOLDEN.find(lambda fixture: _computed(fixture.data) == wanted, directory)
-
-
-def _computed(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if k != "source"}
+    return GOLDEN.matching(chosen.to_dict(), directory)

@@ -15,7 +15,6 @@ from pespec.multiaxis.rope.golden import (
     FORMAT,
     GOLDEN,
     compute_fixture,
-    file_name,
     fixture_for,
 )
 from pespec.multiaxis.rope.presets import PRESETS
@@ -53,7 +52,7 @@ def test_every_preset_has_a_shipped_set() -> None:
 
 @pytest.mark.parametrize("preset", sorted(QWEN) + sorted(PER_AXIS))
 def test_every_stored_value_equals_the_mpmath_transcription(preset: str) -> None:
-    data = json.loads((fixture_directory() / file_name(preset)).read_text())
+    data = json.loads((fixture_directory() / GOLDEN.file_name(preset)).read_text())
     assert data["format"] == FORMAT
     for row, position, y_hex in zip(data["rows"], data["positions"], data["y_hex"], strict=True):
         want = _independent(preset, row, position)
@@ -64,19 +63,19 @@ def test_every_stored_value_equals_the_mpmath_transcription(preset: str) -> None
 def test_rows_hold_text_tokens_and_vision_rows() -> None:
     """Qwen-VL: 16 text ids before (0 and 15: t = h = w), the block's origin (16, 16, 16),
     one step per axis, its last row (16 + 15, 16 + 31, 16 + 31), text after from 48."""
-    data = json.loads((fixture_directory() / file_name("qwen2.5-vl-7b")).read_text())
+    data = json.loads((fixture_directory() / GOLDEN.file_name("qwen2.5-vl-7b")).read_text())
     positions = [tuple(p) for p in data["positions"]]
     for point in [(0, 0, 0), (15, 15, 15), (16, 16, 16), (17, 16, 16), (16, 17, 16)]:
         assert point in positions
     assert (16, 16, 17) in positions and (31, 47, 47) in positions
     assert (48, 48, 48) in positions and (63, 63, 63) in positions
-    flux = json.loads((fixture_directory() / file_name("flux.1")).read_text())
+    flux = json.loads((fixture_directory() / GOLDEN.file_name("flux.1")).read_text())
     assert [0, 0, 0] in flux["positions"] and [0, 63, 63] in flux["positions"]
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_regenerated_bytes_equal_the_shipped_file(preset: str) -> None:
-    shipped = (fixture_directory() / file_name(preset)).read_bytes()
+    shipped = (fixture_directory() / GOLDEN.file_name(preset)).read_bytes()
     assert GOLDEN.render(compute_fixture(preset)) == shipped
     assert GOLDEN.render(compute_fixture(preset)) == shipped
 
