@@ -80,6 +80,10 @@ def test_decimal_differing_from_hex_is_rejected() -> None:
         GOLDEN.parse(name, json.dumps({**doc, "format": "pespec-golden/1"}).encode())
     with pytest.raises(RopeFixtureError, match="malformed"):
         GOLDEN.parse(name, b"{")
+    # x is rebuilt from the stated formula: a file stating another is malformed
+    other = {**json.loads(_shipped(name)), "x_formula": "x[r][k] = 0"}
+    with pytest.raises(RopeFixtureError, match="x_formula must be"):
+        GOLDEN.parse(name, json.dumps(other).encode("ascii"))
 
 
 def test_verify_reports_a_wrong_rotated_value() -> None:
