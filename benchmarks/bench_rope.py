@@ -139,7 +139,7 @@ def test_rotary_fixture_verification_time(benchmark: Any) -> None:
     """Seconds to verify every rotary golden set against the oracle, caches cleared first
     (the oracle's interval runs and certified frequencies are computed again)."""
     from pespec.conformance.fixtures import fixture_directory
-    from pespec.rope.golden import parse_rope_fixture, verify_rope_fixture
+    from pespec.rope.golden import GOLDEN, verify_rope_fixture
 
     paths = sorted(fixture_directory().glob("rope-*.json"))
 
@@ -148,7 +148,7 @@ def test_rotary_fixture_verification_time(benchmark: Any) -> None:
             cache.cache_clear()
         problems = 0
         for path in paths:
-            problems += len(verify_rope_fixture(parse_rope_fixture(path.name, path.read_bytes())))
+            problems += len(verify_rope_fixture(GOLDEN.parse(path.name, path.read_bytes())))
         return problems
 
     assert benchmark.pedantic(run, rounds=3, iterations=1) == 0

@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,16 +21,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec._version import SPEC_VERSION
-from pespec.conformance.fixtures import (
-    FixtureCheck,
-    FixtureError,
-    FixtureFormat,
-    FixtureProgress,
-    files_of_format,
-    register_fixture_format,
-    verified_directory,
-)
+from pespec.conformance.fixtures import FixtureCheck, FixtureError
+from pespec.conformance.preset_sets import PresetSetFormat, constant, floats, hexes, value
 from pespec.rope import oracle
 from pespec.rope.config import RopeConfig
 from pespec.rope.presets import PRESET_ALIASES, PRESETS
@@ -40,23 +31,18 @@ __all__ = [
     "CONTEXT_LENGTHS",
     "FIXTURE_FORMAT",
     "FORMAT",
+    "GOLDEN",
     "PREFIX",
     "X_FORMULA",
     "RopeFixture",
     "RopeFixtureError",
     "compute_rope_fixture",
-    "export_rope_fixtures",
-    "file_name",
     "fixture_config_dict",
     "fixture_for",
     "fixture_label",
     "fixture_positions",
-    "load_rope_fixtures",
-    "parse_rope_fixture",
     "positions_for_length",
     "relaid",
-    "render_rope_files",
-    "render_rope_fixture",
     "verify_rope_fixture",
     "x_vectors",
 ]
@@ -123,11 +109,10 @@ def fixture_label(preset: str) -> str:
     return _FIXTURE_LABELS.get(preset, preset)
 
 
-def file_name(preset: str) -> str:
-    """``rope-<slug>.json``: the fixture label in lower case, runs of other characters → '-'."""
+def _slug(preset: str) -> str:
+    """The fixture label in lower case, runs of characters other than a-z0-9 → '-'."""
     label = fixture_label(PRESET_ALIASES.get(preset, preset))
-    slug = re.sub(r"[^a-z0-9]+", "-", label.lower().replace("ℓ", "l")).strip("-")
-    return f"{PREFIX}{slug}.json"
+    return re.sub(r"[^a-z0-9]+", "-", label.lower().replace("ℓ", "l")).strip("-")
 
 
 def x_vectors(n: int, head_dim: int, start: int = 0) -> NDArray[np.float64]:
@@ -178,7 +163,7 @@ def compute_rope_fixture(preset: str) -> RopeFixture:
     x = x_vectors(positions.shape[0], config.head_dim)
     y = oracle.rotate(x, positions.tolist(), config)
     return RopeFixture(
-        file_name(preset)[:-5],
+        GOLDEN.set_name(preset),
         fixture_label(preset),
         config,
         omega,
@@ -200,104 +185,16 @@ def fixture_config_dict(config: RopeConfig) -> dict[str, Any]:
     return data
 
 
-def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=True, separators=(", ", ": "), allow_nan=False)
-
-
-def _matrix(rows: list[list[Any]]) -> str:
-    lines = ["  " + json.dumps(row, separators=(",", ":"), allow_nan=False) for row in rows]
-    return "[\n" + ",\n".join(lines) + "\n ]"
-
-
-def _hex_rows(array: NDArray[np.float64]) -> list[list[str]]:
-    return [[float(v).hex() for v in row] for row in array.tolist()]
-
-
-def render_rope_fixture(fixture: RopeFixture) -> bytes:
-    """The set's JSON file, byte-deterministic (fixed key order, one row per line)."""
-    config = fixture_config_dict(fixture.config)
-    fields: list[tuple[str, str]] = [
-        ("format", _dump(FORMAT)),
-        ("spec_version", _dump(SPEC_VERSION)),
-        ("generator", _dump(GENERATOR)),
-        ("name", _dump(fixture.name)),
-        ("preset", _dump(fixture.preset)),
-        ("definition", _dump(DEFINITION)),
-        ("config", _dump(config)),
-        ("omega", _dump(fixture.omega.tolist())),
-        ("omega_hex", _dump([float(v).hex() for v in fixture.omega.tolist()])),
-        ("omega_lo_hex", _dump([float(v).hex() for v in fixture.omega_lo.tolist()])),
-        ("attention", _dump(fixture.attention)),
-        ("attention_hex", _dump(float(fixture.attention).hex())),
-        ("positions", _dump(fixture.positions.tolist())),
-        ("positions_hex", _dump([float(p).hex() for p in fixture.positions.tolist()])),
-        ("cos", _matrix(fixture.cos.tolist())),
-        ("cos_hex", _matrix(_hex_rows(fixture.cos))),
-        ("sin", _matrix(fixture.sin.tolist())),
-        ("sin_hex", _matrix(_hex_rows(fixture.sin))),
-        ("x_formula", _dump(X_FORMULA)),
-        ("y", _matrix(fixture.y.tolist())),
-        ("y_hex", _matrix(_hex_rows(fixture.y))),
-    ]
-    body = ",\n".join(f" {json.dumps(key)}: {text}" for key, text in fields)
-    return ("{\n" + body + "\n}\n").encode("ascii")
-
-
-def render_rope_files(on_progress: FixtureProgress | None = None) -> dict[str, bytes]:
-    """Every rotary set, in memory: {file name: bytes}; ``on_progress(name)`` after each."""
-    files = {}
-    for preset in PRESETS:
-        files[file_name(preset)] = render_rope_fixture(compute_rope_fixture(preset))
-        if on_progress is not None:
-            on_progress(file_name(preset)[:-5])
-    return files
-
-
 class RopeFixtureError(FixtureError):
     """A rotary fixture file is malformed (the message names the file)."""
 
 
-def _floats(name: str, decimals: Any, hexes: Any, what: str) -> NDArray[np.float64]:
-    """The hex values as float64, checked equal to the decimals bit for bit."""
-    exact = np.array(
-        [[float.fromhex(h) for h in row] for row in hexes]
-        if hexes and isinstance(hexes[0], list)
-        else [float.fromhex(h) for h in hexes],
-        dtype=np.float64,
-    )
-    if np.array(decimals, dtype=np.float64).tobytes() != exact.tobytes():
-        raise RopeFixtureError(f"{name}: {what} decimals differ from {what}_hex")
-    return exact
-
-
-def parse_rope_fixture(name: str, data: bytes) -> RopeFixture:
-    """Read one rotary fixture file (``json`` only, never pickle); checks decimals = hex."""
-    try:
-        doc = json.loads(data.decode("ascii"))
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-            raise RopeFixtureError(f"{name}: format must be {FORMAT!r}")
-        config = RopeConfig.from_dict(doc["config"])
-        positions = _floats(name, doc["positions"], doc["positions_hex"], "positions")
-        x = x_vectors(positions.shape[0], config.head_dim)
-        fixture = RopeFixture(
-            doc["name"],
-            doc["preset"],
-            config,
-            _floats(name, doc["omega"], doc["omega_hex"], "omega"),
-            np.array([float.fromhex(h) for h in doc["omega_lo_hex"]], dtype=np.float64),
-            float(_floats(name, [doc["attention"]], [doc["attention_hex"]], "attention")[0]),
-            positions,
-            _floats(name, doc["cos"], doc["cos_hex"], "cos"),
-            _floats(name, doc["sin"], doc["sin_hex"], "sin"),
-            x,
-            _floats(name, doc["y"], doc["y_hex"], "y"),
-        )
-    except RopeFixtureError:
-        raise
-    except (KeyError, TypeError, ValueError, UnicodeDecodeError) as exc:
-        raise RopeFixtureError(
-            f"{name}: malformed rotary fixture ({type(exc).__name__}: {exc})"
-        ) from None
+def _built(file: str, parsed: dict[str, Any]) -> RopeFixture:
+    """The set of the parsed fields (x from :data:`X_FORMULA`), once every array's shape fits
+    its configuration and positions."""
+    config, positions = parsed["config"], parsed["positions"]
+    x = x_vectors(positions.shape[0], config.head_dim)
+    fixture = RopeFixture(**parsed, x=x)
     half, n = config.d_r // 2, positions.shape[0]
     shapes = {
         "omega": (fixture.omega.shape, (half,)),
@@ -307,20 +204,8 @@ def parse_rope_fixture(name: str, data: bytes) -> RopeFixture:
     }
     for what, (got, want) in shapes.items():
         if got != want:
-            raise RopeFixtureError(f"{name}: {what} has shape {got}, expected {want}")
+            raise RopeFixtureError(f"{file}: {what} has shape {got}, expected {want}")
     return fixture
-
-
-def load_rope_fixtures(directory: Path | None = None) -> list[RopeFixture]:
-    """Every rotary set in ``directory`` (default: the shipped ones), sorted by file name.
-
-    The directory's MANIFEST checksums are verified first, as for the absolute sets
-    (:func:`pespec.conformance.fixtures.verified_directory`): a changed file raises
-    :class:`~pespec.conformance.fixtures.FixtureError` naming it, never a silent skip.
-    """
-    target = verified_directory(directory)
-    paths = files_of_format(target, FORMAT)
-    return [parse_rope_fixture(path.name, path.read_bytes()) for path in paths]
 
 
 def fixture_for(config: RopeConfig, directory: Path | None = None) -> RopeFixture | None:
@@ -329,7 +214,7 @@ def fixture_for(config: RopeConfig, directory: Path | None = None) -> RopeFixtur
     A preset's configuration with another ``output_layout`` declared (SPEC R8.1) gets the
     preset's set with its y values moved to the declared layout: the same values."""
     plain = dataclasses.replace(config, output_layout=None)
-    found = next((f for f in load_rope_fixtures(directory) if f.config == plain), None)
+    found = GOLDEN.find(lambda fixture: fixture.config == plain, directory)
     if found is None or found.config == config:
         return found
     return dataclasses.replace(found, config=config, y=relaid(found.y, found.config, config))
@@ -381,65 +266,59 @@ def verify_rope_fixture(fixture: RopeFixture) -> list[str]:
     return problems
 
 
-def _npz_bytes(fixture: RopeFixture) -> bytes:
-    buffer = io.BytesIO()
-    np.savez(
-        buffer,
-        omega=fixture.omega,
-        omega_lo=fixture.omega_lo,
-        attention=np.float64(fixture.attention),
-        positions=fixture.positions,
-        cos=fixture.cos,
-        sin=fixture.sin,
-        x=fixture.x,
-        y=fixture.y,
-        config=np.array(json.dumps(fixture_config_dict(fixture.config), sort_keys=True)),
-    )
-    return buffer.getvalue()
-
-
 def _csv_bytes(fixture: RopeFixture) -> bytes:
     """Long format: quantity, row (position index or empty), column, value (repr)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["quantity", "row", "column", "value"])
-    for j, value in enumerate(fixture.omega.tolist()):
-        writer.writerow(["omega", "", j, repr(value)])
+    for j, number in enumerate(fixture.omega.tolist()):
+        writer.writerow(["omega", "", j, repr(number)])
     writer.writerow(["attention", "", "", repr(fixture.attention)])
     for r, position in enumerate(fixture.positions.tolist()):
         writer.writerow(["position", r, "", repr(position)])
     for what in ("cos", "sin", "x", "y"):
         for r, row in enumerate(getattr(fixture, what).tolist()):
-            for j, value in enumerate(row):
-                writer.writerow([what, r, j, repr(value)])
+            for j, number in enumerate(row):
+                writer.writerow([what, r, j, repr(number)])
     return buffer.getvalue().encode("ascii")
 
 
-def export_rope_fixtures(
-    fixtures: list[RopeFixture], directory: Any, file_format: str
-) -> list[Any]:
-    """Write ``<name>.npz`` (arrays only) or ``<name>.csv`` per set; atomic."""
-    from pespec.conformance.fixtures import export_with
-
-    return export_with(fixtures, directory, file_format, {"npz": _npz_bytes, "csv": _csv_bytes})
-
-
-def _verify(fixture: RopeFixture, file: str, limit: int) -> FixtureCheck:
+def _verify(fixture: RopeFixture, limit: int) -> FixtureCheck:
     """Every stored value against the rotary oracle; ``limit`` problems itemised."""
     problems = verify_rope_fixture(fixture)
     checked = 2 * fixture.omega.size + 1 + fixture.cos.size + fixture.sin.size + fixture.y.size
     return FixtureCheck(checked, len(problems), tuple(problems[:limit]))
 
 
-FIXTURE_FORMAT = register_fixture_format(
-    FixtureFormat(
-        format=FORMAT,
-        description="rotary sets (SPEC §8.6)",
-        parse=parse_rope_fixture,
-        verify=_verify,
-        writers={"npz": _npz_bytes, "csv": _csv_bytes},
-        render=render_rope_files,
-        planned=lambda: len(PRESETS),
-    )
+GOLDEN: PresetSetFormat[RopeFixture] = PresetSetFormat(
+    tag=FORMAT,
+    description="rotary sets (SPEC §8.6)",
+    noun="rotary fixture",
+    generator=GENERATOR,
+    definition=DEFINITION,
+    fields=(
+        value("config", write=fixture_config_dict, read=RopeConfig.from_dict),
+        floats("omega"),
+        hexes("omega_lo_hex", "omega_lo"),
+        floats("attention", scalar=True),
+        floats("positions"),
+        floats("cos"),
+        floats("sin"),
+        constant("x_formula", X_FORMULA),
+        floats("y"),
+    ),
+    presets=PRESETS,
+    prefix=PREFIX,
+    slug=_slug,
+    compute=compute_rope_fixture,
+    build=_built,
+    npz={k: k for k in ("omega", "omega_lo", "attention", "positions", "cos", "sin", "x", "y")},
+    csv=_csv_bytes,
+    config_key="config",
+    verify=_verify,
+    error=RopeFixtureError,
 )
+"""The format's declaration: one JSON file per preset (SPEC Annex F.1), every value certified."""
+
+FIXTURE_FORMAT = GOLDEN.register()
 """The handler of ``pespec-rope-golden/1`` files (:mod:`pespec.conformance.fixtures`)."""

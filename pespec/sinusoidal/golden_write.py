@@ -12,13 +12,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from pespec._version import SPEC_VERSION
+from pespec.conformance.fixture_json import dump, json_object, matrix
 from pespec.conformance.fixtures import (
     export_with,
     replace_directory,
@@ -37,15 +37,6 @@ __all__ = [
 ]
 
 
-def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=True, separators=(", ", ": "), allow_nan=False)
-
-
-def _matrix(rows: Iterable[list[Any]]) -> str:
-    lines = ["  " + json.dumps(row, separators=(",", ":"), allow_nan=False) for row in rows]
-    return "[\n" + ",\n".join(lines) + "\n ]"
-
-
 def _scale_clause(fixture: FixtureSet) -> str:
     """The definition's words for an output scale (SPEC §3.1); empty when A = 1."""
     if fixture.convention.output_scale == 1.0:
@@ -62,30 +53,29 @@ def render_fixture(fixture: FixtureSet) -> bytes:
     is_float = fixture.positions.dtype.kind == "f"
     positions = [float(p) if is_float else int(p) for p in fixture.positions.tolist()]
     fields: list[tuple[str, str]] = [
-        ("format", _dump(FORMAT)),
-        ("spec_version", _dump(SPEC_VERSION)),
-        ("generator", _dump(GENERATOR)),
-        ("name", _dump(fixture.name)),
-        ("description", _dump(fixture.description)),
-        ("definition", _dump(DEFINITION + _scale_clause(fixture))),
-        ("d_model", _dump(fixture.d_model)),
-        ("base", _dump(float(fixture.base))),
-        ("base_hex", _dump(float(fixture.base).hex())),
-        ("convention", _dump(fixture.convention.to_dict())),
-        ("position_type", _dump("float" if is_float else "int")),
-        ("positions", _dump(positions)),
+        ("format", dump(FORMAT)),
+        ("spec_version", dump(SPEC_VERSION)),
+        ("generator", dump(GENERATOR)),
+        ("name", dump(fixture.name)),
+        ("description", dump(fixture.description)),
+        ("definition", dump(DEFINITION + _scale_clause(fixture))),
+        ("d_model", dump(fixture.d_model)),
+        ("base", dump(float(fixture.base))),
+        ("base_hex", dump(float(fixture.base).hex())),
+        ("convention", dump(fixture.convention.to_dict())),
+        ("position_type", dump("float" if is_float else "int")),
+        ("positions", dump(positions)),
     ]
     if is_float:
-        fields.append(("positions_hex", _dump([float(p).hex() for p in positions])))
+        fields.append(("positions_hex", dump([float(p).hex() for p in positions])))
     rows = fixture.values.tolist()
     fields += [
-        ("columns", _dump([int(c) for c in fixture.columns.tolist()])),
-        ("shape", _dump(list(fixture.values.shape))),
-        ("values", _matrix(rows)),
-        ("values_hex", _matrix([[v.hex() for v in row] for row in rows])),
+        ("columns", dump([int(c) for c in fixture.columns.tolist()])),
+        ("shape", dump(list(fixture.values.shape))),
+        ("values", matrix(rows)),
+        ("values_hex", matrix([[v.hex() for v in row] for row in rows])),
     ]
-    body = ",\n".join(f" {json.dumps(key)}: {text}" for key, text in fields)
-    return ("{\n" + body + "\n}\n").encode("ascii")
+    return json_object(fields)
 
 
 def render_sets(

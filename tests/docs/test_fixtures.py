@@ -77,7 +77,7 @@ def test_rotary_field_table_matches_every_rotary_file() -> None:
 
 
 def test_plain_rotary_reader_agrees_with_the_loader_bit_for_bit() -> None:
-    from pespec.rope.golden import parse_rope_fixture
+    from pespec.rope.golden import GOLDEN
 
     code = re.search(r"```python\n(.*?)```", _rope_section(), flags=re.DOTALL)
     assert code is not None
@@ -86,7 +86,7 @@ def test_plain_rotary_reader_agrees_with_the_loader_bit_for_bit() -> None:
     namespace: dict[str, Any] = {}
     exec(compile(code.group(1), "fixtures.md", "exec"), namespace)
     for path in sorted(fixture_directory().glob("rope-*.json")):
-        fixture = parse_rope_fixture(path.name, path.read_bytes())
+        fixture = GOLDEN.parse(path.name, path.read_bytes())
         config, omega, attention, positions, cos, sin, x, y = namespace["read_rope_fixture"](path)
         assert config == fixture.config.to_dict() and attention == fixture.attention
         for got, want in (

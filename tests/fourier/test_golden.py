@@ -19,7 +19,7 @@ from tests.fourier import mp, ports
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_every_value_is_the_mpmath_value(name: str) -> None:
-    (fixture,) = [f for f in golden.load_fixtures() if f.preset == name]
+    (fixture,) = [f for f in golden.GOLDEN.load() if f.preset == name]
     for x, values in zip(fixture.x.tolist(), fixture.values, strict=True):
         want = np.array(mp.ROWS[name](x))
         assert want.view(np.int64).tolist() == values.view(np.int64).tolist()
@@ -33,7 +33,7 @@ def test_every_preset_has_its_set() -> None:
 
 def test_the_files_regenerate_byte_identical() -> None:
     directory = fixture_directory()
-    for name, data in golden.render_files().items():
+    for name, data in golden.GOLDEN.render_files().items():
         assert (directory / name).read_bytes() == data, name
 
 
@@ -53,7 +53,7 @@ def test_the_golden_stage_passes_the_code_and_fails_a_wrong_value() -> None:
 def test_a_changed_file_is_caught(tmp_path: Path) -> None:
     copy = tmp_path / "golden"
     shutil.copytree(fixture_directory(), copy)
-    path = copy / golden.file_name("nerf")
+    path = copy / golden.GOLDEN.file_name("nerf")
     path.write_bytes(path.read_bytes().replace(b"-1.0,-1.0,-1.0", b"-1.0,-1.0,-0.5", 1))
     with pytest.raises(FixtureError, match=r"fourier-nerf\.json"):
-        golden.load_fixtures(copy)
+        golden.GOLDEN.load(copy)

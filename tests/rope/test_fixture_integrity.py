@@ -10,6 +10,7 @@ the configuration's θ changed (which used to make the golden stage vanish silen
 
 from __future__ import annotations
 
+import importlib
 import shutil
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from pespec.cli import main
 from pespec.conformance.fixtures import FixtureError, fixture_directory
 from pespec.rope import PRESETS, rotate
 from pespec.rope.fromfile import file_inputs
-from pespec.rope.golden import fixture_for, load_rope_fixtures
+from pespec.rope.golden import GOLDEN, fixture_for
 from pespec.rope.suite import check
 
 NAME = "rope-llama-2-7b.json"
@@ -32,6 +33,8 @@ def copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the shipped fixtures, read by every route in their place."""
     target = tmp_path / "golden"
     shutil.copytree(fixture_directory(), target)
+    # imported first: a module that binds fixture_directory at its import would keep the copy
+    importlib.import_module("pespec.cli.golden")
     monkeypatch.setattr(fixtures, "fixture_directory", lambda: target)
     return target
 
@@ -71,7 +74,7 @@ TAMPER = {"y": _tamper_y, "theta": _tamper_theta}
 def test_a_tampered_rotary_fixture_is_refused_by_the_loader(copy: Path, edit: str) -> None:
     TAMPER[edit](copy)
     with pytest.raises(FixtureError, match=rf"{NAME}: SHA-256 differs from MANIFEST"):
-        load_rope_fixtures()
+        GOLDEN.load()
     with pytest.raises(FixtureError, match=NAME):
         fixture_for(PRESETS["Llama-2-7B"])
 

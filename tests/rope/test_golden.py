@@ -15,18 +15,16 @@ from pespec.conformance.fixtures import MANIFEST, fixture_directory, read_manife
 from pespec.rope import PRESETS
 from pespec.rope.golden import (
     CONTEXT_LENGTHS,
+    GOLDEN,
     RopeFixtureError,
-    file_name,
-    parse_rope_fixture,
-    render_rope_files,
     verify_rope_fixture,
     x_vectors,
 )
 
 
 def test_rotary_sets_regenerate_byte_identically_and_are_in_the_manifest() -> None:
-    files = render_rope_files()
-    assert sorted(files) == sorted(file_name(p) for p in PRESETS)
+    files = GOLDEN.render_files()
+    assert sorted(files) == sorted(GOLDEN.file_name(p) for p in PRESETS)
     manifest = read_manifest(fixture_directory())
     for name, data in files.items():
         assert (fixture_directory() / name).read_bytes() == data, name
@@ -35,8 +33,8 @@ def test_rotary_sets_regenerate_byte_identically_and_are_in_the_manifest() -> No
 
 @pytest.mark.slow
 def test_shipped_rotary_sets_equal_the_oracle() -> None:
-    for name in sorted(render_rope_files()):
-        fixture = parse_rope_fixture(name, (fixture_directory() / name).read_bytes())
+    for name in sorted(GOLDEN.render_files()):
+        fixture = GOLDEN.parse(name, (fixture_directory() / name).read_bytes())
         assert verify_rope_fixture(fixture) == []
 
 
@@ -73,23 +71,27 @@ def _shipped(name: str) -> bytes:
 
 
 def test_decimal_differing_from_hex_is_rejected() -> None:
-    name = file_name("Llama-2-7B")
+    name = GOLDEN.file_name("Llama-2-7B")
     doc = json.loads(_shipped(name))
     doc["cos"][3][5] = float(np.nextafter(doc["cos"][3][5], 2.0))
     with pytest.raises(RopeFixtureError, match="cos decimals differ from cos_hex"):
-        parse_rope_fixture(name, json.dumps(doc).encode("ascii"))
+        GOLDEN.parse(name, json.dumps(doc).encode("ascii"))
     with pytest.raises(RopeFixtureError, match="format must be"):
-        parse_rope_fixture(name, json.dumps({**doc, "format": "pespec-golden/1"}).encode())
+        GOLDEN.parse(name, json.dumps({**doc, "format": "pespec-golden/1"}).encode())
     with pytest.raises(RopeFixtureError, match="malformed"):
-        parse_rope_fixture(name, b"{")
+        GOLDEN.parse(name, b"{")
+    # x is rebuilt from the stated formula: a file stating another is malformed
+    other = {**json.loads(_shipped(name)), "x_formula": "x[r][k] = 0"}
+    with pytest.raises(RopeFixtureError, match="x_formula must be"):
+        GOLDEN.parse(name, json.dumps(other).encode("ascii"))
 
 
 def test_verify_reports_a_wrong_rotated_value() -> None:
-    name = file_name("DeepSeek-V3")
+    name = GOLDEN.file_name("DeepSeek-V3")
     doc = json.loads(_shipped(name))
     wrong = float(np.nextafter(doc["y"][4][9], 10.0))
     doc["y"][4][9], doc["y_hex"][4][9] = wrong, wrong.hex()
-    problems = verify_rope_fixture(parse_rope_fixture(name, json.dumps(doc).encode("ascii")))
+    problems = verify_rope_fixture(GOLDEN.parse(name, json.dumps(doc).encode("ascii")))
     assert len(problems) == 1 and "y[4, 9]" in problems[0]
 
 
@@ -99,7 +101,7 @@ def test_cli_verify_fails_on_a_tampered_rotary_file(
 ) -> None:
     copy = tmp_path / "golden"
     shutil.copytree(fixture_directory(), copy)
-    name = file_name("Qwen2.5-7B-Instruct")
+    name = GOLDEN.file_name("Qwen2.5-7B-Instruct")
     doc = json.loads((copy / name).read_bytes())
     wrong = float(np.nextafter(doc["sin"][2][1], 10.0))
     doc["sin"][2][1], doc["sin_hex"][2][1] = wrong, wrong.hex()

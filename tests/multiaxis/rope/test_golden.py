@@ -13,13 +13,9 @@ import pytest
 from pespec.conformance.fixtures import FixtureError, fixture_directory
 from pespec.multiaxis.rope.golden import (
     FORMAT,
+    GOLDEN,
     compute_fixture,
-    file_name,
     fixture_for,
-    load_fixtures,
-    parse_fixture,
-    render_fixture,
-    verify_fixture,
 )
 from pespec.multiaxis.rope.presets import PRESETS
 from tests.multiaxis.rope import mp
@@ -50,13 +46,13 @@ def _independent(preset: str, row: int, position: list[int]) -> list[float]:
 
 
 def test_every_preset_has_a_shipped_set() -> None:
-    shipped = {f.preset for f in load_fixtures()}
+    shipped = {f.preset for f in GOLDEN.load()}
     assert shipped == set(PRESETS)
 
 
 @pytest.mark.parametrize("preset", sorted(QWEN) + sorted(PER_AXIS))
 def test_every_stored_value_equals_the_mpmath_transcription(preset: str) -> None:
-    data = json.loads((fixture_directory() / file_name(preset)).read_text())
+    data = json.loads((fixture_directory() / GOLDEN.file_name(preset)).read_text())
     assert data["format"] == FORMAT
     for row, position, y_hex in zip(data["rows"], data["positions"], data["y_hex"], strict=True):
         want = _independent(preset, row, position)
@@ -67,21 +63,21 @@ def test_every_stored_value_equals_the_mpmath_transcription(preset: str) -> None
 def test_rows_hold_text_tokens_and_vision_rows() -> None:
     """Qwen-VL: 16 text ids before (0 and 15: t = h = w), the block's origin (16, 16, 16),
     one step per axis, its last row (16 + 15, 16 + 31, 16 + 31), text after from 48."""
-    data = json.loads((fixture_directory() / file_name("qwen2.5-vl-7b")).read_text())
+    data = json.loads((fixture_directory() / GOLDEN.file_name("qwen2.5-vl-7b")).read_text())
     positions = [tuple(p) for p in data["positions"]]
     for point in [(0, 0, 0), (15, 15, 15), (16, 16, 16), (17, 16, 16), (16, 17, 16)]:
         assert point in positions
     assert (16, 16, 17) in positions and (31, 47, 47) in positions
     assert (48, 48, 48) in positions and (63, 63, 63) in positions
-    flux = json.loads((fixture_directory() / file_name("flux.1")).read_text())
+    flux = json.loads((fixture_directory() / GOLDEN.file_name("flux.1")).read_text())
     assert [0, 0, 0] in flux["positions"] and [0, 63, 63] in flux["positions"]
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_regenerated_bytes_equal_the_shipped_file(preset: str) -> None:
-    shipped = (fixture_directory() / file_name(preset)).read_bytes()
-    assert render_fixture(compute_fixture(preset)) == shipped
-    assert render_fixture(compute_fixture(preset)) == shipped
+    shipped = (fixture_directory() / GOLDEN.file_name(preset)).read_bytes()
+    assert GOLDEN.render(compute_fixture(preset)) == shipped
+    assert GOLDEN.render(compute_fixture(preset)) == shipped
 
 
 def test_a_tampered_value_is_named(tmp_path: Path) -> None:
@@ -91,12 +87,12 @@ def test_a_tampered_value_is_named(tmp_path: Path) -> None:
     bad = type(fixture)(
         fixture.name, fixture.preset, fixture.data, fixture.rows, fixture.positions, fixture.x, y
     )
-    wrong, problems = verify_fixture(bad)
+    wrong, problems = GOLDEN.differences(bad)
     assert wrong == 1 and "y[2][5]" in problems[0]
-    text = render_fixture(compute_fixture("qwen2.5-vl-7b")).decode()
+    text = GOLDEN.render(compute_fixture("qwen2.5-vl-7b")).decode()
     text = text.replace('"rows": [0,', '"rows": [1,', 1)
     with pytest.raises(FixtureError, match="positions are not the ids' rows"):
-        parse_fixture("x.json", text.encode())
+        GOLDEN.parse("x.json", text.encode())
 
 
 def test_fixture_for_finds_the_preset_and_not_a_changed_grid() -> None:

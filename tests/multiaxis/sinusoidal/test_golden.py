@@ -30,7 +30,7 @@ ROWS = {
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_every_value_is_the_mpmath_value(name: str) -> None:
-    (fixture,) = [f for f in golden.load_fixtures() if f.preset == name]
+    (fixture,) = [f for f in golden.GOLDEN.load() if f.preset == name]
     dim = PRESETS[name].config.d_model
     for position, values in zip(fixture.positions.tolist(), fixture.values, strict=True):
         if name == "cogvideox-2b":
@@ -56,7 +56,7 @@ def test_golden_rows_meet_each_axis_at_both_ends() -> None:
 
 def test_the_files_regenerate_byte_identical() -> None:
     directory = fixture_directory()
-    for name, data in golden.render_files().items():
+    for name, data in golden.GOLDEN.render_files().items():
         assert (directory / name).read_bytes() == data, name
 
 
@@ -100,13 +100,13 @@ def test_a_changed_file_fails_its_checksum(tmp_path: Path) -> None:
 def test_a_wrong_value_is_found_by_verify() -> None:
     fixture = golden.compute_fixture("big-vision-vit-s16")
     fixture.values[2, 5] = np.nextafter(fixture.values[2, 5], 2.0)
-    wrong, messages = golden.verify_fixture(fixture)
+    wrong, messages = golden.GOLDEN.differences(fixture)
     assert wrong == 1 and "values[2][5]" in messages[0]
 
 
 def test_positions_off_the_stated_grid_are_malformed() -> None:
-    data = golden.render_fixture(golden.compute_fixture("big-vision-vit-s16"))
+    data = golden.GOLDEN.render(golden.compute_fixture("big-vision-vit-s16"))
     doc = json.loads(data)
     doc["rows"][1] += 1
     with pytest.raises(FixtureError, match="not the grid's rows"):
-        golden.parse_fixture("x.json", json.dumps(doc).encode("ascii"))
+        golden.GOLDEN.parse("x.json", json.dumps(doc).encode("ascii"))
