@@ -231,7 +231,13 @@ def relaid(y: NDArray[np.float64], written: RopeConfig, wanted: RopeConfig) -> N
 
 
 def verify_rope_fixture(fixture: RopeFixture) -> list[str]:
-    """Recompute every stored value with the oracle; a message per differing value."""
+    """Recompute every stored value with the oracle; a message per differing value (the first
+    five of a quantity, then one line with its count)."""
+    return _differences(fixture)[0]
+
+
+def _differences(fixture: RopeFixture) -> tuple[list[str], int]:
+    """The messages of :func:`verify_rope_fixture` and the number of differing values."""
     config, positions = fixture.config, fixture.positions.tolist()
     omega, omega_lo = oracle.frequencies_dd(config)
     cos, sin = oracle.cos_sin(positions, config)
@@ -251,9 +257,10 @@ def verify_rope_fixture(fixture: RopeFixture) -> list[str]:
         "sin": fixture.sin,
         "y": fixture.y,
     }
-    problems = []
+    problems, wrong = [], 0
     for what, want in expected.items():
         bad = np.argwhere(want.view(np.int64) != stored[what].view(np.int64))
+        wrong += len(bad)
         for index in bad.tolist()[:5]:
             where = tuple(index)
             problems.append(
@@ -263,7 +270,7 @@ def verify_rope_fixture(fixture: RopeFixture) -> list[str]:
             )
         if len(bad) > 5:
             problems.append(f"{fixture.name}: {what}: {len(bad)} wrong values in all")
-    return problems
+    return problems, wrong
 
 
 def _csv_bytes(fixture: RopeFixture) -> bytes:
@@ -285,9 +292,9 @@ def _csv_bytes(fixture: RopeFixture) -> bytes:
 
 def _verify(fixture: RopeFixture, limit: int) -> FixtureCheck:
     """Every stored value against the rotary oracle; ``limit`` problems itemised."""
-    problems = verify_rope_fixture(fixture)
+    problems, wrong = _differences(fixture)
     checked = 2 * fixture.omega.size + 1 + fixture.cos.size + fixture.sin.size + fixture.y.size
-    return FixtureCheck(checked, len(problems), tuple(problems[:limit]))
+    return FixtureCheck(checked, wrong, tuple(problems[:limit]))
 
 
 GOLDEN: PresetSetFormat[RopeFixture] = PresetSetFormat(

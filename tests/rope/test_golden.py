@@ -15,6 +15,7 @@ from pespec.conformance.fixtures import MANIFEST, fixture_directory, read_manife
 from pespec.rope import PRESETS
 from pespec.rope.golden import (
     CONTEXT_LENGTHS,
+    FIXTURE_FORMAT,
     GOLDEN,
     RopeFixtureError,
     verify_rope_fixture,
@@ -110,3 +111,16 @@ def test_cli_verify_fails_on_a_tampered_rotary_file(
     out = capsys.readouterr().out
     assert f"{name}: SHA-256 differs" in out and "sin[2, 1]" in out
     assert (copy / MANIFEST).is_file()
+
+
+def test_verify_counts_every_wrong_value_not_its_messages() -> None:
+    # 7 wrong y values give 5 itemised messages and one "7 wrong values in all" line: the
+    # count is the values (7), not the lines (6), as `pespec golden verify` prints it.
+    import dataclasses
+
+    fixture = GOLDEN.load()[0]
+    y = fixture.y.copy()
+    y.flat[:7] += 1.0
+    check = FIXTURE_FORMAT.verify(dataclasses.replace(fixture, y=y), "set.json", 100)
+    assert check.wrong == 7
+    assert len(check.messages) == 6 and check.messages[-1].endswith("y: 7 wrong values in all")
