@@ -9,7 +9,7 @@ from pespec.clients.model import Client
 
 __all__ = ["ENGINE_CLIENTS"]
 
-_GGML_CONFIGS = (
+_VLLM_CONFIGS = (
     "Llama-2-7B",
     "Llama-3.1-8B",
     "Qwen2.5-7B-Instruct",
@@ -17,13 +17,32 @@ _GGML_CONFIGS = (
     "Gemma-3-4B global layers",
     "Gemma-3-4B local layers",
 )
+_PHI = ("Phi-3.5-mini-instruct-seq-len-4096", "Phi-3.5-mini-instruct-seq-len-131072")
+_SERVED = {"Phi-3.5-mini-instruct-seq-len-4096": 4095}
+"""LongRoPE served at max_model_len / n_ctx ℓ: positions 0..ℓ-1 (at 131072 the suite's own
+limit)."""
+
+# h35b's entries: llama.cpp's ggml rope op (issue 35 items 3 and 8)
+_GGML_CONFIGS = (*_VLLM_CONFIGS, "DeepSeek-V3-interleaved-outputs", *_PHI)
 _GGML_NOTE = (
     "ggml-python 0.0.45 bundles ggml 0.15.3; arguments: llama.cpp's converter and loader "
-    "transcribed in pespec.clients.llamacpp_params"
+    "transcribed in pespec.clients.llamacpp_params (LongRoPE: factors chosen at n_ctx = ℓ)"
 )
 
 
-def _ggml(name: str, shape: str, entry: str) -> Client:
+def _ggml(
+    name: str,
+    shape: str,
+    entry: str,
+    configs: tuple[str, ...] = _GGML_CONFIGS,
+    n_ctx: int | None = None,
+) -> Client:
+    extra: dict[str, object] = {} if n_ctx is None else {"n_ctx": n_ctx}
+    note = _GGML_NOTE if n_ctx is None else (
+        f"{_GGML_NOTE.split(' (LongRoPE')[0]}; allocated context n_ctx = {n_ctx} (llama.cpp's "
+        "-c 0, the model's max_position_embeddings): the factors of that context for every "
+        "position"
+    )  # fmt: skip
     return Client(
         name=name,
         family="rope",
@@ -31,24 +50,18 @@ def _ggml(name: str, shape: str, entry: str) -> Client:
         entry=f"ggml.{entry} (C API through ctypes)",
         source="ggml-org/ggml src/ggml.c ggml_rope_ext; src/ggml-cpu (rope forward)",
         adapter="pespec.clients.ggml_rope:build",
-        configs=_GGML_CONFIGS,
+        configs=configs,
         dtypes=("float32", "float16"),
-        options={"engine_env": "ggml", "shape": shape},
-        note=_GGML_NOTE,
+        options={"engine_env": "ggml", "shape": shape, "max_positions": _SERVED, **extra},
+        note=note,
         tier="core",
     )
 
 
-_VLLM_CONFIGS = _GGML_CONFIGS
 _VLLM_SOURCE = (
     "vllm-project/vllm vllm/model_executor/layers/rotary_embedding/base.py "
     "(get_rope: rotary_embedding/__init__.py; the C++ op: csrc/cpu/pos_encoding.cpp)"
 )
-
-
-_PHI = ("Phi-3.5-mini-instruct-seq-len-4096", "Phi-3.5-mini-instruct-seq-len-131072")
-_SERVED = {"Phi-3.5-mini-instruct-seq-len-4096": 4095}
-"""LongRoPE served at max_model_len ℓ: positions 0..ℓ-1 (at 131072 the suite's own limit)."""
 
 
 def _vllm(
@@ -147,6 +160,9 @@ ENGINE_CLIENTS = (
     _ggml("ggml:ggml_rope_ext", "tokens", "ggml_rope_ext"),
     _ggml("ggml:ggml_rope_ext-view", "view", "ggml_rope_ext"),
     _ggml("ggml:ggml_rope_ext_inplace-view", "inplace", "ggml_rope_ext_inplace"),
+    _ggml("ggml:ggml_rope_ext-batch", "batch", "ggml_rope_ext"),
+    # Phi-3.5 at llama.cpp's -c 0 (n_ctx = 131072) on a sequence of ℓ = 4096
+    _ggml("ggml:ggml_rope_ext-n-ctx-131072", "tokens", "ggml_rope_ext", _PHI[:1], 131072),
     _GGML_MULTI,
     _liger("prefill"),
     _liger("decode"),
