@@ -105,6 +105,17 @@ def _vllm_mrope(path: str) -> Client:
     )
 
 
+_LIGER_POSITIONS = {"Llama-2-7B": 511}
+"""Positions 0..511 for the interpreter rows (h35b, issue 35 item 2). Liger's kernel takes
+cos/sin from the caller: a position only selects the cos/sin row a program loads (program
+b·T + t reads row t of batch b), and nothing in the kernel tiles the tokens (its blocks are
+the heads padded to a power of two and d/2 = 64 columns). So the kernel's arithmetic and
+addressing are the same at every position, and 512 tokens (512 sequences in ``decode``)
+exercise every program index the larger table would, at an eighth of the interpreter's time
+(one Python program per token: the 4096-token reference call was 11.5 of a row's 14 CPU s).
+The frequencies at larger positions are the caller's (transformers' own rows)."""
+
+
 def _liger(shape: str) -> Client:
     return Client(
         name=f"liger-kernel:triton-interpret-rope-{shape}",
@@ -114,15 +125,20 @@ def _liger(shape: str) -> Client:
         entry="liger_kernel.transformers.rope.liger_rotary_pos_emb (TRITON_INTERPRET=1)",
         source="linkedin/Liger-Kernel src/liger_kernel/ops/rope.py (_triton_rope)",
         adapter="pespec.clients.triton_kernels:liger_rope",
-        # Llama-2-7B only: under the interpreter a row costs ~17 ms of one program, and the
-        # suite's reference call at Qwen2.5's 32768 context (7166 rows) outlasts pespec
-        # check's per-call timeout even at 900 s on shared cores (a hang, not a verdict).
+        # Llama-2-7B only: the interpreter checks the kernel's layout, pairing and offsets,
+        # which no other default-schedule configuration changes (the caller supplies cos/sin)
         configs=("Llama-2-7B",),
         dtypes=("float32", "float16"),
-        options={"engine_env": "triton", "shape": shape, "call_timeout": 900},
+        options={
+            "engine_env": "triton",
+            "shape": shape,
+            "call_timeout": 900,
+            "max_positions": _LIGER_POSITIONS,
+        },
         note=(
             "the Triton interpreter checks rotation, pairing, layout and offsets, not the GPU's "
-            "sin/cos or rounding; bfloat16 not run: the interpreter miscomputes bfloat16"
+            "sin/cos or rounding; positions 0..511 (the caller's cos/sin row is all a position "
+            "changes in the kernel); bfloat16 not run: the interpreter miscomputes bfloat16"
         ),
     )
 

@@ -133,3 +133,26 @@ def test_ggml_longrope_takes_long_factors_by_n_ctx() -> None:
     at_4096, at_131072 = angles(4096), angles(131072)
     assert gap(at_4096, short) < bound < 2.0 < gap(at_4096, long_)
     assert gap(at_131072, long_) < bound < 2.0 < gap(at_131072, short)
+
+
+def test_liger_interpreter_rows_check_positions_to_511_in_a_preloaded_zygote() -> None:
+    # Issue 35 item 2: the interpreter runs one Python program per token, and a position only
+    # selects the caller's cos/sin row, so the rows stop at position 511; the triton zygote
+    # sets TRITON_INTERPRET before it imports Liger (the interpreter is chosen at import).
+    from pespec.clients.engines import ENVIRONMENT, PRELOAD
+
+    assert ENVIRONMENT["triton"] == {"TRITON_INTERPRET": "1"}
+    assert "liger_kernel.transformers.rope" in PRELOAD["triton"]
+    for shape in ("prefill", "decode", "heads"):
+        rows = planned_rows([get_client(f"liger-kernel:triton-interpret-rope-{shape}")])
+        assert rows and all(reproduction(r).endswith("--max-position 511") for r in rows)
+
+
+def test_table_selects_the_gpu_rows_by_device() -> None:
+    from pespec.clients.table import select_clients
+
+    gpu = select_clients(device="cuda", every_tier=True)
+    assert gpu and all(c.device == "cuda" for c in gpu)
+    assert "liger-kernel:liger_rotary_pos_emb" in {c.name for c in gpu}
+    with pytest.raises(ValueError, match="device='cuda'"):
+        select_clients(device="cuda", library="ggml-python")
