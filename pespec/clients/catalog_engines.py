@@ -26,7 +26,7 @@ limit)."""
 _GGML_CONFIGS = (*_VLLM_CONFIGS, "DeepSeek-V3-interleaved-outputs", *_PHI)
 _GGML_NOTE = (
     "ggml-python 0.0.45 bundles ggml 0.15.3; arguments: llama.cpp's converter and loader "
-    "transcribed in pespec.clients.llamacpp_params (LongRoPE: factors chosen at n_ctx = ℓ)"
+    "transcribed in pespec.clients.llamacpp_params"
 )
 
 
@@ -38,10 +38,9 @@ def _ggml(
     n_ctx: int | None = None,
 ) -> Client:
     extra: dict[str, object] = {} if n_ctx is None else {"n_ctx": n_ctx}
-    note = _GGML_NOTE if n_ctx is None else (
-        f"{_GGML_NOTE.split(' (LongRoPE')[0]}; allocated context n_ctx = {n_ctx} (llama.cpp's "
-        "-c 0, the model's max_position_embeddings): the factors of that context for every "
-        "position"
+    note = f"{_GGML_NOTE} (LongRoPE: factors chosen at n_ctx = ℓ)" if n_ctx is None else (
+        f"{_GGML_NOTE}; allocated context n_ctx = {n_ctx} (llama.cpp's -c 0, the model's "
+        "max_position_embeddings): the factors of that context for every position"
     )  # fmt: skip
     return Client(
         name=name,
