@@ -27,6 +27,7 @@ import ctypes
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import ggml
 import mpmath
@@ -37,14 +38,14 @@ POSITION, NEOX = 4095, 2
 DEFAULT = Path(__file__).resolve().parents[2] / "pespec/rope/published/phi-3.5-mini-instruct.json"
 
 
-def llamacpp_factors(config: dict, n_ctx: int) -> list[float]:
+def llamacpp_factors(config: dict[str, Any], n_ctx: int) -> list[float]:
     """The factors llama.cpp's get_rope_factors picks at allocated context n_ctx."""
     n_ctx_seq = -(-n_ctx // 256) * 256
     long = n_ctx_seq > config["original_max_position_embeddings"]
-    return config["rope_scaling"]["long_factor" if long else "short_factor"]
+    return [float(f) for f in config["rope_scaling"]["long_factor" if long else "short_factor"]]
 
 
-def ggml_angles(config: dict, n_ctx: int) -> tuple[np.ndarray, np.ndarray]:
+def ggml_angles(config: dict[str, Any], n_ctx: int) -> tuple[np.ndarray, np.ndarray]:
     """(angle pair j turned by at POSITION, its amplitude) from ggml_rope_ext, float32."""
     d = config["hidden_size"] // config["num_attention_heads"]
     half, base = d // 2, float(config["rope_theta"])
@@ -72,7 +73,7 @@ def ggml_angles(config: dict, n_ctx: int) -> tuple[np.ndarray, np.ndarray]:
     return np.arctan2(second, first), np.hypot(first, second)
 
 
-def exact_angles(config: dict, kind: str) -> np.ndarray:
+def exact_angles(config: dict[str, Any], kind: str) -> np.ndarray:
     """mpmath's p·ω_j reduced to (-π, π] for the ``kind`` factors."""
     d = config["hidden_size"] // config["num_attention_heads"]
     out, theta = [], config["rope_theta"]
