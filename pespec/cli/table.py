@@ -1,6 +1,7 @@
 """``pespec table``: the conformance table of the real library entry points (issue 29).
 
-    pespec table [--family F] [--library L] [--client NAME] [--all] [--jobs N] [--timeout S]
+    pespec table [--family F] [--library L] [--client NAME] [--device D] [--all] [--jobs N]
+                 [--timeout S]
                  [--json PATH] [--markdown PATH] [--compare OLD.json] [--list]
                  [--coverage [TABLE.json]]
 
@@ -40,6 +41,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--library", help="only the clients of this library (transformers, ...)")
     parser.add_argument("--client", help="only this client (e.g. transformers:llama)")
+    parser.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        help="only the clients of this device (cuda: the GPU rows, issue 35 item 5; "
+        "tools/gpu-rows runs them on a machine with a GPU)",
+    )
     parser.add_argument("--jobs", type=int, default=2, help="rows run at once (default 2)")
     parser.add_argument(
         "--timeout", type=float, default=600.0, help="seconds one row may take (default 600)"
@@ -163,7 +170,11 @@ def run(args: argparse.Namespace) -> int:
                 check_writable(path, option)
         old = _load_old(args.compare) if args.compare else None
         clients = select_clients(
-            family=args.family, library=args.library, client=args.client, every_tier=args.all
+            family=args.family,
+            library=args.library,
+            client=args.client,
+            every_tier=args.all,
+            device=args.device,
         )
         clients, rendered = _compare_engines(args, clients)
         if rendered:

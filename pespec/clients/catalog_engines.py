@@ -9,7 +9,7 @@ from pespec.clients.model import Client
 
 __all__ = ["ENGINE_CLIENTS"]
 
-_GGML_CONFIGS = (
+_VLLM_CONFIGS = (
     "Llama-2-7B",
     "Llama-3.1-8B",
     "Qwen2.5-7B-Instruct",
@@ -17,13 +17,31 @@ _GGML_CONFIGS = (
     "Gemma-3-4B global layers",
     "Gemma-3-4B local layers",
 )
+_PHI = ("Phi-3.5-mini-instruct-seq-len-4096", "Phi-3.5-mini-instruct-seq-len-131072")
+_SERVED = {"Phi-3.5-mini-instruct-seq-len-4096": 4095}
+"""LongRoPE served at max_model_len / n_ctx ℓ: positions 0..ℓ-1 (at 131072 the suite's own
+limit)."""
+
+# h35b's entries: llama.cpp's ggml rope op (issue 35 items 3 and 8)
+_GGML_CONFIGS = (*_VLLM_CONFIGS, "DeepSeek-V3-interleaved-outputs", *_PHI)
 _GGML_NOTE = (
     "ggml-python 0.0.45 bundles ggml 0.15.3; arguments: llama.cpp's converter and loader "
     "transcribed in pespec.clients.llamacpp_params"
 )
 
 
-def _ggml(name: str, shape: str, entry: str) -> Client:
+def _ggml(
+    name: str,
+    shape: str,
+    entry: str,
+    configs: tuple[str, ...] = _GGML_CONFIGS,
+    n_ctx: int | None = None,
+) -> Client:
+    extra: dict[str, object] = {} if n_ctx is None else {"n_ctx": n_ctx}
+    note = f"{_GGML_NOTE} (LongRoPE: factors chosen at n_ctx = ℓ)" if n_ctx is None else (
+        f"{_GGML_NOTE}; allocated context n_ctx = {n_ctx} (llama.cpp's -c 0, the model's "
+        "max_position_embeddings): the factors of that context for every position"
+    )  # fmt: skip
     return Client(
         name=name,
         family="rope",
@@ -31,24 +49,18 @@ def _ggml(name: str, shape: str, entry: str) -> Client:
         entry=f"ggml.{entry} (C API through ctypes)",
         source="ggml-org/ggml src/ggml.c ggml_rope_ext; src/ggml-cpu (rope forward)",
         adapter="pespec.clients.ggml_rope:build",
-        configs=_GGML_CONFIGS,
+        configs=configs,
         dtypes=("float32", "float16"),
-        options={"engine_env": "ggml", "shape": shape},
-        note=_GGML_NOTE,
+        options={"engine_env": "ggml", "shape": shape, "max_positions": _SERVED, **extra},
+        note=note,
         tier="core",
     )
 
 
-_VLLM_CONFIGS = _GGML_CONFIGS
 _VLLM_SOURCE = (
     "vllm-project/vllm vllm/model_executor/layers/rotary_embedding/base.py "
     "(get_rope: rotary_embedding/__init__.py; the C++ op: csrc/cpu/pos_encoding.cpp)"
 )
-
-
-_PHI = ("Phi-3.5-mini-instruct-seq-len-4096", "Phi-3.5-mini-instruct-seq-len-131072")
-_SERVED = {"Phi-3.5-mini-instruct-seq-len-4096": 4095}
-"""LongRoPE served at max_model_len ℓ: positions 0..ℓ-1 (at 131072 the suite's own limit)."""
 
 
 def _vllm(
@@ -92,6 +104,17 @@ def _vllm_mrope(path: str) -> Client:
     )
 
 
+_LIGER_POSITIONS = {"Llama-2-7B": 511}
+"""Positions 0..511 for the interpreter rows (h35b, issue 35 item 2). Liger's kernel takes
+cos/sin from the caller: a position only selects the cos/sin row a program loads (program
+b·T + t reads row t of batch b), and nothing in the kernel tiles the tokens (its blocks are
+the heads padded to a power of two and d/2 = 64 columns). So the kernel's arithmetic and
+addressing are the same at every position, and 512 tokens (512 sequences in ``decode``)
+exercise every program index the larger table would, at an eighth of the interpreter's time
+(one Python program per token: the 4096-token reference call was 11.5 of a row's 14 CPU s).
+The frequencies at larger positions are the caller's (transformers' own rows)."""
+
+
 def _liger(shape: str) -> Client:
     return Client(
         name=f"liger-kernel:triton-interpret-rope-{shape}",
@@ -101,15 +124,20 @@ def _liger(shape: str) -> Client:
         entry="liger_kernel.transformers.rope.liger_rotary_pos_emb (TRITON_INTERPRET=1)",
         source="linkedin/Liger-Kernel src/liger_kernel/ops/rope.py (_triton_rope)",
         adapter="pespec.clients.triton_kernels:liger_rope",
-        # Llama-2-7B only: under the interpreter a row costs ~17 ms of one program, and the
-        # suite's reference call at Qwen2.5's 32768 context (7166 rows) outlasts pespec
-        # check's per-call timeout even at 900 s on shared cores (a hang, not a verdict).
+        # Llama-2-7B only: the interpreter checks the kernel's layout, pairing and offsets,
+        # which no other default-schedule configuration changes (the caller supplies cos/sin)
         configs=("Llama-2-7B",),
         dtypes=("float32", "float16"),
-        options={"engine_env": "triton", "shape": shape, "call_timeout": 900},
+        options={
+            "engine_env": "triton",
+            "shape": shape,
+            "call_timeout": 900,
+            "max_positions": _LIGER_POSITIONS,
+        },
         note=(
             "the Triton interpreter checks rotation, pairing, layout and offsets, not the GPU's "
-            "sin/cos or rounding; bfloat16 not run: the interpreter miscomputes bfloat16"
+            "sin/cos or rounding; positions 0..511 (the caller's cos/sin row is all a position "
+            "changes in the kernel); bfloat16 not run: the interpreter miscomputes bfloat16"
         ),
     )
 
@@ -147,6 +175,9 @@ ENGINE_CLIENTS = (
     _ggml("ggml:ggml_rope_ext", "tokens", "ggml_rope_ext"),
     _ggml("ggml:ggml_rope_ext-view", "view", "ggml_rope_ext"),
     _ggml("ggml:ggml_rope_ext_inplace-view", "inplace", "ggml_rope_ext_inplace"),
+    _ggml("ggml:ggml_rope_ext-batch", "batch", "ggml_rope_ext"),
+    # Phi-3.5 at llama.cpp's -c 0 (n_ctx = 131072) on a sequence of ℓ = 4096
+    _ggml("ggml:ggml_rope_ext-n-ctx-131072", "tokens", "ggml_rope_ext", _PHI[:1], 131072),
     _GGML_MULTI,
     _liger("prefill"),
     _liger("decode"),

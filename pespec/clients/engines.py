@@ -48,12 +48,14 @@ PRELOAD = {
     ),
     "ggml": ("ggml",),
     "sglang": ("transformers", "sglang.srt.layers.rotary_embedding"),
+    "triton": ("torch", "liger_kernel.transformers.rope"),
 }
-"""Modules an engine's zygote imports before it forks (Triton's none: ``TRITON_INTERPRET``
-must be set before triton is imported, which the Liger adapter does)."""
-ENVIRONMENT = {"sglang": {"SGLANG_USE_CPU_ENGINE": "1"}}
+"""Modules an engine's zygote imports before it forks (Triton's after ``TRITON_INTERPRET=1``,
+:data:`ENVIRONMENT`: the interpreter is chosen when triton is imported)."""
+ENVIRONMENT = {"sglang": {"SGLANG_USE_CPU_ENGINE": "1"}, "triton": {"TRITON_INTERPRET": "1"}}
 """Variables an engine's zygote sets before its pre-load (SGLang's CPU code is chosen by
-``SGLANG_USE_CPU_ENGINE`` at import; its adapter sets it too, for a row run by itself)."""
+``SGLANG_USE_CPU_ENGINE`` at import, Triton's interpreter by ``TRITON_INTERPRET``; the
+adapters set them too, for a row run by itself)."""
 
 
 def engine_python(name: str) -> Path | None:

@@ -47,6 +47,7 @@ def select_clients(
     library: str | None = None,
     client: str | None = None,
     every_tier: bool = False,
+    device: str | None = None,
 ) -> list[Client]:
     """The clients the filters keep, in catalog order (ValueError when none is left): the
     ``core`` tier only unless ``every_tier`` or a client is named."""
@@ -56,11 +57,13 @@ def select_clients(
         if (family is None or c.family == family)
         and (library is None or c.library == library)
         and (client is None or c.name == client)
+        and (device is None or c.device == device)
         and (every_tier or client is not None or c.tier == "core")
     ]
     if not kept:
         raise ValueError(
-            f"no client has family={family!r}, library={library!r}, client={client!r} "
+            f"no client has family={family!r}, library={library!r}, client={client!r}"
+            f"{'' if device is None else f', device={device!r}'} "
             "(pespec table --list prints them)"
         )
     return kept
