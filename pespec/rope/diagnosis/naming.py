@@ -35,7 +35,19 @@ def _num(value: float, digits: int = 7) -> str:
 
 def _same_style(measured: float, declared: float, digits: int) -> tuple[str, str]:
     """One quantity written one way: both in exponent form when either is ≥ 1e5, the
-    declared value with the digits it needs (at most ``digits``)."""
+    declared value with the digits it needs (at most ``digits``). A measured value that the
+    fit named as the cause but that prints as the declared one gets more digits (up to 10)
+    until the two differ: ggml's running-product θ̂ = 1.000004e6 against θ = 1e6 printed
+    "1.00000e6, the config says 1.00000e6"."""
+    for more in range(digits, max(digits, 10) + 1):
+        pair = _pair(measured, declared, more)
+        if pair[0] != pair[1] or measured == declared:
+            return pair
+    return pair
+
+
+def _pair(measured: float, declared: float, digits: int) -> tuple[str, str]:
+    """The two values of :func:`_same_style` at ``digits`` significant digits."""
     if max(abs(measured), abs(declared)) < 1e5:
         return _num(measured, digits), _num(declared, 7)
     text = f"{measured:.{max(digits - 1, 0)}e}"
@@ -155,7 +167,8 @@ def _theta_reading(theta: float, config: RopeConfig, digits: int) -> str:
     text = f"θ measured {shown}, the config says {said}"
     if theta > 1 and config.theta > 1:
         d_prime = config.d_r * math.log(config.theta) / math.log(theta)
-        if abs(d_prime - round(d_prime)) < 1e-3 and round(d_prime) % 2 == 0:
+        whole = abs(d_prime - round(d_prime)) < 1e-3 and round(d_prime) % 2 == 0
+        if whole and round(d_prime) != config.d_r:  # d' = d_r says nothing: no width slip
             text += (
                 f" (the same frequencies as ω computed over d = {round(d_prime)} instead of "
                 f"d_r = {config.d_r})"
