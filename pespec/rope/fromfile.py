@@ -76,23 +76,16 @@ def write_inputs(config: Any, path: str | Path) -> None:
     one row per position, shortest round-trip decimals; ``"-"``: standard output) or ``.npz``
     (arrays ``positions`` and ``x``); atomic."""
     import io
-    import sys
 
     from pespec._atomic import write_atomic
+    from pespec.conformance.csvexport import write_csv
 
     positions, x = file_inputs(config)
     suffix = Path(path).suffix.lower()
     if str(path) == "-" or suffix in (".csv", ".txt"):
-        header = ",".join(["position"] + [f"x{k}" for k in range(x.shape[1])])
-        rows = [
-            ",".join(_short(v) for v in [p, *row])
-            for p, row in zip(positions.tolist(), x.tolist(), strict=True)
-        ]
-        text = "\n".join([header, *rows]) + "\n"
-        if str(path) == "-":
-            sys.stdout.write(text)
-        else:
-            write_atomic(path, text)
+        header = ["position"] + [f"x{k}" for k in range(x.shape[1])]
+        rows = zip(positions.tolist(), x.tolist(), strict=True)
+        write_csv(path, header, ([_short(v) for v in [p, *row]] for p, row in rows))
     elif suffix == ".npz":
         buffer = io.BytesIO()
         np.savez(buffer, positions=positions, x=x)

@@ -10,7 +10,6 @@ stated formula).
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import io
 import json
@@ -23,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec._version import SPEC_VERSION
+from pespec.conformance.csvexport import Cell, csv_table
 from pespec.conformance.fixtures import (
     FixtureCheck,
     FixtureError,
@@ -400,19 +400,13 @@ def _npz_bytes(fixture: RopeFixture) -> bytes:
 
 def _csv_bytes(fixture: RopeFixture) -> bytes:
     """Long format: quantity, row (position index or empty), column, value (repr)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["quantity", "row", "column", "value"])
-    for j, value in enumerate(fixture.omega.tolist()):
-        writer.writerow(["omega", "", j, repr(value)])
-    writer.writerow(["attention", "", "", repr(fixture.attention)])
-    for r, position in enumerate(fixture.positions.tolist()):
-        writer.writerow(["position", r, "", repr(position)])
+    rows: list[list[Cell]] = [["omega", "", j, v] for j, v in enumerate(fixture.omega.tolist())]
+    rows.append(["attention", "", "", fixture.attention])
+    rows.extend(["position", r, "", p] for r, p in enumerate(fixture.positions.tolist()))
     for what in ("cos", "sin", "x", "y"):
         for r, row in enumerate(getattr(fixture, what).tolist()):
-            for j, value in enumerate(row):
-                writer.writerow([what, r, j, repr(value)])
-    return buffer.getvalue().encode("ascii")
+            rows.extend([what, r, j, v] for j, v in enumerate(row))
+    return csv_table(["quantity", "row", "column", "value"], rows)
 
 
 def export_rope_fixtures(

@@ -9,7 +9,6 @@ MANIFEST, the atomic folder replacement and the atomic export are the engine's
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -19,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from pespec._version import SPEC_VERSION
+from pespec.conformance.csvexport import Cell, csv_table
 from pespec.conformance.fixtures import (
     export_with,
     replace_directory,
@@ -125,12 +125,10 @@ def regenerate(
 
 
 def _csv_bytes(fixture: FixtureSet) -> bytes:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["position", *(str(int(c)) for c in fixture.columns)])
-    for position, row in zip(fixture.positions.tolist(), fixture.values.tolist(), strict=True):
-        writer.writerow([repr(position), *(repr(v) for v in row)])
-    return buffer.getvalue().encode("ascii")
+    """One line per position: the position, then its values at the set's columns."""
+    header: list[Cell] = ["position", *(int(c) for c in fixture.columns)]
+    rows = zip(fixture.positions.tolist(), fixture.values.tolist(), strict=True)
+    return csv_table(header, ([p, *row] for p, row in rows))
 
 
 def _npz_bytes(fixture: FixtureSet) -> bytes:

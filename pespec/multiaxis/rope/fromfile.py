@@ -59,6 +59,7 @@ def write_inputs(config: Any, path: str | Path) -> None:
     ``.csv`` (header ``t,h,w,x0,…``: the k coordinates then x, one row per position, shortest
     round-trip decimals); atomic."""
     from pespec._atomic import write_atomic
+    from pespec.conformance.csvexport import write_csv
 
     positions, x = file_inputs(config)
     suffix = Path(path).suffix.lower()
@@ -68,10 +69,8 @@ def write_inputs(config: Any, path: str | Path) -> None:
         write_atomic(path, buffer.getvalue())
     elif suffix == ".csv":
         names = [f"axis{a}" for a in range(positions.shape[1])]
-        lines = [",".join(names + [f"x{k}" for k in range(x.shape[1])])]
-        for p, row in zip(positions.tolist(), x.tolist(), strict=True):
-            lines.append(",".join([str(v) for v in p] + [repr(v) for v in row]))
-        write_atomic(path, "\n".join(lines) + "\n")
+        rows = zip(positions.tolist(), x.tolist(), strict=True)
+        write_csv(path, names + [f"x{k}" for k in range(x.shape[1])], (p + row for p, row in rows))
     else:
         raise ValueError(f"the inputs file must end in .npz or .csv; got {str(path)!r}")
 
