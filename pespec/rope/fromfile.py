@@ -38,7 +38,8 @@ from pespec.rope.errormodel import (
     parse_rope_level,
     rope_level_for_dtype,
 )
-from pespec.rope.golden import fixture_for, positions_for_length, x_vectors
+from pespec.rope.golden import fixture_for, positions_for_length
+from pespec.rope.inputs import rotary_x
 from pespec.rope.report import report_fields
 
 __all__ = ["NO_DIAGNOSIS", "check_file", "file_inputs", "write_inputs"]
@@ -59,7 +60,7 @@ def file_inputs(config: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     The positions of the §8.6 golden set of the preset whose configuration this is; for
     another configuration the same list with L = ``max_position_embeddings``, else
     ``original_max_position_embeddings``, else 4096. x row r is
-    :data:`~pespec.rope.golden.X_FORMULA` (exact in every format).
+    :func:`~pespec.rope.inputs.rotary_x` (exact in every format).
     """
     rope = resolve_config(config)
     fixture = fixture_for(rope)
@@ -68,7 +69,7 @@ def file_inputs(config: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     else:
         length = rope.max_position_embeddings or rope.original_max_position_embeddings or 4096
         positions = np.array(positions_for_length(length), dtype=np.float64)
-    return positions, x_vectors(positions.shape[0], rope.head_dim)
+    return positions, rotary_x(positions.shape[0], rope.head_dim)
 
 
 def write_inputs(config: Any, path: str | Path) -> None:
@@ -353,7 +354,7 @@ def _reference(
     outcome: props.Outcome | None = None
     for r0 in range(0, positions.shape[0], CHUNK_ROWS):
         p = positions[r0 : r0 + CHUNK_ROWS]
-        x = x_vectors(p.shape[0], rope.head_dim, start=r0)
+        x = rotary_x(np.arange(r0, r0 + p.shape[0]), rope.head_dim)
         y = np.asarray(output[r0 : r0 + CHUNK_ROWS], dtype=np.float64)
         bound = element_bound(x, p, rope, level, out_dtype) + rotation_bound(x, rope, p) + slack
         outcome = props.fold_outcome(outcome, np.abs(y - rotate(x, p, rope)), bound, p)

@@ -4,8 +4,8 @@ One JSON file ``rope-<preset>.json`` per preset of SPEC Annex F.1, in ``pespec/g
 the absolute sets and listed in the same ``MANIFEST`` (:mod:`pespec.conformance.fixtures`
 writes them with the other formats' sets, atomically). Every value is the rotary oracle's
 certified correctly rounded float64, given as its shortest round-trip decimal and its exact
-``float.hex``. The input vectors are rebuilt from :func:`x_vectors` (small dyadic rationals,
-stated formula).
+``float.hex``. The input vectors are rebuilt from :func:`~pespec.rope.inputs.rotary_x`
+(small dyadic rationals, stated formula).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from pespec.conformance.fixtures import (
 )
 from pespec.rope import oracle
 from pespec.rope.config import RopeConfig
+from pespec.rope.inputs import rotary_x
 from pespec.rope.presets import PRESET_ALIASES, PRESETS
 
 __all__ = [
@@ -58,7 +59,6 @@ __all__ = [
     "render_rope_files",
     "render_rope_fixture",
     "verify_rope_fixture",
-    "x_vectors",
 ]
 
 FORMAT = "pespec-rope-golden/1"
@@ -130,15 +130,6 @@ def file_name(preset: str) -> str:
     return f"{PREFIX}{slug}.json"
 
 
-def x_vectors(n: int, head_dim: int, start: int = 0) -> NDArray[np.float64]:
-    """The input vectors of :data:`X_FORMULA` for rows ``start`` … ``start + n − 1``, shape
-    (n, head_dim)."""
-    r = np.arange(start, start + n, dtype=np.int64)[:, None]
-    k = np.arange(head_dim, dtype=np.int64)[None, :]
-    result: NDArray[np.float64] = ((37 * (k + 1) + 101 * r) % 257 - 128) / 64.0
-    return result
-
-
 def fixture_positions(preset: str) -> list[float]:
     """Positions of a preset's set: small, powers of two, the context length L and 1M."""
     return positions_for_length(CONTEXT_LENGTHS[preset])
@@ -175,7 +166,7 @@ def compute_rope_fixture(preset: str) -> RopeFixture:
     omega, omega_lo = oracle.frequencies_dd(config)
     positions = np.array(fixture_positions(preset), dtype=np.float64)
     cos, sin = oracle.cos_sin(positions.tolist(), config)
-    x = x_vectors(positions.shape[0], config.head_dim)
+    x = rotary_x(positions.shape[0], config.head_dim)
     y = oracle.rotate(x, positions.tolist(), config)
     return RopeFixture(
         file_name(preset)[:-5],
@@ -278,7 +269,7 @@ def parse_rope_fixture(name: str, data: bytes) -> RopeFixture:
             raise RopeFixtureError(f"{name}: format must be {FORMAT!r}")
         config = RopeConfig.from_dict(doc["config"])
         positions = _floats(name, doc["positions"], doc["positions_hex"], "positions")
-        x = x_vectors(positions.shape[0], config.head_dim)
+        x = rotary_x(positions.shape[0], config.head_dim)
         fixture = RopeFixture(
             doc["name"],
             doc["preset"],

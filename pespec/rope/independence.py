@@ -28,7 +28,8 @@ from numpy.typing import NDArray
 
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import RopeLevel, element_bound
-from pespec.rope.properties import Outcome, finish_outcome, fold_outcome, inputs
+from pespec.rope.inputs import SUITE_HALF, rotary_x
+from pespec.rope.properties import Outcome, finish_outcome, fold_outcome
 
 __all__ = [
     "SkippedOutcome",
@@ -119,8 +120,8 @@ def config_independence(
     other = other_config(config, declared)
     if isinstance(other, str):
         return _skipped(other)
-    x_a = inputs(positions.shape[0], config.head_dim, seed=13)
-    x_b = inputs(positions.shape[0], other.head_dim, seed=13)
+    x_a = rotary_x(positions.shape[0], config.head_dim, seed=13, half=SUITE_HALF)
+    x_b = rotary_x(positions.shape[0], other.head_dim, seed=13, half=SUITE_HALF)
     first = np.asarray(call(x_a, positions, config))
     middle = np.asarray(call(x_b, positions, other))
     again = np.asarray(call(x_a, positions, config))

@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from pespec.numerics.ratio import WorstRatio
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import RopeLevel, element_bound
+from pespec.rope.inputs import SUITE_HALF, rotary_x
 
 __all__ = [
     "PROPERTIES",
@@ -26,7 +27,6 @@ __all__ = [
     "accuracy",
     "finish_outcome",
     "fold_outcome",
-    "inputs",
     "linearity",
     "norm",
     "r_zero",
@@ -75,16 +75,6 @@ class Outcome:
                 "values_compared": self.compared,
             },
         }
-
-
-def inputs(n: int, head_dim: int, seed: int = 0, bits: int = 7) -> F64:
-    """Deterministic x of shape (n, head_dim): k/64 with |k| < 2^bits (a stated integer formula)."""
-    r = np.arange(n, dtype=np.int64)[:, None]
-    k = np.arange(head_dim, dtype=np.int64)[None, :]
-    modulus = 2 * (1 << bits) - 1
-    value = (37 * (k + 1) + 101 * r + 7919 * seed) % modulus - ((1 << bits) - 1)
-    out: F64 = value / 64.0
-    return out
 
 
 def fold_outcome(
@@ -139,7 +129,7 @@ def accuracy(
     outcome: Outcome | None = None
     for r0 in range(0, positions.shape[0], CHUNK_ROWS):
         p = positions[r0 : r0 + CHUNK_ROWS]
-        x = inputs(p.shape[0], config.head_dim, seed=r0 // CHUNK_ROWS)
+        x = rotary_x(p.shape[0], config.head_dim, seed=r0 // CHUNK_ROWS, half=SUITE_HALF)
         y = np.asarray(call(x, p), dtype=np.float64)
         bound = element_bound(x, p, config, level, output_dtype) + rotation_bound(x, config, p)
         outcome = fold_outcome(outcome, np.abs(y - rotate(x, p, config)), bound, p)
@@ -153,7 +143,7 @@ def norm(
     dimensions k ≥ d_r come back bit for bit."""
     from pespec.rope.oracle import attention_factor
 
-    x = inputs(positions.shape[0], config.head_dim, seed=11)
+    x = rotary_x(positions.shape[0], config.head_dim, seed=11, half=SUITE_HALF)
     y = np.asarray(call(x, positions), dtype=np.float64)
     d_r = config.d_r
     if not np.array_equal(y[:, d_r:], x[:, d_r:]):
@@ -184,7 +174,7 @@ def r_zero(call: Call, config: RopeConfig, level: RopeLevel, output_dtype: str) 
     bound at p = 0."""
     from pespec.rope.oracle import attention_factor
 
-    x = inputs(16, config.head_dim, seed=3)
+    x = rotary_x(16, config.head_dim, seed=3, half=SUITE_HALF)
     p = np.zeros(16, dtype=np.int64)
     y = np.asarray(call(x, p), dtype=np.float64)
     from pespec.rope.reference import pair_views
@@ -203,7 +193,10 @@ def linearity(
 ) -> Outcome:
     """R(p)(x + z) = R(p)x + R(p)z within the sum of the three element bounds."""
     n = positions.shape[0]
-    x, z = inputs(n, config.head_dim, seed=5), inputs(n, config.head_dim, seed=6)
+    x, z = (
+        rotary_x(n, config.head_dim, seed=5, half=SUITE_HALF),
+        rotary_x(n, config.head_dim, seed=6, half=SUITE_HALF),
+    )
     s = x + z  # |k| ≤ 254 over 64: 8 significant bits, exact in bfloat16 and float16
     ys = [np.asarray(call(v, positions), dtype=np.float64) for v in (x, z, s)]
     bound = sum(element_bound(v, positions, config, level, output_dtype) for v in (x, z, s))
@@ -217,7 +210,7 @@ def row_independence(
 ) -> Outcome:
     """A row rotated alone equals the same row in a batch, within twice its bound (ℓ is in
     the configuration, so the schedule does not depend on the batch)."""
-    x = inputs(positions.shape[0], config.head_dim, seed=7)
+    x = rotary_x(positions.shape[0], config.head_dim, seed=7, half=SUITE_HALF)
     batch = np.asarray(call(x, positions), dtype=np.float64)
     picks = np.unique(np.linspace(0, positions.shape[0] - 1, 8).astype(np.intp))
     outcome: Outcome | None = None
@@ -239,8 +232,8 @@ def relative_position(
     from pespec.rope.reference import cos_sin, pair_views
 
     m, n_ = pairs[:, 0], pairs[:, 1]
-    q = inputs(m.shape[0], config.head_dim, seed=8)
-    k = inputs(m.shape[0], config.head_dim, seed=9)
+    q = rotary_x(m.shape[0], config.head_dim, seed=8, half=SUITE_HALF)
+    k = rotary_x(m.shape[0], config.head_dim, seed=9, half=SUITE_HALF)
     yq = np.asarray(call(q, m), dtype=np.float64)
     yk = np.asarray(call(k, n_), dtype=np.float64)
     got = np.sum(yq * yk, axis=1)

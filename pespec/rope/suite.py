@@ -46,6 +46,7 @@ from pespec.rope.errormodel import (
 from pespec.rope.failure_named import name_failures
 from pespec.rope.guard import rope_call, rope_guard
 from pespec.rope.independence import config_independence_of
+from pespec.rope.inputs import SUITE_HALF, rotary_x
 from pespec.rope.per_call import per_call_run
 from pespec.rope.report import refresh, report_fields
 from pespec.rope.scores import check_mode, score_accuracy, score_plan
@@ -321,7 +322,7 @@ class RopeRun:
         probes = self._admitted(
             np.unique(np.array([0, 1, 2, 3, 100, 4096, 65536, self.max_position], dtype=np.int64))
         )
-        x = props.inputs(probes.shape[0], self.config.head_dim, seed=1)
+        x = rotary_x(probes.shape[0], self.config.head_dim, seed=1, half=SUITE_HALF)
         outputs = []
         for _ in range(2):
             gx, gp = x.copy(), probes.copy()

@@ -15,10 +15,10 @@ from numpy.typing import NDArray
 
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.report import CheckResult
-from pespec.multiaxis.rope.golden import x_rows
 from pespec.multiaxis.rope.presets import Preset
 from pespec.multiaxis.rope.reference import apply, level_bound, reference_bound
 from pespec.rope.errormodel import RopeLevel
+from pespec.rope.inputs import rotary_x
 
 __all__ = ["FileView", "reference_checks"]
 
@@ -44,7 +44,7 @@ class FileView:
         self.grid_rows = n
         self.indices = np.unique(np.linspace(0, max(n - 1, 0), min(n, ROW_LIMIT)).astype(int))
         self.positions: NDArray[Any] = rows[self.indices] if n else rows
-        self.x = x_rows(self.indices, self.config.head_dim) if n else np.zeros((0, 0))
+        self.x = rotary_x(self.indices, self.config.head_dim) if n else np.zeros((0, 0))
         self.stages = ("contract", "golden", "reference")
         self._judged: tuple[NDArray[np.float64], ...] | None = None
 
@@ -90,7 +90,7 @@ def reference_checks(view: FileView) -> list[CheckResult]:
     n = view.all_positions.shape[0]
     for r0 in range(0, n, CHUNK_ROWS):
         p = view.all_positions[r0 : r0 + CHUNK_ROWS]
-        x = x_rows(np.arange(r0, r0 + p.shape[0]), config.head_dim)
+        x = rotary_x(np.arange(r0, r0 + p.shape[0]), config.head_dim)
         y = np.asarray(view.file_output[r0 : r0 + CHUNK_ROWS], dtype=np.float64)
         bound = level_bound(x, p, config, level, view.output_dtype) + reference_bound(x, p, config)
         error = np.abs(y - apply(x, p, config))

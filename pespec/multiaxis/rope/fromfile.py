@@ -35,10 +35,10 @@ from pespec.conformance.filepositions import (
 from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.savedfile import read_output
-from pespec.multiaxis.rope.golden import x_rows
 from pespec.multiaxis.rope.presets import Preset, resolve_config
 from pespec.numerics.formats import DTYPES, dtype_name
 from pespec.rope.errormodel import RopeLevel, parse_rope_level, rope_level_for_dtype
+from pespec.rope.inputs import rotary_x
 
 __all__ = ["CHUNK_ROWS", "check_file", "file_inputs", "read_positions", "write_inputs"]
 
@@ -51,7 +51,7 @@ def file_inputs(config: Any) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     JSON config or its path) holds the output of: the preset's ids, x by row index."""
     chosen = resolve_config(config)
     positions = np.asarray(chosen.positions(), dtype=np.int64)
-    return positions, x_rows(np.arange(positions.shape[0]), chosen.config.head_dim)
+    return positions, rotary_x(np.arange(positions.shape[0]), chosen.config.head_dim)
 
 
 def write_inputs(config: Any, path: str | Path) -> None:

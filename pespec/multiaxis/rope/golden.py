@@ -48,6 +48,7 @@ from pespec.conformance.fixtures import (
 )
 from pespec.multiaxis.rope.presets import PRESETS, Preset, resolve_config
 from pespec.multiaxis.rope.reference import oracle_apply
+from pespec.rope.inputs import rotary_x
 
 __all__ = [
     "FIXTURE_FORMAT",
@@ -63,7 +64,6 @@ __all__ = [
     "render_files",
     "render_fixture",
     "verify_fixture",
-    "x_rows",
 ]
 
 FORMAT = "pespec-multiaxis-rope-golden/1"
@@ -74,7 +74,7 @@ X_FORMULA = (
     "k = 0..head_dim-1"
 )
 """The input of row r of the ids: a multiple of 1/64 in [−2, 1.984375] (exact in float64;
-the formula of the rotary sets, :data:`pespec.rope.golden.X_FORMULA`, at the row's index)."""
+the formula of the rotary sets, :func:`pespec.rope.inputs.rotary_x`, at the row's index)."""
 
 GENERATOR = {
     "name": "pespec.rope.oracle",
@@ -113,14 +113,6 @@ def file_name(preset: str) -> str:
     return "multiaxis-rope-" + re.sub(r"[^a-z0-9]+", "-", preset.lower()).strip("-") + ".json"
 
 
-def x_rows(rows: NDArray[np.int64], head_dim: int) -> NDArray[np.float64]:
-    """:data:`X_FORMULA` at ids rows ``rows``: shape (len(rows), head_dim)."""
-    r = np.asarray(rows, dtype=np.int64)[:, None]
-    k = np.arange(head_dim, dtype=np.int64)[None, :]
-    result: NDArray[np.float64] = ((37 * (k + 1) + 101 * r) % 257 - 128) / 64.0
-    return result
-
-
 def golden_rows(chosen: Preset) -> NDArray[np.int64]:
     """The ids rows of a set, sorted: the first and last text token before the vision block
     and after it; in the block its origin, one step along each axis, each axis at its last
@@ -141,7 +133,7 @@ def compute_fixture(name: str) -> MRopeFixture:
     chosen = PRESETS[name]
     rows = golden_rows(chosen)
     positions = np.asarray(chosen.positions()[rows], dtype=np.int64)
-    x = x_rows(rows, chosen.config.head_dim)
+    x = rotary_x(rows, chosen.config.head_dim)
     data = chosen.to_dict()
     data.pop("source")  # provenance lives in the preset table; the set holds what is computed
     y = oracle_apply(x, positions, chosen.config)
@@ -177,7 +169,7 @@ def _parsed(name: str, doc: Any) -> MRopeFixture:
     data = dict(doc["preset_config"])
     head_dim = int(data["config"]["head_dim"])
     return MRopeFixture(
-        str(doc["name"]), str(doc["preset"]), data, rows, positions, x_rows(rows, head_dim), y
+        str(doc["name"]), str(doc["preset"]), data, rows, positions, rotary_x(rows, head_dim), y
     )
 
 

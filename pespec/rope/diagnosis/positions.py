@@ -125,7 +125,7 @@ def probe_positions(
 ) -> PositionFinding | None:
     """Probe the failing fractional or large positions (None when there are none, or the
     call fails); one backend call."""
-    from pespec.rope.properties import inputs
+    from pespec.rope.inputs import SUITE_HALF, rotary_x
     from pespec.rope.reference import rotation_bound
 
     wanted = [float(p) for p in failing if not float(p).is_integer() or p > PROBED_MAX]
@@ -135,7 +135,7 @@ def probe_positions(
     extra = [p for p in FRACTIONAL_EXTRA if p <= max_position] if fractional else []
     chosen = np.unique(np.array([*wanted, *extra], dtype=np.float64))
     positions: NDArray[Any] = chosen if fractional else chosen.astype(np.int64)
-    x = inputs(chosen.shape[0], config.head_dim, seed=19)
+    x = rotary_x(chosen.shape[0], config.head_dim, seed=19, half=SUITE_HALF)
     try:
         y = np.asarray(call(x, positions), dtype=np.float64)
     except Exception:  # advice only: a failing probe names nothing
