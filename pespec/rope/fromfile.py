@@ -34,9 +34,9 @@ from pespec.rope.backends import resolve_config
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import (
     RopeLevel,
-    element_bound,
     parse_rope_level,
     rope_level_for_dtype,
+    tolerance,
 )
 from pespec.rope.golden import fixture_for, positions_for_length
 from pespec.rope.inputs import rotary_x
@@ -327,7 +327,7 @@ def _golden_rows(
         return []
     p, x, exact = fixture.positions[rows], fixture.x[rows], fixture.y[rows]
     y = np.asarray(output[rows], dtype=np.float64)
-    bound = element_bound(x, p, rope, level, out_dtype) + 2.0**-53 * np.abs(exact)
+    bound = tolerance(x, p, rope, level, out_dtype, 2.0**-53 * np.abs(exact))
     outcome = props.finish_outcome(props.fold_outcome(None, np.abs(y - exact), bound, p), "golden")
     return [
         _result(
@@ -349,14 +349,14 @@ def _reference(
 ) -> CheckResult:
     """Every row against the exact float64 reference (its proved bound added, and ``slack``:
     0 except for a text file's truncation recheck), in chunks."""
-    from pespec.rope.reference import rotate, rotation_bound
+    from pespec.rope.reference import rotate
 
     outcome: props.Outcome | None = None
     for r0 in range(0, positions.shape[0], CHUNK_ROWS):
         p = positions[r0 : r0 + CHUNK_ROWS]
         x = rotary_x(np.arange(r0, r0 + p.shape[0]), rope.head_dim)
         y = np.asarray(output[r0 : r0 + CHUNK_ROWS], dtype=np.float64)
-        bound = element_bound(x, p, rope, level, out_dtype) + rotation_bound(x, rope, p) + slack
+        bound = tolerance(x, p, rope, level, out_dtype) + slack
         outcome = props.fold_outcome(outcome, np.abs(y - rotate(x, p, rope)), bound, p)
     outcome = outcome or props.Outcome(-1.0, 0.0, 0.0, None, None, 0)
     final = props.finish_outcome(outcome, "reference")

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.rope.config import RopeConfig
-from pespec.rope.errormodel import RopeLevel, element_bound
+from pespec.rope.errormodel import RopeLevel, tolerance
 from pespec.rope.inputs import SUITE_HALF, rotary_x
 from pespec.rope.properties import Outcome, finish_outcome, fold_outcome
 
@@ -102,9 +102,9 @@ def _fits(
     output_dtype: str,
 ) -> Outcome:
     """``y`` against ``config``'s exact rotation of x at p, within its element bound."""
-    from pespec.rope.reference import rotate, rotation_bound
+    from pespec.rope.reference import rotate
 
-    bound = element_bound(x, p, config, level, output_dtype) + rotation_bound(x, config, p)
+    bound = tolerance(x, p, config, level, output_dtype)
     return fold_outcome(None, np.abs(np.asarray(y, np.float64) - rotate(x, p, config)), bound, p)
 
 

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from pespec.numerics.ratio import WorstRatio
 from pespec.rope.config import RopeConfig
-from pespec.rope.errormodel import RopeLevel, element_bound
+from pespec.rope.errormodel import RopeLevel, element_bound, tolerance
 from pespec.rope.inputs import SUITE_HALF, rotary_x
 
 __all__ = [
@@ -123,15 +123,16 @@ def accuracy(
     call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLevel, output_dtype: str
 ) -> Outcome:
     """Every element within :func:`element_bound` of the exact value (SPEC §8.7), against the
-    exact float64 reference (its proved :func:`~pespec.rope.rotation_bound` added), in chunks."""
-    from pespec.rope.reference import rotate, rotation_bound
+    exact float64 reference (its proved :func:`~pespec.rope.rotation_bound` added: the one
+    :func:`~pespec.rope.errormodel.tolerance`), in chunks."""
+    from pespec.rope.reference import rotate
 
     outcome: Outcome | None = None
     for r0 in range(0, positions.shape[0], CHUNK_ROWS):
         p = positions[r0 : r0 + CHUNK_ROWS]
         x = rotary_x(p.shape[0], config.head_dim, seed=r0 // CHUNK_ROWS, half=SUITE_HALF)
         y = np.asarray(call(x, p), dtype=np.float64)
-        bound = element_bound(x, p, config, level, output_dtype) + rotation_bound(x, config, p)
+        bound = tolerance(x, p, config, level, output_dtype)
         outcome = fold_outcome(outcome, np.abs(y - rotate(x, p, config)), bound, p)
     return finish_outcome(outcome or Outcome(-1.0, 0.0, 0.0, None, None, 0), "accuracy")
 
@@ -184,7 +185,7 @@ def r_zero(call: Call, config: RopeConfig, level: RopeLevel, output_dtype: str) 
     a, b = pair_views(x, config, output=False)
     ya, yb = pair_views(exact, config, output=True)
     ya[...], yb[...] = big_a * a, big_a * b
-    bound = element_bound(x, p, config, level, output_dtype) + 2 * _U64 * np.abs(exact)
+    bound = tolerance(x, p, config, level, output_dtype, 2 * _U64 * np.abs(exact))
     return finish_outcome(fold_outcome(None, np.abs(y - exact), bound, p), "R(0) = A·I")
 
 

@@ -134,7 +134,7 @@ def golden_outcome(
 ) -> props.Outcome:
     """The fixture's rows inside the domain (integer positions as int64; fractional ones,
     when claimed, as float64) against its correctly rounded y values."""
-    from pespec.rope.errormodel import element_bound
+    from pespec.rope.errormodel import tolerance
 
     positions = np.asarray(fixture.positions, dtype=np.float64)
     keep = domain.admits(positions)
@@ -150,6 +150,6 @@ def golden_outcome(
         p = positions[mask].astype(dtype)
         x, exact = fixture.x[mask], fixture.y[mask]
         y = np.asarray(call(x, p), dtype=np.float64)
-        bound = element_bound(x, p, config, level, output_dtype) + 2.0**-53 * np.abs(exact)
+        bound = tolerance(x, p, config, level, output_dtype, 2.0**-53 * np.abs(exact))
         outcome = props.fold_outcome(outcome, np.abs(y - exact), bound, p)
     return props.finish_outcome(outcome or props.Outcome(-1.0, 0.0, 0.0, None, None, 0), "golden")

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.report import CheckResult
 from pespec.multiaxis.rope.presets import Preset
-from pespec.multiaxis.rope.reference import apply, level_bound, reference_bound
+from pespec.multiaxis.rope.reference import apply, tolerance
 from pespec.rope.errormodel import RopeLevel
 from pespec.rope.inputs import rotary_x
 
@@ -70,8 +70,7 @@ class FileView:
         if self._judged is None:
             assert self.output_dtype is not None
             x, p = self.x, self.positions
-            bound = level_bound(x, p, self.config, self.level_object(), self.output_dtype)
-            bound = bound + reference_bound(x, p, self.config)
+            bound = tolerance(x, p, self.config, self.level_object(), self.output_dtype)
             y = np.asarray(self.file_output[self.indices], dtype=np.float64)
             self._judged = (y, apply(x, p, self.config), bound)
         y, exact, bound = self._judged
@@ -92,7 +91,7 @@ def reference_checks(view: FileView) -> list[CheckResult]:
         p = view.all_positions[r0 : r0 + CHUNK_ROWS]
         x = rotary_x(np.arange(r0, r0 + p.shape[0]), config.head_dim)
         y = np.asarray(view.file_output[r0 : r0 + CHUNK_ROWS], dtype=np.float64)
-        bound = level_bound(x, p, config, level, view.output_dtype) + reference_bound(x, p, config)
+        bound = tolerance(x, p, config, level, view.output_dtype)
         error = np.abs(y - apply(x, p, config))
         for index, columns in enumerate(sections):
             e, b = error[:, columns], bound[:, columns]

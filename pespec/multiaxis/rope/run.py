@@ -140,13 +140,12 @@ class MRopeRun(EngineRun):
     def judged(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """(backend output, exact reference, bound) at the checked rows, computed once."""
         if "judged" not in self._cache:
-            from pespec.multiaxis.rope.reference import apply, level_bound, reference_bound
+            from pespec.multiaxis.rope.reference import apply, tolerance
 
             y = self.output_all(self.x, self.positions)
             assert self.output_dtype is not None
-            bound = level_bound(
-                self.x, self.positions, self.config, self.level_object(), self.output_dtype
-            ) + reference_bound(self.x, self.positions, self.config)
+            level = self.level_object()
+            bound = tolerance(self.x, self.positions, self.config, level, self.output_dtype)
             self._cache["judged"] = (y, apply(self.x, self.positions, self.config), bound)
         result: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
         result = self._cache["judged"]

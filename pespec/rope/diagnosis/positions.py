@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from pespec.rope.config import RopeConfig
 from pespec.rope.diagnosis.formats import round_to
-from pespec.rope.errormodel import RopeLevel, element_bound
+from pespec.rope.errormodel import RopeLevel, tolerance
 
 __all__ = ["FRACTIONAL_EXTRA", "HYPOTHESES", "PROBED_MAX", "PositionFinding", "probe_positions"]
 
@@ -126,7 +126,6 @@ def probe_positions(
     """Probe the failing fractional or large positions (None when there are none, or the
     call fails); one backend call."""
     from pespec.rope.inputs import SUITE_HALF, rotary_x
-    from pespec.rope.reference import rotation_bound
 
     wanted = [float(p) for p in failing if not float(p).is_integer() or p > PROBED_MAX]
     if not wanted:
@@ -142,7 +141,7 @@ def probe_positions(
         return None
     if y.shape != x.shape:
         return None
-    bound = element_bound(x, chosen, config, level, output_dtype) + rotation_bound(x, config)
+    bound = tolerance(x, chosen, config, level, output_dtype)
     bound = np.where(bound > 0, bound, np.finfo(np.float64).tiny)
     given = _ratios(y, x, chosen, config, bound)
     row = int(np.argmax(given))
