@@ -107,46 +107,46 @@ MLX_CLIENTS = (
 
 _TORCH_DTYPES = ("float32", "bfloat16")
 
-TORCHTUNE_CLIENTS = (
+_TORCHTUNE_ROWS: tuple[tuple[str, str, str, tuple[str, ...], dict[str, object]], ...] = (
+    # name, entry (in torchtune.), source file (in torchtune/), configs, options
+    (
+        "RotaryPositionalEmbeddings",
+        "modules.RotaryPositionalEmbeddings",
+        "modules/position_embeddings.py",
+        ("Llama-2-7B", "Qwen2.5-7B-Instruct", "GPT-J-6B"),
+        {},
+    ),
+    (
+        "Llama3ScaledRoPE",
+        "models.llama3_1.Llama3ScaledRoPE",
+        "models/llama3_1/_position_embeddings.py",
+        ("Llama-3.1-8B",),
+        {"llama3": True},
+    ),
+    (  # Phi-3.5's LongRoPE: refused (the module has θ only); a default one runs (issue 36)
+        "Phi3RotaryPositionalEmbeddings",
+        "models.phi3.phi3 (Phi3RotaryPositionalEmbeddings)",
+        "models/phi3/_position_embeddings.py",
+        ("Llama-2-7B", "Phi-3.5-mini-instruct-seq-len-131072"),
+        {"phi3": True},
+    ),
+)
+
+TORCHTUNE_CLIENTS = tuple(
     Client(
-        name="torchtune:RotaryPositionalEmbeddings",
+        name=f"torchtune:{name}",
         family="rope",
         library="torchtune",
         requires=("torch", "torchao"),
-        entry="torchtune.modules.RotaryPositionalEmbeddings",
-        source="pytorch/torchtune torchtune/modules/position_embeddings.py",
+        entry=f"torchtune.{entry}",
+        source=f"pytorch/torchtune torchtune/{path}",
         adapter="pespec.clients.torchtune_clients:build",
-        configs=("Llama-2-7B", "Qwen2.5-7B-Instruct", "GPT-J-6B"),
+        configs=configs,
         dtypes=_TORCH_DTYPES,
+        options=dict(options),
         note="torchtune 0.6.1 imports only with torchao 0.11.0",
-    ),
-    Client(
-        name="torchtune:Llama3ScaledRoPE",
-        family="rope",
-        library="torchtune",
-        requires=("torch", "torchao"),
-        entry="torchtune.models.llama3_1.Llama3ScaledRoPE",
-        source="pytorch/torchtune torchtune/models/llama3_1/_position_embeddings.py",
-        adapter="pespec.clients.torchtune_clients:build",
-        configs=("Llama-3.1-8B",),
-        dtypes=_TORCH_DTYPES,
-        options={"llama3": True},
-        note="torchtune 0.6.1 imports only with torchao 0.11.0",
-    ),
-    Client(
-        name="torchtune:Phi3RotaryPositionalEmbeddings",
-        family="rope",
-        library="torchtune",
-        requires=("torch", "torchao"),
-        entry="torchtune.models.phi3.phi3 (Phi3RotaryPositionalEmbeddings)",
-        source="pytorch/torchtune torchtune/models/phi3/_position_embeddings.py",
-        adapter="pespec.clients.torchtune_clients:build",
-        # Phi-3.5's LongRoPE: refused (the module has θ only); a default one runs (issue 36)
-        configs=("Llama-2-7B", "Phi-3.5-mini-instruct-seq-len-131072"),
-        dtypes=_TORCH_DTYPES,
-        options={"phi3": True},
-        note="torchtune 0.6.1 imports only with torchao 0.11.0",
-    ),
+    )
+    for name, entry, path, configs, options in _TORCHTUNE_ROWS
 )
 """torchtune 0.6.1 (with torchao 0.11.0)."""
 
