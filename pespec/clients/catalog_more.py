@@ -1,5 +1,8 @@
 """The clients of the libraries beyond transformers, diffusers and rotary-embedding-torch
 (issue 29): mlx, mlx-lm, ... one declaration each, read by :mod:`pespec.clients.catalog`.
+A library whose adapter module imports nothing heavy at import time declares its clients
+there (torchtune, keras-hub, onnx/onnxruntime: ``<library>_clients.py``, issue 38); this
+module joins them in table order (:data:`MORE_CLIENTS`).
 
 Sources are the libraries' repository files at the versions the table reports; configurations
 are rotary presets (or published config.json copies in ``pespec/rope/published``).
@@ -7,18 +10,18 @@ are rotary presets (or published config.json copies in ``pespec/rope/published``
 
 from __future__ import annotations
 
+from pespec.clients.keras_hub_clients import KERAS_HUB_CLIENTS
 from pespec.clients.model import Client
+from pespec.clients.onnx_clients import ONNX_CLIENTS
+from pespec.clients.torchtune_clients import TORCHTUNE_CLIENTS
 
 __all__ = [
     "DIFFUSERS_ROTARY",
     "DIFFUSERS_ROTARY_NTK",
     "GPU_CLIENTS",
-    "KERAS_HUB_CLIENTS",
     "MLX_CLIENTS",
     "MORE_CLIENTS",
-    "ONNX_CLIENTS",
     "SMALL_CLIENTS",
-    "TORCHTUNE_CLIENTS",
     "TRANSFORMERS_SINUSOIDS",
 ]
 
@@ -107,82 +110,6 @@ MLX_CLIENTS = (
 
 _TORCH_DTYPES = ("float32", "bfloat16")
 
-_TORCHTUNE_ROWS: tuple[tuple[str, str, str, tuple[str, ...], dict[str, object]], ...] = (
-    # name, entry (in torchtune.), source file (in torchtune/), configs, options
-    (
-        "RotaryPositionalEmbeddings",
-        "modules.RotaryPositionalEmbeddings",
-        "modules/position_embeddings.py",
-        ("Llama-2-7B", "Qwen2.5-7B-Instruct", "GPT-J-6B"),
-        {},
-    ),
-    (
-        "Llama3ScaledRoPE",
-        "models.llama3_1.Llama3ScaledRoPE",
-        "models/llama3_1/_position_embeddings.py",
-        ("Llama-3.1-8B",),
-        {"llama3": True},
-    ),
-    (  # Phi-3.5's LongRoPE: refused (the module has θ only); a default one runs (issue 36)
-        "Phi3RotaryPositionalEmbeddings",
-        "models.phi3.phi3 (Phi3RotaryPositionalEmbeddings)",
-        "models/phi3/_position_embeddings.py",
-        ("Llama-2-7B", "Phi-3.5-mini-instruct-seq-len-131072"),
-        {"phi3": True},
-    ),
-)
-
-TORCHTUNE_CLIENTS = tuple(
-    Client(
-        name=f"torchtune:{name}",
-        family="rope",
-        library="torchtune",
-        requires=("torch", "torchao"),
-        entry=f"torchtune.{entry}",
-        source=f"pytorch/torchtune torchtune/{path}",
-        adapter="pespec.clients.torchtune_clients:build",
-        configs=configs,
-        dtypes=_TORCH_DTYPES,
-        options=dict(options),
-        note="torchtune 0.6.1 imports only with torchao 0.11.0",
-    )
-    for name, entry, path, configs, options in _TORCHTUNE_ROWS
-)
-"""torchtune 0.6.1 (with torchao 0.11.0)."""
-
-KERAS_HUB_CLIENTS = (
-    Client(
-        name="keras-hub:RotaryEmbedding",
-        family="rope",
-        library="keras-hub",
-        requires=("keras", "jax"),
-        entry="keras_hub.layers.RotaryEmbedding (KERAS_BACKEND=jax)",
-        source="keras-team/keras-hub keras_hub/src/layers/modeling/rotary_embedding.py",
-        adapter="pespec.clients.keras_hub_clients:build_rotary",
-        configs=(
-            "Llama-2-7B",
-            "Qwen2.5-7B-Instruct",
-            "Gemma-3-4B global layers",
-            "gpt-oss-20b",
-            "Qwen2.5-7B-Instruct-yarn-4",  # the variants: issue 36
-            "Llama-2-7B-dynamic-4-seq-len-4096",
-            "Llama-2-7B-dynamic-4-seq-len-16384",
-        ),
-        dtypes=_TORCH_DTYPES,
-    ),
-    Client(
-        name="keras-hub:SinePositionEncoding",
-        family="sinusoidal",
-        library="keras-hub",
-        requires=("keras", "jax"),
-        entry="keras_hub.layers.SinePositionEncoding (KERAS_BACKEND=jax)",
-        source="keras-team/keras-hub keras_hub/src/layers/modeling/sine_position_encoding.py",
-        adapter="pespec.clients.keras_hub_clients:build_sine",
-        configs=("declared",),
-    ),
-)
-"""keras-hub on the JAX backend."""
-
 SMALL_CLIENTS = (
     Client(
         name="x-transformers:RotaryEmbedding",
@@ -222,29 +149,6 @@ SMALL_CLIENTS = (
 )
 """x-transformers and equinox."""
 
-
-def _onnx(library: str, runtime: str, dtypes: tuple[str, ...]) -> Client:
-    return Client(
-        name=f"{library}:RotaryEmbedding",
-        family="rope",
-        library=library,
-        requires=("onnx", "transformers", "torch"),
-        entry=f"ONNX RotaryEmbedding (opset 23) in {runtime}",
-        source="onnx/onnx onnx/reference/ops/op_rotary_embedding.py"
-        if library == "onnx"
-        else "microsoft/onnxruntime onnxruntime/core/providers/cpu/llm/rotary_embedding.cc",
-        adapter="pespec.clients.onnx_clients:build",
-        configs=("Llama-2-7B", "GPT-J-6B"),  # Gemma-3-4B local: conformant, ~50 s a row
-        dtypes=dtypes,
-        options={"runtime": runtime},
-    )
-
-
-ONNX_CLIENTS = (
-    _onnx("onnx", "reference", ("float32",)),
-    _onnx("onnxruntime", "onnxruntime", ("float32", "float16")),
-)
-"""The ONNX RotaryEmbedding operator: onnx's reference evaluator and onnxruntime (CPU)."""
 
 DIFFUSERS_ROTARY = Client(
     name="diffusers:get_1d_rotary_pos_embed",
