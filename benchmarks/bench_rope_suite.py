@@ -20,7 +20,7 @@ import numpy as np
 
 from pespec.rope import PRESETS, frequencies
 from pespec.rope.backends import _numpy_float32
-from pespec.rope.properties import inputs
+from pespec.rope.inputs import SUITE_HALF, rotary_x
 from pespec.rope.suite import check, reference_positions
 
 TARGET_S = 20.0
@@ -31,7 +31,7 @@ def _baseline() -> float:
     """The naive float64 rotate_half check of the float32 stack at the same positions."""
     config = PRESETS[PRESET]
     positions = reference_positions("ci")
-    x = inputs(positions.shape[0], config.head_dim)
+    x = rotary_x(positions.shape[0], config.head_dim, half=SUITE_HALF)
     got = _numpy_float32(x, positions, config).astype(np.float64)
     omega, attention = frequencies(config)
     emb = positions[:, None].astype(np.float64) * omega[None, :]

@@ -38,54 +38,63 @@ def _unet(name: str, path: str, config: str) -> Client:
     )
 
 
+_GAUSSIAN_ROWS: tuple[tuple[str, str, str, str, str, dict[str, bool], str], ...] = (
+    # name, module, entry, source file (in models/), config, options beyond module, note
+    (
+        "GaussianFourierProjection-log",
+        _GFP,
+        f"{_GFP}() (log=True, its default)",
+        "embeddings.py",
+        "diffusers-gaussian-fourier-log",
+        {"flip": False, "log": True},
+        "B given",
+    ),
+    (
+        "GaussianFourierProjection",
+        _GFP,
+        _GFP,
+        "embeddings.py",
+        "diffusers-gaussian-fourier",
+        {"flip": False},
+        "log=False; B given",
+    ),
+    (
+        "GaussianFourierProjection-flip",
+        _GFP,
+        f"{_GFP}(flip_sin_to_cos=True)",
+        "embeddings.py",
+        "diffusers-gaussian-fourier-flip",
+        {"flip": True},
+        "log=False; B given",
+    ),
+    (
+        "StableAudioGaussianFourierProjection",
+        _AUDIO,
+        _AUDIO,
+        "transformers/stable_audio_transformer.py",
+        "diffusers-gaussian-fourier",
+        {"flip": False},
+        "log=False; B given",
+    ),
+)
+"""diffusers' Gaussian Fourier projections: one row each, read by :data:`FOURIER_CLIENTS`."""
+
+
 FOURIER_CLIENTS = (
-    Client(
-        name="diffusers:GaussianFourierProjection-log",
-        family="fourier",
-        library="diffusers",
-        requires=("torch",),
-        entry=f"{_GFP}() (log=True, its default)",
-        source=f"{_DIFFUSERS}/embeddings.py",
-        adapter=f"{_ADAPTERS}:gaussian_fourier",
-        configs=("diffusers-gaussian-fourier-log",),
-        options={"module": _GFP, "flip": False, "log": True},
-        note="B given",
-    ),
-    Client(
-        name="diffusers:GaussianFourierProjection",
-        family="fourier",
-        library="diffusers",
-        requires=("torch",),
-        entry=_GFP,
-        source=f"{_DIFFUSERS}/embeddings.py",
-        adapter=f"{_ADAPTERS}:gaussian_fourier",
-        configs=("diffusers-gaussian-fourier",),
-        options={"module": _GFP, "flip": False},
-        note="log=False; B given",
-    ),
-    Client(
-        name="diffusers:GaussianFourierProjection-flip",
-        family="fourier",
-        library="diffusers",
-        requires=("torch",),
-        entry=f"{_GFP}(flip_sin_to_cos=True)",
-        source=f"{_DIFFUSERS}/embeddings.py",
-        adapter=f"{_ADAPTERS}:gaussian_fourier",
-        configs=("diffusers-gaussian-fourier-flip",),
-        options={"module": _GFP, "flip": True},
-        note="log=False; B given",
-    ),
-    Client(
-        name="diffusers:StableAudioGaussianFourierProjection",
-        family="fourier",
-        library="diffusers",
-        requires=("torch",),
-        entry=_AUDIO,
-        source=f"{_DIFFUSERS}/transformers/stable_audio_transformer.py",
-        adapter=f"{_ADAPTERS}:gaussian_fourier",
-        configs=("diffusers-gaussian-fourier",),
-        options={"module": _AUDIO, "flip": False},
-        note="log=False; B given",
+    *(
+        Client(
+            name=f"diffusers:{name}",
+            family="fourier",
+            library="diffusers",
+            requires=("torch",),
+            entry=entry,
+            source=f"{_DIFFUSERS}/{path}",
+            adapter=f"{_ADAPTERS}:gaussian_fourier",
+            configs=(config,),
+            options={"module": module, **options},
+            note=note,
+        )
+        for name, module, entry, path, config, options, note in _GAUSSIAN_ROWS
     ),
     _unet("UNet2DModel", "unet_2d", "diffusers-gaussian-fourier-log-flip"),
     _unet("UNet2DConditionModel", "unet_2d_condition", "diffusers-gaussian-fourier-flip"),

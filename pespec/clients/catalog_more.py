@@ -1,5 +1,9 @@
 """The clients of the libraries beyond transformers, diffusers and rotary-embedding-torch
-(issue 29): mlx, mlx-lm, ... one declaration each, read by :mod:`pespec.clients.catalog`.
+(issue 29), one declaration each, read by :mod:`pespec.clients.catalog`. A library whose
+adapters have a module of their own declares its clients there (mlx and mlx-lm, torchtune,
+keras-hub, onnx/onnxruntime: ``<library>_clients.py``, issue 38; those modules import NumPy
+and the rotary family only when a client is built); this module joins them in table order
+(:data:`MORE_CLIENTS`) and declares the rest.
 
 Sources are the libraries' repository files at the versions the table reports; configurations
 are rotary presets (or published config.json copies in ``pespec/rope/published``).
@@ -7,181 +11,22 @@ are rotary presets (or published config.json copies in ``pespec/rope/published``
 
 from __future__ import annotations
 
+from pespec.clients.keras_hub_clients import KERAS_HUB_CLIENTS
+from pespec.clients.mlx_clients import MLX_CLIENTS
 from pespec.clients.model import Client
+from pespec.clients.onnx_clients import ONNX_CLIENTS
+from pespec.clients.torchtune_clients import TORCHTUNE_CLIENTS
 
 __all__ = [
     "DIFFUSERS_ROTARY",
     "DIFFUSERS_ROTARY_NTK",
     "GPU_CLIENTS",
-    "KERAS_HUB_CLIENTS",
-    "MLX_CLIENTS",
     "MORE_CLIENTS",
-    "ONNX_CLIENTS",
     "SMALL_CLIENTS",
-    "TORCHTUNE_CLIENTS",
     "TRANSFORMERS_SINUSOIDS",
 ]
 
-_MLX_DTYPES = ("float32", "bfloat16")
-_MLX_SOURCE = "ml-explore/mlx python/mlx/nn/layers/positional_encoding.py"
-_MLX_PLAIN = ("Llama-2-7B", "Qwen2.5-7B-Instruct", "GPT-J-6B", "Gemma-3-4B global layers")
-
-
-def _mlx_lm(model_type: str, configs: tuple[str, ...]) -> Client:
-    return Client(
-        name=f"mlx-lm:{model_type}",
-        family="rope",
-        library="mlx-lm",
-        requires=("mlx",),
-        entry=f"mlx_lm.models.{model_type}.Attention(args).rope (rope_utils.initialize_rope)",
-        source=f"ml-explore/mlx-lm mlx_lm/models/{model_type}.py",
-        adapter="pespec.clients.mlx_clients:build_mlx_lm",
-        configs=configs,
-        dtypes=_MLX_DTYPES,
-        options={"model_type": model_type},
-    )
-
-
-MLX_CLIENTS = (
-    Client(
-        name="mlx:nn.RoPE",
-        family="rope",
-        library="mlx",
-        entry="mlx.nn.RoPE",
-        source=_MLX_SOURCE,
-        adapter="pespec.clients.mlx_clients:build_rope",
-        configs=_MLX_PLAIN,
-        dtypes=_MLX_DTYPES,
-    ),
-    Client(
-        name="mlx:fast.rope",
-        family="rope",
-        library="mlx",
-        entry="mlx.core.fast.rope",
-        source="ml-explore/mlx mlx/fast.cpp",
-        adapter="pespec.clients.mlx_clients:build_fast_rope",
-        configs=("Llama-2-7B", "GPT-J-6B"),
-        dtypes=_MLX_DTYPES,
-    ),
-    Client(
-        name="mlx:nn.SinusoidalPositionalEncoding",
-        family="sinusoidal",
-        library="mlx",
-        entry="mlx.nn.SinusoidalPositionalEncoding",
-        source=_MLX_SOURCE,
-        adapter="pespec.clients.mlx_clients:build_sinusoidal",
-        configs=("declared",),
-    ),
-    _mlx_lm("llama", ("Llama-2-7B", "Llama-3.1-8B")),
-    _mlx_lm("qwen2", ("Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct-yarn-4")),
-    _mlx_lm("gemma3_text", ("Gemma-3-4B global layers", "Gemma-3-4B local layers")),
-    _mlx_lm("gpt_oss", ("gpt-oss-20b",)),
-    _mlx_lm("gemma4_text", ("Gemma-4-31B global layers",)),
-    _mlx_lm("deepseek_v3", ("DeepSeek-V3-interleaved-outputs",)),
-    _mlx_lm("phi3", ("Phi-3.5-mini-instruct-seq-len-4096", "Phi-3.5-mini-instruct-seq-len-131072")),
-    Client(  # rope_scaling mrope: nn.RoPE on text positions (issue 36)
-        name="mlx-lm:qwen2_vl-text",
-        family="rope",
-        library="mlx-lm",
-        requires=("mlx",),
-        entry="mlx_lm.models.qwen2_vl (qwen2.Attention(args).rope, rope_utils.initialize_rope)",
-        source="ml-explore/mlx-lm mlx_lm/models/rope_utils.py",
-        adapter="pespec.clients.mlx_clients:build_mlx_lm_vl_text",
-        configs=("Qwen2.5-VL-7B-Instruct-text-positions",),
-        dtypes=_MLX_DTYPES,
-    ),
-    Client(  # ℓ follows the call (DynamicNTKScalingRoPE): called as a prefill (issue 36)
-        name="mlx-lm:llama-prefill",
-        family="rope",
-        library="mlx-lm",
-        requires=("mlx",),
-        entry="mlx_lm.models.llama.Attention(args).rope on a prompt of T tokens at offset 0",
-        source="ml-explore/mlx-lm mlx_lm/models/rope_utils.py",
-        adapter="pespec.clients.mlx_clients:build_mlx_lm_prefill",
-        configs=("Llama-2-7B-dynamic-4-per-call",),
-        dtypes=_MLX_DTYPES,
-        options={"model_type": "llama"},
-    ),
-)
-"""mlx (``mlx[cpu]``) and mlx-lm."""
-
 _TORCH_DTYPES = ("float32", "bfloat16")
-
-TORCHTUNE_CLIENTS = (
-    Client(
-        name="torchtune:RotaryPositionalEmbeddings",
-        family="rope",
-        library="torchtune",
-        requires=("torch", "torchao"),
-        entry="torchtune.modules.RotaryPositionalEmbeddings",
-        source="pytorch/torchtune torchtune/modules/position_embeddings.py",
-        adapter="pespec.clients.torchtune_clients:build",
-        configs=("Llama-2-7B", "Qwen2.5-7B-Instruct", "GPT-J-6B"),
-        dtypes=_TORCH_DTYPES,
-        note="torchtune 0.6.1 imports only with torchao 0.11.0",
-    ),
-    Client(
-        name="torchtune:Llama3ScaledRoPE",
-        family="rope",
-        library="torchtune",
-        requires=("torch", "torchao"),
-        entry="torchtune.models.llama3_1.Llama3ScaledRoPE",
-        source="pytorch/torchtune torchtune/models/llama3_1/_position_embeddings.py",
-        adapter="pespec.clients.torchtune_clients:build",
-        configs=("Llama-3.1-8B",),
-        dtypes=_TORCH_DTYPES,
-        options={"llama3": True},
-        note="torchtune 0.6.1 imports only with torchao 0.11.0",
-    ),
-    Client(
-        name="torchtune:Phi3RotaryPositionalEmbeddings",
-        family="rope",
-        library="torchtune",
-        requires=("torch", "torchao"),
-        entry="torchtune.models.phi3.phi3 (Phi3RotaryPositionalEmbeddings)",
-        source="pytorch/torchtune torchtune/models/phi3/_position_embeddings.py",
-        adapter="pespec.clients.torchtune_clients:build",
-        # Phi-3.5's LongRoPE: refused (the module has θ only); a default one runs (issue 36)
-        configs=("Llama-2-7B", "Phi-3.5-mini-instruct-seq-len-131072"),
-        dtypes=_TORCH_DTYPES,
-        options={"phi3": True},
-        note="torchtune 0.6.1 imports only with torchao 0.11.0",
-    ),
-)
-"""torchtune 0.6.1 (with torchao 0.11.0)."""
-
-KERAS_HUB_CLIENTS = (
-    Client(
-        name="keras-hub:RotaryEmbedding",
-        family="rope",
-        library="keras-hub",
-        requires=("keras", "jax"),
-        entry="keras_hub.layers.RotaryEmbedding (KERAS_BACKEND=jax)",
-        source="keras-team/keras-hub keras_hub/src/layers/modeling/rotary_embedding.py",
-        adapter="pespec.clients.keras_hub_clients:build_rotary",
-        configs=(
-            "Llama-2-7B",
-            "Qwen2.5-7B-Instruct",
-            "Gemma-3-4B global layers",
-            "gpt-oss-20b",
-            "Qwen2.5-7B-Instruct-yarn-4",  # the variants: issue 36
-            "Llama-2-7B-dynamic-4-seq-len-4096",
-            "Llama-2-7B-dynamic-4-seq-len-16384",
-        ),
-        dtypes=_TORCH_DTYPES,
-    ),
-    Client(
-        name="keras-hub:SinePositionEncoding",
-        family="sinusoidal",
-        library="keras-hub",
-        requires=("keras", "jax"),
-        entry="keras_hub.layers.SinePositionEncoding (KERAS_BACKEND=jax)",
-        source="keras-team/keras-hub keras_hub/src/layers/modeling/sine_position_encoding.py",
-        adapter="pespec.clients.keras_hub_clients:build_sine",
-        configs=("declared",),
-    ),
-)
-"""keras-hub on the JAX backend."""
 
 SMALL_CLIENTS = (
     Client(
@@ -222,29 +67,6 @@ SMALL_CLIENTS = (
 )
 """x-transformers and equinox."""
 
-
-def _onnx(library: str, runtime: str, dtypes: tuple[str, ...]) -> Client:
-    return Client(
-        name=f"{library}:RotaryEmbedding",
-        family="rope",
-        library=library,
-        requires=("onnx", "transformers", "torch"),
-        entry=f"ONNX RotaryEmbedding (opset 23) in {runtime}",
-        source="onnx/onnx onnx/reference/ops/op_rotary_embedding.py"
-        if library == "onnx"
-        else "microsoft/onnxruntime onnxruntime/core/providers/cpu/llm/rotary_embedding.cc",
-        adapter="pespec.clients.onnx_clients:build",
-        configs=("Llama-2-7B", "GPT-J-6B"),  # Gemma-3-4B local: conformant, ~50 s a row
-        dtypes=dtypes,
-        options={"runtime": runtime},
-    )
-
-
-ONNX_CLIENTS = (
-    _onnx("onnx", "reference", ("float32",)),
-    _onnx("onnxruntime", "onnxruntime", ("float32", "float16")),
-)
-"""The ONNX RotaryEmbedding operator: onnx's reference evaluator and onnxruntime (CPU)."""
 
 DIFFUSERS_ROTARY = Client(
     name="diffusers:get_1d_rotary_pos_embed",

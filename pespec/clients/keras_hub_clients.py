@@ -13,15 +13,23 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from pespec.clients.model import Client
-from pespec.rope.config import RopeConfig
 
-__all__ = ["build_rotary", "build_sine", "keras_hub", "rotary_layer", "sine_position_encoding"]
+if TYPE_CHECKING:  # the catalog imports this module: no NumPy, no rotary family until a build
+    from numpy.typing import NDArray
+
+    from pespec.rope.config import RopeConfig
+
+__all__ = [
+    "KERAS_HUB_CLIENTS",
+    "build_rotary",
+    "build_sine",
+    "keras_hub",
+    "rotary_layer",
+    "sine_position_encoding",
+]
 
 
 def keras_hub() -> Any:
@@ -77,6 +85,8 @@ def rotary_layer(rope: RopeConfig, dtype: str) -> Any:
 
 def build_rotary(client: Client, dtype: str, config: str | None) -> Any:
     """The rotary backend ``fn(x, positions, rope)`` of keras-hub's RotaryEmbedding."""
+    import numpy as np
+
     from pespec.rope.presets import read_config
 
     if config is None:
@@ -93,6 +103,8 @@ def build_rotary(client: Client, dtype: str, config: str | None) -> Any:
 
 def sine_position_encoding(positions: NDArray[Any], d_model: int, base: float) -> Any:
     """``SinePositionEncoding(max_wavelength=base)`` on (1, n, d_model) at ``positions``."""
+    import numpy as np
+
     layer = keras_hub().layers.SinePositionEncoding(max_wavelength=base)
     jnp = importlib.import_module("jax.numpy")
     p = np.asarray(positions, dtype=np.float32)
@@ -105,3 +117,37 @@ sine_position_encoding.pespec_capabilities = {"convention": "canonical"}  # type
 def build_sine(client: Client, dtype: str, config: str | None) -> Any:
     """The sinusoidal backend of keras-hub's SinePositionEncoding (float32)."""
     return sine_position_encoding
+
+
+KERAS_HUB_CLIENTS = (
+    Client(
+        name="keras-hub:RotaryEmbedding",
+        family="rope",
+        library="keras-hub",
+        requires=("keras", "jax"),
+        entry="keras_hub.layers.RotaryEmbedding (KERAS_BACKEND=jax)",
+        source="keras-team/keras-hub keras_hub/src/layers/modeling/rotary_embedding.py",
+        adapter="pespec.clients.keras_hub_clients:build_rotary",
+        configs=(
+            "Llama-2-7B",
+            "Qwen2.5-7B-Instruct",
+            "Gemma-3-4B global layers",
+            "gpt-oss-20b",
+            "Qwen2.5-7B-Instruct-yarn-4",  # the variants: issue 36
+            "Llama-2-7B-dynamic-4-seq-len-4096",
+            "Llama-2-7B-dynamic-4-seq-len-16384",
+        ),
+        dtypes=("float32", "bfloat16"),
+    ),
+    Client(
+        name="keras-hub:SinePositionEncoding",
+        family="sinusoidal",
+        library="keras-hub",
+        requires=("keras", "jax"),
+        entry="keras_hub.layers.SinePositionEncoding (KERAS_BACKEND=jax)",
+        source="keras-team/keras-hub keras_hub/src/layers/modeling/sine_position_encoding.py",
+        adapter="pespec.clients.keras_hub_clients:build_sine",
+        configs=("declared",),
+    ),
+)
+"""keras-hub on the JAX backend."""

@@ -15,16 +15,17 @@ from __future__ import annotations
 import importlib
 import json
 from pathlib import Path
-from typing import Any
-
-import ml_dtypes
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from pespec.clients.model import Client
-from pespec.rope.config import RopeConfig
+
+if TYPE_CHECKING:  # the catalog imports this module: no NumPy, no rotary family until a build
+    from numpy.typing import NDArray
+
+    from pespec.rope.config import RopeConfig
 
 __all__ = [
+    "MLX_CLIENTS",
     "build_fast_rope",
     "build_mlx_lm",
     "build_mlx_lm_prefill",
@@ -42,6 +43,9 @@ def _mx() -> Any:
 
 def _to_numpy(out: Any, dtype: str) -> NDArray[Any]:
     """An mlx result as NumPy in its own format (bfloat16 through float32: exact)."""
+    import ml_dtypes
+    import numpy as np
+
     mx = _mx()
     host = np.array(out.astype(mx.float32))
     return host.astype(ml_dtypes.bfloat16) if dtype == "bfloat16" else host
@@ -50,6 +54,8 @@ def _to_numpy(out: Any, dtype: str) -> NDArray[Any]:
 def rotate_with(rotate: Any, dtype: str) -> Any:
     """The rotary backend ``fn(x, positions, rope)`` of ``rotate(x (n, 1, D), offset (n,))``,
     an mlx rotation applied to x in ``dtype`` at one position per batch entry."""
+    import numpy as np
+
     mx = _mx()
 
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> NDArray[Any]:
@@ -168,6 +174,8 @@ def build_mlx_lm_prefill(client: Client, dtype: str, config: str | None) -> Any:
     positions among zeros, read back; a repeated position in another sequence), so a module
     whose ℓ follows the call (``DynamicNTKScalingRoPE``: ℓ = max(T + offset, L0)) sees the
     ℓ a user's prompt gives it. x (1, 1, T, head_dim) as the attention passes queries."""
+    import numpy as np
+
     from pespec.clients.small_libraries import occurrences
 
     build_mlx_lm(client, dtype, config)  # the plain client's checks of the configuration
@@ -198,6 +206,8 @@ def build_mlx_lm_prefill(client: Client, dtype: str, config: str | None) -> Any:
 def mlx_sinusoidal(positions: NDArray[Any], d_model: int, base: float) -> NDArray[Any]:
     """``mlx.nn.SinusoidalPositionalEncoding(d_model, min_freq=1/base)`` (other arguments
     its defaults) on the positions in float32."""
+    import numpy as np
+
     mx = _mx()
     nn = importlib.import_module("mlx.nn")
     module = nn.SinusoidalPositionalEncoding(d_model, min_freq=1.0 / base)
@@ -224,3 +234,87 @@ def build_mlx_lm_vl_text(client: Client, dtype: str, config: str | None) -> Any:
     rotary = mlx_lm_rotary("qwen2", qwen_vl_json())
     _materialise(rotary)
     return rotate_with(lambda xs, offsets: rotary(xs, offset=offsets), dtype)
+
+
+_MLX_DTYPES = ("float32", "bfloat16")
+_MLX_SOURCE = "ml-explore/mlx python/mlx/nn/layers/positional_encoding.py"
+_MLX_PLAIN = ("Llama-2-7B", "Qwen2.5-7B-Instruct", "GPT-J-6B", "Gemma-3-4B global layers")
+
+
+def _mlx_lm(model_type: str, configs: tuple[str, ...]) -> Client:
+    return Client(
+        name=f"mlx-lm:{model_type}",
+        family="rope",
+        library="mlx-lm",
+        requires=("mlx",),
+        entry=f"mlx_lm.models.{model_type}.Attention(args).rope (rope_utils.initialize_rope)",
+        source=f"ml-explore/mlx-lm mlx_lm/models/{model_type}.py",
+        adapter="pespec.clients.mlx_clients:build_mlx_lm",
+        configs=configs,
+        dtypes=_MLX_DTYPES,
+        options={"model_type": model_type},
+    )
+
+
+MLX_CLIENTS = (
+    Client(
+        name="mlx:nn.RoPE",
+        family="rope",
+        library="mlx",
+        entry="mlx.nn.RoPE",
+        source=_MLX_SOURCE,
+        adapter="pespec.clients.mlx_clients:build_rope",
+        configs=_MLX_PLAIN,
+        dtypes=_MLX_DTYPES,
+    ),
+    Client(
+        name="mlx:fast.rope",
+        family="rope",
+        library="mlx",
+        entry="mlx.core.fast.rope",
+        source="ml-explore/mlx mlx/fast.cpp",
+        adapter="pespec.clients.mlx_clients:build_fast_rope",
+        configs=("Llama-2-7B", "GPT-J-6B"),
+        dtypes=_MLX_DTYPES,
+    ),
+    Client(
+        name="mlx:nn.SinusoidalPositionalEncoding",
+        family="sinusoidal",
+        library="mlx",
+        entry="mlx.nn.SinusoidalPositionalEncoding",
+        source=_MLX_SOURCE,
+        adapter="pespec.clients.mlx_clients:build_sinusoidal",
+        configs=("declared",),
+    ),
+    _mlx_lm("llama", ("Llama-2-7B", "Llama-3.1-8B")),
+    _mlx_lm("qwen2", ("Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct-yarn-4")),
+    _mlx_lm("gemma3_text", ("Gemma-3-4B global layers", "Gemma-3-4B local layers")),
+    _mlx_lm("gpt_oss", ("gpt-oss-20b",)),
+    _mlx_lm("gemma4_text", ("Gemma-4-31B global layers",)),
+    _mlx_lm("deepseek_v3", ("DeepSeek-V3-interleaved-outputs",)),
+    _mlx_lm("phi3", ("Phi-3.5-mini-instruct-seq-len-4096", "Phi-3.5-mini-instruct-seq-len-131072")),
+    Client(  # rope_scaling mrope: nn.RoPE on text positions (issue 36)
+        name="mlx-lm:qwen2_vl-text",
+        family="rope",
+        library="mlx-lm",
+        requires=("mlx",),
+        entry="mlx_lm.models.qwen2_vl (qwen2.Attention(args).rope, rope_utils.initialize_rope)",
+        source="ml-explore/mlx-lm mlx_lm/models/rope_utils.py",
+        adapter="pespec.clients.mlx_clients:build_mlx_lm_vl_text",
+        configs=("Qwen2.5-VL-7B-Instruct-text-positions",),
+        dtypes=_MLX_DTYPES,
+    ),
+    Client(  # ℓ follows the call (DynamicNTKScalingRoPE): called as a prefill (issue 36)
+        name="mlx-lm:llama-prefill",
+        family="rope",
+        library="mlx-lm",
+        requires=("mlx",),
+        entry="mlx_lm.models.llama.Attention(args).rope on a prompt of T tokens at offset 0",
+        source="ml-explore/mlx-lm mlx_lm/models/rope_utils.py",
+        adapter="pespec.clients.mlx_clients:build_mlx_lm_prefill",
+        configs=("Llama-2-7B-dynamic-4-per-call",),
+        dtypes=_MLX_DTYPES,
+        options={"model_type": "llama"},
+    ),
+)
+"""mlx (``mlx[cpu]``) and mlx-lm."""

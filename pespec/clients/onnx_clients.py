@@ -14,15 +14,16 @@ rotation on a real exporter's caches; θ ≠ 10000 is refused.
 from __future__ import annotations
 
 import importlib
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from pespec.clients.model import Client
-from pespec.rope.config import RopeConfig
 
-__all__ = ["build", "caches", "rotary_model"]
+if TYPE_CHECKING:  # the catalog imports this module: no NumPy, no rotary family until a build
+    from numpy.typing import NDArray
+
+    from pespec.rope.config import RopeConfig
+
+__all__ = ["ONNX_CLIENTS", "build", "caches", "rotary_model"]
 
 _ELEMENT = {"float32": 1, "float16": 10}
 """onnx.TensorProto element types of the row dtypes."""
@@ -59,6 +60,8 @@ def rotary_model(rope: RopeConfig, dtype: str) -> Any:
 
 def caches(top: int, d_r: int, dtype: str) -> tuple[NDArray[Any], NDArray[Any]]:
     """(cos, sin) caches (top, d_r/2) from transformers' ``create_sinusoidal_positions``."""
+    import numpy as np
+
     gptj = importlib.import_module("transformers.models.gptj.modeling_gptj")
     table = gptj.create_sinusoidal_positions(top, d_r).numpy()
     sin, cos = np.split(table, 2, axis=1)
@@ -77,6 +80,8 @@ def _session(model: Any, runtime: str) -> Any:
 
 def build(client: Client, dtype: str, config: str | None) -> Any:
     """The rotary backend of the client's runtime (``options['runtime']``)."""
+    import numpy as np
+
     from pespec.rope.presets import read_config
 
     if config is None:
@@ -106,3 +111,27 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
         return out
 
     return fn
+
+
+def _onnx(library: str, runtime: str, dtypes: tuple[str, ...]) -> Client:
+    return Client(
+        name=f"{library}:RotaryEmbedding",
+        family="rope",
+        library=library,
+        requires=("onnx", "transformers", "torch"),
+        entry=f"ONNX RotaryEmbedding (opset 23) in {runtime}",
+        source="onnx/onnx onnx/reference/ops/op_rotary_embedding.py"
+        if library == "onnx"
+        else "microsoft/onnxruntime onnxruntime/core/providers/cpu/llm/rotary_embedding.cc",
+        adapter="pespec.clients.onnx_clients:build",
+        configs=("Llama-2-7B", "GPT-J-6B"),  # Gemma-3-4B local: conformant, ~50 s a row
+        dtypes=dtypes,
+        options={"runtime": runtime},
+    )
+
+
+ONNX_CLIENTS = (
+    _onnx("onnx", "reference", ("float32",)),
+    _onnx("onnxruntime", "onnxruntime", ("float32", "float16")),
+)
+"""The ONNX RotaryEmbedding operator: onnx's reference evaluator and onnxruntime (CPU)."""

@@ -13,15 +13,16 @@ first d_r dims and passes the rest, as GPT-J's attention does.
 from __future__ import annotations
 
 import importlib
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from pespec.clients.model import Client
-from pespec.rope.config import RopeConfig
 
-__all__ = ["build", "halves_to_pairs", "pairs_to_halves", "torchtune_backend"]
+if TYPE_CHECKING:  # the catalog imports this module: no NumPy, no rotary family until a build
+    from numpy.typing import NDArray
+
+    from pespec.rope.config import RopeConfig
+
+__all__ = ["TORCHTUNE_CLIENTS", "build", "halves_to_pairs", "pairs_to_halves", "torchtune_backend"]
 
 
 def halves_to_pairs(x: Any, d: int) -> Any:
@@ -67,6 +68,8 @@ def _module(client: Client, rope: RopeConfig) -> Any:
 
 def torchtune_backend(client: Client, rope: RopeConfig, dtype_name: str) -> Any:
     """``fn(x, positions, rope)``: the client's torchtune module at ``input_pos`` = positions."""
+    import numpy as np
+
     module = _module(client, rope)  # refuses an inexpressible configuration before any import
     torch = importlib.import_module("torch")
     dtype = getattr(torch, dtype_name)
@@ -103,3 +106,47 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
             f"or interleaved pairs; --config {config!r} has {rope.pairing} pairs"
         )
     return torchtune_backend(client, rope, dtype)
+
+
+_TORCHTUNE_ROWS: tuple[tuple[str, str, str, tuple[str, ...], dict[str, object]], ...] = (
+    # name, entry (in torchtune.), source file (in torchtune/), configs, options
+    (
+        "RotaryPositionalEmbeddings",
+        "modules.RotaryPositionalEmbeddings",
+        "modules/position_embeddings.py",
+        ("Llama-2-7B", "Qwen2.5-7B-Instruct", "GPT-J-6B"),
+        {},
+    ),
+    (
+        "Llama3ScaledRoPE",
+        "models.llama3_1.Llama3ScaledRoPE",
+        "models/llama3_1/_position_embeddings.py",
+        ("Llama-3.1-8B",),
+        {"llama3": True},
+    ),
+    (  # Phi-3.5's LongRoPE: refused (the module has θ only); a default one runs (issue 36)
+        "Phi3RotaryPositionalEmbeddings",
+        "models.phi3.phi3 (Phi3RotaryPositionalEmbeddings)",
+        "models/phi3/_position_embeddings.py",
+        ("Llama-2-7B", "Phi-3.5-mini-instruct-seq-len-131072"),
+        {"phi3": True},
+    ),
+)
+
+TORCHTUNE_CLIENTS = tuple(
+    Client(
+        name=f"torchtune:{name}",
+        family="rope",
+        library="torchtune",
+        requires=("torch", "torchao"),
+        entry=f"torchtune.{entry}",
+        source=f"pytorch/torchtune torchtune/{path}",
+        adapter="pespec.clients.torchtune_clients:build",
+        configs=configs,
+        dtypes=("float32", "bfloat16"),
+        options=dict(options),
+        note="torchtune 0.6.1 imports only with torchao 0.11.0",
+    )
+    for name, entry, path, configs, options in _TORCHTUNE_ROWS
+)
+"""torchtune 0.6.1 (with torchao 0.11.0)."""

@@ -11,7 +11,6 @@ and ``.csv`` exports. It names no family.
 from __future__ import annotations
 
 import contextlib
-import csv
 import io
 import json
 from collections.abc import Callable, Iterator, Mapping
@@ -20,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.conformance.csvexport import csv_table
 from pespec.conformance.fixtures import FixtureError
 
 __all__ = [
@@ -120,12 +120,10 @@ def csv_bytes(
 ) -> bytes:
     """One line per row: the row, its k coordinates (``coordinate`` of each), then its values
     (repr); header ``row,axis0..,PREFIX0..``."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
     axes, width = positions.shape[1], values.shape[1]
     header = ["row"] + [f"axis{a}" for a in range(axes)] + [f"{prefix}{j}" for j in range(width)]
-    writer.writerow(header)
-    for r, row in enumerate(rows.tolist()):
-        coordinates = [coordinate(v) for v in positions[r].tolist()]
-        writer.writerow([row] + coordinates + [repr(v) for v in values[r].tolist()])
-    return buffer.getvalue().encode("ascii")
+    lines = (
+        [row, *(coordinate(v) for v in positions[r].tolist()), *values[r].tolist()]
+        for r, row in enumerate(rows.tolist())
+    )
+    return csv_table(header, lines)

@@ -207,13 +207,11 @@ def _judged(
 def write_inputs(config: Any, rows: int, path: str | Path) -> NDArray[np.float64]:
     """Write the suite's ``rows`` inputs of ``config`` to ``path`` (CSV, header x0,x1,...,
     shortest round-trip decimals): what a file for :func:`check_file` is computed at."""
-    from pespec._atomic import write_atomic
+    from pespec.conformance.csvexport import write_csv
 
     conv = convention_from(config)
     x = suite_inputs(conv, rows)
-    header = ",".join(f"x{i}" for i in range(conv.in_dims))
-    lines = [header] + [",".join(repr(float(v)) for v in row) for row in x]
-    write_atomic(str(path), "\n".join(lines) + "\n")
+    write_csv(path, [f"x{i}" for i in range(conv.in_dims)], x.astype(np.float64).tolist())
     return x
 
 

@@ -39,6 +39,46 @@ _NERF_CODE = (
     "yenchenlin/nerf-pytorch get_embedder the same)"
 )
 
+_GAUSSIAN_ROWS: tuple[tuple[str, str, tuple[float, float], bool, str], ...] = (
+    # diffusers' GaussianFourierProjection (W given: 16 fixed values, dyadic_matrix(16, 1, 3,
+    # 16)); name, blocks, domain, input_log, source
+    (
+        "diffusers-gaussian-fourier",
+        "sin|cos",
+        (-5.0, 6.0),
+        False,
+        "diffusers embeddings.py GaussianFourierProjection(log=False, "
+        "flip_sin_to_cos=False): x[:, None]·W[None, :]·2π, cat([sin, cos]); W given "
+        "(here 16 fixed values; log=True feeds log x, outside this encoding)",
+    ),
+    (
+        "diffusers-gaussian-fourier-flip",
+        "cos|sin",
+        (-5.0, 6.0),
+        False,
+        "diffusers GaussianFourierProjection(log=False, flip_sin_to_cos=True): cat([cos, sin])",
+    ),
+    (
+        "diffusers-gaussian-fourier-log",
+        "sin|cos",
+        (0.01, 400.0),
+        True,
+        "diffusers GaussianFourierProjection() defaults (log=True, "
+        "flip_sin_to_cos=False): log σ·W·2π, cat([sin, cos]); σ in [0.01, 400] (VE-SDE "
+        "noise levels); W given",
+    ),
+    (
+        "diffusers-gaussian-fourier-log-flip",
+        "cos|sin",
+        (0.01, 400.0),
+        True,
+        "GaussianFourierProjection(log=True, flip_sin_to_cos=True): cat([cos, sin]) "
+        "of log σ·W·2π; what diffusers UNet2DModel(time_embedding_type='fourier') declares "
+        "with its flip_sin_to_cos=True default ('Whether to flip sin to cos for Fourier "
+        "time embedding')",
+    ),
+)
+
 PRESETS: dict[str, FourierConvention] = {
     c.name: c
     for c in (
@@ -97,55 +137,19 @@ PRESETS: dict[str, FourierConvention] = {
             source="Tancik et al. 2020, Fourier Features Let Networks Learn High Frequency "
             "Functions, eq. 5: γ(v) = [cos(2πBv), sin(2πBv)], B given (here 16×2, fixed)",
         ),
-        FourierConvention(
-            name="diffusers-gaussian-fourier",
-            in_dims=1,
-            pi="2pi",
-            law="matrix",
-            matrix=dyadic_matrix(16, 1, 3, 16),
-            blocks="sin|cos",
-            domain=(-5.0, 6.0),
-            source="diffusers embeddings.py GaussianFourierProjection(log=False, "
-            "flip_sin_to_cos=False): x[:, None]·W[None, :]·2π, cat([sin, cos]); W given "
-            "(here 16 fixed values; log=True feeds log x, outside this encoding)",
-        ),
-        FourierConvention(
-            name="diffusers-gaussian-fourier-flip",
-            in_dims=1,
-            pi="2pi",
-            law="matrix",
-            matrix=dyadic_matrix(16, 1, 3, 16),
-            blocks="cos|sin",
-            domain=(-5.0, 6.0),
-            source="diffusers GaussianFourierProjection(log=False, flip_sin_to_cos=True): "
-            "cat([cos, sin])",
-        ),
-        FourierConvention(
-            name="diffusers-gaussian-fourier-log",
-            in_dims=1,
-            pi="2pi",
-            law="matrix",
-            matrix=dyadic_matrix(16, 1, 3, 16),
-            blocks="sin|cos",
-            domain=(0.01, 400.0),
-            input_log=True,
-            source="diffusers GaussianFourierProjection() defaults (log=True, "
-            "flip_sin_to_cos=False): log σ·W·2π, cat([sin, cos]); σ in [0.01, 400] (VE-SDE "
-            "noise levels); W given",
-        ),
-        FourierConvention(
-            name="diffusers-gaussian-fourier-log-flip",
-            in_dims=1,
-            pi="2pi",
-            law="matrix",
-            matrix=dyadic_matrix(16, 1, 3, 16),
-            blocks="cos|sin",
-            domain=(0.01, 400.0),
-            input_log=True,
-            source="GaussianFourierProjection(log=True, flip_sin_to_cos=True): cat([cos, sin]) "
-            "of log σ·W·2π; what diffusers UNet2DModel(time_embedding_type='fourier') declares "
-            "with its flip_sin_to_cos=True default ('Whether to flip sin to cos for Fourier "
-            "time embedding')",
+        *(
+            FourierConvention(
+                name=name,
+                in_dims=1,
+                pi="2pi",
+                law="matrix",
+                matrix=dyadic_matrix(16, 1, 3, 16),
+                blocks=blocks,
+                domain=domain,
+                input_log=input_log,
+                source=source,
+            )
+            for name, blocks, domain, input_log, source in _GAUSSIAN_ROWS
         ),
         FourierConvention(
             name="timm-fourier",

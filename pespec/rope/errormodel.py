@@ -34,6 +34,7 @@ __all__ = [
     "parse_rope_level",
     "rope_level_for_dtype",
     "schedule_constant",
+    "tolerance",
 ]
 
 F64 = NDArray[np.float64]
@@ -209,6 +210,31 @@ def element_bound(
     y_a[...] = pair
     y_b[...] = pair
     return bound
+
+
+def tolerance(
+    x: Any,
+    positions: Any,
+    config: RopeConfig,
+    level: RopeLevel,
+    output_dtype: str,
+    against: F64 | float | None = None,
+) -> F64:
+    """THE rotary tolerance: the bound on |y − r| per element of a backend's output y
+    against a value r it is compared with, shape (n, head_dim); every stage asks it.
+
+    The level's :func:`element_bound` (y's distance from the exact rotation) plus r's own
+    proved distance from the exact: ``against=None``, r is the float64 reference
+    (:func:`~pespec.rope.reference.rotation_bound`, SPEC Annex C.6); otherwise ``against``
+    is that distance (``2^-53·|r|`` for a correctly rounded oracle value, §8.6).
+    """
+    bound = element_bound(x, positions, config, level, output_dtype)
+    if against is None:
+        from pespec.rope.reference import rotation_bound
+
+        against = rotation_bound(x, config, positions)
+    out: F64 = bound + against
+    return out
 
 
 def _xpos_bound(pair: F64, exact: F64, p: F64, config: RopeConfig, level: RopeLevel) -> F64:

@@ -34,11 +34,12 @@ from pespec.rope.backends import resolve_config
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import (
     RopeLevel,
-    element_bound,
     parse_rope_level,
     rope_level_for_dtype,
+    tolerance,
 )
-from pespec.rope.golden import fixture_for, positions_for_length, x_vectors
+from pespec.rope.golden import fixture_for, positions_for_length
+from pespec.rope.inputs import rotary_x
 from pespec.rope.report import report_fields
 
 __all__ = ["NO_DIAGNOSIS", "check_file", "file_inputs", "write_inputs"]
@@ -59,7 +60,7 @@ def file_inputs(config: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     The positions of the §8.6 golden set of the preset whose configuration this is; for
     another configuration the same list with L = ``max_position_embeddings``, else
     ``original_max_position_embeddings``, else 4096. x row r is
-    :data:`~pespec.rope.golden.X_FORMULA` (exact in every format).
+    :func:`~pespec.rope.inputs.rotary_x` (exact in every format).
     """
     rope = resolve_config(config)
     fixture = fixture_for(rope)
@@ -68,7 +69,7 @@ def file_inputs(config: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     else:
         length = rope.max_position_embeddings or rope.original_max_position_embeddings or 4096
         positions = np.array(positions_for_length(length), dtype=np.float64)
-    return positions, x_vectors(positions.shape[0], rope.head_dim)
+    return positions, rotary_x(positions.shape[0], rope.head_dim)
 
 
 def write_inputs(config: Any, path: str | Path) -> None:
@@ -76,23 +77,16 @@ def write_inputs(config: Any, path: str | Path) -> None:
     one row per position, shortest round-trip decimals; ``"-"``: standard output) or ``.npz``
     (arrays ``positions`` and ``x``); atomic."""
     import io
-    import sys
 
     from pespec._atomic import write_atomic
+    from pespec.conformance.csvexport import write_csv
 
     positions, x = file_inputs(config)
     suffix = Path(path).suffix.lower()
     if str(path) == "-" or suffix in (".csv", ".txt"):
-        header = ",".join(["position"] + [f"x{k}" for k in range(x.shape[1])])
-        rows = [
-            ",".join(_short(v) for v in [p, *row])
-            for p, row in zip(positions.tolist(), x.tolist(), strict=True)
-        ]
-        text = "\n".join([header, *rows]) + "\n"
-        if str(path) == "-":
-            sys.stdout.write(text)
-        else:
-            write_atomic(path, text)
+        header = ["position"] + [f"x{k}" for k in range(x.shape[1])]
+        rows = zip(positions.tolist(), x.tolist(), strict=True)
+        write_csv(path, header, ([_short(v) for v in [p, *row]] for p, row in rows))
     elif suffix == ".npz":
         buffer = io.BytesIO()
         np.savez(buffer, positions=positions, x=x)
@@ -333,7 +327,7 @@ def _golden_rows(
         return []
     p, x, exact = fixture.positions[rows], fixture.x[rows], fixture.y[rows]
     y = np.asarray(output[rows], dtype=np.float64)
-    bound = element_bound(x, p, rope, level, out_dtype) + 2.0**-53 * np.abs(exact)
+    bound = tolerance(x, p, rope, level, out_dtype, 2.0**-53 * np.abs(exact))
     outcome = props.finish_outcome(props.fold_outcome(None, np.abs(y - exact), bound, p), "golden")
     return [
         _result(
@@ -355,14 +349,14 @@ def _reference(
 ) -> CheckResult:
     """Every row against the exact float64 reference (its proved bound added, and ``slack``:
     0 except for a text file's truncation recheck), in chunks."""
-    from pespec.rope.reference import rotate, rotation_bound
+    from pespec.rope.reference import rotate
 
     outcome: props.Outcome | None = None
     for r0 in range(0, positions.shape[0], CHUNK_ROWS):
         p = positions[r0 : r0 + CHUNK_ROWS]
-        x = x_vectors(p.shape[0], rope.head_dim, start=r0)
+        x = rotary_x(np.arange(r0, r0 + p.shape[0]), rope.head_dim)
         y = np.asarray(output[r0 : r0 + CHUNK_ROWS], dtype=np.float64)
-        bound = element_bound(x, p, rope, level, out_dtype) + rotation_bound(x, rope, p) + slack
+        bound = tolerance(x, p, rope, level, out_dtype) + slack
         outcome = props.fold_outcome(outcome, np.abs(y - rotate(x, p, rope)), bound, p)
     outcome = outcome or props.Outcome(-1.0, 0.0, 0.0, None, None, 0)
     final = props.finish_outcome(outcome, "reference")

@@ -4,15 +4,13 @@ One JSON file ``rope-<preset>.json`` per preset of SPEC Annex F.1, in ``pespec/g
 the absolute sets and listed in the same ``MANIFEST`` (:mod:`pespec.conformance.fixtures`
 writes them with the other formats' sets, atomically). Every value is the rotary oracle's
 certified correctly rounded float64, given as its shortest round-trip decimal and its exact
-``float.hex``. The input vectors are rebuilt from :func:`x_vectors` (small dyadic rationals,
-stated formula).
+``float.hex``. The input vectors are rebuilt from :func:`~pespec.rope.inputs.rotary_x`
+(small dyadic rationals, stated formula).
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,10 +19,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.conformance.csvexport import Cell, csv_table
 from pespec.conformance.fixtures import FixtureCheck, FixtureError
 from pespec.conformance.preset_sets import PresetSetFormat, constant, floats, hexes, value
 from pespec.rope import oracle
 from pespec.rope.config import RopeConfig
+from pespec.rope.inputs import rotary_x
 from pespec.rope.presets import PRESET_ALIASES, PRESETS
 
 __all__ = [
@@ -44,7 +44,6 @@ __all__ = [
     "positions_for_length",
     "relaid",
     "verify_rope_fixture",
-    "x_vectors",
 ]
 
 FORMAT = "pespec-rope-golden/1"
@@ -115,15 +114,6 @@ def _slug(preset: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", label.lower().replace("ℓ", "l")).strip("-")
 
 
-def x_vectors(n: int, head_dim: int, start: int = 0) -> NDArray[np.float64]:
-    """The input vectors of :data:`X_FORMULA` for rows ``start`` … ``start + n − 1``, shape
-    (n, head_dim)."""
-    r = np.arange(start, start + n, dtype=np.int64)[:, None]
-    k = np.arange(head_dim, dtype=np.int64)[None, :]
-    result: NDArray[np.float64] = ((37 * (k + 1) + 101 * r) % 257 - 128) / 64.0
-    return result
-
-
 def fixture_positions(preset: str) -> list[float]:
     """Positions of a preset's set: small, powers of two, the context length L and 1M."""
     return positions_for_length(CONTEXT_LENGTHS[preset])
@@ -160,7 +150,7 @@ def compute_rope_fixture(preset: str) -> RopeFixture:
     omega, omega_lo = oracle.frequencies_dd(config)
     positions = np.array(fixture_positions(preset), dtype=np.float64)
     cos, sin = oracle.cos_sin(positions.tolist(), config)
-    x = x_vectors(positions.shape[0], config.head_dim)
+    x = rotary_x(positions.shape[0], config.head_dim)
     y = oracle.rotate(x, positions.tolist(), config)
     return RopeFixture(
         GOLDEN.set_name(preset),
@@ -193,7 +183,7 @@ def _built(file: str, parsed: dict[str, Any]) -> RopeFixture:
     """The set of the parsed fields (x from :data:`X_FORMULA`), once every array's shape fits
     its configuration and positions."""
     config, positions = parsed["config"], parsed["positions"]
-    x = x_vectors(positions.shape[0], config.head_dim)
+    x = rotary_x(positions.shape[0], config.head_dim)
     fixture = RopeFixture(**parsed, x=x)
     half, n = config.d_r // 2, positions.shape[0]
     shapes = {
@@ -275,19 +265,13 @@ def _differences(fixture: RopeFixture) -> tuple[list[str], int]:
 
 def _csv_bytes(fixture: RopeFixture) -> bytes:
     """Long format: quantity, row (position index or empty), column, value (repr)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["quantity", "row", "column", "value"])
-    for j, number in enumerate(fixture.omega.tolist()):
-        writer.writerow(["omega", "", j, repr(number)])
-    writer.writerow(["attention", "", "", repr(fixture.attention)])
-    for r, position in enumerate(fixture.positions.tolist()):
-        writer.writerow(["position", r, "", repr(position)])
+    rows: list[list[Cell]] = [["omega", "", j, v] for j, v in enumerate(fixture.omega.tolist())]
+    rows.append(["attention", "", "", fixture.attention])
+    rows.extend(["position", r, "", p] for r, p in enumerate(fixture.positions.tolist()))
     for what in ("cos", "sin", "x", "y"):
         for r, row in enumerate(getattr(fixture, what).tolist()):
-            for j, number in enumerate(row):
-                writer.writerow([what, r, j, repr(number)])
-    return buffer.getvalue().encode("ascii")
+            rows.extend([what, r, j, v] for j, v in enumerate(row))
+    return csv_table(["quantity", "row", "column", "value"], rows)
 
 
 def _verify(fixture: RopeFixture, limit: int) -> FixtureCheck:

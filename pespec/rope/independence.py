@@ -27,8 +27,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.rope.config import RopeConfig
-from pespec.rope.errormodel import RopeLevel, element_bound
-from pespec.rope.properties import Outcome, finish_outcome, fold_outcome, inputs
+from pespec.rope.errormodel import RopeLevel, tolerance
+from pespec.rope.inputs import SUITE_HALF, rotary_x
+from pespec.rope.properties import Outcome, finish_outcome, fold_outcome
 
 __all__ = [
     "SkippedOutcome",
@@ -101,9 +102,9 @@ def _fits(
     output_dtype: str,
 ) -> Outcome:
     """``y`` against ``config``'s exact rotation of x at p, within its element bound."""
-    from pespec.rope.reference import rotate, rotation_bound
+    from pespec.rope.reference import rotate
 
-    bound = element_bound(x, p, config, level, output_dtype) + rotation_bound(x, config, p)
+    bound = tolerance(x, p, config, level, output_dtype)
     return fold_outcome(None, np.abs(np.asarray(y, np.float64) - rotate(x, p, config)), bound, p)
 
 
@@ -119,8 +120,8 @@ def config_independence(
     other = other_config(config, declared)
     if isinstance(other, str):
         return _skipped(other)
-    x_a = inputs(positions.shape[0], config.head_dim, seed=13)
-    x_b = inputs(positions.shape[0], other.head_dim, seed=13)
+    x_a = rotary_x(positions.shape[0], config.head_dim, seed=13, half=SUITE_HALF)
+    x_b = rotary_x(positions.shape[0], other.head_dim, seed=13, half=SUITE_HALF)
     first = np.asarray(call(x_a, positions, config))
     middle = np.asarray(call(x_b, positions, other))
     again = np.asarray(call(x_a, positions, config))

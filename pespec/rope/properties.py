@@ -18,7 +18,8 @@ from numpy.typing import NDArray
 
 from pespec.numerics.ratio import WorstRatio
 from pespec.rope.config import RopeConfig
-from pespec.rope.errormodel import RopeLevel, element_bound
+from pespec.rope.errormodel import RopeLevel, element_bound, tolerance
+from pespec.rope.inputs import SUITE_HALF, rotary_x
 
 __all__ = [
     "PROPERTIES",
@@ -26,7 +27,6 @@ __all__ = [
     "accuracy",
     "finish_outcome",
     "fold_outcome",
-    "inputs",
     "linearity",
     "norm",
     "r_zero",
@@ -77,16 +77,6 @@ class Outcome:
         }
 
 
-def inputs(n: int, head_dim: int, seed: int = 0, bits: int = 7) -> F64:
-    """Deterministic x of shape (n, head_dim): k/64 with |k| < 2^bits (a stated integer formula)."""
-    r = np.arange(n, dtype=np.int64)[:, None]
-    k = np.arange(head_dim, dtype=np.int64)[None, :]
-    modulus = 2 * (1 << bits) - 1
-    value = (37 * (k + 1) + 101 * r + 7919 * seed) % modulus - ((1 << bits) - 1)
-    out: F64 = value / 64.0
-    return out
-
-
 def fold_outcome(
     outcome: Outcome | None, error: F64, bound: F64, positions: NDArray[Any]
 ) -> Outcome:
@@ -133,15 +123,16 @@ def accuracy(
     call: Call, positions: NDArray[Any], config: RopeConfig, level: RopeLevel, output_dtype: str
 ) -> Outcome:
     """Every element within :func:`element_bound` of the exact value (SPEC §8.7), against the
-    exact float64 reference (its proved :func:`~pespec.rope.rotation_bound` added), in chunks."""
-    from pespec.rope.reference import rotate, rotation_bound
+    exact float64 reference (its proved :func:`~pespec.rope.rotation_bound` added: the one
+    :func:`~pespec.rope.errormodel.tolerance`), in chunks."""
+    from pespec.rope.reference import rotate
 
     outcome: Outcome | None = None
     for r0 in range(0, positions.shape[0], CHUNK_ROWS):
         p = positions[r0 : r0 + CHUNK_ROWS]
-        x = inputs(p.shape[0], config.head_dim, seed=r0 // CHUNK_ROWS)
+        x = rotary_x(p.shape[0], config.head_dim, seed=r0 // CHUNK_ROWS, half=SUITE_HALF)
         y = np.asarray(call(x, p), dtype=np.float64)
-        bound = element_bound(x, p, config, level, output_dtype) + rotation_bound(x, config, p)
+        bound = tolerance(x, p, config, level, output_dtype)
         outcome = fold_outcome(outcome, np.abs(y - rotate(x, p, config)), bound, p)
     return finish_outcome(outcome or Outcome(-1.0, 0.0, 0.0, None, None, 0), "accuracy")
 
@@ -153,7 +144,7 @@ def norm(
     dimensions k ≥ d_r come back bit for bit."""
     from pespec.rope.oracle import attention_factor
 
-    x = inputs(positions.shape[0], config.head_dim, seed=11)
+    x = rotary_x(positions.shape[0], config.head_dim, seed=11, half=SUITE_HALF)
     y = np.asarray(call(x, positions), dtype=np.float64)
     d_r = config.d_r
     if not np.array_equal(y[:, d_r:], x[:, d_r:]):
@@ -184,7 +175,7 @@ def r_zero(call: Call, config: RopeConfig, level: RopeLevel, output_dtype: str) 
     bound at p = 0."""
     from pespec.rope.oracle import attention_factor
 
-    x = inputs(16, config.head_dim, seed=3)
+    x = rotary_x(16, config.head_dim, seed=3, half=SUITE_HALF)
     p = np.zeros(16, dtype=np.int64)
     y = np.asarray(call(x, p), dtype=np.float64)
     from pespec.rope.reference import pair_views
@@ -194,7 +185,7 @@ def r_zero(call: Call, config: RopeConfig, level: RopeLevel, output_dtype: str) 
     a, b = pair_views(x, config, output=False)
     ya, yb = pair_views(exact, config, output=True)
     ya[...], yb[...] = big_a * a, big_a * b
-    bound = element_bound(x, p, config, level, output_dtype) + 2 * _U64 * np.abs(exact)
+    bound = tolerance(x, p, config, level, output_dtype, 2 * _U64 * np.abs(exact))
     return finish_outcome(fold_outcome(None, np.abs(y - exact), bound, p), "R(0) = A·I")
 
 
@@ -203,7 +194,10 @@ def linearity(
 ) -> Outcome:
     """R(p)(x + z) = R(p)x + R(p)z within the sum of the three element bounds."""
     n = positions.shape[0]
-    x, z = inputs(n, config.head_dim, seed=5), inputs(n, config.head_dim, seed=6)
+    x, z = (
+        rotary_x(n, config.head_dim, seed=5, half=SUITE_HALF),
+        rotary_x(n, config.head_dim, seed=6, half=SUITE_HALF),
+    )
     s = x + z  # |k| ≤ 254 over 64: 8 significant bits, exact in bfloat16 and float16
     ys = [np.asarray(call(v, positions), dtype=np.float64) for v in (x, z, s)]
     bound = sum(element_bound(v, positions, config, level, output_dtype) for v in (x, z, s))
@@ -217,7 +211,7 @@ def row_independence(
 ) -> Outcome:
     """A row rotated alone equals the same row in a batch, within twice its bound (ℓ is in
     the configuration, so the schedule does not depend on the batch)."""
-    x = inputs(positions.shape[0], config.head_dim, seed=7)
+    x = rotary_x(positions.shape[0], config.head_dim, seed=7, half=SUITE_HALF)
     batch = np.asarray(call(x, positions), dtype=np.float64)
     picks = np.unique(np.linspace(0, positions.shape[0] - 1, 8).astype(np.intp))
     outcome: Outcome | None = None
@@ -239,8 +233,8 @@ def relative_position(
     from pespec.rope.reference import cos_sin, pair_views
 
     m, n_ = pairs[:, 0], pairs[:, 1]
-    q = inputs(m.shape[0], config.head_dim, seed=8)
-    k = inputs(m.shape[0], config.head_dim, seed=9)
+    q = rotary_x(m.shape[0], config.head_dim, seed=8, half=SUITE_HALF)
+    k = rotary_x(m.shape[0], config.head_dim, seed=9, half=SUITE_HALF)
     yq = np.asarray(call(q, m), dtype=np.float64)
     yk = np.asarray(call(k, n_), dtype=np.float64)
     got = np.sum(yq * yk, axis=1)

@@ -32,13 +32,13 @@ from numpy.typing import NDArray
 from pespec.conformance.compare import PlannedCheck
 from pespec.rope.config import RopeConfig
 from pespec.rope.errormodel import RopeLevel, element_bound
+from pespec.rope.inputs import SUITE_HALF, rotary_x
 from pespec.rope.properties import (
     CHUNK_ROWS,
     Call,
     Outcome,
     finish_outcome,
     fold_outcome,
-    inputs,
 )
 
 __all__ = [
@@ -209,8 +209,8 @@ def score_accuracy(
     for r0 in range(0, m_all.shape[0], CHUNK_ROWS):
         m, n = m_all[r0 : r0 + CHUNK_ROWS], n_all[r0 : r0 + CHUNK_ROWS]
         seed = 2 * (r0 // CHUNK_ROWS) + 21
-        q = inputs(m.shape[0], config.head_dim, seed=seed)
-        k = inputs(m.shape[0], config.head_dim, seed=seed + 1)
+        q = rotary_x(m.shape[0], config.head_dim, seed=seed, half=SUITE_HALF)
+        k = rotary_x(m.shape[0], config.head_dim, seed=seed + 1, half=SUITE_HALF)
         y_q = np.asarray(call(q, m), dtype=np.float64)
         y_k = np.asarray(call(k, n), dtype=np.float64)
         got = np.sum(y_q * y_k, axis=1)

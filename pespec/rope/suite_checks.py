@@ -18,6 +18,7 @@ from pespec.rope import properties as props
 from pespec.rope.config import RopeConfig
 from pespec.rope.domain import PositionDomain
 from pespec.rope.errormodel import RopeLevel, check_rope_claim, rope_level_for_dtype
+from pespec.rope.inputs import SUITE_HALF, rotary_x
 
 __all__ = [
     "CONTRACT",
@@ -70,7 +71,9 @@ class RopeContract(ProbedContract):
         positions = run.admitted(
             np.unique(np.array([0, 1, 2, 3, 100, 4096, 65536, run.max_position], dtype=np.int64))
         )
-        return [(props.inputs(positions.shape[0], run.config.head_dim, seed=1), positions)]
+        return [
+            (rotary_x(positions.shape[0], run.config.head_dim, seed=1, half=SUITE_HALF), positions)
+        ]
 
     def arguments(self, probe: tuple[NDArray[Any], NDArray[Any]]) -> tuple[Any, ...]:
         return (*probe, self.run.config)
@@ -163,7 +166,7 @@ def golden_outcome(
 ) -> props.Outcome:
     """The fixture's rows inside the domain (integer positions as int64; fractional ones,
     when claimed, as float64) against its correctly rounded y values."""
-    from pespec.rope.errormodel import element_bound
+    from pespec.rope.errormodel import tolerance
 
     positions = np.asarray(fixture.positions, dtype=np.float64)
     keep = domain.admits(positions)
@@ -179,6 +182,6 @@ def golden_outcome(
         p = positions[mask].astype(dtype)
         x, exact = fixture.x[mask], fixture.y[mask]
         y = np.asarray(call(x, p), dtype=np.float64)
-        bound = element_bound(x, p, config, level, output_dtype) + 2.0**-53 * np.abs(exact)
+        bound = tolerance(x, p, config, level, output_dtype, 2.0**-53 * np.abs(exact))
         outcome = props.fold_outcome(outcome, np.abs(y - exact), bound, p)
     return props.finish_outcome(outcome or props.Outcome(-1.0, 0.0, 0.0, None, None, 0), "golden")

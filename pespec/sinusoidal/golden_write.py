@@ -9,7 +9,6 @@ MANIFEST, the atomic folder replacement and the atomic export are the engine's
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -18,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from pespec._version import SPEC_VERSION
+from pespec.conformance.csvexport import Cell, csv_table
 from pespec.conformance.fixture_json import dump, json_object, matrix
 from pespec.conformance.fixtures import (
     export_with,
@@ -115,12 +115,10 @@ def regenerate(
 
 
 def _csv_bytes(fixture: FixtureSet) -> bytes:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["position", *(str(int(c)) for c in fixture.columns)])
-    for position, row in zip(fixture.positions.tolist(), fixture.values.tolist(), strict=True):
-        writer.writerow([repr(position), *(repr(v) for v in row)])
-    return buffer.getvalue().encode("ascii")
+    """One line per position: the position, then its values at the set's columns."""
+    header: list[Cell] = ["position", *(int(c) for c in fixture.columns)]
+    rows = zip(fixture.positions.tolist(), fixture.values.tolist(), strict=True)
+    return csv_table(header, ([p, *row] for p, row in rows))
 
 
 def _npz_bytes(fixture: FixtureSet) -> bytes:

@@ -6,7 +6,7 @@ import numpy as np
 
 from pespec.rope import oracle
 from pespec.rope.config import RopeConfig
-from pespec.rope.golden import x_vectors
+from pespec.rope.inputs import rotary_x
 from pespec.rope.longcontext import METHODS, THRESHOLDS, reach
 from pespec.rope.presets import PRESET_SOURCES, PRESETS
 from pespec.rope.reference import COS_SIN_BOUND, cos_sin, rotate, rotation_bound
@@ -78,7 +78,7 @@ def rope_reference_errors_table() -> str:
         want_cos, want_sin = oracle.cos_sin(_POSITIONS.tolist(), config)
         angle = max(np.max(np.abs(cos - want_cos)), np.max(np.abs(sin - want_sin)))
         rows = _POSITIONS[::8]
-        x = x_vectors(rows.shape[0], config.head_dim)  # the vectors of §8.6
+        x = rotary_x(rows.shape[0], config.head_dim)  # the vectors of §8.6
         got, want = rotate(x, rows, config), oracle.rotate(x, rows.tolist(), config)
         bound = rotation_bound(x, config) + np.spacing(np.abs(want)) / 2
         rotated = bound > 0

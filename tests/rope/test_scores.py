@@ -27,7 +27,7 @@ from rope_mpmath import mp_schedule
 from pespec.rope import PRESETS, RopeConfig, check, frequencies
 from pespec.rope.diagnosis.examples import numpy_backend
 from pespec.rope.errormodel import rope_level_for_dtype
-from pespec.rope.properties import inputs
+from pespec.rope.inputs import SUITE_HALF, rotary_x
 from pespec.rope.scores import (
     check_mode,
     exact_scores,
@@ -78,8 +78,8 @@ def _mp_score(q: np.ndarray, k: np.ndarray, m: int, n: int, config: RopeConfig) 
     ids=["llama2", "deepseek-yarn", "gpt-oss-yarn", "partial-interleaved"],
 )
 def test_exact_scores_agree_with_mpmath_at_400_bits(config: RopeConfig) -> None:
-    q = inputs(PAIRS.shape[0], config.head_dim, seed=31)
-    k = inputs(PAIRS.shape[0], config.head_dim, seed=32)
+    q = rotary_x(PAIRS.shape[0], config.head_dim, seed=31, half=SUITE_HALF)
+    k = rotary_x(PAIRS.shape[0], config.head_dim, seed=32, half=SUITE_HALF)
     got = exact_scores(q, k, PAIRS[:, 0], PAIRS[:, 1], config)
     allowed = reference_error(q, k, config)
     with mpmath.workprec(400):
@@ -92,7 +92,7 @@ def test_exact_scores_agree_with_mpmath_at_400_bits(config: RopeConfig) -> None:
 
 
 def test_exact_scores_refuse_fractional_positions() -> None:
-    q = inputs(2, 8, seed=1)
+    q = rotary_x(2, 8, seed=1, half=SUITE_HALF)
     with pytest.raises(ValueError, match="m must hold integer positions"):
         exact_scores(q, q, np.array([0.5, 1.0]), np.array([0, 1]), RopeConfig(head_dim=8))
 
@@ -101,8 +101,8 @@ def test_a_map_applied_alike_to_q_and_k_keeps_the_bound() -> None:
     """The bound is stated for the exact layout; the score of P·ŷ is the score of ŷ."""
     config = DEEPSEEK
     m, n = PAIRS[:, 0], PAIRS[:, 1]
-    q = inputs(m.shape[0], config.head_dim, seed=3)
-    k = inputs(m.shape[0], config.head_dim, seed=4)
+    q = rotary_x(m.shape[0], config.head_dim, seed=3, half=SUITE_HALF)
+    k = rotary_x(m.shape[0], config.head_dim, seed=4, half=SUITE_HALF)
     bound = score_bound(q, k, m, n, config, rope_level_for_dtype("float32"), "float32")
     yq, yk = MLX_PORT(q, m, config), MLX_PORT(k, n, config)
     got = np.sum(yq.astype(np.float64) * yk.astype(np.float64), axis=1)

@@ -27,7 +27,7 @@ from pespec.conformance.contract import BackendFailure
 from pespec.conformance.report import Report
 from pespec.multiaxis.rope.config import MultiAxisRopeConfig
 from pespec.multiaxis.rope.measure import axis_facts
-from pespec.multiaxis.rope.reference import apply, level_bound, reference_bound
+from pespec.multiaxis.rope.reference import apply, tolerance
 from pespec.multiaxis.rope.splits import misread_apply, other_split
 from pespec.numerics.formats import DTYPES
 from pespec.rope.errormodel import RopeLevel
@@ -89,8 +89,7 @@ def _matches(
     """``y`` within the level's bound plus the reference's of ``exact`` (default: the
     exact reference of ``config`` at ``positions``)."""
     assert view.output_dtype is not None
-    bound = level_bound(x, positions, config, view.level_object(), view.output_dtype)
-    bound = bound + reference_bound(x, positions, config)
+    bound = tolerance(x, positions, config, view.level_object(), view.output_dtype)
     want = apply(x, positions, config) if exact is None else exact
     return bool(np.all(np.abs(y - want) <= bound))
 

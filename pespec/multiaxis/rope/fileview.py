@@ -15,10 +15,10 @@ from numpy.typing import NDArray
 
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.report import CheckResult
-from pespec.multiaxis.rope.golden import x_rows
 from pespec.multiaxis.rope.presets import Preset
-from pespec.multiaxis.rope.reference import apply, level_bound, reference_bound
+from pespec.multiaxis.rope.reference import apply, tolerance
 from pespec.rope.errormodel import RopeLevel
+from pespec.rope.inputs import rotary_x
 
 __all__ = ["FileView", "reference_checks"]
 
@@ -44,7 +44,7 @@ class FileView:
         self.grid_rows = n
         self.indices = np.unique(np.linspace(0, max(n - 1, 0), min(n, ROW_LIMIT)).astype(int))
         self.positions: NDArray[Any] = rows[self.indices] if n else rows
-        self.x = x_rows(self.indices, self.config.head_dim) if n else np.zeros((0, 0))
+        self.x = rotary_x(self.indices, self.config.head_dim) if n else np.zeros((0, 0))
         self.stages = ("contract", "golden", "reference")
         self._judged: tuple[NDArray[np.float64], ...] | None = None
 
@@ -70,8 +70,7 @@ class FileView:
         if self._judged is None:
             assert self.output_dtype is not None
             x, p = self.x, self.positions
-            bound = level_bound(x, p, self.config, self.level_object(), self.output_dtype)
-            bound = bound + reference_bound(x, p, self.config)
+            bound = tolerance(x, p, self.config, self.level_object(), self.output_dtype)
             y = np.asarray(self.file_output[self.indices], dtype=np.float64)
             self._judged = (y, apply(x, p, self.config), bound)
         y, exact, bound = self._judged
@@ -90,9 +89,9 @@ def reference_checks(view: FileView) -> list[CheckResult]:
     n = view.all_positions.shape[0]
     for r0 in range(0, n, CHUNK_ROWS):
         p = view.all_positions[r0 : r0 + CHUNK_ROWS]
-        x = x_rows(np.arange(r0, r0 + p.shape[0]), config.head_dim)
+        x = rotary_x(np.arange(r0, r0 + p.shape[0]), config.head_dim)
         y = np.asarray(view.file_output[r0 : r0 + CHUNK_ROWS], dtype=np.float64)
-        bound = level_bound(x, p, config, level, view.output_dtype) + reference_bound(x, p, config)
+        bound = tolerance(x, p, config, level, view.output_dtype)
         error = np.abs(y - apply(x, p, config))
         for index, columns in enumerate(sections):
             e, b = error[:, columns], bound[:, columns]

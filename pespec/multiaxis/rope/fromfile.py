@@ -35,10 +35,10 @@ from pespec.conformance.filepositions import (
 from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.savedfile import read_output
-from pespec.multiaxis.rope.golden import x_rows
 from pespec.multiaxis.rope.presets import Preset, resolve_config
 from pespec.numerics.formats import DTYPES, dtype_name
 from pespec.rope.errormodel import RopeLevel, parse_rope_level, rope_level_for_dtype
+from pespec.rope.inputs import rotary_x
 
 __all__ = ["CHUNK_ROWS", "check_file", "file_inputs", "read_positions", "write_inputs"]
 
@@ -51,7 +51,7 @@ def file_inputs(config: Any) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     JSON config or its path) holds the output of: the preset's ids, x by row index."""
     chosen = resolve_config(config)
     positions = np.asarray(chosen.positions(), dtype=np.int64)
-    return positions, x_rows(np.arange(positions.shape[0]), chosen.config.head_dim)
+    return positions, rotary_x(np.arange(positions.shape[0]), chosen.config.head_dim)
 
 
 def write_inputs(config: Any, path: str | Path) -> None:
@@ -59,6 +59,7 @@ def write_inputs(config: Any, path: str | Path) -> None:
     ``.csv`` (header ``t,h,w,x0,…``: the k coordinates then x, one row per position, shortest
     round-trip decimals); atomic."""
     from pespec._atomic import write_atomic
+    from pespec.conformance.csvexport import write_csv
 
     positions, x = file_inputs(config)
     suffix = Path(path).suffix.lower()
@@ -68,10 +69,8 @@ def write_inputs(config: Any, path: str | Path) -> None:
         write_atomic(path, buffer.getvalue())
     elif suffix == ".csv":
         names = [f"axis{a}" for a in range(positions.shape[1])]
-        lines = [",".join(names + [f"x{k}" for k in range(x.shape[1])])]
-        for p, row in zip(positions.tolist(), x.tolist(), strict=True):
-            lines.append(",".join([str(v) for v in p] + [repr(v) for v in row]))
-        write_atomic(path, "\n".join(lines) + "\n")
+        rows = zip(positions.tolist(), x.tolist(), strict=True)
+        write_csv(path, names + [f"x{k}" for k in range(x.shape[1])], (p + row for p, row in rows))
     else:
         raise ValueError(f"the inputs file must end in .npz or .csv; got {str(path)!r}")
 

@@ -37,6 +37,7 @@ from pespec.conformance.preset_sets import (
 )
 from pespec.multiaxis.rope.presets import PRESETS, Preset, resolve_config
 from pespec.multiaxis.rope.reference import oracle_apply
+from pespec.rope.inputs import rotary_x
 
 __all__ = [
     "FIXTURE_FORMAT",
@@ -47,7 +48,6 @@ __all__ = [
     "compute_fixture",
     "fixture_for",
     "golden_rows",
-    "x_rows",
 ]
 
 FORMAT = "pespec-multiaxis-rope-golden/1"
@@ -58,7 +58,7 @@ X_FORMULA = (
     "k = 0..head_dim-1"
 )
 """The input of row r of the ids: a multiple of 1/64 in [−2, 1.984375] (exact in float64;
-the formula of the rotary sets, :data:`pespec.rope.golden.X_FORMULA`, at the row's index)."""
+the formula of the rotary sets, :func:`pespec.rope.inputs.rotary_x`, at the row's index)."""
 
 
 @dataclass(frozen=True)
@@ -78,14 +78,6 @@ class MRopeFixture(PresetRows):
 def _slug(preset: str) -> str:
     """Runs of characters other than a-z0-9 of the lower-cased name → '-'."""
     return re.sub(r"[^a-z0-9]+", "-", preset.lower()).strip("-")
-
-
-def x_rows(rows: NDArray[np.int64], head_dim: int) -> NDArray[np.float64]:
-    """:data:`X_FORMULA` at ids rows ``rows``: shape (len(rows), head_dim)."""
-    r = np.asarray(rows, dtype=np.int64)[:, None]
-    k = np.arange(head_dim, dtype=np.int64)[None, :]
-    result: NDArray[np.float64] = ((37 * (k + 1) + 101 * r) % 257 - 128) / 64.0
-    return result
 
 
 def golden_rows(chosen: Preset) -> NDArray[np.int64]:
@@ -108,7 +100,7 @@ def compute_fixture(name: str) -> MRopeFixture:
     chosen = PRESETS[name]
     rows = golden_rows(chosen)
     positions = np.asarray(chosen.positions()[rows], dtype=np.int64)
-    x = x_rows(rows, chosen.config.head_dim)
+    x = rotary_x(rows, chosen.config.head_dim)
     data = computed(chosen.to_dict())
     y = oracle_apply(x, positions, chosen.config)
     return MRopeFixture(GOLDEN.set_name(name), name, data, rows, positions, x, y)
@@ -117,7 +109,7 @@ def compute_fixture(name: str) -> MRopeFixture:
 def _built(file: str, parsed: dict[str, Any]) -> MRopeFixture:
     """The set of the parsed fields (x from :data:`X_FORMULA` at its rows), once its shapes
     fit its configuration and its positions are the stated ids' rows."""
-    x = x_rows(parsed["rows"], int(parsed["data"]["config"]["head_dim"]))
+    x = rotary_x(parsed["rows"], int(parsed["data"]["config"]["head_dim"]))
     fixture = MRopeFixture(**parsed, x=x)
     ids = fixture.grid.positions()
     width, axes = fixture.grid.config.head_dim, fixture.grid.config.axes

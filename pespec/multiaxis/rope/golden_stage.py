@@ -20,7 +20,7 @@ from pespec.multiaxis.combinator import certified_set_check
 from pespec.multiaxis.rope.config import MultiAxisRopeConfig
 from pespec.multiaxis.rope.golden import MRopeFixture, fixture_for
 from pespec.multiaxis.rope.presets import Preset
-from pespec.multiaxis.rope.reference import level_bound
+from pespec.multiaxis.rope.reference import tolerance
 from pespec.rope.errormodel import RopeLevel
 
 __all__ = ["GoldenView", "golden_check", "golden_planned", "golden_result", "worst_against"]
@@ -54,8 +54,9 @@ def worst_against(
 ) -> tuple[float, int, int, NDArray[np.float64], NDArray[np.float64]]:
     """(worst error/bound ratio, its row, its column, errors, bounds) of ``y`` against the
     set's values."""
-    bound = level_bound(fixture.x, fixture.positions, config, level, output_dtype)
-    bound = bound + _U64 * np.abs(fixture.y)
+    bound = tolerance(
+        fixture.x, fixture.positions, config, level, output_dtype, _U64 * np.abs(fixture.y)
+    )
     error = np.abs(y - fixture.y)
     over = np.where(error > 0, np.inf, 0.0)
     ratio = np.where(bound > 0, error / np.where(bound > 0, bound, 1.0), over)

@@ -29,6 +29,7 @@ __all__ = [
     "oracle_apply",
     "reference_bound",
     "section_apply",
+    "tolerance",
 ]
 
 F64 = NDArray[np.float64]
@@ -114,3 +115,23 @@ def level_bound(
     return _combine(
         x, positions, config, lambda v, p, rope: element_bound(v, p, rope, level, output_dtype)
     )
+
+
+def tolerance(
+    x: Any,
+    positions: Any,
+    config: MultiAxisRopeConfig,
+    level: RopeLevel,
+    output_dtype: str,
+    against: F64 | float | None = None,
+) -> F64:
+    """THE multi-axis rotary tolerance: the bound on |y − r| per element of a backend's
+    output y against a value r it is compared with; every stage asks it. :func:`level_bound`
+    plus r's own proved distance from the exact: ``against=None``, r is :func:`apply` (its
+    :func:`reference_bound`); otherwise ``against`` is that distance (``2^-53·|r|`` for a
+    correctly rounded oracle value, §9.7). Shape (n, head_dim)."""
+    bound = level_bound(x, positions, config, level, output_dtype)
+    if against is None:
+        against = reference_bound(x, positions, config)
+    out: F64 = bound + against
+    return out

@@ -38,8 +38,9 @@ from pespec.rope.errormodel import (
     parse_rope_level,
     rope_level_for_dtype,
 )
+from pespec.rope.inputs import drawn_x
 
-__all__ = ["FAMILY", "STAGES", "MRopeRun", "MRopeSuite", "check", "input_x", "load_mrope_backend"]
+__all__ = ["FAMILY", "STAGES", "MRopeRun", "MRopeSuite", "check", "load_mrope_backend"]
 
 FAMILY = "multiaxis-rope"
 STAGES = ("contract", "golden", "reference", "separability", "relative")
@@ -69,12 +70,6 @@ class MRopeCapabilities(BackendCapabilities):
 def load_mrope_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
     """A backend from ``module:attr``, ``file.py:attr``, an entry point, a callable."""
     return load_backend(spec, capabilities_type=MRopeCapabilities, group=ENTRY_POINT_GROUP)
-
-
-def input_x(n: int, head_dim: int, seed: int = 0) -> NDArray[np.float64]:
-    """The inputs x: (n, head_dim) values k/128, k uniform in [−256, 256] (deterministic)."""
-    rng = np.random.default_rng(seed)
-    return rng.integers(-256, 257, size=(n, head_dim)).astype(np.float64) / 128.0
 
 
 class MRopeRun(EngineRun):
@@ -114,7 +109,7 @@ class MRopeRun(EngineRun):
             np.linspace(0, grid.shape[0] - 1, min(grid.shape[0], ROW_LIMIT)).astype(int)
         )
         self.positions: NDArray[Any] = grid[rows]
-        self.x = input_x(self.positions.shape[0], self.config.head_dim)
+        self.x = drawn_x(self.positions.shape[0], self.config.head_dim)
         self.contract = ContractStage(self.guard, self.output, self.x[:16], self.positions[:16])
         self._cache: dict[str, Any] = {}
 
@@ -145,13 +140,12 @@ class MRopeRun(EngineRun):
     def judged(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """(backend output, exact reference, bound) at the checked rows, computed once."""
         if "judged" not in self._cache:
-            from pespec.multiaxis.rope.reference import apply, level_bound, reference_bound
+            from pespec.multiaxis.rope.reference import apply, tolerance
 
             y = self.output_all(self.x, self.positions)
             assert self.output_dtype is not None
-            bound = level_bound(
-                self.x, self.positions, self.config, self.level_object(), self.output_dtype
-            ) + reference_bound(self.x, self.positions, self.config)
+            level = self.level_object()
+            bound = tolerance(self.x, self.positions, self.config, level, self.output_dtype)
             self._cache["judged"] = (y, apply(self.x, self.positions, self.config), bound)
         result: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
         result = self._cache["judged"]

@@ -22,7 +22,7 @@ from pespec.conformance.stage import contract_plan
 from pespec.multiaxis.combinator import axis_reversed
 from pespec.multiaxis.rope.config import MultiAxisRopeConfig
 from pespec.multiaxis.rope.presets import Preset
-from pespec.multiaxis.rope.reference import level_bound, reference_bound
+from pespec.multiaxis.rope.reference import level_bound, tolerance
 from pespec.rope.errormodel import RopeLevel
 
 __all__ = ["RELATIVE_PAIRS", "RELATIVE_SHIFT", "RunView", "dispatch", "plan"]
@@ -181,21 +181,17 @@ def _relative(run: RunView, planned: PlannedCheck, axis: int) -> CheckResult:
         yq, yk = run.output(q, pq), run.output(k, pk)
         assert run.output_dtype is not None
         level = run.level_object()
-        bq = level_bound(q, pq, run.config, level, run.output_dtype) + reference_bound(
-            q, pq, run.config
-        )
-        bk = level_bound(k, pk, run.config, level, run.output_dtype) + reference_bound(
-            k, pk, run.config
-        )
+        bq = tolerance(q, pq, run.config, level, run.output_dtype)
+        bk = tolerance(k, pk, run.config, level, run.output_dtype)
         scores.append(np.sum(yq * yk, axis=1))
         bounds.append(_score_bound(yq, yk, bq, bk))
     change = np.abs(scores[1] - scores[0])
-    tolerance = bounds[0] + bounds[1]
-    ratio = float(np.max(change / tolerance))
-    worst = int(np.argmax(change / tolerance))
+    allowed = bounds[0] + bounds[1]
+    ratio = float(np.max(change / allowed))
+    worst = int(np.argmax(change / allowed))
     fields = {
         "max_error": float(change[worst]),
-        "bound": float(tolerance[worst]),
+        "bound": float(allowed[worst]),
         "details": {
             "ratio": ratio,
             "q_position": run.positions[qi[worst]].tolist(),

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from pespec.rope.config import RopeConfig
 from pespec.rope.diagnosis.formats import round_to
-from pespec.rope.errormodel import RopeLevel, element_bound
+from pespec.rope.errormodel import RopeLevel, tolerance
 
 __all__ = ["FRACTIONAL_EXTRA", "HYPOTHESES", "PROBED_MAX", "PositionFinding", "probe_positions"]
 
@@ -125,8 +125,7 @@ def probe_positions(
 ) -> PositionFinding | None:
     """Probe the failing fractional or large positions (None when there are none, or the
     call fails); one backend call."""
-    from pespec.rope.properties import inputs
-    from pespec.rope.reference import rotation_bound
+    from pespec.rope.inputs import SUITE_HALF, rotary_x
 
     wanted = [float(p) for p in failing if not float(p).is_integer() or p > PROBED_MAX]
     if not wanted:
@@ -135,14 +134,14 @@ def probe_positions(
     extra = [p for p in FRACTIONAL_EXTRA if p <= max_position] if fractional else []
     chosen = np.unique(np.array([*wanted, *extra], dtype=np.float64))
     positions: NDArray[Any] = chosen if fractional else chosen.astype(np.int64)
-    x = inputs(chosen.shape[0], config.head_dim, seed=19)
+    x = rotary_x(chosen.shape[0], config.head_dim, seed=19, half=SUITE_HALF)
     try:
         y = np.asarray(call(x, positions), dtype=np.float64)
     except Exception:  # advice only: a failing probe names nothing
         return None
     if y.shape != x.shape:
         return None
-    bound = element_bound(x, chosen, config, level, output_dtype) + rotation_bound(x, config)
+    bound = tolerance(x, chosen, config, level, output_dtype)
     bound = np.where(bound > 0, bound, np.finfo(np.float64).tiny)
     given = _ratios(y, x, chosen, config, bound)
     row = int(np.argmax(given))

@@ -16,8 +16,8 @@ from pespec.multiaxis.rope.config import (
 from pespec.multiaxis.rope.positions import flux_positions, qwen_vl_positions
 from pespec.multiaxis.rope.presets import PRESETS, from_hf_config, resolve_config
 from pespec.multiaxis.rope.reference import apply, oracle_apply, reference_bound
-from pespec.multiaxis.rope.run import input_x
 from pespec.rope.config import RopeConfig
+from pespec.rope.inputs import drawn_x
 from tests.multiaxis.rope import mp
 
 
@@ -45,7 +45,7 @@ def test_oracle_is_the_correctly_rounded_mpmath_value(name: str) -> None:
     grid = preset.positions()
     rows = np.unique(np.r_[0, 1, grid.shape[0] // 2, grid.shape[0] - 17, grid.shape[0] - 1])
     positions = grid[rows]
-    x = input_x(positions.shape[0], preset.config.head_dim, seed=3)
+    x = drawn_x(positions.shape[0], preset.config.head_dim, seed=3)
     expected = _expected(name, x, positions)
     assert np.array_equal(oracle_apply(x, positions, preset.config), expected)
     error = np.abs(apply(x, positions, preset.config) - expected)

@@ -23,7 +23,8 @@ from numpy.typing import NDArray
 
 from pespec.multiaxis.rope.config import per_axis_rotary
 from pespec.multiaxis.rope.presets import Preset
-from pespec.multiaxis.rope.run import check, input_x
+from pespec.multiaxis.rope.run import check
+from pespec.rope.inputs import drawn_x
 
 IDX = 448 // 14
 CONFIG = per_axis_rotary((24, 24), 10000.0, name="llama4-vision")
@@ -94,7 +95,7 @@ def test_the_config_is_the_models_formula() -> None:
 
     tokens = np.array([0, 1, 31, 32, 33, 500, 1023, 1024])
     positions = PRESET.positions()[tokens]
-    x = input_x(tokens.size, 48, seed=2)
+    x = drawn_x(tokens.size, 48, seed=2)
     want = np.array([_mp_row(r, int(t)) for r, t in zip(x.tolist(), tokens, strict=True)])
     assert np.array_equal(oracle_apply(x, positions, CONFIG), want)
 

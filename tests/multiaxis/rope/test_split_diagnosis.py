@@ -13,9 +13,10 @@ import pytest
 
 from pespec.multiaxis.rope.config import mrope
 from pespec.multiaxis.rope.presets import PRESETS, resolve_config
-from pespec.multiaxis.rope.run import check, input_x
+from pespec.multiaxis.rope.run import check
 from pespec.multiaxis.rope.splits import misread_apply, other_split
 from pespec.multiaxis.rope.video import video_rotary, wan_axes_dim
+from pespec.rope.inputs import drawn_x
 from tests.multiaxis.rope import mp_video
 
 WAN64 = video_rotary(wan_axes_dim(64), 10000.0, "wan-d64")  # 24, 20, 20
@@ -55,7 +56,7 @@ def test_the_neighbour_is_offered_only_where_the_two_formulas_differ() -> None:
 
 def test_the_neighbour_value_is_the_mpmath_transcription() -> None:
     positions = resolve_config(CONFIG).positions()[::9]
-    x = input_x(positions.shape[0], 64, seed=3)
+    x = drawn_x(positions.shape[0], 64, seed=3)
     got = misread_apply(x, positions, WAN64, (22, 21, 21))
     want = np.array(
         [

@@ -11,13 +11,14 @@ import pytest
 
 from pespec.multiaxis.rope.presets import PRESETS, resolve_config
 from pespec.multiaxis.rope.reference import apply, oracle_apply, reference_bound
-from pespec.multiaxis.rope.run import check, input_x
+from pespec.multiaxis.rope.run import check
 from pespec.multiaxis.rope.video import (
     cogvideox_axes_dim,
     video_rotary,
     wan_axes_dim,
     wan_forward_split,
 )
+from pespec.rope.inputs import drawn_x
 from tests.multiaxis.rope import mp, mp_video
 
 PUBLISHED = {  # (θ, (t, h, w) dims) read from the diffusers 0.42.1 sources (module docstring)
@@ -35,7 +36,7 @@ def test_oracle_is_the_correctly_rounded_mpmath_value(name: str) -> None:
     grid = preset.positions()
     rows = np.unique(np.r_[0, 1, 7, grid.shape[0] // 2, grid.shape[0] - 2, grid.shape[0] - 1])
     positions = grid[rows]
-    x = input_x(positions.shape[0], preset.config.head_dim, seed=5)
+    x = drawn_x(positions.shape[0], preset.config.head_dim, seed=5)
     theta, dims = PUBLISHED[name]
     rows_mp = [
         mp.flux_row(r, p, theta, dims) for r, p in zip(x.tolist(), positions.tolist(), strict=True)
@@ -117,7 +118,7 @@ def test_chronoedit_split_computed_two_ways_is_non_conformant_at_64() -> None:
     # read with the other split, within float32's rounding of cos, sin (u each, relative),
     # two products and a sum: ≤ 3u(|x_a| + |x_b|) + O(u²) ≤ 4u(|x_a| + |x_b|).
     positions = resolve_config(config).positions()
-    x = input_x(positions.shape[0], 64, seed=1)
+    x = drawn_x(positions.shape[0], 64, seed=1)
     got = backend(x, positions, wan64)
     misread = np.array(
         [
