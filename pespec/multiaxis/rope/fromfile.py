@@ -30,8 +30,8 @@ from pespec.conformance.filepositions import (
     file_positions,
     file_report,
     read_positions_table,
-    started_now,
 )
+from pespec.conformance.filereport import started_now
 from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.savedfile import read_output
