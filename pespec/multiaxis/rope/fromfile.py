@@ -25,7 +25,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.compare import PlannedCheck
-from pespec.conformance.contract import first_non_finite
 from pespec.conformance.filepositions import (
     file_positions,
     file_report,
@@ -37,7 +36,8 @@ from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.savedfile import read_output
 from pespec.multiaxis.rope.golden import x_rows
 from pespec.multiaxis.rope.presets import Preset, resolve_config
-from pespec.numerics.formats import DTYPES, dtype_name
+from pespec.multiaxis.section_file import file_contract
+from pespec.numerics.formats import dtype_name
 from pespec.rope.errormodel import RopeLevel, parse_rope_level, rope_level_for_dtype
 
 __all__ = ["CHUNK_ROWS", "check_file", "file_inputs", "read_positions", "write_inputs"]
@@ -120,30 +120,6 @@ def _file_positions(
     )
 
 
-def _check(check_id: str, stage: str, title: str, status: str, message: str) -> CheckResult:
-    return CheckResult(check_id, stage, title, "§9.7", status, message)
-
-
-def _contract(output: NDArray[Any], out_dtype: str | None) -> list[CheckResult]:
-    """dtype and finite (the shape fits: a misfit is a usage error); call items skipped."""
-    checks = [_check("contract:shape", "contract", "shape", "passed", f"{output.shape}")]
-    if out_dtype is None:
-        message = f"dtype {output.dtype} is not one of {sorted(DTYPES)}"
-        checks.append(_check("contract:dtype", "contract", "dtype", "failed", message))
-        return checks
-    checks.append(_check("contract:dtype", "contract", "dtype", "passed", out_dtype))
-    found = first_non_finite(np.asarray(output))
-    if found is None:
-        checks.append(_check("contract:finite", "contract", "finite", "passed", "all finite"))
-    else:
-        message = f"row {int(found[0])}, column {int(found[1])} is not finite"
-        checks.append(_check("contract:finite", "contract", "finite", "failed", message))
-    for stage in ("separability", "relative"):
-        why = "needs calls; not from a file"
-        checks.append(_check(f"{stage}:*", stage, stage, "skipped", why))
-    return checks
-
-
 def _golden(view: Any, output: NDArray[Any]) -> list[CheckResult]:
     """The preset's set on the file's rows at its ids rows holding its positions."""
     from pespec.multiaxis.rope.golden import fixture_for
@@ -198,7 +174,13 @@ def check_file(
     rows, given = _file_positions(name, output, saved.positions, positions, chosen)
     out_dtype = dtype_name(output.dtype)
     judged = claimed_file_level(claim, out_dtype, text=text, default_for=rope_level_for_dtype)
-    checks = _contract(output, out_dtype)
+    checks = file_contract(
+        output,
+        out_dtype,
+        section="§9.7",
+        width="head_dim",
+        needs_calls=("separability", "relative"),
+    )
     view = FileView(chosen, output, rows, judged, out_dtype)
     finite = all(c.status == "passed" for c in checks if c.stage == "contract")
     if judged is not None and out_dtype is not None and finite:

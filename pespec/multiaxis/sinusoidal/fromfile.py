@@ -21,7 +21,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.compare import FIXTURE_ERROR, PlannedCheck, Worst, comparison_result
-from pespec.conformance.contract import first_non_finite
 from pespec.conformance.filepositions import (
     file_positions,
     file_report,
@@ -31,17 +30,20 @@ from pespec.conformance.filereport import started_now
 from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.savedfile import read_output
+from pespec.multiaxis.section_file import file_contract
 from pespec.multiaxis.sinusoidal.compare import fold_sections
 from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, check_positions_nd
 from pespec.multiaxis.sinusoidal.presets import Preset, resolve_config
 from pespec.multiaxis.sinusoidal.reference import encode
-from pespec.numerics.formats import DTYPES, dtype_name
+from pespec.numerics.formats import dtype_name
 from pespec.sinusoidal.properties.base import Level, level_for_dtype, parse_level
 
 __all__ = ["CHUNK_ROWS", "check_file", "read_positions"]
 
 CHUNK_ROWS: Final = 4096
 """Rows compared with the exact reference at a time (bounded memory for a large grid)."""
+NEEDS_CALLS = ("deterministic", "separability", "property")
+"""What a file cannot show: skipped."""
 
 
 def read_positions(path: str | Path, axes: int) -> NDArray[Any]:
@@ -84,40 +86,6 @@ def _file_positions(
         lambda stored: check_positions_nd(stored, config.axes),
         whole,
     )
-
-
-def _check(check_id: str, stage: str, title: str, status: str, message: str) -> CheckResult:
-    return CheckResult(check_id, stage, title, "§9.5", status, message)
-
-
-def _contract(output: NDArray[Any], out_dtype: str | None) -> list[CheckResult]:
-    """dtype and finite (the shape fits: a misfit is a usage error); call items skipped."""
-    checks = [_check("contract:shape", "contract", "shape", "passed", f"(n, D) = {output.shape}")]
-    if out_dtype is None:
-        message = f"dtype {output.dtype} is not one of {sorted(DTYPES)}"
-        checks.append(_check("contract:dtype", "contract", "dtype", "failed", message))
-    else:
-        checks.append(_check("contract:dtype", "contract", "dtype", "passed", out_dtype))
-        bad = None
-        for r0 in range(0, output.shape[0], CHUNK_ROWS):
-            found = first_non_finite(np.asarray(output[r0 : r0 + CHUNK_ROWS]))
-            if found is not None:
-                bad = (r0 + int(found[0]), int(found[1]))
-                break
-        status, message = (
-            ("passed", "every value is finite")
-            if bad is None
-            else (
-                "failed",
-                f"row {bad[0]}, column {bad[1]} is {float(output[bad])!r}",
-            )
-        )
-        checks.append(_check("contract:finite", "contract", "finite", status, message))
-    for item in ("deterministic", "separability", "property"):
-        stage = "contract" if item == "deterministic" else item
-        why = "needs calls; not from a file"
-        checks.append(_check(f"{item}:*", stage, item, "skipped", why))
-    return checks
 
 
 def _golden(
@@ -218,7 +186,7 @@ def check_file(
     rows, given = _file_positions(name, output, saved.positions, positions, chosen)
     out_dtype = dtype_name(output.dtype)
     judged = claimed_file_level(claim, out_dtype, text=text, default_for=level_for_dtype)
-    checks = _contract(output, out_dtype)
+    checks = file_contract(output, out_dtype, section="§9.5", width="D", needs_calls=NEEDS_CALLS)
     if judged is not None and out_dtype is not None:
         checks += _golden(output, rows, chosen, judged)
         checks += _reference(output, rows, chosen.config, judged)
