@@ -1,24 +1,28 @@
 """What the two multi-axis kinds' ``--from-file`` checks share (SPEC §9.5, R9.15).
 
-A saved (n, width) output of a multi-axis kind is checked without calls: the contract items
-one array can show (:func:`file_contract`: shape, dtype, finite; the items and stages that
-need calls are skipped), then the kind's golden and reference checks. The positions of the
-file's rows are read by :mod:`pespec.conformance.filepositions`; each kind validates them.
+A saved (n, width) output of a multi-axis kind is checked without calls at the positions of
+its rows (:func:`section_file_positions`: ``--positions FILE``, else the positions stored in
+the file, else the preset's whole grid or ids in order; one rule for what a positions table
+may hold, :func:`checked_positions`), with the contract items one array can show
+(:func:`file_contract`: shape, dtype, finite; the items and stages that need calls are
+skipped), then the kind's golden and reference checks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.contract import first_non_finite
+from pespec.conformance.filepositions import file_positions, read_positions_table
 from pespec.conformance.report import CheckResult
 from pespec.numerics.formats import DTYPES
 
-__all__ = ["file_contract"]
+__all__ = ["checked_positions", "file_contract", "read_positions", "section_file_positions"]
 
 
 def file_contract(
@@ -56,3 +60,59 @@ def file_contract(
     for item in needs_calls:
         checks.append(result(f"{item}:*", item, "skipped", "needs calls; not from a file"))
     return checks
+
+
+def checked_positions(array: Any, axes: int, what: str) -> NDArray[Any]:
+    """``array`` as positions (n, ``axes``): a vector is one column when there is one axis;
+    numeric and finite, else ValueError naming ``what``, its shape and dtype; int64 when every
+    value is an integer of magnitude below 2^53 (as read from text), else float64."""
+    p = np.asarray(array)
+    if p.ndim == 1 and axes == 1:
+        p = p[:, None]
+    if p.ndim != 2 or p.shape[1] != axes or p.dtype.kind not in "iuf":
+        raise ValueError(
+            f"{what} must hold {axes} numeric columns (one per axis); it holds shape "
+            f"{p.shape}, dtype {p.dtype}"
+        )
+    if p.dtype.kind == "f" and not np.all(np.isfinite(p)):
+        raise ValueError(f"{what} must be finite; it holds a NaN or an infinity")
+    if p.dtype.kind in "iu" or (np.all(p == np.round(p)) and np.all(np.abs(p) < 2.0**53)):
+        return p.astype(np.int64)
+    return p.astype(np.float64)
+
+
+def read_positions(path: str | Path, axes: int) -> NDArray[Any]:
+    """Positions (n, ``axes``) from a ``.npy`` or ``.csv`` of ``axes`` columns (a header line
+    is skipped; :func:`checked_positions`); ValueError naming the file otherwise."""
+    file = Path(path)
+    return checked_positions(read_positions_table(file), axes, f"--positions {str(file)!r}")
+
+
+def section_file_positions(
+    name: str,
+    output: NDArray[Any],
+    given: tuple[str | None, Any],
+    preset: Any,
+    columns: tuple[int, str],
+    whole: str,
+) -> tuple[NDArray[Any], str]:
+    """The positions of the rows of file ``name``'s ``output`` and how they were given
+    (:func:`~pespec.conformance.filepositions.file_positions`): ``given`` (the ``--positions``
+    option, the positions stored in the file, each None when absent), else ``preset``'s
+    positions, named ``whole`` (formatted with ``n``, their count, and ``name``, the
+    preset's); ``columns``: (the output's width, what it is). ValueError on a misfit."""
+    axes = preset.config.axes
+
+    def every() -> tuple[NDArray[Any], str]:
+        positions = preset.positions()
+        return positions, whole.format(n=positions.shape[0], name=preset.name)
+
+    return file_positions(
+        name,
+        output,
+        columns,
+        given,
+        lambda option: read_positions(option, axes),
+        lambda stored: checked_positions(stored, axes, f"the positions stored in {name!r}"),
+        every,
+    )

@@ -26,21 +26,19 @@ from numpy.typing import NDArray
 
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.filepositions import (
-    file_positions,
     file_report,
-    read_positions_table,
 )
 from pespec.conformance.filereport import started_now
 from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.savedfile import read_output
 from pespec.multiaxis.rope.golden import x_rows
-from pespec.multiaxis.rope.presets import Preset, resolve_config
-from pespec.multiaxis.section_file import file_contract
+from pespec.multiaxis.rope.presets import resolve_config
+from pespec.multiaxis.section_file import file_contract, section_file_positions
 from pespec.numerics.formats import dtype_name
 from pespec.rope.errormodel import RopeLevel, parse_rope_level, rope_level_for_dtype
 
-__all__ = ["CHUNK_ROWS", "check_file", "file_inputs", "read_positions", "write_inputs"]
+__all__ = ["CHUNK_ROWS", "check_file", "file_inputs", "write_inputs"]
 
 CHUNK_ROWS: Final = 4096
 """Rows compared with the exact reference at a time (bounded memory)."""
@@ -74,50 +72,6 @@ def write_inputs(config: Any, path: str | Path) -> None:
         write_atomic(path, "\n".join(lines) + "\n")
     else:
         raise ValueError(f"the inputs file must end in .npz or .csv; got {str(path)!r}")
-
-
-def read_positions(path: str | Path, axes: int) -> NDArray[Any]:
-    """Positions (n, ``axes``) from a ``.npy`` or ``.csv`` of ``axes`` columns (a header line
-    is skipped); ValueError naming the file and its shape otherwise."""
-    file = Path(path)
-    array = read_positions_table(file)
-    return _checked_positions(array, axes, f"--positions {str(file)!r}")
-
-
-def _checked_positions(array: Any, axes: int, what: str) -> NDArray[Any]:
-    """(n, axes) int64 (integral values) or float64, finite; ValueError naming ``what``."""
-    p = np.asarray(array)
-    if p.ndim != 2 or p.shape[1] != axes or p.dtype.kind not in "iuf":
-        raise ValueError(
-            f"{what} must hold {axes} numeric columns (one per axis); it holds shape "
-            f"{p.shape}, dtype {p.dtype}"
-        )
-    if p.dtype.kind == "f" and not np.all(np.isfinite(p)):
-        raise ValueError(f"{what} must be finite; it holds a NaN or an infinity")
-    if p.dtype.kind in "iu" or (np.all(p == np.round(p)) and np.all(np.abs(p) < 2.0**53)):
-        return p.astype(np.int64)
-    return p.astype(np.float64)
-
-
-def _file_positions(
-    name: str, output: NDArray[Any], stored: Any, option: str | None, chosen: Preset
-) -> tuple[NDArray[Any], str]:
-    """The positions of the file's rows and how they were given; ValueError on a misfit."""
-    config = chosen.config
-
-    def whole() -> tuple[NDArray[Any], str]:
-        positions = np.asarray(chosen.positions(), dtype=np.int64)
-        return positions, f"the {positions.shape[0]} ids of {chosen.name} (in order)"
-
-    return file_positions(
-        name,
-        output,
-        (config.head_dim, f"head_dim of {config.name}"),
-        (option, stored),
-        lambda option: read_positions(option, config.axes),
-        lambda stored: _checked_positions(stored, config.axes, f"the positions stored in {name!r}"),
-        whole,
-    )
 
 
 def _golden(view: Any, output: NDArray[Any]) -> list[CheckResult]:
@@ -171,7 +125,14 @@ def check_file(
         path, key=key, text_dtype=None if claim is None or not text else claim.rotation
     )
     output = saved.array
-    rows, given = _file_positions(name, output, saved.positions, positions, chosen)
+    rows, given = section_file_positions(
+        name,
+        output,
+        (positions, saved.positions),
+        chosen,
+        (chosen.config.head_dim, f"head_dim of {chosen.config.name}"),
+        "the {n} ids of {name} (in order)",
+    )
     out_dtype = dtype_name(output.dtype)
     judged = claimed_file_level(claim, out_dtype, text=text, default_for=rope_level_for_dtype)
     checks = file_contract(

@@ -22,70 +22,26 @@ from numpy.typing import NDArray
 
 from pespec.conformance.compare import FIXTURE_ERROR, PlannedCheck, Worst, comparison_result
 from pespec.conformance.filepositions import (
-    file_positions,
     file_report,
-    read_positions_table,
 )
 from pespec.conformance.filereport import started_now
 from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.savedfile import read_output
-from pespec.multiaxis.section_file import file_contract
+from pespec.multiaxis.section_file import file_contract, section_file_positions
 from pespec.multiaxis.sinusoidal.compare import fold_sections
-from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, check_positions_nd
+from pespec.multiaxis.sinusoidal.config import MultiAxisConfig
 from pespec.multiaxis.sinusoidal.presets import Preset, resolve_config
 from pespec.multiaxis.sinusoidal.reference import encode
 from pespec.numerics.formats import dtype_name
 from pespec.sinusoidal.properties.base import Level, level_for_dtype, parse_level
 
-__all__ = ["CHUNK_ROWS", "check_file", "read_positions"]
+__all__ = ["CHUNK_ROWS", "check_file"]
 
 CHUNK_ROWS: Final = 4096
 """Rows compared with the exact reference at a time (bounded memory for a large grid)."""
 NEEDS_CALLS = ("deterministic", "separability", "property")
 """What a file cannot show: skipped."""
-
-
-def read_positions(path: str | Path, axes: int) -> NDArray[Any]:
-    """Positions (n, ``axes``) from a ``.npy`` or ``.csv`` file of ``axes`` columns (a header
-    line is skipped); ValueError naming the file and its shape otherwise."""
-    file = Path(path)
-    array = read_positions_table(file)
-    if array.ndim == 1 and axes == 1:
-        array = array[:, None]
-    if array.ndim != 2 or array.shape[1] != axes:
-        raise ValueError(
-            f"--positions {str(file)!r} must hold {axes} columns (one per axis); it holds "
-            f"shape {array.shape}"
-        )
-    if (
-        array.dtype.kind == "f"
-        and np.all(array == np.round(array))
-        and np.all(np.abs(array) < 2.0**53)
-    ):
-        array = array.astype(np.int64)  # integers read from text, as a grid's positions are
-    return check_positions_nd(array, axes)
-
-
-def _file_positions(
-    name: str, output: NDArray[Any], stored: Any, option: str | None, chosen: Preset
-) -> tuple[NDArray[Any], str]:
-    """The positions of the file's rows and how they were given; ValueError on a misfit."""
-    config = chosen.config
-
-    def whole() -> tuple[NDArray[Any], str]:
-        positions = chosen.positions()
-        return positions, f"the {positions.shape[0]} rows of the grid of {chosen.name} (row order)"
-
-    return file_positions(
-        name,
-        output,
-        (config.d_model, f"D of {config.name}"),
-        (option, stored),
-        lambda option: read_positions(option, config.axes),
-        lambda stored: check_positions_nd(stored, config.axes),
-        whole,
-    )
 
 
 def _golden(
@@ -183,7 +139,14 @@ def check_file(
         path, key=key, text_dtype=None if claim is None or not text else claim.output_dtype
     )
     output = _without_leading_rows(name, saved.array, leading_rows, positions, saved, chosen)
-    rows, given = _file_positions(name, output, saved.positions, positions, chosen)
+    rows, given = section_file_positions(
+        name,
+        output,
+        (positions, saved.positions),
+        chosen,
+        (chosen.config.d_model, f"D of {chosen.config.name}"),
+        "the {n} rows of the grid of {name} (row order)",
+    )
     out_dtype = dtype_name(output.dtype)
     judged = claimed_file_level(claim, out_dtype, text=text, default_for=level_for_dtype)
     checks = file_contract(output, out_dtype, section="§9.5", width="D", needs_calls=NEEDS_CALLS)
