@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.filereport import saved_file_report
+from pespec.conformance.filecheck import saved_file_report
 from pespec.conformance.filerules import file_record
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.savedfile import SavedOutput, read_npy, read_text_table

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.filereport import saved_file_report, started_now
+from pespec.conformance.filecheck import saved_file_report, started_now
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.savedfile import read_output
 from pespec.fourier.convention import FourierConvention

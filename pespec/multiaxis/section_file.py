@@ -1,16 +1,21 @@
 """What the two multi-axis kinds' ``--from-file`` checks share (SPEC §9.5, R9.15).
 
-A saved (n, width) output of a multi-axis kind is checked without calls at the positions of
-its rows (:func:`section_file_positions`: ``--positions FILE``, else the positions stored in
-the file, else the preset's whole grid or ids in order; one rule for what a positions table
-may hold, :func:`checked_positions`), with the contract items one array can show
+A saved (n, width) output of a multi-axis kind (its :class:`FileKind`) is opened for its
+check by :func:`open_section_file`: read for the level claimed
+(:func:`~pespec.conformance.filecheck.read_claimed`), at the positions of its rows
+(:func:`section_file_positions`: ``--positions FILE``, else the positions stored in the file,
+else the preset's whole grid or ids in order; one rule for what a positions table may hold,
+:func:`checked_positions`), with the contract items one array can show
 (:func:`file_contract`: shape, dtype, finite; the items and stages that need calls are
-skipped), then the kind's golden and reference checks.
+skipped), judged at the level the engine's rule gives
+(:func:`~pespec.conformance.filerules.claimed_file_level`). The kind adds its golden and
+reference checks and its diagnosis; :meth:`SectionFile.report` writes the report.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +23,22 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.contract import first_non_finite
-from pespec.conformance.filepositions import file_positions, read_positions_table
-from pespec.conformance.report import CheckResult
-from pespec.numerics.formats import DTYPES
+from pespec.conformance.filecheck import read_claimed, started_now
+from pespec.conformance.filepositions import file_positions, file_report, read_positions_table
+from pespec.conformance.filerules import claimed_file_level
+from pespec.conformance.report import CheckResult, Report
+from pespec.conformance.savedfile import SavedOutput
+from pespec.numerics.formats import DTYPES, dtype_name
 
-__all__ = ["checked_positions", "file_contract", "read_positions", "section_file_positions"]
+__all__ = [
+    "FileKind",
+    "SectionFile",
+    "checked_positions",
+    "file_contract",
+    "open_section_file",
+    "read_positions",
+    "section_file_positions",
+]
 
 
 def file_contract(
@@ -115,4 +131,87 @@ def section_file_positions(
         lambda option: read_positions(option, axes),
         lambda stored: checked_positions(stored, axes, f"the positions stored in {name!r}"),
         every,
+    )
+
+
+@dataclass(frozen=True)
+class FileKind:
+    """What a section kind's file check needs of the kind: its ``family`` name and SPEC
+    ``section``; the output's ``width`` (its name, the configuration's attribute holding it);
+    its preset's positions in words (``whole``, see :func:`section_file_positions`); what a
+    file cannot show (``needs_calls``, see :func:`file_contract`); the kind's ``resolve``
+    (``--config`` to a preset) and level functions (``parse_level``, ``text_dtype``: the
+    dtype a text file is read in for a claim, ``default_for``: an output dtype's level)."""
+
+    family: str
+    section: str
+    width: tuple[str, str]
+    whole: str
+    needs_calls: tuple[str, ...]
+    resolve: Callable[[Any], Any]
+    parse_level: Callable[[str], Any]
+    text_dtype: Callable[[Any], str]
+    default_for: Callable[[str], Any]
+
+
+@dataclass
+class SectionFile:
+    """A kind's saved output opened for its check: the ``preset``, the file (``name``,
+    ``saved``), its ``output`` (n, width) at ``positions`` (n, k) given as ``given`` says, its
+    dtype name (None: not a pespec dtype), the ``level`` judged (None: unknown) and the
+    ``checks`` so far (the contract items)."""
+
+    kind: FileKind
+    preset: Any
+    name: str
+    saved: SavedOutput
+    output: NDArray[Any]
+    positions: NDArray[Any]
+    given: str
+    out_dtype: str | None
+    level: Any
+    started: tuple[str, float]
+    checks: list[CheckResult] = field(default_factory=list)
+
+    def report(self, fields: dict[str, Any]) -> Report:
+        """The report of the file's :attr:`checks` with the kind's report ``fields``."""
+        label, attribute = self.kind.width
+        width = (label, int(getattr(self.preset.config, attribute)))
+        rows = (int(self.positions.shape[0]), self.given)
+        report = file_report(self.saved, self.name, rows, width, self.checks, self.started, fields)
+        report.family = self.kind.family
+        return report
+
+
+def open_section_file(
+    kind: FileKind,
+    path: str | Path,
+    config: Any,
+    *,
+    positions: str | None,
+    level: Any,
+    key: str | None,
+    cut: Callable[[str, NDArray[Any], SavedOutput, Any], NDArray[Any]] | None = None,
+) -> SectionFile:
+    """The saved output ``path`` of ``kind`` for ``config`` opened for its check (see the
+    module docstring): ``positions`` (``--positions``), ``level`` (a claim: a name or a
+    level), ``key`` (an ``.npz``'s array); ``cut(name, output, saved, preset)``: the rows of
+    the output that hold positions (default: all). ValueError for a file or a claim that does
+    not fit (a usage error)."""
+    started = started_now()
+    preset = kind.resolve(config)
+    claim = kind.parse_level(level) if isinstance(level, str) else level
+    name, text, saved = read_claimed(path, key=key, claim=claim, text_dtype=kind.text_dtype)
+    output = saved.array if cut is None else cut(name, saved.array, saved, preset)
+    label, attribute = kind.width
+    columns = (int(getattr(preset.config, attribute)), f"{label} of {preset.config.name}")
+    given = (positions, saved.positions)
+    rows, how = section_file_positions(name, output, given, preset, columns, kind.whole)
+    out_dtype = dtype_name(output.dtype)
+    judged = claimed_file_level(claim, out_dtype, text=text, default_for=kind.default_for)
+    checks = file_contract(
+        output, out_dtype, section=kind.section, width=label, needs_calls=kind.needs_calls
+    )
+    return SectionFile(
+        kind, preset, name, saved, output, rows, how, out_dtype, judged, started, checks
     )

@@ -25,23 +25,28 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.compare import PlannedCheck
-from pespec.conformance.filepositions import (
-    file_report,
-)
-from pespec.conformance.filereport import started_now
-from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
-from pespec.conformance.savedfile import read_output
 from pespec.multiaxis.rope.golden import x_rows
 from pespec.multiaxis.rope.presets import resolve_config
-from pespec.multiaxis.section_file import file_contract, section_file_positions
-from pespec.numerics.formats import dtype_name
+from pespec.multiaxis.section_file import FileKind, open_section_file
 from pespec.rope.errormodel import RopeLevel, parse_rope_level, rope_level_for_dtype
 
 __all__ = ["CHUNK_ROWS", "check_file", "file_inputs", "write_inputs"]
 
 CHUNK_ROWS: Final = 4096
 """Rows compared with the exact reference at a time (bounded memory)."""
+FILE_KIND = FileKind(
+    "multiaxis-rope",
+    "§9.7",
+    ("head_dim", "head_dim"),
+    "the {n} ids of {name} (in order)",
+    ("separability", "relative"),
+    resolve_config,
+    parse_rope_level,
+    lambda claim: claim.rotation,
+    rope_level_for_dtype,
+)
+"""The kind's file check (:func:`~pespec.multiaxis.section_file.open_section_file`)."""
 
 
 def file_inputs(config: Any) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
@@ -116,44 +121,16 @@ def check_file(
     family's file check shares (:func:`~pespec.conformance.filerules.claimed_file_level`)."""
     from pespec.multiaxis.rope.fileview import FileView, reference_checks
 
-    started = started_now()
-    chosen = resolve_config(config)
-    claim = parse_rope_level(level) if isinstance(level, str) else level
-    name = str(path)
-    text = not name.lower().endswith((".npy", ".npz"))
-    saved = read_output(
-        path, key=key, text_dtype=None if claim is None or not text else claim.rotation
-    )
-    output = saved.array
-    rows, given = section_file_positions(
-        name,
-        output,
-        (positions, saved.positions),
-        chosen,
-        (chosen.config.head_dim, f"head_dim of {chosen.config.name}"),
-        "the {n} ids of {name} (in order)",
-    )
-    out_dtype = dtype_name(output.dtype)
-    judged = claimed_file_level(claim, out_dtype, text=text, default_for=rope_level_for_dtype)
-    checks = file_contract(
-        output,
-        out_dtype,
-        section="§9.7",
-        width="head_dim",
-        needs_calls=("separability", "relative"),
-    )
-    view = FileView(chosen, output, rows, judged, out_dtype)
-    finite = all(c.status == "passed" for c in checks if c.stage == "contract")
-    if judged is not None and out_dtype is not None and finite:
-        checks += _golden(view, output)
-        checks += reference_checks(view)
+    file = open_section_file(FILE_KIND, path, config, positions=positions, level=level, key=key)
+    view = FileView(file.preset, file.output, file.positions, file.level, file.out_dtype)
+    finite = all(c.status == "passed" for c in file.checks if c.stage == "contract")
+    if file.level is not None and file.out_dtype is not None and finite:
+        file.checks += _golden(view, file.output)
+        file.checks += reference_checks(view)
     from pespec.multiaxis.rope.diagnosis import diagnose
     from pespec.multiaxis.rope.report import report_fields
 
-    width = ("head_dim", chosen.config.head_dim)
-    count = int(rows.shape[0])
-    report = file_report(saved, name, (count, given), width, checks, started, report_fields(view))
-    report.family = "multiaxis-rope"
-    if not report.conformant and judged is not None and finite:
+    report = file.report(report_fields(view))
+    if not report.conformant and file.level is not None and finite:
         diagnose(view, report)
     return report

@@ -21,27 +21,30 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.compare import FIXTURE_ERROR, PlannedCheck, Worst, comparison_result
-from pespec.conformance.filepositions import (
-    file_report,
-)
-from pespec.conformance.filereport import started_now
-from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
-from pespec.conformance.savedfile import read_output
-from pespec.multiaxis.section_file import file_contract, section_file_positions
+from pespec.multiaxis.section_file import FileKind, open_section_file
 from pespec.multiaxis.sinusoidal.compare import fold_sections
 from pespec.multiaxis.sinusoidal.config import MultiAxisConfig
 from pespec.multiaxis.sinusoidal.presets import Preset, resolve_config
 from pespec.multiaxis.sinusoidal.reference import encode
-from pespec.numerics.formats import dtype_name
 from pespec.sinusoidal.properties.base import Level, level_for_dtype, parse_level
 
 __all__ = ["CHUNK_ROWS", "check_file"]
 
 CHUNK_ROWS: Final = 4096
 """Rows compared with the exact reference at a time (bounded memory for a large grid)."""
-NEEDS_CALLS = ("deterministic", "separability", "property")
-"""What a file cannot show: skipped."""
+FILE_KIND = FileKind(
+    "multiaxis",
+    "§9.5",
+    ("D", "d_model"),
+    "the {n} rows of the grid of {name} (row order)",
+    ("deterministic", "separability", "property"),
+    resolve_config,
+    parse_level,
+    lambda claim: claim.output_dtype,
+    level_for_dtype,
+)
+"""The kind's file check (:func:`~pespec.multiaxis.section_file.open_section_file`)."""
 
 
 def _golden(
@@ -130,38 +133,23 @@ def check_file(
     """Check the multi-axis output saved in ``path`` for ``config`` (a preset name, a JSON
     config or its path); see the module docstring. The level follows the rule every family's
     file check shares (:func:`~pespec.conformance.filerules.claimed_file_level`)."""
-    started = started_now()
-    chosen = resolve_config(config)
-    name = str(path)
-    text = not name.lower().endswith((".npy", ".npz"))
-    claim = None if level is None else parse_level(level)
-    saved = read_output(
-        path, key=key, text_dtype=None if claim is None or not text else claim.output_dtype
+
+    def cut(name: str, output: NDArray[Any], saved: Any, chosen: Preset) -> NDArray[Any]:
+        return _without_leading_rows(name, output, leading_rows, positions, saved, chosen)
+
+    file = open_section_file(
+        FILE_KIND, path, config, positions=positions, level=level, key=key, cut=cut
     )
-    output = _without_leading_rows(name, saved.array, leading_rows, positions, saved, chosen)
-    rows, given = section_file_positions(
-        name,
-        output,
-        (positions, saved.positions),
-        chosen,
-        (chosen.config.d_model, f"D of {chosen.config.name}"),
-        "the {n} rows of the grid of {name} (row order)",
-    )
-    out_dtype = dtype_name(output.dtype)
-    judged = claimed_file_level(claim, out_dtype, text=text, default_for=level_for_dtype)
-    checks = file_contract(output, out_dtype, section="§9.5", width="D", needs_calls=NEEDS_CALLS)
-    if judged is not None and out_dtype is not None:
-        checks += _golden(output, rows, chosen, judged)
-        checks += _reference(output, rows, chosen.config, judged)
+    chosen, output, rows, judged = file.preset, file.output, file.positions, file.level
+    if judged is not None and file.out_dtype is not None:
+        file.checks += _golden(output, rows, chosen, judged)
+        file.checks += _reference(output, rows, chosen.config, judged)
     from pespec.multiaxis.sinusoidal.fileview import FileView
     from pespec.multiaxis.sinusoidal.report import diagnose, report_fields
 
-    view = FileView(chosen, output, rows, judged, out_dtype)
-    width = ("D", chosen.config.d_model)
-    count = int(rows.shape[0])
-    report = file_report(saved, name, (count, given), width, checks, started, report_fields(view))
-    report.family = "multiaxis"
-    report.family_data["rows"] = count
+    view = FileView(chosen, output, rows, judged, file.out_dtype)
+    report = file.report(report_fields(view))
+    report.family_data["rows"] = int(rows.shape[0])
     if not report.conformant and judged is not None and view.positions.shape[0]:
         diagnose(view, report)
     return report

@@ -1,4 +1,4 @@
-"""The report of a saved output file is the engine's (:mod:`pespec.conformance.filereport`):
+"""The report of a saved output file is the engine's (:mod:`pespec.conformance.filecheck`):
 every family's ``--from-file`` check names the file as the backend, the device and profile
 ``file``, no capabilities, and the time from :func:`started_now` (issue 38: one copy)."""
 
@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from types import SimpleNamespace
 
-from pespec.conformance.filereport import saved_file_report, started_now
+import numpy as np
+
+from pespec.conformance.filecheck import read_claimed, saved_file_report, started_now
 from pespec.conformance.report import CheckResult
 
 
@@ -37,3 +41,24 @@ def test_the_report_names_the_file_and_keeps_the_family_fields() -> None:
     )
     assert 0.0 <= report.duration_s < 60.0
     assert report.conformant
+
+
+def test_a_text_file_is_read_in_the_claimed_dtype(tmp_path: Path) -> None:
+    # 0.1 is not a float32: read as float32 it rounds to 13421773 * 2^-27.
+    table = tmp_path / "out.csv"
+    table.write_text("0.1,1\n", encoding="utf-8")
+    claim = SimpleNamespace(dtype="float32")
+    name, text, saved = read_claimed(table, key=None, claim=claim, text_dtype=lambda c: c.dtype)
+    assert (name, text) == (str(table), True)
+    assert saved.array.dtype == np.float32 and saved.array[0, 0] == np.float32(0.1)
+    _, _, unclaimed = read_claimed(table, key=None, claim=None, text_dtype=lambda c: c.dtype)
+    assert unclaimed.array.dtype == np.float64 and unclaimed.array[0, 0] == 0.1
+
+
+def test_a_binary_file_keeps_its_dtype(tmp_path: Path) -> None:
+    path = tmp_path / "out.NPY"  # the suffix in any case
+    with path.open("wb") as handle:
+        np.save(handle, np.full((2, 2), 0.1))
+    claim = SimpleNamespace(dtype="float32")
+    name, text, saved = read_claimed(path, key=None, claim=claim, text_dtype=lambda c: c.dtype)
+    assert name == str(path) and not text and saved.array.dtype == np.float64
