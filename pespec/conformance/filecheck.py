@@ -42,17 +42,23 @@ def read_claimed(
 
 
 def saved_file_report(
-    name: str, checks: list[CheckResult], started: tuple[str, float], fields: dict[str, Any]
+    name: str,
+    checks: list[CheckResult],
+    started: tuple[str, float],
+    fields: dict[str, Any],
+    *,
+    device: str = "file",
 ) -> Report:
     """The report of the file ``name``: its ``checks``, begun at ``started``
     (:func:`started_now`), with the family's report ``fields`` (level, output dtype, family
-    data, text)."""
+    data, text); ``device``: what was read, also the report's profile (``file``; a family's
+    saved table: ``table``)."""
     return Report(
         backend=name,
         backend_spec=None,
-        device="file",
+        device=device,
         capabilities={},
-        profile="file",
+        profile=device,
         checks=checks,
         timestamp=started[0],
         duration_s=time.perf_counter() - started[1],

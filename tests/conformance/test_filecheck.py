@@ -41,6 +41,8 @@ def test_the_report_names_the_file_and_keeps_the_family_fields() -> None:
     )
     assert 0.0 <= report.duration_s < 60.0
     assert report.conformant
+    table = saved_file_report("t.npy", [check], started, fields, device="table")
+    assert (table.device, table.profile) == ("table", "table")
 
 
 def test_a_text_file_is_read_in_the_claimed_dtype(tmp_path: Path) -> None:
