@@ -21,7 +21,7 @@ from pespec.conformance.filerules import file_record
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.savedfile import SavedOutput, read_npy, read_text_table
 
-__all__ = ["file_positions", "file_report", "read_positions_table"]
+__all__ = ["file_positions", "file_report", "one_row_each", "read_positions_table"]
 
 
 def read_positions_table(path: str | Path) -> NDArray[Any]:
@@ -74,6 +74,15 @@ def file_positions(
         positions, how = stored_positions(stored), "stored in the file"
     else:
         positions, how = whole()
+    return one_row_each(name, output, positions, how)
+
+
+def one_row_each(
+    name: str, output: NDArray[Any], positions: NDArray[Any], how: str
+) -> tuple[NDArray[Any], str]:
+    """(``positions``, ``how``) when file ``name``'s ``output`` has one row per position
+    (``how``: how the positions were given); ValueError naming the file and both counts
+    otherwise."""
     if positions.shape[0] != output.shape[0]:
         raise ValueError(
             f"from_file {name!r} has {output.shape[0]} rows but {how} are "

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from pespec.conformance.contract import first_non_finite
 from pespec.conformance.filecheck import read_claimed, saved_file_report, started_now
+from pespec.conformance.filepositions import one_row_each
 from pespec.conformance.filerules import claimed_file_level, file_record, truncation_note
 from pespec.conformance.report import CheckResult, Report
 from pespec.numerics.formats import DTYPES, dtype_name
@@ -208,12 +209,7 @@ def _file_positions(
     else:
         positions, _ = file_inputs(rope)
         given = f"the {positions.shape[0]} inputs of the configuration (pespec rope inputs)"
-    if positions.shape[0] != output.shape[0]:
-        raise ValueError(
-            f"from_file {name!r} has {output.shape[0]} rows but {given} are "
-            f"{positions.shape[0]} positions; give one row per position"
-        )
-    return positions, given
+    return one_row_each(name, output, positions, given)
 
 
 def _text_notes(
