@@ -42,17 +42,6 @@ def _ports(name: str) -> Any:
     return _tests_module(f"tests.{name}.ports")
 
 
-def _small_mrope(name: str, **grid: Any) -> dict[str, Any]:
-    """The multiaxis-rope preset ``name`` on a small grid (2 frames of 6 × 6 between 4 text
-    tokens; tests/multiaxis/rope/test_real.py's ``small``)."""
-    from pespec.multiaxis.rope.presets import PRESETS
-
-    preset = PRESETS[name]
-    data: dict[str, Any] = {"config": preset.config.to_dict(), "ids": preset.ids, "grid": [2, 6, 6]}
-    data.update({"text_before": 4, "text_after": 4, **grid})
-    return data
-
-
 def _breakers(arity: int) -> Iterator[tuple[str, Callable[..., Any]]]:
     """Contract breakers of a backend taking ``arity`` arguments (the last the config):
     raises, wrong shape, a NaN, mutates its input."""
@@ -110,75 +99,18 @@ def multiaxis_backends() -> Iterator[Case]:
 def multiaxis_rope_backends() -> Iterator[Case]:
     """The rotary multi-axis snapshot's cases, in a fixed order."""
     ports = _ports("multiaxis.rope")
-    qwen3, qwen25 = _small_mrope("qwen3-vl-4b"), _small_mrope("qwen2.5-vl-7b")
-    flux = _small_mrope("flux.1", grid=[1, 8, 8], text_before=4)
-    cases: tuple[tuple[str, Any, str, dict[str, Any]], ...] = (
-        (
-            "numpy_mrope(5e6, (24, 20, 20), interleaved)",
-            ports.numpy_mrope(5e6, (24, 20, 20), True),
-            "qwen3-vl-4b",
-            {},
-        ),
-        (
-            "numpy_mrope(5e6, (24, 20, 20), interleaved) at float32",
-            ports.numpy_mrope(5e6, (24, 20, 20), True),
-            "qwen3-vl-4b",
-            {"level": "float32"},
-        ),
-        (
-            "numpy_mrope(5e6, (24, 20, 20), interleaved) claiming bfloat16 stages",
-            ports.numpy_mrope(5e6, (24, 20, 20), True),
-            "qwen3-vl-4b",
-            {"level": "float32/bfloat16/bfloat16"},
-        ),
-        (
-            "numpy_mrope(5e6, (24, 20, 20), sectioned)",
-            ports.numpy_mrope(5e6, (24, 20, 20), False),
-            "qwen3-vl-4b",
-            {},
-        ),
-        (
-            "numpy_mrope(1e6, (16, 24, 24), sectioned)",
-            ports.numpy_mrope(1e6, (16, 24, 24), False),
-            "qwen2.5-vl-7b",
-            {},
-        ),
-        (
-            "numpy_mrope(1e6, (16, 24, 24), interleaved)",
-            ports.numpy_mrope(1e6, (16, 24, 24), True),
-            "qwen2.5-vl-7b",
-            {},
-        ),
-        (
-            "numpy_mrope(1e6, (24, 24, 16), sectioned)",
-            ports.numpy_mrope(1e6, (24, 24, 16), False),
-            "qwen2.5-vl-7b",
-            {},
-        ),
-        (
-            "numpy_mrope(1e6, (24, 20, 20), sectioned)",
-            ports.numpy_mrope(1e6, (24, 20, 20), False),
-            "qwen2.5-vl-7b",
-            {},
-        ),
-        (
-            "numpy_mrope(1e6, (16, 24, 24), sectioned, h/w swapped)",
-            ports.numpy_mrope(1e6, (16, 24, 24), False, swap_hw=True),
-            "qwen2.5-vl-7b",
-            {},
-        ),
-        ("numpy_flux((16, 56, 56))", ports.numpy_flux((16, 56, 56)), "flux.1", {}),
-        ("numpy_flux((56, 56, 16))", ports.numpy_flux((56, 56, 16)), "flux.1", {}),
-        (
-            "numpy_flux((16, 56, 56), halves)",
-            ports.numpy_flux((16, 56, 56), adjacent=False),
-            "flux.1",
-            {},
-        ),
+    first, *others = ports.BUG_CLASSES
+    levels: tuple[tuple[str, dict[str, Any]], ...] = (
+        ("", {}),
+        (" at float32", {"level": "float32"}),
+        (" claiming bfloat16 stages", {"level": "float32/bfloat16/bfloat16"}),
     )
-    configs = {"qwen3-vl-4b": qwen3, "qwen2.5-vl-7b": qwen25, "flux.1": flux}
+    cases = [(first[0] + words, first[1], first[2], extra) for words, extra in levels]
+    cases += [(name, port, preset, {}) for name, port, preset, _ in others]
     for name, backend, preset, extra in cases:
-        yield f"ports:{name} @ {preset} (small grid)", backend, configs[preset], extra
+        config = ports.small_config(preset)
+        yield f"ports:{name} @ {preset} (small grid)", backend, config, extra
+    qwen3 = ports.small_config("qwen3-vl-4b")
     for name, breaker in _breakers(3):
         yield f"breaker:{name} @ qwen3-vl-4b (small grid)", breaker, qwen3, {}
 

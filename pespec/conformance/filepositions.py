@@ -9,20 +9,19 @@ the whole grid is; this module takes those as arguments and names no family.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.conformance.filecheck import saved_file_report
 from pespec.conformance.filerules import file_record
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.savedfile import SavedOutput, read_npy, read_text_table
 
-__all__ = ["file_positions", "file_report", "read_positions_table", "started_now"]
+__all__ = ["file_positions", "file_report", "one_row_each", "read_positions_table"]
 
 
 def read_positions_table(path: str | Path) -> NDArray[Any]:
@@ -75,17 +74,21 @@ def file_positions(
         positions, how = stored_positions(stored), "stored in the file"
     else:
         positions, how = whole()
+    return one_row_each(name, output, positions, how)
+
+
+def one_row_each(
+    name: str, output: NDArray[Any], positions: NDArray[Any], how: str
+) -> tuple[NDArray[Any], str]:
+    """(``positions``, ``how``) when file ``name``'s ``output`` has one row per position
+    (``how``: how the positions were given); ValueError naming the file and both counts
+    otherwise."""
     if positions.shape[0] != output.shape[0]:
         raise ValueError(
             f"from_file {name!r} has {output.shape[0]} rows but {how} are "
             f"{positions.shape[0]} positions; give one row per position"
         )
     return positions, how
-
-
-def started_now() -> tuple[str, float]:
-    """(the start time as ISO seconds in UTC, the performance clock) of a file check."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds"), time.perf_counter()
 
 
 def file_report(
@@ -100,17 +103,7 @@ def file_report(
     """The report of file ``name`` (read as ``saved``): ``checks``, the family's report
     ``fields``, and its record (:func:`~pespec.conformance.filerules.file_record`) of
     ``rows`` (how many, how their positions were given) of ``width`` (what, how many)."""
-    report = Report(
-        backend=name,
-        backend_spec=None,
-        device="file",
-        capabilities={},
-        profile="file",
-        checks=checks,
-        timestamp=started[0],
-        duration_s=time.perf_counter() - started[1],
-        **fields,
-    )
+    report = saved_file_report(name, checks, started, fields)
     count, given = rows
     indices = np.arange(count)
     report.source_file = file_record(name, saved, indices, f"{given}; row indices", width, (1, ""))

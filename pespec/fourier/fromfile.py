@@ -16,15 +16,14 @@ file may claim any level; a looser claim is a usage error).
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.conformance.filecheck import saved_file_report, started_now
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.savedfile import read_output
 from pespec.fourier.convention import FourierConvention
@@ -104,8 +103,7 @@ def check_file(
     from pespec.fourier.report import report_fields
     from pespec.fourier.run import compare
 
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    clock = time.perf_counter()
+    started = started_now()
     conv = convention_from(config)
     name = str(path)
     text = not name.lower().endswith((".npy", ".npz"))
@@ -132,7 +130,6 @@ def check_file(
         _result("contract:finite", "contract", "passed" if finite else "failed",
                 "ok" if finite else "not evaluated or a non-finite value")
     )  # fmt: skip
-    report_level = chosen
     run = None
     if out is not None and finite and chosen is not None and file_dtype in LEVELS:
         x = _inputs(name, saved.positions, rows, conv)
@@ -143,17 +140,7 @@ def check_file(
             _result("reference:file", "reference", "failed",
                     "not evaluated: the output failed the contract or has no level")
         )  # fmt: skip
-    report = Report(
-        backend=name,
-        backend_spec=None,
-        device="file",
-        capabilities={},
-        profile="file",
-        checks=checks,
-        timestamp=started,
-        duration_s=time.perf_counter() - clock,
-        **report_fields(conv, file_dtype, report_level),
-    )
+    report = saved_file_report(name, checks, started, report_fields(conv, file_dtype, chosen))
     if run is not None and not report.conformant:
         from pespec.fourier.diagnosis import diagnose
 

@@ -1,10 +1,15 @@
-"""The Fourier family's report fields and report hooks (:mod:`pespec.families`)."""
+"""The Fourier family's report fields and report hooks (:mod:`pespec.families`).
+
+The report's text (the judged line, its one Markdown line) is derived from the family data
+``{"config": FourierConvention.to_dict()}`` alone, by the engine's
+:class:`~pespec.conformance.derived_text.DerivedText`.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pespec.conformance.report import Report
+from pespec.conformance.derived_text import DerivedText
 from pespec.fourier.convention import FourierConvention
 
 __all__ = ["judged", "rebuilt", "refresh", "report_fields"]
@@ -21,32 +26,19 @@ def judged(config: dict[str, Any]) -> str:
     )
 
 
+def _judged(data: dict[str, Any]) -> str:
+    return judged(dict(data.get("config", {})))
+
+
+_TEXT = DerivedText(COMMAND, _judged, lambda data: [f"- {_judged(data)}"])
+rebuilt, refresh = _TEXT.rebuilt, _TEXT.refresh
+"""A Fourier report read back from its JSON (the supervised run's parent); its text derived
+again after its data changed."""
+
+
 def report_fields(
     conv: FourierConvention, output_dtype: str | None, level: str | None
 ) -> dict[str, Any]:
-    """The :class:`Report` keywords of a Fourier report: the JSON field ``config``, what the
-    verdict is relative to, the command."""
-    config = conv.to_dict()
-    return {
-        "output_dtype": output_dtype,
-        "level": level,
-        "working_dtype": None,
-        "command": COMMAND,
-        "family_data": {"config": config},
-        "judged": judged(config),
-        "markdown_extra": [f"- {judged(config)}"],
-        "diagnosis_in_summary": True,
-    }
-
-
-def rebuilt(report: Report, data: dict[str, Any]) -> None:
-    """A Fourier report read back from its JSON (the supervised run's parent)."""
-    report.command = COMMAND
-    report.diagnosis_in_summary = True
-    refresh(report)
-
-
-def refresh(report: Report) -> None:
-    """Derive the report's text again from its data."""
-    report.judged = judged(dict(report.family_data.get("config", {})))
-    report.markdown_extra = [f"- {report.judged}"]
+    """The :class:`~pespec.conformance.report.Report` keywords of a Fourier report: the JSON
+    field ``config``, what the verdict is relative to, the command."""
+    return _TEXT.fields({"config": conv.to_dict()}, output_dtype, level, None)

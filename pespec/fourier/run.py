@@ -13,7 +13,7 @@ SPEC §10.4-§10.5) and ``property`` (SPEC §10.6).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -23,9 +23,7 @@ from numpy.typing import NDArray
 from pespec.conformance.backends import Backend, BackendCapabilities
 from pespec.conformance.chores import EngineRun, dtype_levels
 from pespec.conformance.compare import PlannedCheck
-from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
 from pespec.conformance.guard import CallingConvention
-from pespec.conformance.loading import load_backend
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.stage import ContractStage, contract_plan
 from pespec.fourier.convention import FourierConvention
@@ -79,12 +77,6 @@ class FourierCapabilities(BackendCapabilities):
         return {**super().to_dict(), "config": config}
 
 
-def load_fourier_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
-    """A backend from ``module:attr``, ``file.py:attr``, an entry point of
-    :data:`ENTRY_POINT_GROUP`, a callable or a Backend."""
-    return load_backend(spec, capabilities_type=FourierCapabilities, group=ENTRY_POINT_GROUP)
-
-
 def _describe(x: Any, conv: Any) -> str:
     shape = getattr(x, "shape", None)
     return f"x of shape {shape}, config {getattr(conv, 'name', conv)!r}"
@@ -119,23 +111,10 @@ class FourierRun(EngineRun):
     output_dtypes = tuple(LEVELS)
 
     def __init__(
-        self,
-        backend: str | Backend | Callable[..., Any],
-        *,
-        config: Any = None,
-        level: str | None = None,
-        profile: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        stages: Sequence[str] = STAGES,
+        self, backend: str | Backend | Callable[..., Any], *, config: Any = None, **options: Any
     ) -> None:
-        super().__init__(
-            backend,
-            level=level,
-            profile=profile,
-            timeout=timeout,
-            stages=stages,
-            describe=_describe,
-        )
+        """``options``: the engine's (level, profile, timeout, stages; :class:`EngineRun`)."""
+        super().__init__(backend, describe=_describe, **options)
         caps = self.backend.capabilities
         assert isinstance(caps, FourierCapabilities)
         chosen = config if config is not None else caps.config
@@ -231,11 +210,6 @@ CONTRACT_RULES = {
 }
 
 
-def FourierSuite(backend: str | Backend | Callable[..., Any], **options: Any) -> Suite:
-    """The engine's Suite on a :class:`FourierRun` (the family's suite factory)."""
-    return Suite(FourierRun(backend, **options))
-
-
-def check(backend: str | Backend | Callable[..., Any], **options: Any) -> Report:
-    """Run the Fourier suite on ``backend`` in this process and return the report."""
-    return FourierSuite(backend, **options).run()
+FourierSuite, check, load_fourier_backend = FourierRun.suite, FourierRun.check, FourierRun.load
+"""The family's suite factory, check function and backend loader (the engine's, on a
+:class:`FourierRun`)."""

@@ -11,7 +11,7 @@ Shapes: positions (n, k), one column per axis.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,8 +19,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.compare import PlannedCheck
+from pespec.conformance.report import CheckResult
 
-__all__ = ["axis_reversed", "certified_set_check", "require_config", "resolve_preset"]
+__all__ = [
+    "axis_reversed",
+    "certified_set_check",
+    "require_config",
+    "resolve_preset",
+    "separability_result",
+]
 
 P = TypeVar("P")
 
@@ -84,6 +91,23 @@ def axis_reversed(positions: NDArray[Any], axis: int) -> NDArray[Any]:
     moved: NDArray[Any] = positions.copy()
     moved[:, axis] = values[::-1][np.searchsorted(values, positions[:, axis])]
     return moved
+
+
+def separability_result(
+    planned: PlannedCheck,
+    sections: Sequence[Any],
+    positions: NDArray[Any],
+    compare: Callable[[list[int], NDArray[Any]], CheckResult],
+) -> CheckResult:
+    """The separability check of the axis ``planned.payload``: ``compare(others, moved)``
+    (the kind's comparison) of the indices of the ``sections`` (each with its ``axis``) that
+    do not read that axis and ``positions`` (n, k) with it reversed (:func:`axis_reversed`);
+    passed when every section reads it (nothing can change)."""
+    axis = int(planned.payload)
+    others = [i for i, s in enumerate(sections) if s.axis != axis]
+    if not others:
+        return planned.result("passed", f"every section reads axis {axis}")
+    return compare(others, axis_reversed(positions, axis))
 
 
 def certified_set_check(fixture: Any, rows: str, section: str) -> list[PlannedCheck]:

@@ -13,9 +13,7 @@ failed contract check. There is no diagnosis: it needs calls at inputs it choose
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final
 
@@ -23,9 +21,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.contract import first_non_finite
+from pespec.conformance.filecheck import read_claimed, saved_file_report, started_now
+from pespec.conformance.filepositions import one_row_each
 from pespec.conformance.filerules import claimed_file_level, file_record, truncation_note
 from pespec.conformance.report import CheckResult, Report
-from pespec.conformance.savedfile import read_output
 from pespec.numerics.formats import DTYPES, dtype_name
 from pespec.numerics.problems import OutputProblem
 from pespec.numerics.validation import check_positions
@@ -113,15 +112,10 @@ def check_file(
     float64); a float64 or text file may claim any level, another dtype only a tighter one.
     Raises ValueError for a file or level that does not fit (see the module docstring).
     """
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    clock = time.perf_counter()
+    started = started_now()
     rope = resolve_config(config)
     claim = parse_rope_level(level) if isinstance(level, str) else level
-    name = str(path)
-    text = not name.lower().endswith((".npy", ".npz"))
-    saved = read_output(
-        path, key=key, text_dtype=None if claim is None or not text else claim.rotation
-    )
+    name, text, saved = read_claimed(path, key=key, claim=claim, text_dtype=_rotation)
     output = saved.array
     positions, given = _file_positions(name, output, saved.positions, rope)
     out_dtype = dtype_name(output.dtype)
@@ -157,22 +151,13 @@ def check_file(
             "properties need calls at inputs the suite chooses; not from a file",
         )
     )
-    report = Report(
-        backend=name,
-        backend_spec=None,
-        device="file",
-        capabilities={},
-        output_dtype=out_dtype,
-        level=None if chosen is None else chosen.name,
-        working_dtype=None if chosen is None else chosen.phase,
-        profile="file",
-        checks=checks,
-        timestamp=started,
-        duration_s=time.perf_counter() - clock,
-        **report_fields(
-            config=rope.to_dict(), level_stages=None if chosen is None else chosen.stages()
-        ),
+    fields = report_fields(
+        config=rope.to_dict(), level_stages=None if chosen is None else chosen.stages()
     )
+    fields["output_dtype"] = out_dtype
+    fields["level"] = None if chosen is None else chosen.name
+    fields["working_dtype"] = None if chosen is None else chosen.phase
+    report = saved_file_report(name, checks, started, fields)
     inputs = file_inputs(rope)[0].shape[0]
     report.source_file = file_record(
         name,
@@ -185,6 +170,11 @@ def check_file(
     if not report.conformant:
         report.diagnosis_sentence = NO_DIAGNOSIS
     return report
+
+
+def _rotation(claim: RopeLevel) -> str:
+    """The dtype a text file is read in for a claimed level: its rotation's."""
+    return claim.rotation
 
 
 def _file_positions(
@@ -213,12 +203,7 @@ def _file_positions(
     else:
         positions, _ = file_inputs(rope)
         given = f"the {positions.shape[0]} inputs of the configuration (pespec rope inputs)"
-    if positions.shape[0] != output.shape[0]:
-        raise ValueError(
-            f"from_file {name!r} has {output.shape[0]} rows but {given} are "
-            f"{positions.shape[0]} positions; give one row per position"
-        )
-    return positions, given
+    return one_row_each(name, output, positions, given)
 
 
 def _text_notes(

@@ -10,8 +10,6 @@ at positions the suite chooses, so they are reported as skipped.
 
 from __future__ import annotations
 
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from pespec.conformance.compare import (
     comparison_result,
 )
 from pespec.conformance.contract import BackendFailure
+from pespec.conformance.filecheck import saved_file_report, started_now
 from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.savedfile import (
@@ -41,7 +40,7 @@ from pespec.sinusoidal.compare import compare_blocks, compare_fixture
 from pespec.sinusoidal.golden import is_canonical_fixture, load_fixture_sets
 from pespec.sinusoidal.properties.base import LEVELS, Level, parse_level
 from pespec.sinusoidal.reference.validation import check_base, check_d_model
-from pespec.sinusoidal.report import report_fields
+from pespec.sinusoidal.report import level_fields, report_fields
 
 __all__ = ["SavedOutput", "compare_saved_output", "load_output", "parse_positions", "read_output"]
 
@@ -101,8 +100,7 @@ def compare_saved_output(
     level, another dtype only a tighter one: else ValueError). Returns the same
     :class:`Report` as :func:`pespec.conformance.check`.
     """
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    clock = time.perf_counter()
+    started = started_now()
     d = check_d_model(d_model)
     b = check_base(base)
     p = check_positions(positions).reshape(-1)
@@ -135,20 +133,7 @@ def compare_saved_output(
             "properties need calls at positions the suite chooses; not from a file",
         )
     )
-    return Report(
-        backend=name,
-        backend_spec=None,
-        device="file",
-        capabilities={},
-        output_dtype=None if chosen is None else chosen.output_dtype,
-        level=None if chosen is None else chosen.name,
-        working_dtype=None if chosen is None else chosen.working_dtype,
-        profile="file",
-        checks=checks,
-        timestamp=started,
-        duration_s=time.perf_counter() - clock,
-        **report_fields(),
-    )
+    return saved_file_report(name, checks, started, {**level_fields(chosen), **report_fields()})
 
 
 def _contract_results(

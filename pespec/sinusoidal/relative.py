@@ -17,16 +17,15 @@ NON-CONFORMANT ("xscale folded into the table").
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.compare import SECTIONS, PlannedCheck, Worst, comparison_result
+from pespec.conformance.filecheck import saved_file_report, started_now
 from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
 from pespec.numerics.formats import dtype_name
@@ -34,7 +33,7 @@ from pespec.sinusoidal.compare import compare_blocks
 from pespec.sinusoidal.properties.base import LEVELS, Level, parse_level
 from pespec.sinusoidal.reference.conventions import CANONICAL, MARIAN, Convention
 from pespec.sinusoidal.reference.validation import check_base, check_d_model
-from pespec.sinusoidal.report import report_fields
+from pespec.sinusoidal.report import level_fields, report_fields
 
 __all__ = [
     "POSITION_RANGES",
@@ -273,8 +272,7 @@ def check_table(
     ``level``: default the default level of the table's dtype; a claim follows the from-file
     rule (a float64 table may claim any level). Returns a sinusoidal :class:`Report`.
     """
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    clock = time.perf_counter()
+    started = started_now()
     array = np.asarray(table)
     claim = parse_level(level) if isinstance(level, str) else level
     file_dtype = dtype_name(array.dtype)
@@ -304,20 +302,8 @@ def check_table(
             "positions the suite chooses",
         )
     )
-    report = Report(
-        backend=name,
-        backend_spec=None,
-        device="table",
-        capabilities={},
-        output_dtype=None if chosen is None else chosen.output_dtype,
-        level=None if chosen is None else chosen.name,
-        working_dtype=None if chosen is None else chosen.working_dtype,
-        profile="table",
-        checks=checks,
-        timestamp=started,
-        duration_s=time.perf_counter() - clock,
-        **report_fields(decl.to_dict()),
-    )
+    fields = {**level_fields(chosen), **report_fields(decl.to_dict())}
+    report = saved_file_report(name, checks, started, fields, device="table")
     rows_text = f", rows {_declared_text(decl)}, xscale {decl.xscale} (not in the table)"
     report.judged = (report.judged or "") + rows_text
     report.judged_markdown = (report.judged_markdown or "") + rows_text

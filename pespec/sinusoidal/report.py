@@ -15,7 +15,15 @@ from typing import Any
 
 from pespec.conformance.report import Report
 
-__all__ = ["FAMILY", "judged_texts", "not_declared", "rebuilt", "refresh", "report_fields"]
+__all__ = [
+    "FAMILY",
+    "judged_texts",
+    "level_fields",
+    "not_declared",
+    "rebuilt",
+    "refresh",
+    "report_fields",
+]
 
 FAMILY = "sinusoidal"
 """The family's name in the registry and in the report's ``family`` field."""
@@ -48,6 +56,19 @@ def report_fields(convention: Mapping[str, Any] | None = None) -> dict[str, Any]
         "family_head": {"convention": block},
         "judged": judged,
         "judged_markdown": judged_markdown,
+    }
+
+
+def level_fields(level: Any) -> dict[str, Any]:
+    """The :class:`Report` keywords of the level a file or table was judged at (a
+    :class:`~pespec.sinusoidal.properties.base.Level`; None: unknown, its dtype is not one
+    pespec knows): its output dtype, name and working dtype."""
+    if level is None:
+        return {"output_dtype": None, "level": None, "working_dtype": None}
+    return {
+        "output_dtype": level.output_dtype,
+        "level": level.name,
+        "working_dtype": level.working_dtype,
     }
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.multiaxis.rope.run import check
-from tests.multiaxis.rope.test_real import small
+from tests.multiaxis.rope.ports import small
 
 
 def _whole_width_flux(axes_dim: tuple[int, ...]) -> Any:

@@ -191,7 +191,7 @@ def test_sinusoidal_diagnosis_never_raises_on_arbitrary_outputs(
 @given(kind=st.sampled_from(("identity", "zeros", "nan", "noise", "one_position")))
 def test_multiaxis_diagnosis_never_raises_on_arbitrary_outputs(kind: str) -> None:
     from pespec.multiaxis.rope.run import check
-    from tests.multiaxis.rope.test_real import small
+    from tests.multiaxis.rope.ports import small
 
     def backend(x: Any, positions: Any, config: Any) -> Any:
         if kind == "identity":

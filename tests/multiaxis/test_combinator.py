@@ -78,3 +78,26 @@ def test_the_golden_check_of_a_certified_set_or_none() -> None:
     assert (planned.id, planned.stage) == ("golden:multiaxis-toy", "golden")
     assert planned.section == "§9.7"
     assert planned.title == "the certified set of toy (5 ids rows)"
+
+
+def test_separability_compares_the_sections_not_reading_the_moved_axis() -> None:
+    from types import SimpleNamespace
+
+    from pespec.conformance.compare import PlannedCheck
+    from pespec.multiaxis.combinator import separability_result
+
+    sections = [SimpleNamespace(axis=0), SimpleNamespace(axis=1), SimpleNamespace(axis=1)]
+    positions = np.array([[0, 5], [1, 5], [2, 7]])
+    seen: list[Any] = []
+
+    def compare(others: list[int], moved: Any) -> Any:
+        seen.append((others, moved.tolist()))
+        return "compared"
+
+    planned = PlannedCheck("separability:axis-0", "separability", "t", "§9", 0)
+    assert separability_result(planned, sections, positions, compare) == "compared"
+    assert seen == [([1, 2], [[2, 5], [1, 5], [0, 7]])]
+    only = PlannedCheck("separability:axis-1", "separability", "t", "§9", 1)
+    result = separability_result(only, sections[1:], positions, compare)
+    assert (result.status, result.message) == ("passed", "every section reads axis 1")
+    assert len(seen) == 1

@@ -25,25 +25,28 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.compare import PlannedCheck
-from pespec.conformance.contract import first_non_finite
-from pespec.conformance.filepositions import (
-    file_positions,
-    file_report,
-    read_positions_table,
-    started_now,
-)
-from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
-from pespec.conformance.savedfile import read_output
-from pespec.multiaxis.rope.presets import Preset, resolve_config
-from pespec.numerics.formats import DTYPES, dtype_name
+from pespec.multiaxis.rope.presets import resolve_config
+from pespec.multiaxis.section_file import FileKind, open_section_file
 from pespec.rope.errormodel import RopeLevel, parse_rope_level, rope_level_for_dtype
 from pespec.rope.inputs import rotary_x
 
-__all__ = ["CHUNK_ROWS", "check_file", "file_inputs", "read_positions", "write_inputs"]
+__all__ = ["CHUNK_ROWS", "check_file", "file_inputs", "write_inputs"]
 
 CHUNK_ROWS: Final = 4096
 """Rows compared with the exact reference at a time (bounded memory)."""
+FILE_KIND = FileKind(
+    "multiaxis-rope",
+    "§9.7",
+    ("head_dim", "head_dim"),
+    "the {n} ids of {name} (in order)",
+    ("separability", "relative"),
+    resolve_config,
+    parse_rope_level,
+    lambda claim: claim.rotation,
+    rope_level_for_dtype,
+)
+"""The kind's file check (:func:`~pespec.multiaxis.section_file.open_section_file`)."""
 
 
 def file_inputs(config: Any) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
@@ -73,74 +76,6 @@ def write_inputs(config: Any, path: str | Path) -> None:
         write_csv(path, names + [f"x{k}" for k in range(x.shape[1])], (p + row for p, row in rows))
     else:
         raise ValueError(f"the inputs file must end in .npz or .csv; got {str(path)!r}")
-
-
-def read_positions(path: str | Path, axes: int) -> NDArray[Any]:
-    """Positions (n, ``axes``) from a ``.npy`` or ``.csv`` of ``axes`` columns (a header line
-    is skipped); ValueError naming the file and its shape otherwise."""
-    file = Path(path)
-    array = read_positions_table(file)
-    return _checked_positions(array, axes, f"--positions {str(file)!r}")
-
-
-def _checked_positions(array: Any, axes: int, what: str) -> NDArray[Any]:
-    """(n, axes) int64 (integral values) or float64, finite; ValueError naming ``what``."""
-    p = np.asarray(array)
-    if p.ndim != 2 or p.shape[1] != axes or p.dtype.kind not in "iuf":
-        raise ValueError(
-            f"{what} must hold {axes} numeric columns (one per axis); it holds shape "
-            f"{p.shape}, dtype {p.dtype}"
-        )
-    if p.dtype.kind == "f" and not np.all(np.isfinite(p)):
-        raise ValueError(f"{what} must be finite; it holds a NaN or an infinity")
-    if p.dtype.kind in "iu" or (np.all(p == np.round(p)) and np.all(np.abs(p) < 2.0**53)):
-        return p.astype(np.int64)
-    return p.astype(np.float64)
-
-
-def _file_positions(
-    name: str, output: NDArray[Any], stored: Any, option: str | None, chosen: Preset
-) -> tuple[NDArray[Any], str]:
-    """The positions of the file's rows and how they were given; ValueError on a misfit."""
-    config = chosen.config
-
-    def whole() -> tuple[NDArray[Any], str]:
-        positions = np.asarray(chosen.positions(), dtype=np.int64)
-        return positions, f"the {positions.shape[0]} ids of {chosen.name} (in order)"
-
-    return file_positions(
-        name,
-        output,
-        (config.head_dim, f"head_dim of {config.name}"),
-        (option, stored),
-        lambda option: read_positions(option, config.axes),
-        lambda stored: _checked_positions(stored, config.axes, f"the positions stored in {name!r}"),
-        whole,
-    )
-
-
-def _check(check_id: str, stage: str, title: str, status: str, message: str) -> CheckResult:
-    return CheckResult(check_id, stage, title, "§9.7", status, message)
-
-
-def _contract(output: NDArray[Any], out_dtype: str | None) -> list[CheckResult]:
-    """dtype and finite (the shape fits: a misfit is a usage error); call items skipped."""
-    checks = [_check("contract:shape", "contract", "shape", "passed", f"{output.shape}")]
-    if out_dtype is None:
-        message = f"dtype {output.dtype} is not one of {sorted(DTYPES)}"
-        checks.append(_check("contract:dtype", "contract", "dtype", "failed", message))
-        return checks
-    checks.append(_check("contract:dtype", "contract", "dtype", "passed", out_dtype))
-    found = first_non_finite(np.asarray(output))
-    if found is None:
-        checks.append(_check("contract:finite", "contract", "finite", "passed", "all finite"))
-    else:
-        message = f"row {int(found[0])}, column {int(found[1])} is not finite"
-        checks.append(_check("contract:finite", "contract", "finite", "failed", message))
-    for stage in ("separability", "relative"):
-        why = "needs calls; not from a file"
-        checks.append(_check(f"{stage}:*", stage, stage, "skipped", why))
-    return checks
 
 
 def _golden(view: Any, output: NDArray[Any]) -> list[CheckResult]:
@@ -185,31 +120,16 @@ def check_file(
     family's file check shares (:func:`~pespec.conformance.filerules.claimed_file_level`)."""
     from pespec.multiaxis.rope.fileview import FileView, reference_checks
 
-    started = started_now()
-    chosen = resolve_config(config)
-    claim = parse_rope_level(level) if isinstance(level, str) else level
-    name = str(path)
-    text = not name.lower().endswith((".npy", ".npz"))
-    saved = read_output(
-        path, key=key, text_dtype=None if claim is None or not text else claim.rotation
-    )
-    output = saved.array
-    rows, given = _file_positions(name, output, saved.positions, positions, chosen)
-    out_dtype = dtype_name(output.dtype)
-    judged = claimed_file_level(claim, out_dtype, text=text, default_for=rope_level_for_dtype)
-    checks = _contract(output, out_dtype)
-    view = FileView(chosen, output, rows, judged, out_dtype)
-    finite = all(c.status == "passed" for c in checks if c.stage == "contract")
-    if judged is not None and out_dtype is not None and finite:
-        checks += _golden(view, output)
-        checks += reference_checks(view)
+    file = open_section_file(FILE_KIND, path, config, positions=positions, level=level, key=key)
+    view = FileView(file.preset, file.output, file.positions, file.level, file.out_dtype)
+    finite = all(c.status == "passed" for c in file.checks if c.stage == "contract")
+    if file.level is not None and file.out_dtype is not None and finite:
+        file.checks += _golden(view, file.output)
+        file.checks += reference_checks(view)
     from pespec.multiaxis.rope.diagnosis import diagnose
     from pespec.multiaxis.rope.report import report_fields
 
-    width = ("head_dim", chosen.config.head_dim)
-    count = int(rows.shape[0])
-    report = file_report(saved, name, (count, given), width, checks, started, report_fields(view))
-    report.family = "multiaxis-rope"
-    if not report.conformant and judged is not None and finite:
+    report = file.report(report_fields(view))
+    if not report.conformant and file.level is not None and finite:
         diagnose(view, report)
     return report

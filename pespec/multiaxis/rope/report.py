@@ -14,8 +14,6 @@ import dataclasses
 import itertools
 from typing import Any
 
-from pespec.conformance.derived_text import DerivedText
-from pespec.conformance.report import Report
 from pespec.multiaxis.rope.config import (
     MultiAxisRopeConfig,
     RotarySection,
@@ -23,6 +21,7 @@ from pespec.multiaxis.rope.config import (
     mrope_axes,
     per_axis_rotary,
 )
+from pespec.multiaxis.section_report import SectionText
 
 __all__ = [
     "COMMAND",
@@ -33,59 +32,43 @@ __all__ = [
     "report_fields",
 ]
 
-COMMAND = "pespec check --family multiaxis-rope"
 PUBLISHED_SECTIONS = ((16, 24, 24), (24, 20, 20))
 """The mrope_section of Qwen2/2.5-VL and of Qwen3-VL: each the other's resized sections."""
 DIAGNOSIS_ROWS = 256
 
 
-def _judged(data: dict[str, Any]) -> str:
-    config = data.get("config", {})
-    parts = [
-        f"axis {s.get('axis')} {len(s.get('pairs', []))} pairs" for s in config.get("sections", [])
-    ]
-    name, head = config.get("name", "custom"), config.get("head_dim")
-    return f"multiaxis-rope {name} (D {head}: {', '.join(parts)})"
-
-
-def _markdown(data: dict[str, Any]) -> list[str]:
-    lines = [
-        f"- {_judged(data)}",
-        f"- {data.get('rows')} rows checked ({data.get('ids')} ids, grid {data.get('grid')})",
-    ]
-    for index, section in enumerate(data.get("config", {}).get("sections", [])):
-        rope = section.get("rope", {})
-        lines.append(
-            f"- section {index}: axis {section.get('axis')}, pairs {len(section.get('pairs', []))} "
-            f"of head_dim {rope.get('head_dim')}, θ {rope.get('theta')}, {rope.get('pairing')}"
-        )
-    return lines
-
-
-_TEXT = DerivedText(COMMAND, _judged, _markdown)
-
-
-def report_fields(run: Any) -> dict[str, Any]:
-    """The :class:`Report` keywords of a multi-axis rotary report."""
-    data = {
-        "config": run.config.to_dict(),
-        "ids": run.preset.ids,
-        "grid": list(run.preset.grid),
+def _data(run: Any) -> dict[str, Any]:
+    """A multi-axis rotary report's family data besides the configuration: the ids and the
+    grid, the rows checked of all the ids rows."""
+    ids, grid = run.preset.ids, list(run.preset.grid)
+    return {
+        "ids": ids,
+        "grid": grid,
         "rows": int(run.positions.shape[0]),
         "grid_rows": run.grid_rows,
     }
-    working = None if run.level is None else run.level_object().phase
-    return _TEXT.fields(data, run.output_dtype, run.level, working)
 
 
-def rebuilt(report: Report, data: dict[str, Any]) -> None:
-    """A report read back from its JSON: derive its text again."""
-    _TEXT.rebuilt(report, data)
+def _section(s: dict[str, Any]) -> str:
+    rope = s.get("rope", {})
+    return (
+        f"pairs {len(s.get('pairs', []))} of head_dim {rope.get('head_dim')}, "
+        f"θ {rope.get('theta')}, {rope.get('pairing')}"
+    )
 
 
-def refresh(report: Report) -> None:
-    """Derive the report's text again from its data."""
-    _TEXT.refresh(report)
+_TEXT = SectionText(
+    "multiaxis-rope",
+    head=lambda config: f"D {config.get('head_dim')}",
+    part=lambda s: f"axis {s.get('axis')} {len(s.get('pairs', []))} pairs",
+    rows=lambda d: f"{d.get('rows')} rows checked ({d.get('ids')} ids, grid {d.get('grid')})",
+    section=_section,
+    data=_data,
+    working=lambda level: level.phase,
+)
+COMMAND, report_fields, rebuilt, refresh = _TEXT.command, _TEXT.fields, _TEXT.rebuilt, _TEXT.refresh
+"""The command; a multi-axis rotary report's keywords from a run (or a file seen as one); a
+report read back from its JSON; its text derived again from its data."""
 
 
 def mrope_layout(config: MultiAxisRopeConfig) -> tuple[tuple[int, ...], bool] | None:

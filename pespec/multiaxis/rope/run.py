@@ -12,26 +12,20 @@ against the 1-D rotary reference within the 1-D level bound, SPEC §8.7), ``sepa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import Backend, BackendCapabilities
-from pespec.conformance.chores import EngineRun, Levels
-from pespec.conformance.compare import PlannedCheck
+from pespec.conformance.chores import Levels
 from pespec.conformance.contract import BackendFailure
-from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
 from pespec.conformance.guard import CallingConvention
-from pespec.conformance.loading import load_backend
-from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.stage import ContractStage
-from pespec.multiaxis.combinator import require_config
 from pespec.multiaxis.rope.config import MultiAxisRopeConfig
 from pespec.multiaxis.rope.presets import Preset, resolve_config
 from pespec.multiaxis.rope.reference import check_inputs
+from pespec.multiaxis.section_run import SectionCapabilities, SectionRun
 from pespec.numerics.formats import DTYPES
 from pespec.rope.errormodel import (
     check_rope_claim,
@@ -57,24 +51,16 @@ MROPE_CALL = CallingConvention(
 
 
 @dataclass(frozen=True)
-class MRopeCapabilities(BackendCapabilities):
+class MRopeCapabilities(SectionCapabilities):
     """What a multi-axis rotary backend declares: the shared fields (a level)."""
 
     calling_convention: ClassVar[CallingConvention] = MROPE_CALL
-
-    def check_level(self) -> None:
-        if self.level is not None:
-            parse_rope_level(self.level)
+    parse_level = staticmethod(parse_rope_level)
 
 
-def load_mrope_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
-    """A backend from ``module:attr``, ``file.py:attr``, an entry point, a callable."""
-    return load_backend(spec, capabilities_type=MRopeCapabilities, group=ENTRY_POINT_GROUP)
-
-
-class MRopeRun(EngineRun):
-    """The multi-axis rotary family's run: the engine's chores (:class:`EngineRun`) and the
-    position ids."""
+class MRopeRun(SectionRun):
+    """The multi-axis rotary family's run: the engine's chores and the preset
+    (:class:`~pespec.multiaxis.section_run.SectionRun`), and the position ids."""
 
     family = FAMILY
     all_stages = STAGES
@@ -82,29 +68,19 @@ class MRopeRun(EngineRun):
     entry_point_group = ENTRY_POINT_GROUP
     levels = Levels(parse_rope_level, rope_level_for_dtype)
     output_dtypes = tuple(DTYPES)
+    stages_module = "pespec.multiaxis.rope.stages"
+    report_module = "pespec.multiaxis.rope.report"
+    diagnosis_module = "pespec.multiaxis.rope.diagnosis"
+    positions_argument = 1
+    preset: Preset
+    config: MultiAxisRopeConfig
 
-    def __init__(
-        self,
-        backend: str | Backend | Callable[..., Any],
-        *,
-        config: Any = None,
-        level: str | None = None,
-        profile: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        stages: Sequence[str] = STAGES,
-    ) -> None:
-        self.preset: Preset = resolve_config(require_config(config, "multiaxis-rope"))
-        self.config: MultiAxisRopeConfig = self.preset.config
-        super().__init__(
-            backend,
-            level=level,
-            profile=profile,
-            timeout=timeout,
-            stages=stages,
-            describe=_describe,
-        )
-        grid = self.preset.positions()
-        self.grid_rows = int(grid.shape[0])
+    def resolve(self, config: Any) -> Preset:
+        return resolve_config(config)
+
+    def take_rows(self, grid: NDArray[Any]) -> None:
+        """Up to :data:`ROW_LIMIT` evenly spaced ids rows, their inputs x, and the contract
+        stage on 16 of them."""
         rows = np.unique(
             np.linspace(0, grid.shape[0] - 1, min(grid.shape[0], ROW_LIMIT)).astype(int)
         )
@@ -118,7 +94,7 @@ class MRopeRun(EngineRun):
         the same dtype every call, finite (BackendFailure otherwise)."""
         x64, p = check_inputs(x, positions, self.config)
         out = self.guard.raw_call(x64.copy(), p.copy(), self.config)
-        self.validated(out, x64.shape, where=_describe(x64, p))
+        self.validated(out, x64.shape, where=self.describe_call(x64, p))
         return out.astype(np.float64)
 
     def check_claim(self, name: str) -> None:
@@ -151,39 +127,7 @@ class MRopeRun(EngineRun):
         result = self._cache["judged"]
         return result
 
-    def plan(self) -> list[PlannedCheck]:
-        from pespec.multiaxis.rope.stages import plan
 
-        return plan(self)
-
-    def dispatch(self, planned: PlannedCheck) -> CheckResult:
-        from pespec.multiaxis.rope.stages import dispatch
-
-        return dispatch(self, planned)
-
-    def report_fields(self) -> dict[str, Any]:
-        from pespec.multiaxis.rope.report import report_fields
-
-        return report_fields(self)
-
-    def diagnose(self, report: Report) -> None:
-        from pespec.multiaxis.rope.diagnosis import diagnose
-
-        diagnose(self, report)
-
-
-def _describe(x: Any, positions: Any = None, *rest: Any) -> str:
-    p = np.asarray(positions) if positions is not None else np.zeros((0, 0))
-    return f"{p.shape[0] if p.ndim else '?'} positions of {p.shape[1] if p.ndim == 2 else '?'} axes"
-
-
-def MRopeSuite(backend: str | Backend | Callable[..., Any], **options: Any) -> Suite:
-    """The engine's Suite on an :class:`MRopeRun` (the family's suite factory)."""
-    return Suite(MRopeRun(backend, **options))
-
-
-def check(
-    backend: str | Backend | Callable[..., Any], *, diagnose: bool = True, **options: Any
-) -> Report:
-    """Run the multi-axis rotary suite on ``backend`` in this process and return the report."""
-    return MRopeSuite(backend, **options).run(diagnose=diagnose)
+MRopeSuite, check, load_mrope_backend = MRopeRun.suite, MRopeRun.check, MRopeRun.load
+"""The family's suite factory, check function and backend loader: the engine's, on an
+:class:`MRopeRun`."""

@@ -11,6 +11,7 @@ score (the rotation's per-axis relative property), so their difference within th
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Protocol
 
 import numpy as np
@@ -19,7 +20,7 @@ from numpy.typing import NDArray
 from pespec.conformance.compare import PlannedCheck
 from pespec.conformance.report import CheckResult
 from pespec.conformance.stage import contract_plan
-from pespec.multiaxis.combinator import axis_reversed
+from pespec.multiaxis.combinator import separability_result
 from pespec.multiaxis.rope.config import MultiAxisRopeConfig
 from pespec.multiaxis.rope.presets import Preset
 from pespec.multiaxis.rope.reference import level_bound, tolerance
@@ -90,7 +91,8 @@ def dispatch(run: RunView, planned: PlannedCheck) -> CheckResult:
     if planned.stage == "reference":
         return _section(run, planned, int(planned.payload))
     if planned.stage == "separability":
-        return _separability(run, planned, int(planned.payload))
+        compare = partial(_separability, run, planned)
+        return separability_result(planned, run.config.sections, run.positions, compare)
     return _relative(run, planned, int(planned.payload))
 
 
@@ -125,12 +127,11 @@ def _section(run: RunView, planned: PlannedCheck, index: int) -> CheckResult:
     return planned.result("passed", f"worst error {ratio:.3g}× the bound ({where})", **fields)
 
 
-def _separability(run: RunView, planned: PlannedCheck, axis: int) -> CheckResult:
-    config = run.config
-    others = [i for i, s in enumerate(config.sections) if s.axis != axis]
-    if not others:
-        return planned.result("passed", f"every section reads axis {axis}")
-    moved = axis_reversed(run.positions, axis)
+def _separability(
+    run: RunView, planned: PlannedCheck, others: list[int], moved: NDArray[Any]
+) -> CheckResult:
+    """The sections ``others`` (not reading the moved axis) unchanged at ``moved``."""
+    config, axis = run.config, int(planned.payload)
     y, _, bound = run.judged()
     y_moved = run.output_all(run.x, moved)
     assert run.output_dtype is not None

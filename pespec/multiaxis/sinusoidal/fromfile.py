@@ -21,103 +21,30 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pespec.conformance.compare import FIXTURE_ERROR, PlannedCheck, Worst, comparison_result
-from pespec.conformance.contract import first_non_finite
-from pespec.conformance.filepositions import (
-    file_positions,
-    file_report,
-    read_positions_table,
-    started_now,
-)
-from pespec.conformance.filerules import claimed_file_level
 from pespec.conformance.report import CheckResult, Report
-from pespec.conformance.savedfile import read_output
+from pespec.multiaxis.section_file import FileKind, open_section_file
 from pespec.multiaxis.sinusoidal.compare import fold_sections
-from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, check_positions_nd
+from pespec.multiaxis.sinusoidal.config import MultiAxisConfig
 from pespec.multiaxis.sinusoidal.presets import Preset, resolve_config
 from pespec.multiaxis.sinusoidal.reference import encode
-from pespec.numerics.formats import DTYPES, dtype_name
 from pespec.sinusoidal.properties.base import Level, level_for_dtype, parse_level
 
-__all__ = ["CHUNK_ROWS", "check_file", "read_positions"]
+__all__ = ["CHUNK_ROWS", "check_file"]
 
 CHUNK_ROWS: Final = 4096
 """Rows compared with the exact reference at a time (bounded memory for a large grid)."""
-
-
-def read_positions(path: str | Path, axes: int) -> NDArray[Any]:
-    """Positions (n, ``axes``) from a ``.npy`` or ``.csv`` file of ``axes`` columns (a header
-    line is skipped); ValueError naming the file and its shape otherwise."""
-    file = Path(path)
-    array = read_positions_table(file)
-    if array.ndim == 1 and axes == 1:
-        array = array[:, None]
-    if array.ndim != 2 or array.shape[1] != axes:
-        raise ValueError(
-            f"--positions {str(file)!r} must hold {axes} columns (one per axis); it holds "
-            f"shape {array.shape}"
-        )
-    if (
-        array.dtype.kind == "f"
-        and np.all(array == np.round(array))
-        and np.all(np.abs(array) < 2.0**53)
-    ):
-        array = array.astype(np.int64)  # integers read from text, as a grid's positions are
-    return check_positions_nd(array, axes)
-
-
-def _file_positions(
-    name: str, output: NDArray[Any], stored: Any, option: str | None, chosen: Preset
-) -> tuple[NDArray[Any], str]:
-    """The positions of the file's rows and how they were given; ValueError on a misfit."""
-    config = chosen.config
-
-    def whole() -> tuple[NDArray[Any], str]:
-        positions = chosen.positions()
-        return positions, f"the {positions.shape[0]} rows of the grid of {chosen.name} (row order)"
-
-    return file_positions(
-        name,
-        output,
-        (config.d_model, f"D of {config.name}"),
-        (option, stored),
-        lambda option: read_positions(option, config.axes),
-        lambda stored: check_positions_nd(stored, config.axes),
-        whole,
-    )
-
-
-def _check(check_id: str, stage: str, title: str, status: str, message: str) -> CheckResult:
-    return CheckResult(check_id, stage, title, "§9.5", status, message)
-
-
-def _contract(output: NDArray[Any], out_dtype: str | None) -> list[CheckResult]:
-    """dtype and finite (the shape fits: a misfit is a usage error); call items skipped."""
-    checks = [_check("contract:shape", "contract", "shape", "passed", f"(n, D) = {output.shape}")]
-    if out_dtype is None:
-        message = f"dtype {output.dtype} is not one of {sorted(DTYPES)}"
-        checks.append(_check("contract:dtype", "contract", "dtype", "failed", message))
-    else:
-        checks.append(_check("contract:dtype", "contract", "dtype", "passed", out_dtype))
-        bad = None
-        for r0 in range(0, output.shape[0], CHUNK_ROWS):
-            found = first_non_finite(np.asarray(output[r0 : r0 + CHUNK_ROWS]))
-            if found is not None:
-                bad = (r0 + int(found[0]), int(found[1]))
-                break
-        status, message = (
-            ("passed", "every value is finite")
-            if bad is None
-            else (
-                "failed",
-                f"row {bad[0]}, column {bad[1]} is {float(output[bad])!r}",
-            )
-        )
-        checks.append(_check("contract:finite", "contract", "finite", status, message))
-    for item in ("deterministic", "separability", "property"):
-        stage = "contract" if item == "deterministic" else item
-        why = "needs calls; not from a file"
-        checks.append(_check(f"{item}:*", stage, item, "skipped", why))
-    return checks
+FILE_KIND = FileKind(
+    "multiaxis",
+    "§9.5",
+    ("D", "d_model"),
+    "the {n} rows of the grid of {name} (row order)",
+    ("deterministic", "separability", "property"),
+    resolve_config,
+    parse_level,
+    lambda claim: claim.output_dtype,
+    level_for_dtype,
+)
+"""The kind's file check (:func:`~pespec.multiaxis.section_file.open_section_file`)."""
 
 
 def _golden(
@@ -206,31 +133,23 @@ def check_file(
     """Check the multi-axis output saved in ``path`` for ``config`` (a preset name, a JSON
     config or its path); see the module docstring. The level follows the rule every family's
     file check shares (:func:`~pespec.conformance.filerules.claimed_file_level`)."""
-    started = started_now()
-    chosen = resolve_config(config)
-    name = str(path)
-    text = not name.lower().endswith((".npy", ".npz"))
-    claim = None if level is None else parse_level(level)
-    saved = read_output(
-        path, key=key, text_dtype=None if claim is None or not text else claim.output_dtype
+
+    def cut(name: str, output: NDArray[Any], saved: Any, chosen: Preset) -> NDArray[Any]:
+        return _without_leading_rows(name, output, leading_rows, positions, saved, chosen)
+
+    file = open_section_file(
+        FILE_KIND, path, config, positions=positions, level=level, key=key, cut=cut
     )
-    output = _without_leading_rows(name, saved.array, leading_rows, positions, saved, chosen)
-    rows, given = _file_positions(name, output, saved.positions, positions, chosen)
-    out_dtype = dtype_name(output.dtype)
-    judged = claimed_file_level(claim, out_dtype, text=text, default_for=level_for_dtype)
-    checks = _contract(output, out_dtype)
-    if judged is not None and out_dtype is not None:
-        checks += _golden(output, rows, chosen, judged)
-        checks += _reference(output, rows, chosen.config, judged)
+    chosen, output, rows, judged = file.preset, file.output, file.positions, file.level
+    if judged is not None and file.out_dtype is not None:
+        file.checks += _golden(output, rows, chosen, judged)
+        file.checks += _reference(output, rows, chosen.config, judged)
     from pespec.multiaxis.sinusoidal.fileview import FileView
     from pespec.multiaxis.sinusoidal.report import diagnose, report_fields
 
-    view = FileView(chosen, output, rows, judged, out_dtype)
-    width = ("D", chosen.config.d_model)
-    count = int(rows.shape[0])
-    report = file_report(saved, name, (count, given), width, checks, started, report_fields(view))
-    report.family = "multiaxis"
-    report.family_data["rows"] = count
+    view = FileView(chosen, output, rows, judged, file.out_dtype)
+    report = file.report(report_fields(view))
+    report.family_data["rows"] = int(rows.shape[0])
     if not report.conformant and judged is not None and view.positions.shape[0]:
         diagnose(view, report)
     return report

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from pespec.conformance.contract import BackendFailure
-from pespec.conformance.derived_text import DerivedText
 from pespec.conformance.report import Report
+from pespec.multiaxis.section_report import SectionText
 from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, Section
 from pespec.multiaxis.sinusoidal.grid import grid_positions, per_axis
 from pespec.multiaxis.sinusoidal.measure import section_facts
@@ -26,53 +26,35 @@ from pespec.sinusoidal.properties.errormodel import element_bound
 
 __all__ = ["COMMAND", "diagnose", "rebuilt", "refresh", "report_fields"]
 
-COMMAND = "pespec check --family multiaxis"
 
-
-def _judged(data: dict[str, Any]) -> str:
-    config = data.get("config", {})
-    sections = config.get("sections", [])
-    parts = [f"axis {s.get('axis')} d={s.get('d_model')}" for s in sections]
-    name, arrangement = config.get("name", "custom"), config.get("arrangement")
-    return f"multiaxis {name} ({arrangement}: {', '.join(parts)})"
-
-
-def _markdown(data: dict[str, Any]) -> list[str]:
-    lines = [f"- {_judged(data)}", f"- grid {data.get('grid')} ({data.get('rows')} rows checked)"]
-    for index, section in enumerate(data.get("config", {}).get("sections", [])):
-        convention = section.get("convention", {})
-        lines.append(
-            f"- section {index}: axis {section.get('axis')}, d = {section.get('d_model')}, "
-            f"base {section.get('base')}, layout {convention.get('layout')}"
-        )
-    return lines
-
-
-_TEXT = DerivedText(COMMAND, _judged, _markdown)
-
-
-def report_fields(run: RunView) -> dict[str, Any]:
-    """The :class:`Report` keywords of a multi-axis report."""
-    data = {
-        "config": run.config.to_dict(),
-        "grid": list(run.preset.sizes),
-        "base_size": run.preset.base_size,
-        "interpolation_scale": run.preset.interpolation_scale,
+def _data(run: RunView) -> dict[str, Any]:
+    """A multi-axis report's family data besides the configuration: the grid, its scaling,
+    the rows checked and those the backend's declared capabilities left out."""
+    preset = run.preset
+    return {
+        "grid": list(preset.sizes),
+        "base_size": preset.base_size,
+        "interpolation_scale": preset.interpolation_scale,
         "rows": int(run.positions.shape[0]),
         "rows_declared_out": run.declared_out,
     }
-    working = None if run.level is None else run.level_object().working_dtype
-    return _TEXT.fields(data, run.output_dtype, run.level, working)
 
 
-def rebuilt(report: Report, data: dict[str, Any]) -> None:
-    """A multi-axis report read back from its JSON: derive its text again."""
-    _TEXT.rebuilt(report, data)
-
-
-def refresh(report: Report) -> None:
-    """Derive the report's text again from its data."""
-    _TEXT.refresh(report)
+_TEXT = SectionText(
+    "multiaxis",
+    head=lambda config: str(config.get("arrangement")),
+    part=lambda s: f"axis {s.get('axis')} d={s.get('d_model')}",
+    rows=lambda data: f"grid {data.get('grid')} ({data.get('rows')} rows checked)",
+    section=lambda s: (
+        f"d = {s.get('d_model')}, base {s.get('base')}, "
+        f"layout {s.get('convention', {}).get('layout')}"
+    ),
+    data=_data,
+    working=lambda level: level.working_dtype,
+)
+COMMAND, report_fields, rebuilt, refresh = _TEXT.command, _TEXT.fields, _TEXT.rebuilt, _TEXT.refresh
+"""The command; a multi-axis report's keywords from a run; a report read back from its JSON;
+its text derived again from its data."""
 
 
 def _swapped(config: MultiAxisConfig) -> MultiAxisConfig | None:

@@ -12,23 +12,18 @@ against the 1-D exact reference within the 1-D error bound), ``separability`` an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from pespec.conformance.backends import Backend, BackendCapabilities
-from pespec.conformance.chores import EngineRun, Levels
-from pespec.conformance.compare import PlannedCheck
+from pespec.conformance.chores import Levels
 from pespec.conformance.contract import BackendFailure
-from pespec.conformance.engine import DEFAULT_TIMEOUT, Suite
 from pespec.conformance.guard import CallingConvention
-from pespec.conformance.loading import load_backend
-from pespec.conformance.report import CheckResult, Report
 from pespec.conformance.stage import ContractStage
-from pespec.multiaxis.combinator import require_config
+from pespec.multiaxis.section_run import SectionCapabilities, SectionRun, describe_positions
 from pespec.multiaxis.sinusoidal.config import MultiAxisConfig, check_positions_nd
 from pespec.multiaxis.sinusoidal.presets import Preset, resolve_config
 from pespec.numerics.formats import DTYPES
@@ -63,20 +58,11 @@ MULTIAXIS_CALL = CallingConvention(
 
 
 @dataclass(frozen=True)
-class MultiAxisCapabilities(BackendCapabilities):
+class MultiAxisCapabilities(SectionCapabilities):
     """What a multi-axis backend declares: the shared fields (a level such as ``float32``)."""
 
     calling_convention: ClassVar[CallingConvention] = MULTIAXIS_CALL
-
-    def check_level(self) -> None:
-        if self.level is not None:
-            parse_level(self.level)
-
-
-def load_multiaxis_backend(spec: str | Backend | Callable[..., Any]) -> Backend:
-    """A backend from ``module:attr``, ``file.py:attr``, an entry point of
-    :data:`ENTRY_POINT_GROUP`, a callable or a Backend."""
-    return load_backend(spec, capabilities_type=MultiAxisCapabilities, group=ENTRY_POINT_GROUP)
+    parse_level = staticmethod(parse_level)
 
 
 def sample_rows(sizes: Sequence[int], limit: int) -> NDArray[np.intp]:
@@ -100,8 +86,9 @@ def sample_rows(sizes: Sequence[int], limit: int) -> NDArray[np.intp]:
     return np.unique(np.concatenate([rows, np.asarray(extra, dtype=np.intp)]))
 
 
-class MultiAxisRun(EngineRun):
-    """The multi-axis family's run: the engine's chores (:class:`EngineRun`) and the grid."""
+class MultiAxisRun(SectionRun):
+    """The multi-axis family's run: the engine's chores and the preset
+    (:class:`~pespec.multiaxis.section_run.SectionRun`), and the grid's rows."""
 
     family = FAMILY
     all_stages = STAGES
@@ -109,29 +96,16 @@ class MultiAxisRun(EngineRun):
     entry_point_group = ENTRY_POINT_GROUP
     levels = Levels(parse_level, lambda name: level_for_dtype(DTYPES[name]))
     output_dtypes = tuple(DTYPES)
+    stages_module = "pespec.multiaxis.sinusoidal.stages"
+    report_module = diagnosis_module = "pespec.multiaxis.sinusoidal.report"
+    preset: Preset
+    config: MultiAxisConfig
 
-    def __init__(
-        self,
-        backend: str | Backend | Callable[..., Any],
-        *,
-        config: Any = None,
-        level: str | None = None,
-        profile: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        stages: Sequence[str] = STAGES,
-    ) -> None:
-        self.preset: Preset = resolve_config(require_config(config, "multiaxis"))
-        self.config: MultiAxisConfig = self.preset.config
-        super().__init__(
-            backend,
-            level=level,
-            profile=profile,
-            timeout=timeout,
-            stages=stages,
-            describe=_describe,
-        )
-        grid = self.preset.positions()
-        self.grid_rows = int(grid.shape[0])
+    def resolve(self, config: Any) -> Preset:
+        return resolve_config(config)
+
+    def take_rows(self, grid: NDArray[Any]) -> None:
+        """The rows checked (:meth:`_admitted`) and the contract stage on 16 of them."""
         self.rows, self.positions = self._admitted(grid)
         self.contract = ContractStage(self.guard, self.output, self.positions[:16])
 
@@ -167,7 +141,7 @@ class MultiAxisRun(EngineRun):
         self.validated(
             out,
             expected,
-            where=_describe(given),
+            where=describe_positions(given),
             row=lambda r: f"position {tuple(np.asarray(given)[r].tolist())}",
         )
         return out
@@ -186,40 +160,11 @@ class MultiAxisRun(EngineRun):
         rows = max(1, BLOCK_ELEMENTS // self.config.d_model)
         return [positions[i : i + rows] for i in range(0, positions.shape[0], rows)]
 
-    def plan(self) -> list[PlannedCheck]:
-        from pespec.multiaxis.sinusoidal.stages import plan
 
-        return plan(self)
-
-    def dispatch(self, planned: PlannedCheck) -> CheckResult:
-        from pespec.multiaxis.sinusoidal.stages import dispatch
-
-        return dispatch(self, planned)
-
-    def report_fields(self) -> dict[str, Any]:
-        from pespec.multiaxis.sinusoidal.report import report_fields
-
-        return report_fields(self)
-
-    def diagnose(self, report: Report) -> None:
-        from pespec.multiaxis.sinusoidal.report import diagnose
-
-        diagnose(self, report)
-
-
-def _describe(positions: Any, *rest: Any) -> str:
-    p = np.asarray(positions)
-    return f"{p.shape[0]} positions of {p.shape[1] if p.ndim == 2 else '?'} axes"
-
-
-def MultiAxisSuite(backend: str | Backend | Callable[..., Any], **options: Any) -> Suite:
-    """The engine's Suite on a :class:`MultiAxisRun` (the family's suite factory)."""
-    return Suite(MultiAxisRun(backend, **options))
-
-
-def check(
-    backend: str | Backend | Callable[..., Any], *, diagnose: bool = True, **options: Any
-) -> Report:
-    """Run the multi-axis suite on ``backend`` in this process and return the report
-    (``diagnose``: explain a non-conformant one, SPEC §9.6)."""
-    return MultiAxisSuite(backend, **options).run(diagnose=diagnose)
+MultiAxisSuite, check, load_multiaxis_backend = (
+    MultiAxisRun.suite,
+    MultiAxisRun.check,
+    MultiAxisRun.load,
+)
+"""The family's suite factory, check function (``diagnose``: explain a non-conformant
+report, SPEC §9.6) and backend loader: the engine's, on a :class:`MultiAxisRun`."""

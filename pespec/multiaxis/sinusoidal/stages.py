@@ -11,6 +11,7 @@ the registered 1-D properties (SPEC §5) on the section seen as a 1-D backend.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from numpy.typing import NDArray
 from pespec.conformance.compare import FIXTURE_ERROR, PlannedCheck, Worst, comparison_result
 from pespec.conformance.report import CheckResult
 from pespec.conformance.stage import contract_plan
-from pespec.multiaxis.combinator import axis_reversed
+from pespec.multiaxis.combinator import separability_result
 from pespec.multiaxis.sinusoidal.reference import section_columns, section_positions
 from pespec.multiaxis.sinusoidal.view import RunView
 from pespec.sinusoidal.compare import (
@@ -93,7 +94,8 @@ def dispatch(run: RunView, planned: PlannedCheck) -> CheckResult:
         result.message = coordinate_words(result.message, run.config, int(planned.payload))
         return result
     if planned.stage == "separability":
-        return _separability(run, planned, int(planned.payload))
+        compare = partial(_separability, run, planned)
+        return separability_result(planned, run.config.sections, run.positions, compare)
     index, name = planned.payload
     return _property(run, planned, int(index), str(name))
 
@@ -155,12 +157,11 @@ def _section(run: RunView, planned: PlannedCheck, index: int) -> CheckResult:
     return result
 
 
-def _separability(run: RunView, planned: PlannedCheck, axis: int) -> CheckResult:
-    config = run.config
-    others = [i for i, s in enumerate(config.sections) if s.axis != axis]
-    if not others:
-        return planned.result("passed", f"every section reads axis {axis}")
-    moved = axis_reversed(run.positions, axis)
+def _separability(
+    run: RunView, planned: PlannedCheck, others: list[int], moved: NDArray[Any]
+) -> CheckResult:
+    """The sections ``others`` (not reading the moved axis) unchanged at ``moved``."""
+    config, axis = run.config, int(planned.payload)
     worst_ratio, where = 0.0, None
     for block, block_moved in zip(run.blocks(run.positions), run.blocks(moved), strict=True):
         y, y_moved = run.output(block), run.output(block_moved)

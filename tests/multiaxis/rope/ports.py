@@ -62,3 +62,82 @@ def numpy_flux(axes_dim: Sequence[int], adjacent: bool = True) -> Any:
         return out
 
     return backend
+
+
+def small(name: str, **grid: Any) -> dict[str, Any]:
+    """The multiaxis-rope preset ``name`` on a small grid: 2 frames of 6 × 6 between 4 text
+    tokens (``grid``: other values of those keys)."""
+    from pespec.multiaxis.rope.presets import PRESETS
+
+    preset = PRESETS[name]
+    data: dict[str, Any] = {"config": preset.config.to_dict(), "ids": preset.ids, "grid": [2, 6, 6]}
+    data.update({"text_before": 4, "text_after": 4, **grid})
+    return data
+
+
+def small_config(preset: str) -> dict[str, Any]:
+    """The small grid a port of :data:`BUG_CLASSES` is checked on (Flux: one 8 × 8 image)."""
+    return small(preset, grid=[1, 8, 8], text_before=4) if preset == "flux.1" else small(preset)
+
+
+BUG_CLASSES: tuple[tuple[str, Any, str, str | None], ...] = (
+    (
+        "numpy_mrope(5e6, (24, 20, 20), interleaved)",
+        numpy_mrope(5e6, (24, 20, 20), True),
+        "qwen3-vl-4b",
+        None,
+    ),
+    (
+        "numpy_mrope(5e6, (24, 20, 20), sectioned)",
+        numpy_mrope(5e6, (24, 20, 20), False),
+        "qwen3-vl-4b",
+        "sectioned M-RoPE instead of interleaved",
+    ),
+    (
+        "numpy_mrope(1e6, (16, 24, 24), sectioned)",
+        numpy_mrope(1e6, (16, 24, 24), False),
+        "qwen2.5-vl-7b",
+        None,
+    ),
+    (
+        "numpy_mrope(1e6, (16, 24, 24), interleaved)",
+        numpy_mrope(1e6, (16, 24, 24), True),
+        "qwen2.5-vl-7b",
+        "interleaved M-RoPE instead of sectioned",
+    ),
+    (
+        "numpy_mrope(1e6, (24, 24, 16), sectioned)",
+        numpy_mrope(1e6, (24, 24, 16), False),
+        "qwen2.5-vl-7b",
+        "mrope_section permuted to [24, 24, 16]",
+    ),
+    (
+        "numpy_mrope(1e6, (24, 20, 20), sectioned)",
+        numpy_mrope(1e6, (24, 20, 20), False),
+        "qwen2.5-vl-7b",
+        "mrope_section resized to [24, 20, 20]",
+    ),
+    (
+        "numpy_mrope(1e6, (16, 24, 24), sectioned, h/w swapped)",
+        numpy_mrope(1e6, (16, 24, 24), False, swap_hw=True),
+        "qwen2.5-vl-7b",
+        "axes mixed up (h feeds w's sections, w feeds h's sections)",
+    ),
+    ("numpy_flux((16, 56, 56))", numpy_flux((16, 56, 56)), "flux.1", None),
+    (
+        "numpy_flux((56, 56, 16))",
+        numpy_flux((56, 56, 16)),
+        "flux.1",
+        "axes_dim permuted to [56, 56, 16]",
+    ),
+    (
+        "numpy_flux((16, 56, 56), halves)",
+        numpy_flux((16, 56, 56), adjacent=False),
+        "flux.1",
+        "pairs in halves instead of interleaved",
+    ),
+)
+"""(name, port, preset, the cause the diagnosis names; None: the port is conformant): the
+correct ports of Qwen2.5-VL, Qwen3-VL and Flux and one port per documented bug class, each
+checked on :func:`small_config` (tests/multiaxis/rope/test_real.py, the multi-axis rotary
+verdict snapshot)."""

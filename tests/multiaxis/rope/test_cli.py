@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.multiaxis.rope.test_real import small
+from tests.multiaxis.rope.ports import small
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -8,19 +8,11 @@ from typing import Any
 import pytest
 
 from pespec.clients.mrope_clients import flux_backend, qwen_vl_backend
-from pespec.multiaxis.rope.presets import PRESETS
 from pespec.multiaxis.rope.run import check
 from tests.multiaxis.rope import ports
+from tests.multiaxis.rope.ports import small, small_config
 
 pytest.importorskip("torch")
-
-
-def small(name: str, **grid: Any) -> dict[str, Any]:
-    """The preset on a small grid (2 frames of 6 × 6 after 4 text tokens, 4 after)."""
-    preset = PRESETS[name]
-    data = {"config": preset.config.to_dict(), "ids": preset.ids, "grid": [2, 6, 6]}
-    data.update({"text_before": 4, "text_after": 4, **grid})
-    return data
 
 
 @pytest.mark.parametrize(
@@ -42,58 +34,13 @@ def test_diffusers_flux_pos_embed_is_conformant_at_float32() -> None:
     assert report.conformant, [c.message for c in report.checks if c.status != "passed"]
 
 
-def test_a_correct_port_is_conformant() -> None:
-    report = check(ports.numpy_mrope(5e6, (24, 20, 20), True), config=small("qwen3-vl-4b"))
-    assert report.conformant
-
-
 @pytest.mark.parametrize(
-    ("name", "port", "cause"),
-    [
-        (
-            "qwen3-vl-4b",
-            ports.numpy_mrope(5e6, (24, 20, 20), False),
-            "sectioned M-RoPE instead of interleaved",
-        ),
-        (
-            "qwen2.5-vl-7b",
-            ports.numpy_mrope(1e6, (16, 24, 24), True),
-            "interleaved M-RoPE instead of sectioned",
-        ),
-        (
-            "qwen2.5-vl-7b",
-            ports.numpy_mrope(1e6, (24, 24, 16), False),
-            "mrope_section permuted to [24, 24, 16]",
-        ),
-        (
-            "qwen2.5-vl-7b",
-            ports.numpy_mrope(1e6, (24, 20, 20), False),
-            "mrope_section resized to [24, 20, 20]",
-        ),
-        (
-            "qwen2.5-vl-7b",
-            ports.numpy_mrope(1e6, (16, 24, 24), False, swap_hw=True),
-            "axes mixed up (h feeds w's sections, w feeds h's sections)",
-        ),
-    ],
+    ("name", "port", "preset", "cause"), ports.BUG_CLASSES, ids=[c[0] for c in ports.BUG_CLASSES]
 )
-def test_bug_class_ports_fail_with_their_cause(name: str, port: Any, cause: str) -> None:
-    report = check(port, config=small(name))
-    assert not report.conformant
-    assert report.diagnosis == {"cause": cause}
-
-
-@pytest.mark.parametrize(
-    ("port", "cause"),
-    [
-        (ports.numpy_flux((16, 56, 56)), None),
-        (ports.numpy_flux((56, 56, 16)), "axes_dim permuted to [56, 56, 16]"),
-        (ports.numpy_flux((16, 56, 56), adjacent=False), "pairs in halves instead of interleaved"),
-    ],
-)
-def test_flux_ports(port: Any, cause: str | None) -> None:
-    report = check(port, config=small("flux.1", grid=[1, 8, 8], text_before=4))
-    assert report.conformant is (cause is None)
+def test_ports_of_the_bug_classes(name: str, port: Any, preset: str, cause: str | None) -> None:
+    """A correct port is conformant; a bug class's port fails with its cause named."""
+    report = check(port, config=small_config(preset))
+    assert report.conformant is (cause is None), name
     assert report.diagnosis == ({"cause": cause} if cause else None)
 
 

@@ -96,7 +96,7 @@ def test_a_file_that_does_not_fit_names_what(
 def test_a_positions_file_of_the_wrong_width_is_refused(tmp_path: Path) -> None:
     pos = tmp_path / "pos.npy"
     np.save(pos, np.zeros((196, 3)))
-    with pytest.raises(ValueError, match="must hold 2 columns"):
+    with pytest.raises(ValueError, match="must hold 2 numeric columns"):
         check_file(_grid_file(tmp_path), "mae-vit-b-16", positions=str(pos))
 
 
