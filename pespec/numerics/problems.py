@@ -20,12 +20,18 @@ _FINITE_BLOCK = 1 << 22
 
 
 def first_non_finite(array: NDArray[Any]) -> tuple[int, ...] | None:
-    """Index of the first NaN/Inf of a 2-D ``array`` (scanned in row blocks), or None."""
+    """Index of the first NaN/Inf of a 2-D ``array`` (scanned in row blocks), or None.
+
+    NumPy's own float dtypes are tested as they are; any other dtype (bfloat16 and the other
+    ml_dtypes formats, integers) through float64, which holds each of them finitely. (A
+    float32 cast turned a finite float64 1e300 into inf and called it non-finite.)"""
     if array.ndim != 2 or array.size == 0:
         return None
+    native = np.issubdtype(array.dtype, np.floating)
     rows = max(1, _FINITE_BLOCK // max(array.shape[1], 1))
     for start in range(0, array.shape[0], rows):
-        block = np.asarray(array[start : start + rows], dtype=np.float32)
+        block = array[start : start + rows]
+        block = block if native else np.asarray(block, dtype=np.float64)
         bad = ~np.isfinite(block)
         if bad.any():
             row, column = np.argwhere(bad)[0]
