@@ -179,6 +179,8 @@ def _sglang_mrope(shape: str) -> Client:
 _SGLANG_ROWS = (
     _sglang("forward_native", "tokens", _SGLANG_CONFIGS),
     _sglang("forward_native", "offsets", _SGLANG_CONFIGS),
+    _sglang("forward_native", "view", ("Llama-3.1-8B", "Qwen2.5-7B-Instruct")),
+    _sglang("forward_native", "heads", ("Llama-3.1-8B", "Qwen2.5-7B-Instruct")),
     _sglang("forward_torch_compile", "compiled", ("Llama-3.1-8B", "gpt-oss-20b")),
     # LongRoPE is an nn.Module (no forward_native): forward, short/long chosen per call
     _sglang("forward", "tokens", _PHI, {"max_positions": _SERVED}),

@@ -10,7 +10,10 @@ is a plain ``nn.Module``: no ``forward_native``; its ``forward`` is torch and is
 CPU); ``forward_cpu``: ``torch.ops.sgl_kernel.rotary_embedding_cpu`` only when
 ``cpu_has_amx_support()`` (``torch.cpu._is_amx_tile_supported()`` and an importable CPU build of
 ``sgl_kernel``), else ``forward_native``; its row refuses to run where that is not so
-(:func:`cpu_kernel_reason`), since it would check ``forward_native`` twice.
+(:func:`cpu_kernel_reason`), since it would check ``forward_native`` twice. Tried (issue 35):
+the registry's ``sgl-kernel==0.3.21 --no-deps`` (29 s, 1.6 GB) is a CUDA build, ``import
+sgl_kernel`` fails with "ImportError: libnvrtc.so.12: cannot open shared object file"; the
+registry has no CPU build, and this machine's CPU has no AMX, so SGLang would not call it.
 
 Configuration: transformers' ``AutoConfig`` on the published ``config.json`` (transformers
 5.19.0, the version sglang 0.5.23 pins), then SGLang's rules, transcribed because its module
@@ -25,8 +28,8 @@ of ℓ tokens, whose last token (position ℓ - 1) is in the same forward: the a
 that token to each call and drops its output.
 
 Layout ``[tokens, heads·head_dim]`` (DeepSeek's MLA: ``[tokens, heads, d]``; M-RoPE:
-positions ``[3, tokens]``); shape classes (``options["shape"]``) of
-:mod:`pespec.clients.engine_shapes`.
+positions ``[3, tokens]``); shape classes (``options["shape"]``): those of
+:mod:`pespec.clients.engine_shapes`, and ``view`` and ``heads`` (:data:`_LAYOUTS`).
 """
 
 from __future__ import annotations
@@ -158,6 +161,26 @@ def _method(module: Any, path: str) -> Any:
     return getattr(module, path)
 
 
+_LAYOUTS = ("view", "heads")
+"""Shape classes of one call on another query/key layout (as vLLM's rows): ``view``, query
+and key non-contiguous column slices of a fused ``[n, 3·head_dim]`` qkv tensor; ``heads``,
+query four heads ``[n, 4·head_dim]`` and key one (grouped-query attention), the last query
+head returned."""
+
+
+def _query_key(torch: Any, data: Any, shape: str, mla: bool) -> tuple[Any, Any]:
+    """(query, key) of one call on ``data`` ``[n, d]`` in ``shape`` (MLA: ``[n, 1, d]``)."""
+    n, d = data.shape
+    if shape == "view":
+        qkv = torch.zeros((n, 3 * d), dtype=data.dtype)
+        qkv[:, :d], qkv[:, d : 2 * d] = data, data
+        return qkv[:, :d], qkv[:, d : 2 * d]
+    if shape == "heads":
+        return data.repeat(1, 4), data.clone()
+    query = data.clone()[:, None, :] if mla else data.clone()
+    return query, query.clone()
+
+
 def build(client: Client, dtype: str, config: str | None) -> Any:
     """The client adapter: SGLang's rotary module for ``config`` through ``options["path"]``
     in shape class ``options["shape"]``."""
@@ -175,16 +198,16 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
         if last is not None:
             pos = torch.cat([pos, torch.tensor([last - 1], dtype=pos.dtype)])
             data = torch.cat([data, data[-1:]])
-        query = data.clone()[:, None, :] if mla else data.clone()
+        query, key = _query_key(torch, data, shape, mla)
         with torch.no_grad():
-            out, _ = method(pos, query, query.clone())
-        out = out.reshape(data.shape)
+            out, _ = method(pos, query, key)
+        out = out[:, -data.shape[1] :] if shape == "heads" else out.reshape(data.shape)
         return out if last is None else out[:-1]
 
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
         data = torch.from_numpy(np.asarray(x)).to(work)
         pos = torch.from_numpy(np.asarray(positions)).to(torch.int64)
-        return run_shape(call, data, pos, shape)
+        return run_shape(call, data, pos, "tokens" if shape in _LAYOUTS else shape)
 
     return fn
 
