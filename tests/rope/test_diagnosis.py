@@ -369,20 +369,31 @@ def test_declared_max_position_is_respected() -> None:
     assert diagnose(inner, PRESETS["Llama-2-7B"], max_position=100).backend_calls == 1
 
 
-def test_a_running_product_theta_is_printed_apart_from_the_declared_one() -> None:
+@pytest.mark.parametrize(
+    ("preset", "said"),
+    [
+        ("Qwen2.5-7B-Instruct", "1.000000e6"),
+        ("Llama-2-7B", "10000"),
+        ("Gemma-3-4B local layers", "10000"),
+    ],
+)
+def test_a_running_product_theta_is_printed_apart_from_the_declared_one(
+    preset: str, said: str
+) -> None:
     # ggml's float32 phase (docs/engines.md, finding 2): ω_j = fl(ω_(j−1)·ts) with
     # ts = powf(θ, −2/d_r) rounded once; the rounded ts is the exact ratio of θ' = ts^(−d_r/2)
-    # (1000002.11 for θ = 1e6, d_r = 128, from the float32 ts in float64 below). The sentence
-    # must show θ̂ with the digits that tell it from 1e6 (it printed "1.00000e6, the config
-    # says 1.00000e6") and must not call d_r = 128 a width slip ("d = 128 instead of d_r = 128").
-    rope = PRESETS["Qwen2.5-7B-Instruct"]
+    # (1000002.11 for θ = 1e6, d_r = 128; 9999.978 for Llama-2, from the float32 ts in float64
+    # below). The sentence must show θ̂ with the digits that tell it from θ (it printed
+    # "1.00000e6, the config says 1.00000e6") and must not call d' = d_r a width slip ("ω
+    # computed over d = 128 instead of d_r = 128").
+    rope = PRESETS[preset]
     ts = np.float32(np.float32(rope.theta) ** np.float32(-2 / rope.d_r))
     omegas = [np.float32(1.0)]
     for _ in range(rope.d_r // 2 - 1):
         omegas.append(np.float32(omegas[-1] * ts))
     theta_prime = float(ts) ** (-rope.d_r / 2)
     result = diagnose(table_backend(np.array(omegas, dtype=np.float64), 1.0), rope)
-    said = "the config says 1.000000e6"
-    assert said in result.sentence and "instead of d_r" not in result.sentence, result.sentence
-    shown = result.sentence.split("θ measured ")[1].split(",")[0]
-    assert shown != "1.000000e6" and abs(float(shown) / theta_prime - 1) < 1e-6, shown
+    sentence = result.sentence
+    assert f"the config says {said}" in sentence and "instead of d_r" not in sentence, sentence
+    shown = sentence.split("θ measured ")[1].split(",")[0]
+    assert shown != said and abs(float(shown) / theta_prime - 1) < 1e-6, shown

@@ -101,13 +101,14 @@ def _sentence(fit: Fit, config: RopeConfig, uniform: float | None = None) -> str
         shown, said = _same_style(fit.value, declared, _digits(fit))
         if fit.parameter == "theta" and fit.value > 1 and config.theta > 1:
             d_prime = config.d_r * math.log(config.theta) / math.log(fit.value)
-            whole = abs(d_prime - round(d_prime)) < 1e-3 and round(d_prime) % 2 == 0
+            width = round(d_prime)  # d' = d_r is no width slip: the measured θ itself differs
+            whole = abs(d_prime - width) < 1e-3 and width % 2 == 0 and width != config.d_r
             if whole and fit.digits > 3:  # a round θ is a θ slip (1e4 is 1e6 over d = 192)
                 return (
                     f"ω computed over d = {round(d_prime)} instead of d_r = {config.d_r} "
                     f"(θ^(−2j/{round(d_prime)}); as θ it measures {value})"
                 )
-            if whole and round(d_prime) != config.d_r:  # θ^k: both readings are one fact
+            if whole:  # θ^k: both readings are one fact
                 return (
                     f"{name} measured {shown}, the config says {said} (the same frequencies "
                     f"as ω computed over d = {round(d_prime)} instead of d_r = {config.d_r})"
