@@ -63,6 +63,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("pespec._exports", 0),
     ("pespec._atomic", 0),
     ("pespec._suggest", 0),
+    ("pespec._markdown", 0),
     ("pespec.numerics", 1),
     ("pespec.constants", 1),
     ("pespec.conformance", 2),
