@@ -39,6 +39,22 @@ def _num(value: Any) -> str:
     return "—" if value is None else _e(value)
 
 
+def _body(rows: Sequence[Sequence[str]]) -> str:
+    """Table body rows of already-escaped cells, without the ``</td>``/``</tr>`` end tags HTML
+    makes optional (a row's detail carries two such tables; the page has a 5 MB budget)."""
+    return "".join("<tr>" + "".join(f"<td>{v}" for v in row) for row in rows)
+
+
+def _summary(row: Mapping[str, Any]) -> object:
+    """The row's summary without its closing "; diagnosis: ..." when the Diagnosis paragraph
+    right after it says the same words."""
+    summary, diagnosis = row.get("summary"), row.get("diagnosis")
+    tail = f"; diagnosis: {diagnosis}"
+    if diagnosis and isinstance(summary, str) and summary.endswith(tail):
+        return summary[: -len(tail)] + " (diagnosis below)."
+    return summary
+
+
 def detail_html(cell: Cell) -> str:
     """The row's ``<article id="row-N">`` (hidden until the page's script opens it)."""
     row = cell.row
@@ -62,7 +78,7 @@ def detail_html(cell: Cell) -> str:
         f'<h2 id="row-{cell.index}-h"><code>{_e(client)}</code> {_e(config)} {_e(dtype)}</h2>'
         '<button type="button" class="close">Close</button>'
         f"<dl>{dl}</dl>"
-        + _paragraph("Summary", row.get("summary"))
+        + _paragraph("Summary", _summary(row))
         + _paragraph("Diagnosis", row.get("diagnosis"))
         + _measured(row.get("measured_vs_declared"), recorded="checks" in row)
         + _picture(row.get("checks"))
@@ -92,7 +108,7 @@ def _measured(table: object, recorded: bool) -> str:
         "line's report (--markdown) has all of them.</p>"
     )
     head = "".join(f'<th scope="col">{_e(c)}</th>' for c in table["columns"])
-    rows = "".join("<tr>" + "".join(f"<td>{_num(v)}</td>" for v in r) + "</tr>" for r in shown)
+    rows = _body([[_num(v) for v in r] for r in shown])
     return (
         f"<h3>Measured vs declared</h3><details><summary>{len(every)} rows, {len(deviating)} "
         f'deviate</summary>{note}<div class="scroll"><table class="summary measured">'
@@ -105,10 +121,12 @@ def _picture(found: object) -> str:
     picture = error_picture(checks)
     if picture is None:
         return f'<h3>Error against position</h3><p class="missing">{NO_CHECKS}</p>'
-    rows = "".join(
-        f"<tr><td>{_e(c.get('id'))}</td><td>{_e(c.get('status'))}</td>"
-        f"<td>{_num(c.get('ratio'))}</td><td>{_num(c.get('position'))}</td></tr>"
-        for c in checks
+    rows = _body(
+        [
+            [_e(c.get(k)) for k in ("id", "status")]
+            + [_num(c.get(k)) for k in ("ratio", "position")]
+            for c in checks
+        ]
     )
     return (
         f'<h3>Error against position</h3><figure class="picture">{picture}<figcaption>Each '
@@ -142,6 +160,6 @@ def _changes(cell: Cell) -> str:
 def _reproduction(line: str) -> str:
     return (
         '<h3>Reproduce</h3><p class="repro"><code>'
-        f'{_e(line)}</code> <button type="button" class="copy" data-copy="{_e(line)}">'
+        f'{_e(line)}</code> <button type="button" class="copy">'
         'Copy</button> <span class="copied" role="status" aria-live="polite"></span></p>'
     )

@@ -54,11 +54,12 @@
   function copy(button) {
     // execCommand first: it answers at once, from file:// too; the asynchronous clipboard
     // API only where that fails (it may wait on a permission nobody is asked for).
-    var line = button.getAttribute("data-copy");
+    var code = button.parentNode.querySelector("code");
+    var line = code.textContent;
     var note = button.parentNode.querySelector(".copied");
     function done(ok) { note.textContent = ok ? "copied" : "select the line and copy it"; }
     var range = document.createRange();
-    range.selectNodeContents(button.parentNode.querySelector("code"));
+    range.selectNodeContents(code);
     var selection = window.getSelection();
     selection.removeAllRanges();
     selection.addRange(range);

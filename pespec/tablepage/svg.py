@@ -1,7 +1,12 @@
 """The page's two pictures as inline SVG (no script, no external file): the trend of counts by
 verdict over the history snapshots, and a row's error against position (each check's worst
 element: its error as a ratio to its bound, at its position). Each picture has a ``<title>``
-and ``<desc>``, and the page shows the same numbers as text beside it."""
+and the page shows the same numbers as text beside it.
+
+The markup is compact (the page carries one picture per row and has a 5 MB budget): inline SVG
+in HTML needs no ``xmlns``, its presentation (colours, font sizes, anchors, the dashed bound)
+comes from page.css classes (``svg.err``, ``svg.trend``), and coordinates are whole pixels
+(the 560 × 240 picture resolves no finer)."""
 
 from __future__ import annotations
 
@@ -16,12 +21,16 @@ COLOURS = {"CONFORMANT": "#1a7f37", "NON-CONFORMANT": "#b42318", "not run": "#6e
 """Verdict colours (each at least 4.5:1 against white, WCAG AA for text)."""
 
 
-def _svg(width: int, height: int, title: str, body: list[str]) -> str:
+def _svg(kind: str, width: int, height: int, title: str, body: list[str]) -> str:
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'width="{width}" height="{height}" role="img">'
-        f"<title>{escape(title)}</title><desc>{escape(title)}</desc>" + "".join(body) + "</svg>"
+        f'<svg class="{kind}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        f'role="img"><title>{escape(title)}</title>' + "".join(body) + "</svg>"
     )
+
+
+def _px(value: float) -> int:
+    """A coordinate in whole pixels (half a pixel off at most)."""
+    return round(value)
 
 
 def trend_picture(points: Sequence[tuple[str, Mapping[str, int]]]) -> str:
@@ -29,10 +38,7 @@ def trend_picture(points: Sequence[tuple[str, Mapping[str, int]]]) -> str:
     width, height, pad, bottom = 640, 220, 40, 40
     top = max((sum(c.values()) for _, c in points), default=1) or 1
     bar = (width - 2 * pad) / max(len(points), 1)
-    body = [
-        f'<line x1="{pad}" y1="{height - bottom}" x2="{width - pad}" '
-        f'y2="{height - bottom}" stroke="#24292f"/>'
-    ]
+    body = [f'<line x1="{pad}" y1="{height - bottom}" x2="{width - pad}" y2="{height - bottom}"/>']
     for i, (label, count) in enumerate(points):
         x, y = pad + i * bar + bar * 0.15, float(height - bottom)
         for verdict, colour in COLOURS.items():
@@ -45,12 +51,10 @@ def trend_picture(points: Sequence[tuple[str, Mapping[str, int]]]) -> str:
                     "</title></rect>"
                 )
         body.append(
-            f'<text x="{x + bar * 0.35:.1f}" y="{height - bottom + 14}" font-size="10" '
-            f'text-anchor="middle">{escape(label)}</text>'
-            f'<text x="{x + bar * 0.35:.1f}" y="{y - 4:.1f}" font-size="10" '
-            f'text-anchor="middle">{sum(count.values())}</text>'
+            f'<text x="{_px(x + bar * 0.35)}" y="{height - bottom + 14}">{escape(label)}</text>'
+            f'<text x="{_px(x + bar * 0.35)}" y="{_px(y - 4)}">{sum(count.values())}</text>'
         )
-    return _svg(width, height, "Rows by verdict in each snapshot of the table", body)
+    return _svg("trend", width, height, "Rows by verdict in each snapshot of the table", body)
 
 
 def _scale(value: float, low: float, high: float, start: float, end: float) -> float:
@@ -84,34 +88,32 @@ def error_picture(checks: Sequence[Mapping[str, Any]]) -> str | None:
     def sy(v: float) -> float:
         return _scale(v, y0, y1, height - bottom, 10)
 
+    bound = _px(sy(0))
+    # page.css draws line.bound dashed, g.end's labels anchored at their end, g.axis's
+    # titles centred and larger, a circle (passed) green and a rect (failed) red.
     body = [
-        f'<line x1="{left}" x2="{width - 10}" y1="{sy(0):.1f}" y2="{sy(0):.1f}" '
-        'stroke="#24292f" stroke-dasharray="4 3"/>',
-        f'<text x="{width - 12}" y="{sy(0) - 4:.1f}" font-size="10" text-anchor="end">'
-        "bound (error/bound = 1)</text>",
-        f'<text x="{(left + width) / 2}" y="{height - 4}" font-size="11" text-anchor="middle">'
-        "position of the worst element (log scale, position + 1)</text>",
-        f'<text x="12" y="{height / 2}" font-size="11" transform="rotate(-90 12 {height / 2})" '
-        'text-anchor="middle">error / bound (log)</text>',
+        f'<line class="bound" x1="{left}" x2="{width - 10}" y1="{bound}" y2="{bound}"/>',
+        f'<g class="axis"><text x="{(left + width) // 2}" y="{height - 4}">position of the '
+        "worst element (log scale, position + 1)</text>"
+        f'<text x="12" y="{height // 2}" transform="rotate(-90 12 {height // 2})">'
+        "error / bound (log)</text></g>",
+        f'<g class="end"><text x="{width - 12}" y="{bound - 4}">bound (error/bound = 1)</text>',
     ]
     decades = range(math.ceil(y0), math.floor(y1) + 1)
     step = max(1, math.ceil(len(decades) / 8))  # at most about 8 labels
     for decade in decades[::step]:
-        body.append(
-            f'<text x="{left - 4}" y="{sy(decade) + 3:.1f}" font-size="10" '
-            f'text-anchor="end">1e{decade}</text>'
-        )
+        body.append(f'<text x="{left - 4}" y="{_px(sy(decade) + 3)}">1e{decade}</text>')
+    body.append("</g>")
     for (position, ratio, name, status), x, y in zip(points, xs, ys, strict=True):
-        colour = COLOURS["NON-CONFORMANT"] if status == "failed" else COLOURS["CONFORMANT"]
         shape = (
-            f'<rect x="{sx(x) - 4:.1f}" y="{sy(y) - 4:.1f}" width="8" height="8"'
+            f'<rect x="{_px(sx(x)) - 4}" y="{_px(sy(y)) - 4}" width="8" height="8"'
             if status == "failed"
-            else f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="4"'
+            else f'<circle cx="{_px(sx(x))}" cy="{_px(sy(y))}" r="4"'
         )
         body.append(
-            f'{shape} fill="{colour}"><title>{escape(name)} ({status}): error/bound '
+            f"{shape}><title>{escape(name)} ({status}): error/bound "
             f"{ratio:.3g} at position {position:g}</title>"
             + ("</rect>" if status == "failed" else "</circle>")
         )
     title = "Each check's worst error as a ratio of its bound, by position"
-    return _svg(width, height, title, body)
+    return _svg("err", width, height, title, body)

@@ -8,6 +8,7 @@ import re
 import time
 from collections import Counter
 from html import unescape
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -163,6 +164,10 @@ def test_the_cli_writes_the_page_and_refuses_what_is_not_a_table(
     assert code == 2 and "is not a folder" in err
 
 
+def _css() -> str:
+    return resources.files("pespec.tablepage").joinpath("page.css").read_text(encoding="utf-8")
+
+
 def test_the_error_picture_puts_a_failing_check_above_the_bound() -> None:
     from pespec.tablepage.svg import error_picture
 
@@ -174,8 +179,10 @@ def test_the_error_picture_puts_a_failing_check_above_the_bound() -> None:
         ]
     )
     assert svg is not None
-    line = re.search(r'<line x1="\d+" x2="\d+" y1="([\d.]+)"[^>]*stroke-dasharray', svg)
+    # the dashed bound line: page.css draws svg.err line.bound dashed (no per-element style)
+    line = re.search(r'<line class="bound" x1="\d+" x2="\d+" y1="([\d.]+)"', svg)
     assert line is not None
+    assert re.search(r"svg\.err line\.bound \{[^}]*stroke-dasharray", _css())
     bound = float(line.group(1))  # the y of error/bound = 1
     failed = re.search(r'<rect x="([\d.]+)" y="([\d.]+)" width="8"', svg)
     passed = re.search(r'<circle cx="([\d.]+)" cy="([\d.]+)"', svg)
@@ -183,6 +190,11 @@ def test_the_error_picture_puts_a_failing_check_above_the_bound() -> None:
     assert float(failed.group(2)) + 4 < bound < float(passed.group(2))  # SVG y grows downward
     assert float(failed.group(1)) > float(passed.group(1))  # position 4095 right of 3
     assert "golden (failed): error/bound 85.3 at position 4095" in svg
+    assert svg.count("<title>") == 3 and 'role="img"' in svg  # the picture's and each point's
+    # failed is a red square, passed a green dot: page.css colours the shapes, as the cells
+    css = _css()
+    assert "svg.err circle { fill: #1a7f37; }" in css and "td.ok { background: #1a7f37; }" in css
+    assert "svg.err rect { fill: #b42318; }" in css and "td.bad { background: #b42318; }" in css
 
 
 def test_a_row_with_checks_shows_its_picture_and_measured_table(tmp_path: Path) -> None:
@@ -204,7 +216,7 @@ def test_a_row_with_checks_shows_its_picture_and_measured_table(tmp_path: Path) 
     text = write_page({"rows": [row], "date": "d"}, tmp_path).read_text(encoding="utf-8")
     detail = text.split('id="row-0"', 1)[1]
     assert "<svg" in detail and "golden (failed)" in detail
-    assert "<td>0.5</td><td>0.25</td><td>yes</td>" in detail
+    assert "<tr><td>1<td>0.5<td>0.25<td>yes</tbody>" in detail  # optional end tags left out
 
 
 def test_a_regenerated_table_with_every_rows_checks_stays_within_5_mb(tmp_path: Path) -> None:
@@ -239,3 +251,72 @@ def test_without_from_outside_a_checkout_the_cli_says_what_to_give(
     code, _, err = run_cli(["table", "--html", "page"], capsys)
     assert code == 2 and "no --from TABLE.json given" in err and "Traceback" not in err
     assert not (tmp_path / "page").exists()
+
+
+def _checks(n: int) -> list[dict[str, Any]]:
+    return [
+        {"id": f"reference:check-{k}", "status": "passed", "ratio": 0.1 + k, "position": 2**k}
+        for k in range(n)
+    ]
+
+
+LLAMA = {
+    "client": "transformers:llama",
+    "family": "rope",
+    "library": "transformers",
+    "entry": "transformers.models.llama.modeling_llama.LlamaRotaryEmbedding",
+    "source": "huggingface/transformers src/transformers/models/llama/modeling_llama.py",
+    "config": "Llama-2-7B",
+    "dtype": "float32",
+    "device": "cpu",
+    "reproduction": "pespec check --client transformers:llama --dtype float32 --config Llama-2-7B",
+    "verdict": "CONFORMANT",
+    "level": "float32/float32/float32",
+    "worst_ratio": 0.15510568692267362,
+    "diagnosis": None,
+    "summary": "transformers:llama: CONFORMANT at level float32/float32/float32, rope default "
+    "θ = 10000.0 on integer positions 0..4095 (12 passed, 0 failed, 1 skipped)",
+    "versions": {"torch": "2.13.0+cpu", "transformers": "5.24.0"},
+    "duration_s": 23.1,
+    "checks": _checks(15),
+}
+"""A committed CONFORMANT row (2026-11 table) given the synthetic test's 15 checks."""
+
+
+def test_a_rows_detail_stays_within_its_share_of_the_page() -> None:
+    """Each row's detail is most of the page (5 MB for every row): pin its cost so growth shows
+    here, per row, before the whole page's budget fails. Measured when pinned (h40page): this
+    CONFORMANT row 4,679 bytes (its error picture 2,312), the NON-CONFORMANT one below 6,619
+    (with 16 shown rows of its 64 × 8); the limits are those plus 5 % (about two more checks'
+    worth). Before the compact markup (xmlns, a <desc> repeating the <title>, per-element
+    styling, 0.1 px coordinates, optional end tags, the copy line and the diagnosis written
+    twice) they were 5,774 and 8,660: at 740 rows the synthetic page above was 5.44 MB."""
+    from pespec.tablepage.detail import detail_html
+    from pespec.tablepage.model import cells_of
+
+    diagnosis = (
+        "The backend computes halves pairs with the default schedule (inv_freq bfloat16) and "
+        "the cause is: inverse frequencies in bfloat16 (the bfloat16 output's level needs "
+        "float32); within 1e-2 of exact up to position 6 of the probes."
+    )
+    failing = {
+        **LLAMA,
+        "dtype": "module-bfloat16",
+        "verdict": "NON-CONFORMANT",
+        "worst_ratio": 116.5854,
+        "diagnosis": diagnosis,
+        "summary": f"{LLAMA['summary']}; diagnosis: {diagnosis}",
+        "measured_vs_declared": {
+            "columns": ["pair", "omega_measured", "omega_declared", "ratio", "a", "b", "p", "dev"],
+            "rows": [
+                [i, 0.1234567 / (i + 1), 0.1234568 / (i + 1), 0.99999, 1, 1, 6.9e-16, True]
+                for i in range(64)
+            ],
+        },
+    }
+    details = [detail_html(c) for c in cells_of({"rows": [LLAMA, failing]}, [])]
+    conformant, non_conformant = (len(d.encode("utf-8")) for d in details)
+    # the summary's closing "; diagnosis: ..." is the Diagnosis paragraph's: written once
+    assert unescape(details[1]).count(diagnosis) == 1 and "(diagnosis below)." in details[1]
+    assert conformant <= 4679 * 1.05, conformant
+    assert non_conformant <= 6619 * 1.05, non_conformant
