@@ -35,6 +35,7 @@ positions ``[3, tokens]``); shape classes (``options["shape"]``): those of
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import shutil
@@ -138,10 +139,15 @@ def cpu_kernel_reason() -> str | None:
     why = []
     if not torch.cpu._is_amx_tile_supported():
         why.append("this CPU has no AMX tiles (torch.cpu._is_amx_tile_supported() is False)")
-    try:
-        importlib.import_module("sgl_kernel")
-    except Exception as error:  # the registry's sgl-kernel is a CUDA build
-        why.append(f"sgl_kernel does not import ({type(error).__name__}: {error})")
+    # a probe, not a dependency: sgl_kernel is SGLang's, and the registry's is a CUDA build
+    spec = importlib.util.find_spec("sgl_kernel")
+    if spec is None:
+        why.append("sgl_kernel does not import (ModuleNotFoundError: No module named 'sgl_kernel')")
+    else:
+        try:
+            importlib.import_module(spec.name)
+        except Exception as error:
+            why.append(f"sgl_kernel does not import ({type(error).__name__}: {error})")
     if not why:
         return None
     return (
