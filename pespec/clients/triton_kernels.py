@@ -1,5 +1,6 @@
 """Triton rotary kernels on CPU under the Triton interpreter (issue 35): Liger's
-``liger_rotary_pos_emb`` (the ``_triton_rope`` kernel) with ``TRITON_INTERPRET=1``.
+``liger_rotary_pos_emb`` (the ``_triton_rope`` kernel) and ``liger_multimodal_rotary_pos_emb``
+(the ``_triton_qwen2vl_mrope`` kernel, :func:`liger_mrope`) with ``TRITON_INTERPRET=1``.
 
 What the interpreter checks: the kernel's rotation formula, its pairing (halves), its
 addressing of the ``[B, H, T, D]`` layout (row strides, head tiles padded to a power of two
@@ -28,7 +29,7 @@ from numpy.typing import NDArray
 from pespec.clients.model import Client
 from pespec.rope.config import RopeConfig
 
-__all__ = ["liger_rope"]
+__all__ = ["liger_mrope", "liger_rope"]
 
 
 def _cos_sin(torch: Any, positions: Any, rope: RopeConfig) -> tuple[Any, Any]:
@@ -73,5 +74,62 @@ def liger_rope(client: Client, dtype: str, config: str | None) -> Any:
         if shape == "decode":
             return out[:, 0, 0, :]
         return out[0, 2] if shape == "heads" else out[0, 0]
+
+    return fn
+
+
+def _mrope_section(config: str) -> tuple[Any, list[int]]:
+    """The preset's :class:`~pespec.multiaxis.rope.config.MultiAxisRopeConfig` and its
+    sectioned ``mrope_section`` [t, h, w] (ValueError for what Liger's kernel cannot express:
+    interleaved sections, adjacent pairs, a schedule other than the default, partial rotary)."""
+    from pespec.multiaxis.rope.config import mrope_axes
+    from pespec.multiaxis.rope.presets import resolve_config
+
+    chosen = resolve_config(config).config
+    half, sections = chosen.head_dim // 2, chosen.sections
+    sizes = [sum(len(s.pairs) for s in sections if s.axis == axis) for axis in range(3)]
+    rope = sections[0].rope
+    plain = chosen.axes == 3 and chosen.pairing == "halves" and sum(sizes) == half
+    plain = plain and all(s.rope == rope and s.pairs == s.slots for s in sections)
+    plain = plain and rope.rope_type == "default" and rope.d_r == chosen.head_dim
+    axes = [0] * half
+    for s in sections:
+        for j in s.pairs:
+            axes[j] = s.axis
+    if not plain or axes != mrope_axes(half, sizes, interleaved=False):
+        raise ValueError(
+            f"Liger's Qwen2-VL M-RoPE kernel runs contiguous t, h, w sections of one default "
+            f"rotary on halves pairs; --config {config!r} ({chosen.name}) is not that"
+        )
+    return chosen, sizes
+
+
+def liger_mrope(client: Client, dtype: str, config: str | None) -> Any:
+    """The client adapter (family multiaxis-rope): Liger's Qwen2-VL M-RoPE kernel under the
+    interpreter. cos/sin ``[3, B, T, D]``: per axis the float32 phase p_axis·ω_j, ω_j =
+    θ^(-2j/D), halves repeated, cast to x's dtype (transformers' Qwen2-VL rotary module as
+    it fed ``apply_multimodal_rotary_pos_emb``, the function Liger's monkey patch replaces).
+    Shape classes: ``prefill`` (q ``[1, 1, n, D]``), ``decode`` (``[n, 1, 1, D]``)."""
+    if config is None:
+        raise ValueError(f"client {client.name} needs --config (a multiaxis-rope preset)")
+    chosen, section = _mrope_section(config)
+    os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported: CPU tensors, NumPy
+    torch = importlib.import_module("torch")
+    liger = importlib.import_module("liger_kernel.transformers.qwen2vl_mrope")
+    work, shape = getattr(torch, dtype), str(client.options.get("shape", "prefill"))
+    rope = chosen.sections[0].rope
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], given: Any) -> Any:
+        data = torch.from_numpy(np.asarray(x)).to(work)
+        pos = torch.from_numpy(np.ascontiguousarray(np.asarray(positions).T))  # [3, n]
+        pairs = [_cos_sin(torch, pos[axis], rope) for axis in range(3)]
+        cos = torch.stack([c for c, _ in pairs]).to(work)  # [3, n, D]
+        sin = torch.stack([s for _, s in pairs]).to(work)
+        if shape == "decode":  # n sequences of one token each, each at its position
+            q, cos, sin = data[:, None, None, :].clone(), cos[:, :, None], sin[:, :, None]
+        else:
+            q, cos, sin = data[None, None].clone(), cos[:, None], sin[:, None]
+        out, _ = liger.liger_multimodal_rotary_pos_emb(q, q.clone(), cos, sin, section)
+        return out[:, 0, 0, :] if shape == "decode" else out[0, 0]
 
     return fn
