@@ -152,6 +152,33 @@ def _liger(shape: str) -> Client:
     )
 
 
+def _flash_attn(shape: str) -> Client:
+    return Client(
+        name=f"flash-attn:triton-interpret-rotary-{shape}",
+        family="rope",
+        library="triton",  # the file is not an installed distribution: triton runs it
+        requires=("triton", "torch"),
+        entry="flash_attn/ops/triton/rotary.py apply_rotary (TRITON_INTERPRET=1)",
+        source="Dao-AILab/flash-attention flash_attn/ops/triton/rotary.py (rotary_kernel)",
+        adapter="pespec.clients.triton_kernels:flash_attn_rotary",
+        configs=("Llama-2-7B",),
+        dtypes=("float32", "bfloat16"),
+        options={
+            "engine_env": "triton",
+            "shape": shape,
+            "call_timeout": 900,
+            "max_positions": _LIGER_POSITIONS,
+        },
+        note=(
+            "flash-attn 2.8.3's file from its sdist (tools/engine-env triton), torch.cuda.device "
+            "a no-op for CPU tensors; the Triton interpreter checks rotation, pairing, layout "
+            "and seqlen_offsets, not the GPU's sin/cos or rounding; cos/sin as flash-attn's "
+            "RotaryEmbedding builds them (float32 t·inv_freq, cast to x's dtype); positions "
+            "0..511; the kernel computes in float32 (bfloat16 loads and stores only)"
+        ),
+    )
+
+
 _MROPE_IMAGE = "pespec/clients/configs/qwen2.5-vl-7b-image.json"
 """Qwen2.5-VL's rotary fields on one image (a path from the repository root)."""
 
@@ -281,6 +308,8 @@ ENGINE_CLIENTS = (
     _liger("heads"),
     _liger_mrope("prefill"),
     _liger_mrope("decode"),
+    _flash_attn("prefill"),
+    _flash_attn("decode"),
     _vllm("forward_native", "tokens", (*_VLLM_CONFIGS, "DeepSeek-V3-interleaved-outputs")),
     _vllm("forward_cpu", "tokens"),
     _vllm("forward_native", "view", ("Llama-3.1-8B", "Qwen2.5-7B-Instruct")),
