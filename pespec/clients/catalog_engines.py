@@ -152,6 +152,66 @@ def _liger(shape: str) -> Client:
     )
 
 
+def _flash_attn(shape: str) -> Client:
+    return Client(
+        name=f"flash-attn:triton-interpret-rotary-{shape}",
+        family="rope",
+        library="triton",  # the file is not an installed distribution: triton runs it
+        requires=("triton", "torch"),
+        entry="flash_attn/ops/triton/rotary.py apply_rotary (TRITON_INTERPRET=1)",
+        source="Dao-AILab/flash-attention flash_attn/ops/triton/rotary.py (rotary_kernel)",
+        adapter="pespec.clients.triton_kernels:flash_attn_rotary",
+        configs=("Llama-2-7B",),
+        dtypes=("float32", "bfloat16"),
+        options={
+            "engine_env": "triton",
+            "shape": shape,
+            "call_timeout": 900,
+            "max_positions": _LIGER_POSITIONS,
+        },
+        note=(
+            "flash-attn 2.8.3's file from its sdist (tools/engine-env triton), torch.cuda.device "
+            "a no-op for CPU tensors; the Triton interpreter checks rotation, pairing, layout "
+            "and seqlen_offsets, not the GPU's sin/cos or rounding; cos/sin as flash-attn's "
+            "RotaryEmbedding builds them (float32 t·inv_freq, cast to x's dtype); positions "
+            "0..511; the kernel computes in float32 (bfloat16 loads and stores only)"
+        ),
+    )
+
+
+_MROPE_IMAGE = "pespec/clients/configs/qwen2.5-vl-7b-image.json"
+"""Qwen2.5-VL's rotary fields on one image (a path from the repository root)."""
+
+
+def _liger_mrope(shape: str) -> Client:
+    return Client(
+        name=f"liger-kernel:triton-interpret-mrope-{shape}",
+        family="multiaxis-rope",
+        library="liger-kernel",
+        requires=("triton", "torch"),
+        entry="liger_kernel.transformers.qwen2vl_mrope.liger_multimodal_rotary_pos_emb "
+        "(TRITON_INTERPRET=1)",
+        source="linkedin/Liger-Kernel src/liger_kernel/ops/qwen2vl_mrope.py "
+        "(_triton_qwen2vl_mrope)",
+        adapter="pespec.clients.triton_kernels:liger_mrope",
+        # sectioned M-RoPE only (Qwen3-VL's interleaved sections are not this kernel's); the
+        # preset's 16-frame video is 16416 programs a call (over 600 s a row under the
+        # interpreter): one 16 x 16 image between text tokens instead (288 tokens, every
+        # axis and section; the kernel's arithmetic is the same at every position)
+        configs=(_MROPE_IMAGE,),
+        dtypes=("float32", "float16"),
+        options={"engine_env": "triton", "shape": shape, "call_timeout": 900},
+        note=(
+            "the Triton interpreter checks rotation, pairing, the t/h/w sections and layout, "
+            "not the GPU's sin/cos or rounding; cos/sin [3, B, T, D] built in float32 as "
+            "transformers' Qwen2-VL rotary module fed apply_multimodal_rotary_pos_emb (the "
+            "function Liger's monkey patch replaces; transformers is not in the triton "
+            "environment), so not its frequencies; bfloat16 not run: the interpreter "
+            "miscomputes bfloat16"
+        ),
+    )
+
+
 # h35a (issue 35 items 2 and 8): SGLang's rows, every rope type a published config uses
 _SGLANG_CONFIGS = (
     "Llama-2-7B",
@@ -246,6 +306,10 @@ ENGINE_CLIENTS = (
     _liger("prefill"),
     _liger("decode"),
     _liger("heads"),
+    _liger_mrope("prefill"),
+    _liger_mrope("decode"),
+    _flash_attn("prefill"),
+    _flash_attn("decode"),
     _vllm("forward_native", "tokens", (*_VLLM_CONFIGS, "DeepSeek-V3-interleaved-outputs")),
     _vllm("forward_cpu", "tokens"),
     _vllm("forward_native", "view", ("Llama-3.1-8B", "Qwen2.5-7B-Instruct")),

@@ -1,5 +1,6 @@
 """Triton rotary kernels on CPU under the Triton interpreter (issue 35): Liger's
-``liger_rotary_pos_emb`` (the ``_triton_rope`` kernel) with ``TRITON_INTERPRET=1``.
+``liger_rotary_pos_emb`` (the ``_triton_rope`` kernel) and ``liger_multimodal_rotary_pos_emb``
+(the ``_triton_qwen2vl_mrope`` kernel, :func:`liger_mrope`) with ``TRITON_INTERPRET=1``.
 
 What the interpreter checks: the kernel's rotation formula, its pairing (halves), its
 addressing of the ``[B, H, T, D]`` layout (row strides, head tiles padded to a power of two
@@ -18,8 +19,12 @@ projection gives; the third head returned).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import importlib.util
 import os
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,7 +33,7 @@ from numpy.typing import NDArray
 from pespec.clients.model import Client
 from pespec.rope.config import RopeConfig
 
-__all__ = ["liger_rope"]
+__all__ = ["flash_attn_rotary", "liger_mrope", "liger_rope"]
 
 
 def _cos_sin(torch: Any, positions: Any, rope: RopeConfig) -> tuple[Any, Any]:
@@ -73,5 +78,123 @@ def liger_rope(client: Client, dtype: str, config: str | None) -> Any:
         if shape == "decode":
             return out[:, 0, 0, :]
         return out[0, 2] if shape == "heads" else out[0, 0]
+
+    return fn
+
+
+def _mrope_section(config: str) -> tuple[Any, list[int]]:
+    """The preset's :class:`~pespec.multiaxis.rope.config.MultiAxisRopeConfig` and its
+    sectioned ``mrope_section`` [t, h, w] (ValueError for what Liger's kernel cannot express:
+    interleaved sections, adjacent pairs, a schedule other than the default, partial rotary)."""
+    from pespec.multiaxis.rope.config import mrope_axes
+    from pespec.multiaxis.rope.presets import resolve_config
+
+    chosen = resolve_config(config).config
+    half, sections = chosen.head_dim // 2, chosen.sections
+    sizes = [sum(len(s.pairs) for s in sections if s.axis == axis) for axis in range(3)]
+    rope = sections[0].rope
+    plain = chosen.axes == 3 and chosen.pairing == "halves" and sum(sizes) == half
+    plain = plain and all(s.rope == rope and s.pairs == s.slots for s in sections)
+    plain = plain and rope.rope_type == "default" and rope.d_r == chosen.head_dim
+    axes = [0] * half
+    for s in sections:
+        for j in s.pairs:
+            axes[j] = s.axis
+    if not plain or axes != mrope_axes(half, sizes, interleaved=False):
+        raise ValueError(
+            f"Liger's Qwen2-VL M-RoPE kernel runs contiguous t, h, w sections of one default "
+            f"rotary on halves pairs; --config {config!r} ({chosen.name}) is not that"
+        )
+    return chosen, sizes
+
+
+def liger_mrope(client: Client, dtype: str, config: str | None) -> Any:
+    """The client adapter (family multiaxis-rope): Liger's Qwen2-VL M-RoPE kernel under the
+    interpreter. cos/sin ``[3, B, T, D]``: per axis the float32 phase p_axis·ω_j, ω_j =
+    θ^(-2j/D), halves repeated, cast to x's dtype (transformers' Qwen2-VL rotary module as
+    it fed ``apply_multimodal_rotary_pos_emb``, the function Liger's monkey patch replaces).
+    Shape classes: ``prefill`` (q ``[1, 1, n, D]``), ``decode`` (``[n, 1, 1, D]``)."""
+    if config is None:
+        raise ValueError(f"client {client.name} needs --config (a multiaxis-rope preset)")
+    chosen, section = _mrope_section(config)
+    os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported: CPU tensors, NumPy
+    torch = importlib.import_module("torch")
+    liger = importlib.import_module("liger_kernel.transformers.qwen2vl_mrope")
+    work, shape = getattr(torch, dtype), str(client.options.get("shape", "prefill"))
+    rope = chosen.sections[0].rope
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], given: Any) -> Any:
+        data = torch.from_numpy(np.asarray(x)).to(work)
+        pos = torch.from_numpy(np.ascontiguousarray(np.asarray(positions).T))  # [3, n]
+        pairs = [_cos_sin(torch, pos[axis], rope) for axis in range(3)]
+        cos = torch.stack([c for c, _ in pairs]).to(work)  # [3, n, D]
+        sin = torch.stack([s for _, s in pairs]).to(work)
+        if shape == "decode":  # n sequences of one token each, each at its position
+            q, cos, sin = data[:, None, None, :].clone(), cos[:, :, None], sin[:, :, None]
+        else:
+            q, cos, sin = data[None, None].clone(), cos[:, None], sin[:, None]
+        out, _ = liger.liger_multimodal_rotary_pos_emb(q, q.clone(), cos, sin, section)
+        return out[:, 0, 0, :] if shape == "decode" else out[0, 0]
+
+    return fn
+
+
+FLASH_ATTN_ROTARY = Path(sys.prefix) / "flash-attn-2.8.3" / "rotary.py"
+"""flash-attn 2.8.3's ``flash_attn/ops/triton/rotary.py``, from its sdist (tools/engine-env
+triton: the package's setup.py builds CUDA extensions, so only this file is there)."""
+
+
+def _flash_attn_module(torch: Any) -> Any:
+    """The file as a module, with ``torch.cuda.device`` a no-op for a CPU tensor's index
+    (None): ``apply_rotary`` enters ``torch.cuda.device(x.device.index)`` around the launch."""
+    if not FLASH_ATTN_ROTARY.is_file():
+        raise ImportError(f"{FLASH_ATTN_ROTARY} is absent: tools/engine-env triton DIR makes it")
+    device = torch.cuda.device
+    if not getattr(device, "_pespec_cpu", False):
+
+        def cpu_device(index: Any) -> Any:
+            return contextlib.nullcontext() if index is None else device(index)
+
+        cpu_device._pespec_cpu = True  # type: ignore[attr-defined]
+        torch.cuda.device = cpu_device
+    spec = importlib.util.spec_from_file_location("flash_attn_triton_rotary", FLASH_ATTN_ROTARY)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def flash_attn_rotary(client: Client, dtype: str, config: str | None) -> Any:
+    """The client adapter: flash-attn's ``apply_rotary`` (``rotary_kernel``) under the
+    interpreter, x ``[B, T, H, D]``, cos/sin ``[T_ro, D/2]`` as flash-attn's RotaryEmbedding
+    builds them (float32 outer product t·inv_freq, cast to x's dtype). Shape classes:
+    ``prefill`` (``[1, n, 1, D]``, the table's rows the positions), ``decode`` (``[n, 1, 1,
+    D]``, ``seqlen_offsets`` the positions into the table of rows 0..max)."""
+    if config is not None:
+        from pespec.rope.presets import read_config
+
+        rope = read_config(config)
+        if rope.rope_type != "default" or rope.pairing != "halves" or rope.d_r != rope.head_dim:
+            raise ValueError(
+                f"client {client.name} runs cos/sin of the default schedule on halves pairs of "
+                f"the whole head; --config {config!r} has rope_type {rope.rope_type!r}, "
+                f"{rope.pairing} pairs, d_r {rope.d_r}"
+            )
+    os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported: CPU tensors, NumPy
+    torch = importlib.import_module("torch")
+    module = _flash_attn_module(torch)
+    work, shape = getattr(torch, dtype), str(client.options.get("shape", "prefill"))
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+        data = torch.from_numpy(np.asarray(x)).to(work)
+        pos = torch.from_numpy(np.asarray(positions)).to(torch.int64)
+        half = rope.d_r // 2
+        if shape == "decode":  # n sequences of one token, each at its position (offsets)
+            table = torch.arange(int(pos.max()) + 1, dtype=torch.int64)
+            cos, sin = (t[:, :half].to(work) for t in _cos_sin(torch, table, rope))
+            out = module.apply_rotary(data[:, None, None, :], cos, sin, seqlen_offsets=pos)
+            return out[:, 0, 0, :]
+        cos, sin = (t[:, :half].to(work) for t in _cos_sin(torch, pos, rope))
+        return module.apply_rotary(data[None, :, None, :], cos, sin)[0, :, 0, :]
 
     return fn
