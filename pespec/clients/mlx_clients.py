@@ -176,7 +176,7 @@ def build_mlx_lm_prefill(client: Client, dtype: str, config: str | None) -> Any:
     ℓ a user's prompt gives it. x (1, 1, T, head_dim) as the attention passes queries."""
     import numpy as np
 
-    from pespec.clients.small_libraries import occurrences
+    from pespec.clients.adapter_rows import occurrences
 
     build_mlx_lm(client, dtype, config)  # the plain client's checks of the configuration
     assert config is not None

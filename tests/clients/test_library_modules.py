@@ -12,17 +12,21 @@ import pytest
 
 from pespec.clients import diffusers_clients, transformers_clients
 from pespec.clients.catalog import CLIENTS
+from pespec.clients.equinox_clients import EQUINOX_CLIENTS
 from pespec.clients.keras_hub_clients import KERAS_HUB_CLIENTS
 from pespec.clients.mlx_clients import MLX_CLIENTS
 from pespec.clients.model import Client
 from pespec.clients.onnx_clients import ONNX_CLIENTS
 from pespec.clients.torchtune_clients import TORCHTUNE_CLIENTS
+from pespec.clients.x_transformers_clients import X_TRANSFORMERS_CLIENTS
 
 MODULES = {
     "pespec.clients.mlx_clients": (MLX_CLIENTS, {"mlx", "mlx-lm"}),
     "pespec.clients.torchtune_clients": (TORCHTUNE_CLIENTS, {"torchtune"}),
     "pespec.clients.keras_hub_clients": (KERAS_HUB_CLIENTS, {"keras-hub"}),
     "pespec.clients.onnx_clients": (ONNX_CLIENTS, {"onnx", "onnxruntime"}),
+    "pespec.clients.x_transformers_clients": (X_TRANSFORMERS_CLIENTS, {"x-transformers"}),
+    "pespec.clients.equinox_clients": (EQUINOX_CLIENTS, {"equinox"}),
 }
 
 
