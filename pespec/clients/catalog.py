@@ -23,6 +23,7 @@ from pespec.clients.catalog_fourier import FOURIER_CLIENTS
 from pespec.clients.catalog_more import GPU_CLIENTS, MORE_CLIENTS
 from pespec.clients.model import Client
 from pespec.clients.relative_clients import ESPNET_CLIENTS
+from pespec.clients.rotary_embedding_torch_clients import ROTARY_EMBEDDING_TORCH_CLIENTS
 
 __all__ = ["CLIENTS", "ENTRY_POINT_GROUP", "all_clients", "get_client"]
 
@@ -30,78 +31,11 @@ ENTRY_POINT_GROUP = "pespec.clients"
 """Entry-point group through which another package declares clients: each entry's object is
 a :class:`Client` or a sequence of them (built-in names win)."""
 
-_TORCH_DTYPES = ("float32", "bfloat16")
-
-ROTARY_EMBEDDING_TORCH = (
-    Client(
-        name="rotary-embedding-torch:RotaryEmbedding",
-        family="rope",
-        library="rotary-embedding-torch",
-        requires=("torch",),
-        entry="rotary_embedding_torch.RotaryEmbedding",
-        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
-        adapter="pespec.clients.torch_rotary:rotary_embedding_torch",
-        configs=("GPT-J-6B",),
-        dtypes=_TORCH_DTYPES,
-    ),
-    Client(
-        name="rotary-embedding-torch:RotaryEmbedding-pixel",
-        family="rope",
-        library="rotary-embedding-torch",
-        requires=("torch",),
-        entry="rotary_embedding_torch.RotaryEmbedding(freqs_for='pixel', max_freq=10)",
-        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
-        adapter="pespec.clients.torch_rotary:rotary_embedding_torch_pixel",
-        configs=("rotary-embedding-torch-pixel-64-max-freq-10",),
-        dtypes=("float32",),
-        options={"max_freq": 10.0},
-    ),
-    Client(
-        name="rotary-embedding-torch:RotaryEmbedding-theta-rescale",
-        family="rope",
-        library="rotary-embedding-torch",
-        requires=("torch",),
-        entry="rotary_embedding_torch.RotaryEmbedding(theta_rescale_factor=4)",
-        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
-        adapter="pespec.clients.torch_rotary:rotary_embedding_torch_options",
-        configs=("rotary-embedding-torch-ntk-64-theta-rescale-4",),
-        dtypes=("float32",),
-        options={"theta_rescale_factor": 4.0},
-    ),
-    Client(
-        name="rotary-embedding-torch:RotaryEmbedding-constant",
-        family="rope",
-        library="rotary-embedding-torch",
-        requires=("torch",),
-        entry="rotary_embedding_torch.RotaryEmbedding(freqs_for='constant', num_freqs=1)",
-        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
-        adapter="pespec.clients.torch_rotary:rotary_embedding_torch_options",
-        configs=("rotary-embedding-torch-constant-64-num-freqs-1",),
-        dtypes=("float32",),
-        options={"freqs_for": "constant", "num_freqs": 1},
-    ),
-    Client(
-        name="rotary-embedding-torch:RotaryEmbedding-xpos",
-        family="rope",
-        library="rotary-embedding-torch",
-        requires=("torch",),
-        entry="rotary_embedding_torch.RotaryEmbedding(use_xpos=True) (rotate_queries_and_keys)",
-        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
-        adapter="pespec.clients.torch_rotary:rotary_embedding_torch_xpos",
-        configs=(
-            "rotary-embedding-torch-xpos-64-32-base-512-query",
-            "rotary-embedding-torch-xpos-64-32-base-512-key",
-        ),
-        dtypes=("float32",),
-    ),
-)
-"""rotary-embedding-torch's entry points (its adapters: :mod:`pespec.clients.torch_rotary`)."""
-
 CLIENTS: Mapping[str, Client] = MappingProxyType(
     {
         c.name: c
         for c in transformers_clients.ROTARY
-        + ROTARY_EMBEDDING_TORCH
+        + ROTARY_EMBEDDING_TORCH_CLIENTS
         + transformers_clients.SURVEY_CLIENTS
         + transformers_clients.SINUSOIDS
         + diffusers_clients.SINUSOIDS

@@ -17,6 +17,7 @@ from pespec.clients.keras_hub_clients import KERAS_HUB_CLIENTS
 from pespec.clients.mlx_clients import MLX_CLIENTS
 from pespec.clients.model import Client
 from pespec.clients.onnx_clients import ONNX_CLIENTS
+from pespec.clients.rotary_embedding_torch_clients import ROTARY_EMBEDDING_TORCH_CLIENTS
 from pespec.clients.torchtune_clients import TORCHTUNE_CLIENTS
 from pespec.clients.x_transformers_clients import X_TRANSFORMERS_CLIENTS
 
@@ -27,6 +28,10 @@ MODULES = {
     "pespec.clients.onnx_clients": (ONNX_CLIENTS, {"onnx", "onnxruntime"}),
     "pespec.clients.x_transformers_clients": (X_TRANSFORMERS_CLIENTS, {"x-transformers"}),
     "pespec.clients.equinox_clients": (EQUINOX_CLIENTS, {"equinox"}),
+    "pespec.clients.rotary_embedding_torch_clients": (
+        ROTARY_EMBEDDING_TORCH_CLIENTS,
+        {"rotary-embedding-torch"},
+    ),
 }
 
 
