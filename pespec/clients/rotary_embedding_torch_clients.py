@@ -29,68 +29,61 @@ __all__ = [
     "rotary_embedding_torch_xpos",
 ]
 
-ROTARY_EMBEDDING_TORCH_CLIENTS = (
-    Client(
-        name="rotary-embedding-torch:RotaryEmbedding",
-        family="rope",
-        library="rotary-embedding-torch",
-        requires=("torch",),
-        entry="rotary_embedding_torch.RotaryEmbedding",
-        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
-        adapter="pespec.clients.rotary_embedding_torch_clients:rotary_embedding_torch",
-        configs=("GPT-J-6B",),
-        dtypes=("float32", "bfloat16"),
+_RET = "rotary_embedding_torch.RotaryEmbedding"
+_ROWS: tuple[tuple[str, str, str, tuple[str, ...], tuple[str, ...], dict[str, Any]], ...] = (
+    # name suffix, entry after RotaryEmbedding, adapter, configs, dtypes, options
+    ("", "", "rotary_embedding_torch", ("GPT-J-6B",), ("float32", "bfloat16"), {}),
+    (
+        "-pixel",
+        "(freqs_for='pixel', max_freq=10)",
+        "rotary_embedding_torch_pixel",
+        ("rotary-embedding-torch-pixel-64-max-freq-10",),
+        ("float32",),
+        {"max_freq": 10.0},
     ),
-    Client(
-        name="rotary-embedding-torch:RotaryEmbedding-pixel",
-        family="rope",
-        library="rotary-embedding-torch",
-        requires=("torch",),
-        entry="rotary_embedding_torch.RotaryEmbedding(freqs_for='pixel', max_freq=10)",
-        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
-        adapter="pespec.clients.rotary_embedding_torch_clients:rotary_embedding_torch_pixel",
-        configs=("rotary-embedding-torch-pixel-64-max-freq-10",),
-        dtypes=("float32",),
-        options={"max_freq": 10.0},
+    (
+        "-theta-rescale",
+        "(theta_rescale_factor=4)",
+        "rotary_embedding_torch_options",
+        ("rotary-embedding-torch-ntk-64-theta-rescale-4",),
+        ("float32",),
+        {"theta_rescale_factor": 4.0},
     ),
-    Client(
-        name="rotary-embedding-torch:RotaryEmbedding-theta-rescale",
-        family="rope",
-        library="rotary-embedding-torch",
-        requires=("torch",),
-        entry="rotary_embedding_torch.RotaryEmbedding(theta_rescale_factor=4)",
-        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
-        adapter="pespec.clients.rotary_embedding_torch_clients:rotary_embedding_torch_options",
-        configs=("rotary-embedding-torch-ntk-64-theta-rescale-4",),
-        dtypes=("float32",),
-        options={"theta_rescale_factor": 4.0},
+    (
+        "-constant",
+        "(freqs_for='constant', num_freqs=1)",
+        "rotary_embedding_torch_options",
+        ("rotary-embedding-torch-constant-64-num-freqs-1",),
+        ("float32",),
+        {"freqs_for": "constant", "num_freqs": 1},
     ),
-    Client(
-        name="rotary-embedding-torch:RotaryEmbedding-constant",
-        family="rope",
-        library="rotary-embedding-torch",
-        requires=("torch",),
-        entry="rotary_embedding_torch.RotaryEmbedding(freqs_for='constant', num_freqs=1)",
-        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
-        adapter="pespec.clients.rotary_embedding_torch_clients:rotary_embedding_torch_options",
-        configs=("rotary-embedding-torch-constant-64-num-freqs-1",),
-        dtypes=("float32",),
-        options={"freqs_for": "constant", "num_freqs": 1},
-    ),
-    Client(
-        name="rotary-embedding-torch:RotaryEmbedding-xpos",
-        family="rope",
-        library="rotary-embedding-torch",
-        requires=("torch",),
-        entry="rotary_embedding_torch.RotaryEmbedding(use_xpos=True) (rotate_queries_and_keys)",
-        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
-        adapter="pespec.clients.rotary_embedding_torch_clients:rotary_embedding_torch_xpos",
-        configs=(
+    (
+        "-xpos",
+        "(use_xpos=True) (rotate_queries_and_keys)",
+        "rotary_embedding_torch_xpos",
+        (
             "rotary-embedding-torch-xpos-64-32-base-512-query",
             "rotary-embedding-torch-xpos-64-32-base-512-key",
         ),
-        dtypes=("float32",),
+        ("float32",),
+        {},
     ),
+)
+
+ROTARY_EMBEDDING_TORCH_CLIENTS = tuple(
+    Client(
+        name=f"rotary-embedding-torch:RotaryEmbedding{suffix}",
+        family="rope",
+        library="rotary-embedding-torch",
+        requires=("torch",),
+        entry=f"{_RET}{call}",
+        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
+        adapter=f"pespec.clients.rotary_embedding_torch_clients:{adapter}",
+        configs=configs,
+        dtypes=dtypes,
+        options=options,
+    )
+    for suffix, call, adapter, configs, dtypes, options in _ROWS
 )
 """rotary-embedding-torch's clients, in table order."""
 
