@@ -56,9 +56,8 @@ EQUINOX_CLIENTS = (
 
 def build(client: Client, dtype: str, config: str | None) -> Any:
     """equinox's ``nn.RotaryPositionalEmbedding(head_dim, θ, dtype)`` at the rows' positions."""
-    import numpy as np
 
-    from pespec.clients.adapter_rows import default_rope, occurrences
+    from pespec.clients.adapter_rows import default_rope, in_sequences
 
     rope = default_rope(client, config, "halves")
     if rope.d_r != rope.head_dim:
@@ -68,19 +67,7 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
     layer = eqx.nn.RotaryPositionalEmbedding(rope.head_dim, theta=rope.theta, dtype=dtype)
 
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> NDArray[Any]:
-        p = np.asarray(positions, dtype=np.int64)
-        rank = occurrences(p)
-        out: NDArray[Any] | None = None
-        for k in range(int(rank.max()) + 1):
-            rows = np.flatnonzero(rank == k)
-            sequence = np.zeros((int(p[rows].max()) + 1, x.shape[1]), dtype=np.float32)
-            sequence[p[rows]] = np.asarray(x, dtype=np.float32)[rows]
-            rotated = np.asarray(layer(jnp.asarray(sequence).astype(dtype)))[p[rows]]
-            if out is None:
-                out = np.empty((x.shape[0], x.shape[1]), dtype=rotated.dtype)
-            out[rows] = rotated
-        assert out is not None
-        return out
+        return in_sequences(x, positions, lambda s: layer(jnp.asarray(s).astype(dtype)))
 
     return fn
 
