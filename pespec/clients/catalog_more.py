@@ -1,9 +1,9 @@
 """The clients of the libraries beyond transformers, diffusers and rotary-embedding-torch
-(issue 29), one declaration each, read by :mod:`pespec.clients.catalog`. A library whose
-adapters have a module of their own declares its clients there (mlx and mlx-lm, torchtune,
-keras-hub, onnx/onnxruntime: ``<library>_clients.py``, issue 38; those modules import NumPy
-and the rotary family only when a client is built); this module joins them in table order
-(:data:`MORE_CLIENTS`) and declares the rest.
+(issue 29), read by :mod:`pespec.clients.catalog`. A library whose adapters have a module of
+their own declares its clients there (mlx and mlx-lm, torchtune, keras-hub, x-transformers,
+equinox, onnx/onnxruntime: ``<library>_clients.py``, issue 38; those modules import NumPy and
+the rotary family only when a client is built); this module joins them in table order
+(:data:`MORE_CLIENTS`) and declares the GPU kernels.
 
 Sources are the libraries' repository files at the versions the table reports; configurations
 are rotary presets (or published config.json copies in ``pespec/rope/published``).
@@ -11,125 +11,28 @@ are rotary presets (or published config.json copies in ``pespec/rope/published``
 
 from __future__ import annotations
 
+from pespec.clients.equinox_clients import EQUINOX_CLIENTS
 from pespec.clients.keras_hub_clients import KERAS_HUB_CLIENTS
 from pespec.clients.mlx_clients import MLX_CLIENTS
 from pespec.clients.model import Client
 from pespec.clients.onnx_clients import ONNX_CLIENTS
 from pespec.clients.torchtune_clients import TORCHTUNE_CLIENTS
+from pespec.clients.x_transformers_clients import X_TRANSFORMERS_CLIENTS
 
 __all__ = [
-    "DIFFUSERS_ROTARY",
-    "DIFFUSERS_ROTARY_NTK",
     "GPU_CLIENTS",
     "MORE_CLIENTS",
-    "SMALL_CLIENTS",
-    "TRANSFORMERS_SINUSOIDS",
 ]
-
-_TORCH_DTYPES = ("float32", "bfloat16")
-
-SMALL_CLIENTS = (
-    Client(
-        name="x-transformers:RotaryEmbedding",
-        family="rope",
-        library="x-transformers",
-        requires=("torch",),
-        entry="x_transformers.x_transformers.RotaryEmbedding + apply_rotary_pos_emb",
-        source="lucidrains/x-transformers x_transformers/x_transformers.py",
-        adapter="pespec.clients.small_libraries:build_x_transformers",
-        configs=("GPT-J-6B",),
-        dtypes=_TORCH_DTYPES,
-    ),
-    Client(
-        name="equinox:nn.RotaryPositionalEmbedding",
-        family="rope",
-        library="equinox",
-        requires=("jax",),
-        entry="equinox.nn.RotaryPositionalEmbedding",
-        source="patrick-kidger/equinox equinox/nn/_embedding.py",
-        adapter="pespec.clients.small_libraries:build_equinox",
-        configs=("Llama-2-7B",),  # Gemma-3-4B local layers: conformant, ~55 s a row
-        dtypes=_TORCH_DTYPES,
-    ),
-    Client(
-        name="equinox:nn.RotaryPositionalEmbedding-second-theta",
-        family="rope",
-        library="equinox",
-        requires=("jax",),
-        entry="equinox.nn.RotaryPositionalEmbedding, after Qwen2.5-7B-Instruct's (θ 1e6)",
-        source="patrick-kidger/equinox equinox/nn/_embedding.py",
-        adapter="pespec.clients.small_libraries:build_equinox_after",
-        configs=("Llama-2-7B",),
-        dtypes=_TORCH_DTYPES,
-        options={"first": "Qwen2.5-7B-Instruct"},
-        note="two models in one process: the cos/sin cache is keyed by size and dtype, not θ",
-    ),
-)
-"""x-transformers and equinox."""
-
-
-DIFFUSERS_ROTARY = Client(
-    name="diffusers:get_1d_rotary_pos_embed",
-    family="rope",
-    library="diffusers",
-    requires=("torch",),
-    entry="diffusers.models.embeddings.get_1d_rotary_pos_embed + apply_rotary_emb",
-    source="huggingface/diffusers src/diffusers/models/embeddings.py",
-    adapter="pespec.clients.diffusers_rotary:build",
-    configs=("Llama-2-7B", "GPT-J-6B", "Gemma-3-4B global layers"),
-    dtypes=_TORCH_DTYPES,
-)
-"""diffusers' 1-D rotary functions (real cos/sin, both pairings)."""
-
-DIFFUSERS_ROTARY_NTK = Client(
-    name="diffusers:get_1d_rotary_pos_embed-ntk-factor",
-    family="rope",
-    library="diffusers",
-    requires=("torch",),
-    entry="diffusers.models.embeddings.get_1d_rotary_pos_embed(ntk_factor=4) + apply_rotary_emb",
-    source="huggingface/diffusers src/diffusers/models/embeddings.py",
-    adapter="pespec.clients.diffusers_rotary:build",
-    configs=("diffusers-1d-64-theta-10000-ntk-factor-4",),
-    dtypes=("float32",),
-    options={"ntk_factor": 4.0},
-)
-"""``ntk_factor`` (issue 36): θ·F, judged as ``default`` with θ·F (SPEC Annex F.7)."""
-
-
-def _hf_sinusoid(model: str, entry: str) -> Client:
-    return Client(
-        name=f"transformers:{model}",
-        family="sinusoidal",
-        library="transformers",
-        requires=("torch",),
-        entry=f"transformers.models.{model}.modeling_{model}.{entry}",
-        source=f"huggingface/transformers src/transformers/models/{model}/modeling_{model}.py",
-        adapter="pespec.clients.transformers_sinusoids:build",
-        configs=("declared",),
-    )
-
-
-TRANSFORMERS_SINUSOIDS = (
-    _hf_sinusoid("fsmt", "SinusoidalPositionalEmbedding.get_embedding"),
-    _hf_sinusoid("speech_to_text", "Speech2TextSinusoidalPositionalEmbedding.get_embedding"),
-    _hf_sinusoid("xglm", "XGLMSinusoidalPositionalEmbedding.get_embedding"),
-    _hf_sinusoid("trocr", "TrOCRSinusoidalPositionalEmbedding.get_embedding"),
-    _hf_sinusoid("pegasus", "PegasusSinusoidalPositionalEmbedding.create_weight"),
-    _hf_sinusoid("ctrl", "positional_encoding"),
-    _hf_sinusoid("distilbert", "create_sinusoidal_embeddings"),
-)
-"""More of transformers' sinusoidal tables (a grep of its models for 'sinusoid')."""
 
 MORE_CLIENTS = (
     MLX_CLIENTS
     + TORCHTUNE_CLIENTS
     + KERAS_HUB_CLIENTS
-    + SMALL_CLIENTS
+    + X_TRANSFORMERS_CLIENTS
+    + EQUINOX_CLIENTS
     + ONNX_CLIENTS
-    + (DIFFUSERS_ROTARY, DIFFUSERS_ROTARY_NTK)
-    + TRANSFORMERS_SINUSOIDS
 )
-"""Every client of this module, in table order."""
+"""The clients of those library modules, in table order."""
 
 
 def _gpu(name: str, library: str, entry: str, source: str, adapter: str) -> Client:

@@ -176,7 +176,7 @@ def build_mlx_lm_prefill(client: Client, dtype: str, config: str | None) -> Any:
     ℓ a user's prompt gives it. x (1, 1, T, head_dim) as the attention passes queries."""
     import numpy as np
 
-    from pespec.clients.small_libraries import occurrences
+    from pespec.clients.adapter_rows import in_sequences
 
     build_mlx_lm(client, dtype, config)  # the plain client's checks of the configuration
     assert config is not None
@@ -185,20 +185,11 @@ def build_mlx_lm_prefill(client: Client, dtype: str, config: str | None) -> Any:
     mx = _mx()
 
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> NDArray[Any]:
-        p = np.asarray(positions, dtype=np.int64)
-        rank = occurrences(p)
-        out: NDArray[Any] | None = None
-        for k in range(int(rank.max()) + 1):
-            rows = np.flatnonzero(rank == k)
-            sequence = np.zeros((int(p[rows].max()) + 1, x.shape[1]), dtype=np.float32)
-            sequence[p[rows]] = np.asarray(x, dtype=np.float32)[rows]
+        def prefill(sequence: NDArray[np.float32]) -> Any:
             xs = mx.array(sequence[None, None]).astype(getattr(mx, dtype))
-            rotated = _to_numpy(module(xs, offset=0), dtype)[0, 0][p[rows]]
-            if out is None:
-                out = np.empty((x.shape[0], x.shape[1]), dtype=rotated.dtype)
-            out[rows] = rotated
-        assert out is not None
-        return out
+            return _to_numpy(module(xs, offset=0), dtype)[0, 0]
+
+        return in_sequences(x, positions, prefill)
 
     return fn
 

@@ -1,4 +1,6 @@
-"""Relative sinusoidal tables of transformers (issue 43 item 2; SPEC §10.10) as clients.
+"""Relative sinusoidal tables of transformers and ESPnet (issue 43 item 2; SPEC §10.10) as
+clients: the adapters of both, and ESPnet's declarations (:data:`ESPNET_CLIENTS`; ESPnet has no
+other client; transformers' are in :mod:`pespec.clients.transformers_clients`).
 
 Each adapter returns ``build() -> (rows, d_model)`` NumPy array: the library's relative
 table, computed by its real code; the client's ``options["relative"]`` declares the rows'
@@ -28,7 +30,7 @@ from typing import Any
 from pespec.clients.model import Client
 
 __all__ = [
-    "RELATIVE_CLIENTS",
+    "ESPNET_CLIENTS",
     "conformer",
     "espnet",
     "relative_declaration",
@@ -111,62 +113,8 @@ def _module_table(module: Any, decl: Any) -> Callable[[], Any]:
     return build
 
 
-_HF = "huggingface/transformers src/transformers/models"
-_TF = "transformers.models"
 _ADAPTERS = "pespec.clients.relative_clients"
 _P = 512  # rows P−1 … −(P−1) (or XLNet's klen … −qlen+1): 1023 or 1024 positions
-
-
-def _xlnet(attn_type: str, last: int) -> Client:
-    return Client(
-        name=f"transformers:xlnet-relative-{attn_type}",
-        family="sinusoidal",
-        library="transformers",
-        requires=("torch",),
-        entry=f"{_TF}.xlnet.modeling_xlnet.XLNetModel.relative_positional_encoding"
-        f" (attn_type={attn_type!r}, qlen = klen = {_P})",
-        source=f"{_HF}/xlnet/modeling_xlnet.py",
-        adapter=f"{_ADAPTERS}:xlnet",
-        configs=("declared",),
-        options={
-            "attn_type": attn_type,
-            "relative": {
-                "position_range": f"{_P}..{last}",
-                "length": _P,
-                "d_model": 1024,
-                "convention": "marian",
-            },
-        },
-        note=f"a relative table: positions klen … {'−qlen+1' if last else '0'}, [sin | cos]",
-    )
-
-
-def _conformer(name: str, model: str, cls: str, config: str, d: int, **more: Any) -> Client:
-    xscale = "sqrt(d)" if more.get("module_config") else "none"
-    return Client(
-        name=f"transformers:{name}",
-        family="sinusoidal",
-        library="transformers",
-        requires=("torch",),
-        entry=f"{_TF}.{model}.modeling_{model}.{cls}",
-        source=f"{_HF}/{model}/modeling_{model}.py",
-        adapter=f"{_ADAPTERS}:conformer",
-        configs=("declared",),
-        options={
-            "module": f"{_TF}.{model}.modeling_{model}.{cls}",
-            "config": f"{_TF}.{model}.configuration_{model}.{config}",
-            **more,
-            "relative": {
-                "position_range": "two-sided",
-                "length": _P,
-                "d_model": d,
-                "convention": "canonical",
-                "xscale": xscale,
-            },
-        },
-        note="a relative table: positions P−1 … −(P−1), interleaved"
-        + ("; xscale √d on the input, apart from the table" if xscale != "none" else ""),
-    )
 
 
 def _espnet(name: str, position_range: str) -> Client:
@@ -194,35 +142,11 @@ def _espnet(name: str, position_range: str) -> Client:
     )
 
 
-RELATIVE_CLIENTS = (
-    _xlnet("bi", -(_P - 1)),
-    _xlnet("uni", 0),
-    _conformer(
-        "fastspeech2_conformer-relpos",
-        "fastspeech2_conformer",
-        "FastSpeech2ConformerRelPositionalEncoding",
-        "FastSpeech2ConformerConfig",
-        384,
-        module_config=True,
-    ),
-    _conformer(
-        "seamless_m4t-relpos",
-        "seamless_m4t",
-        "SeamlessM4TConformerRelPositionalEmbedding",
-        "SeamlessM4TConfig",
-        1024,
-    ),
-    _conformer(
-        "parakeet-relpos",
-        "parakeet",
-        "ParakeetEncoderRelPositionalEncoding",
-        "ParakeetEncoderConfig",
-        1024,
-    ),
+ESPNET_CLIENTS = (
     _espnet("RelPositionalEncoding", "two-sided"),
     _espnet("LegacyRelPositionalEncoding", "descending"),
 )
-"""The relative-table clients, in table order: transformers (Transfo-XL is no longer shipped:
-transformers 5 removed ``models/deprecated/transfo_xl``) and ESPnet (``latest`` and
-``legacy``, d_model 256 as its Conformer recipes; both declared as Transformer-XL's ranges:
-two-sided P−1 … −(P−1), descending P−1 … 0)."""
+"""ESPnet's relative tables, in table order (``latest`` and ``legacy``, d_model 256 as its
+Conformer recipes; both declared as Transformer-XL's ranges: two-sided P−1 … −(P−1),
+descending P−1 … 0). transformers' relative tables, run by :func:`xlnet` and
+:func:`conformer`, are declared in :mod:`pespec.clients.transformers_clients`."""

@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,6 +32,8 @@ __all__ = [
     "callable_name",
     "magnitude_within",
 ]
+
+_Caps = TypeVar("_Caps", bound="BackendCapabilities")
 
 
 @dataclass(frozen=True)
@@ -71,16 +73,23 @@ class BackendCapabilities:
     def check_level(self) -> None:
         """Raise ValueError unless ``level`` names a level this family accepts; nothing here."""
 
+    sequence_fields: ClassVar[tuple[str, ...]] = ()
+    """The family's fields given as any sequence (a JSON list) and kept as tuples."""
+
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> Any:
+    def from_mapping(cls: type[_Caps], data: Mapping[str, Any]) -> _Caps:
         """Capabilities from a dict such as a callable's ``pespec_capabilities`` attribute."""
+        values = dict(data)
+        for name in cls.sequence_fields:
+            if values.get(name) is not None:
+                values[name] = tuple(values[name])
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(set(values) - known)
         if unknown:
             raise ValueError(
                 f"capabilities must only use the keys {sorted(known)}; got unknown {unknown}"
             )
-        return cls(**data)
+        return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form for reports."""

@@ -112,6 +112,7 @@ class RopeCapabilities(BackendCapabilities):
     configs: tuple[Any, ...] | None = None
     fractional_positions: bool = False
     calling_convention: ClassVar[CallingConvention] = ROPE_CALL
+    sequence_fields: ClassVar[tuple[str, ...]] = ("configs",)
 
     def check_fields(self) -> None:
         if not isinstance(self.fractional_positions, bool):
@@ -130,15 +131,6 @@ class RopeCapabilities(BackendCapabilities):
     def check_level(self) -> None:
         if self.level is not None:
             parse_rope_level(self.level)
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> RopeCapabilities:
-        values = dict(data)
-        if values.get("configs") is not None:
-            values["configs"] = tuple(values["configs"])
-        result = super().from_mapping(values)
-        assert isinstance(result, RopeCapabilities)
-        return result
 
     def supports(self, config: RopeConfig) -> bool:
         """True when ``config`` is among the declared configs (or none are declared)."""

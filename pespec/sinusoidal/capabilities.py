@@ -10,7 +10,6 @@ description and validation every guarded sinusoidal call uses. :func:`as_sinusoi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar
 
@@ -44,6 +43,7 @@ class Capabilities(BackendCapabilities):
     max_d_model: int | None = None
     convention: str | dict[str, Any] | None = None
     calling_convention: ClassVar[CallingConvention] = SINUSOIDAL_CALL
+    sequence_fields: ClassVar[tuple[str, ...]] = ("bases",)
 
     def check_fields(self) -> None:
         if self.bases is not None:
@@ -65,16 +65,6 @@ class Capabilities(BackendCapabilities):
             from pespec.sinusoidal.declared import resolve_convention
 
             resolve_convention(self.convention, "capabilities['convention']")
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> Capabilities:
-        """Capabilities from a dict such as a callable's ``pespec_capabilities`` attribute."""
-        values = dict(data)
-        if values.get("bases") is not None:
-            values["bases"] = tuple(values["bases"])
-        result = super().from_mapping(values)
-        assert isinstance(result, Capabilities)
-        return result
 
     def claimed_level(self) -> Level | None:
         """The claimed level, or None when the backend claims none."""

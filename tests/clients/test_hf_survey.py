@@ -1,9 +1,9 @@
 """The surveyed transformers model types as clients on their configuration class defaults
-(``--config defaults``; pespec.clients.catalog_hf): the configuration pespec's reader judges
-against is the one the module is built from, every client is CONFORMANT in float32 (the
-reference is pespec's oracle, the implementation transformers' own rotary module and apply
-function), ``pespec check --client transformers:helium --config defaults`` works for a user,
-and what is not a client is refused (exit 2) with the reason."""
+(``--config defaults``; pespec.clients.transformers_clients.SURVEY_CLIENTS): the configuration
+pespec's reader judges against is the one the module is built from, every client is
+CONFORMANT in float32 (the reference is pespec's oracle, the implementation transformers' own
+rotary module and apply function), ``pespec check --client transformers:helium --config
+defaults`` works for a user, and what is not a client is refused (exit 2) with the reason."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from pespec.clients import CLIENTS, client_spec
-from pespec.clients.catalog_hf import LEFT_OUT, SURVEY_CLIENTS
 from pespec.clients.resolve import load_client_config
+from pespec.clients.transformers_clients import LEFT_OUT, SURVEY_CLIENTS
 from pespec.rope.hf_models import HALVES_MODEL_TYPES, MODEL_ROTARY, UNSUPPORTED_MODEL_TYPES
 from pespec.rope.suite import check
 from tests.clirun import run_cli

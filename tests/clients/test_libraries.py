@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from pespec.clients import CLIENTS, get_client
-from pespec.clients.small_libraries import occurrences
+from pespec.clients.adapter_rows import occurrences
 from pespec.clients.table import planned_rows
 from pespec.clients.torchtune_clients import halves_to_pairs, pairs_to_halves
 from pespec.conformance.host import to_host

@@ -128,6 +128,21 @@ def test_capabilities_reject_bad_declarations() -> None:
         Capabilities.from_mapping({"max_len": 10})
 
 
+def test_capabilities_from_a_json_mapping_keep_sequences_as_tuples() -> None:
+    """A declaration read from JSON gives lists; each family's sequence fields (the engine's
+    one ``from_mapping``) become tuples, hashable and equal to the Python declaration."""
+    from pespec.rope.backends import RopeCapabilities, resolve_config
+
+    caps = Capabilities.from_mapping({"bases": [10000, 500000], "max_d_model": 64})
+    assert caps == Capabilities(bases=(10000.0, 500000.0), max_d_model=64)
+    assert isinstance(caps, Capabilities) and isinstance(caps.bases, tuple)
+    rope = RopeCapabilities.from_mapping({"configs": ["Llama-2-7B"], "level": None})
+    assert isinstance(rope, RopeCapabilities)
+    assert rope.configs == (resolve_config("Llama-2-7B"),)
+    with pytest.raises(ValueError, match=r"unknown \['bases'\]"):
+        RopeCapabilities.from_mapping({"bases": [10000]})  # a sinusoidal field, not rotary
+
+
 @pytest.mark.slow  # over 25 s with the other core busy (issue 37)
 def test_torch_cuda_without_a_gpu_is_a_load_error() -> None:
     torch = pytest.importorskip("torch")

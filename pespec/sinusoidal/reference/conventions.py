@@ -35,6 +35,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.numerics.rotation import TableLayout
 from pespec.sinusoidal.reference.validation import check_d_model
 
 __all__ = [
@@ -155,24 +156,13 @@ class Convention:
         return None
 
     def sin_columns(self, d_model: int) -> NDArray[np.intp]:
-        """Column index of sin θ_k for k = 0 .. d/2−1, shape (d/2,)."""
-        half = check_d_model(d_model) // 2
-        k = np.arange(half, dtype=np.intp)
-        if self.layout == "interleaved":
-            return 2 * k
-        if self.layout == "sin_cos_halves":
-            return k
-        return k + half
+        """Column index of sin θ_k for k = 0 .. d/2−1, shape (d/2,) (the layout's order in
+        :class:`~pespec.numerics.rotation.TableLayout`, one rule for every family)."""
+        return TableLayout(self.layout).sin_columns(check_d_model(d_model))
 
     def cos_columns(self, d_model: int) -> NDArray[np.intp]:
         """Column index of cos θ_k for k = 0 .. d/2−1, shape (d/2,)."""
-        half = check_d_model(d_model) // 2
-        k = np.arange(half, dtype=np.intp)
-        if self.layout == "interleaved":
-            return 2 * k + 1
-        if self.layout == "sin_cos_halves":
-            return k + half
-        return k
+        return TableLayout(self.layout).cos_columns(check_d_model(d_model))
 
     def column_roles(self, d_model: int) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
         """For every column j: (pair index k, True where the column holds a sine); shapes (d,)."""

@@ -1,22 +1,27 @@
-"""rotary-embedding-torch's ``RotaryEmbedding`` with ``apply_rotary_emb`` (interleaved pairs),
-a rotary entry point that is a function rather than a model's rotary module (transformers'
-GPT-J runs through its rotary module: :mod:`pespec.clients.hf_special`). It is
-``fn(x (n, head_dim), positions (n,), rope)``; the configuration's θ and d_r are passed to the
-library as a user would (SPEC §8.8).
+"""rotary-embedding-torch's entry points as clients (issue 29; issue 38 step 5: one client
+module per library): their declarations and adapters. ``RotaryEmbedding`` with
+``apply_rotary_emb`` (interleaved pairs) is a rotary entry point that is a function rather than
+a model's rotary module (transformers' GPT-J runs through its rotary module:
+:mod:`pespec.clients.hf_special`). It is ``fn(x (n, head_dim), positions (n,), rope)``; the
+configuration's θ and d_r are passed to the library as a user would (SPEC §8.8). NumPy, torch
+and the rotary family are imported only when a client is built (loading the catalog imports
+neither).
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from pespec.clients.model import Client
-from pespec.rope.config import RopeConfig
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from pespec.rope.config import RopeConfig
 
 __all__ = [
+    "ROTARY_EMBEDDING_TORCH_CLIENTS",
     "rotary_embedding_torch",
     "rotary_embedding_torch_backend",
     "rotary_embedding_torch_options",
@@ -24,10 +29,70 @@ __all__ = [
     "rotary_embedding_torch_xpos",
 ]
 
+_RET = "rotary_embedding_torch.RotaryEmbedding"
+_ROWS: tuple[tuple[str, str, str, tuple[str, ...], tuple[str, ...], dict[str, Any]], ...] = (
+    # name suffix, entry after RotaryEmbedding, adapter, configs, dtypes, options
+    ("", "", "rotary_embedding_torch", ("GPT-J-6B",), ("float32", "bfloat16"), {}),
+    (
+        "-pixel",
+        "(freqs_for='pixel', max_freq=10)",
+        "rotary_embedding_torch_pixel",
+        ("rotary-embedding-torch-pixel-64-max-freq-10",),
+        ("float32",),
+        {"max_freq": 10.0},
+    ),
+    (
+        "-theta-rescale",
+        "(theta_rescale_factor=4)",
+        "rotary_embedding_torch_options",
+        ("rotary-embedding-torch-ntk-64-theta-rescale-4",),
+        ("float32",),
+        {"theta_rescale_factor": 4.0},
+    ),
+    (
+        "-constant",
+        "(freqs_for='constant', num_freqs=1)",
+        "rotary_embedding_torch_options",
+        ("rotary-embedding-torch-constant-64-num-freqs-1",),
+        ("float32",),
+        {"freqs_for": "constant", "num_freqs": 1},
+    ),
+    (
+        "-xpos",
+        "(use_xpos=True) (rotate_queries_and_keys)",
+        "rotary_embedding_torch_xpos",
+        (
+            "rotary-embedding-torch-xpos-64-32-base-512-query",
+            "rotary-embedding-torch-xpos-64-32-base-512-key",
+        ),
+        ("float32",),
+        {},
+    ),
+)
+
+ROTARY_EMBEDDING_TORCH_CLIENTS = tuple(
+    Client(
+        name=f"rotary-embedding-torch:RotaryEmbedding{suffix}",
+        family="rope",
+        library="rotary-embedding-torch",
+        requires=("torch",),
+        entry=f"{_RET}{call}",
+        source="lucidrains/rotary-embedding-torch rotary_embedding_torch/rotary_embedding_torch.py",
+        adapter=f"pespec.clients.rotary_embedding_torch_clients:{adapter}",
+        configs=configs,
+        dtypes=dtypes,
+        options=options,
+    )
+    for suffix, call, adapter, configs, dtypes, options in _ROWS
+)
+"""rotary-embedding-torch's clients, in table order."""
+
 
 def rotary_embedding_torch_backend(dtype_name: str) -> Any:
     """rotary-embedding-torch's ``RotaryEmbedding(dim=d_r, theta=θ)`` at explicit positions and
     ``apply_rotary_emb`` on x in ``dtype_name`` (interleaved pairs, the default schedule)."""
+    import numpy as np
+
     torch = importlib.import_module("torch")
     ret = importlib.import_module("rotary_embedding_torch")
     dtype = getattr(torch, dtype_name)
@@ -76,6 +141,8 @@ def rotary_embedding_torch_pixel(client: Client, dtype: str, config: str | None)
             f"client {client.name} rotates interleaved pairs with freqs_for='pixel' (the custom "
             f"schedule); --config {config!r} has {rope.pairing} pairs, rope_type {rope.rope_type!r}"
         )
+    import numpy as np
+
     torch = importlib.import_module("torch")
     ret = importlib.import_module("rotary_embedding_torch")
     module = ret.RotaryEmbedding(
@@ -108,6 +175,8 @@ def rotary_embedding_torch_options(client: Client, dtype: str, config: str | Non
             f"client {client.name} rotates interleaved pairs; --config {config!r} has "
             f"{rope.pairing} pairs"
         )
+    import numpy as np
+
     torch = importlib.import_module("torch")
     ret = importlib.import_module("rotary_embedding_torch")
     module = ret.RotaryEmbedding(
@@ -138,6 +207,8 @@ def rotary_embedding_torch_xpos(client: Client, dtype: str, config: str | None) 
             f"client {client.name} rotates interleaved pairs with an xPos scale; --config "
             f"{config!r} has {rope.pairing} pairs, xpos_scale_base {rope.xpos_scale_base}"
         )
+    import numpy as np
+
     torch = importlib.import_module("torch")
     ret = importlib.import_module("rotary_embedding_torch")
     module = ret.RotaryEmbedding(
