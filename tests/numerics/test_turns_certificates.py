@@ -148,3 +148,10 @@ def test_sincos_dd_in_chunks_gives_each_row_its_own_bits() -> None:
         alone = angle_turns.sincos_turns(*angle_turns.turns(x[i : i + 1], pieces))
         for part, single in zip(parts, alone, strict=True):
             assert part[i].tobytes() == single[0].tobytes(), i
+
+
+def test_frac_is_x_minus_the_nearest_integer() -> None:
+    """x − rint(x) (ties to even), by hand: 2.75 → −0.25, −3.25 → −0.25, 0.5 → 0.5 (rint 0),
+    −1.5 → 0.5 (rint −2), 2^52 + 1 → 0."""
+    x = np.array([2.75, -3.25, 0.5, -1.5, 2.0**52 + 1])
+    assert angle_turns.frac(x).tolist() == [-0.25, -0.25, 0.5, 0.5, 0.0]
