@@ -41,7 +41,6 @@ __all__ = [
     "sincos_dd",
     "sincos_turns",
     "turns",
-    "two_sum",
 ]
 
 F64 = NDArray[np.float64]
@@ -69,14 +68,6 @@ _C2, _C4, _C6, _C8 = -1 / 2, 1 / 24, -1 / 720, 1 / 40320
 _TWO_PI_A, _TWO_PI_B = (float(v) for v in veltkamp_split(np.array(TWO_PI_HI)))
 # ---------------------------------------------------------------------------
 # error-free transformations (Dekker 1971, Knuth TAOCP vol. 2 §4.2.2)
-
-
-def two_sum(a: F64, b: F64) -> tuple[F64, F64]:
-    """(s, e) with s = fl(a + b) and s + e = a + b exactly (Knuth)."""
-    s = a + b
-    bb = s - a
-    e = (a - (s - bb)) + (b - bb)
-    return s, e
 
 
 def frac(x: F64) -> F64:
@@ -208,7 +199,8 @@ def _frac_into(x: F64, tmp: F64) -> None:
 
 
 def _two_sum_into(a: F64, b: F64, s: F64, e: F64, tmp: F64) -> None:
-    """s, e ← :func:`two_sum` (a, b), op for op; s, e, tmp distinct from a and b."""
+    """s, e ← Knuth's TwoSum of (a, b): s = fl(a + b), s + e = a + b exactly; s, e, tmp distinct
+    from a and b."""
     np.add(a, b, out=s)
     np.subtract(s, a, out=tmp)  # bb
     np.subtract(s, tmp, out=e)

@@ -27,7 +27,6 @@ from pespec.numerics.turns import (
     sincos_dd,
     sincos_turns,
     turns,
-    two_sum,
 )
 from pespec.sinusoidal.reference import encoding, oracle
 from pespec.sinusoidal.reference.exact import turn_pieces
@@ -35,6 +34,14 @@ from pespec.sinusoidal.reference.exact import turn_pieces
 F64 = NDArray[np.float64]
 _S3, _S5, _S7 = -1 / 6, 1 / 120, -1 / 5040
 _C2, _C4, _C6, _C8 = -1 / 2, 1 / 24, -1 / 720, 1 / 40320
+
+
+def two_sum(a: F64, b: F64) -> tuple[F64, F64]:
+    """(s, e) with s = fl(a + b) and s + e = a + b exactly (Knuth), as pespec had it."""
+    s = a + b
+    bb = s - a
+    e = (a - (s - bb)) + (b - bb)
+    return s, e
 
 
 def _old_turns(x: F64, pieces: F64, extra: tuple[F64, F64] | None = None) -> tuple[F64, F64]:

@@ -100,3 +100,58 @@ def test_taylor_coefficients_are_the_nearest_reciprocal_factorials() -> None:
     }
     for name, value in want.items():
         assert getattr(angle_turns, name) == float(value), name
+
+
+def test_f32_split_is_the_float32_head_and_the_exact_rest() -> None:
+    """head = hi rounded to 24 bits, tail = (hi − head) + lo; both chosen so that every value
+    is exact in float64 (derived by hand): 1 + 2^-30 + 2^-52 rounds to 1 in float32 and the
+    rest 2^-30 + 2^-52 + 2^-60 spans 31 bits; likewise −3/4 − 2^-40 and −2^-70."""
+    hi = np.array([1.0 + 2.0**-30 + 2.0**-52, -0.75 - 2.0**-40])
+    lo = np.array([2.0**-60, -(2.0**-70)])
+    head, tail = angle_turns.f32_split(hi, lo)
+    assert head.tolist() == [1.0, -0.75]
+    assert tail.tolist() == [2.0**-30 + 2.0**-52 + 2.0**-60, -(2.0**-40) - 2.0**-70]
+
+
+def test_cut_turn_pieces_default_scale_signs_and_zero() -> None:
+    """With the default scale (1, as rope/reference.py calls it) the pieces of ω sum to ω/(2π)
+    within 2^-129 relative (mpmath at 300 bits), keep ω's sign (ω = −1 included), have ≤ 26
+    bits each, and a zero frequency gives zero pieces."""
+    hi = np.array([1.0, -1.0, 0.0, 0.5, -3.0])
+    lo = np.array([0.0, 0.0, 0.0, 2.0**-60, -(2.0**-55)])
+    pieces = angle_turns.cut_turn_pieces(hi, lo)
+    assert pieces.shape == (5, angle_turns.PIECES)
+    assert not pieces[2].any()
+    with mpmath.workprec(300):
+        for k in (0, 1, 3, 4):
+            want = (mpmath.mpf(hi[k]) + mpmath.mpf(lo[k])) / (2 * mpmath.pi)
+            total = sum((Fraction(float(p)) for p in pieces[k]), Fraction(0))
+            got = mpmath.mpf(total.numerator) / total.denominator
+            assert abs(got - want) <= abs(want) * mpmath.mpf(2) ** -129, k
+            assert all(math.copysign(1.0, float(p)) == math.copysign(1.0, hi[k]) for p in pieces[k])
+            assert all(abs(Fraction(float(p)).numerator).bit_length() <= 26 for p in pieces[k])
+
+
+def test_sincos_dd_in_chunks_gives_each_row_its_own_bits() -> None:
+    """Above CHUNK_ELEMENTS the rows are computed in chunks; every element is computed on its
+    own (elementwise operations), so a row must get the bits it gets alone, the result keep
+    shape (n, K) for K ≠ PIECES, and every row (chunk ends included) be filled."""
+    freqs = np.array([1.0, 0.01, 1e-4])
+    pieces = angle_turns.cut_turn_pieces(freqs, np.zeros(3))
+    rows = angle_turns.CHUNK_ELEMENTS // 3
+    n = 2 * rows + 5
+    x = np.arange(n, dtype=np.float64) * 7.0 + 0.25
+    parts = angle_turns.sincos_dd(x, pieces)
+    for part in parts:
+        assert part.shape == (n, 3)
+    for i in (0, rows - 1, rows, 2 * rows, n - 1):
+        alone = angle_turns.sincos_turns(*angle_turns.turns(x[i : i + 1], pieces))
+        for part, single in zip(parts, alone, strict=True):
+            assert part[i].tobytes() == single[0].tobytes(), i
+
+
+def test_frac_is_x_minus_the_nearest_integer() -> None:
+    """x − rint(x) (ties to even), by hand: 2.75 → −0.25, −3.25 → −0.25, 0.5 → 0.5 (rint 0),
+    −1.5 → 0.5 (rint −2), 2^52 + 1 → 0."""
+    x = np.array([2.75, -3.25, 0.5, -1.5, 2.0**52 + 1])
+    assert angle_turns.frac(x).tolist() == [-0.25, -0.25, 0.5, 0.5, 0.0]
