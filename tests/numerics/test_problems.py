@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import ml_dtypes
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from pespec.numerics.problems import first_non_finite
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, ml_dtypes.bfloat16])
 def test_the_first_nan_or_inf_is_found_in_each_dtype(dtype: type) -> None:
-    a = np.zeros((5, 3), dtype=dtype)
+    a: NDArray[Any] = np.zeros((5, 3), dtype=dtype)
     assert first_non_finite(a) is None
     a[3, 1] = np.inf
     a[4, 0] = np.nan
