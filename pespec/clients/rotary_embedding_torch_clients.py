@@ -141,9 +141,6 @@ def rotary_embedding_torch_pixel(client: Client, dtype: str, config: str | None)
             f"client {client.name} rotates interleaved pairs with freqs_for='pixel' (the custom "
             f"schedule); --config {config!r} has {rope.pairing} pairs, rope_type {rope.rope_type!r}"
         )
-    import numpy as np
-
-    torch = importlib.import_module("torch")
     ret = importlib.import_module("rotary_embedding_torch")
     module = ret.RotaryEmbedding(
         dim=rope.d_r,
@@ -151,14 +148,7 @@ def rotary_embedding_torch_pixel(client: Client, dtype: str, config: str | None)
         max_freq=float(client.options["max_freq"]),
         cache_if_possible=False,
     )
-    torch_dtype = getattr(torch, dtype)
-
-    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
-        with torch.no_grad():
-            freqs = module(torch.from_numpy(np.asarray(positions)).float())
-            return ret.apply_rotary_emb(freqs, torch.from_numpy(np.asarray(x)).to(torch_dtype))
-
-    return fn
+    return _applied(module, dtype)
 
 
 def rotary_embedding_torch_options(client: Client, dtype: str, config: str | None) -> Any:
@@ -175,21 +165,11 @@ def rotary_embedding_torch_options(client: Client, dtype: str, config: str | Non
             f"client {client.name} rotates interleaved pairs; --config {config!r} has "
             f"{rope.pairing} pairs"
         )
-    import numpy as np
-
-    torch = importlib.import_module("torch")
     ret = importlib.import_module("rotary_embedding_torch")
     module = ret.RotaryEmbedding(
         dim=rope.head_dim, theta=10000, cache_if_possible=False, **dict(client.options)
     )
-    torch_dtype = getattr(torch, dtype)
-
-    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
-        with torch.no_grad():
-            freqs = module(torch.from_numpy(np.asarray(positions)).float())
-            return ret.apply_rotary_emb(freqs, torch.from_numpy(np.asarray(x)).to(torch_dtype))
-
-    return fn
+    return _applied(module, dtype)
 
 
 def rotary_embedding_torch_xpos(client: Client, dtype: str, config: str | None) -> Any:
@@ -230,5 +210,22 @@ def rotary_embedding_torch_xpos(client: Client, dtype: str, config: str | None) 
                 scale = scale**-1
             xs = torch.from_numpy(np.asarray(x)).to(torch_dtype)
             return ret.apply_rotary_emb(freqs, xs, scale=scale.to(torch_dtype))
+
+    return fn
+
+
+def _applied(module: Any, dtype: str) -> Any:
+    """``fn(x, positions, rope)``: ``apply_rotary_emb(module(positions), x in dtype)``, the
+    library's own two calls, for a built ``RotaryEmbedding`` ``module``."""
+    import numpy as np
+
+    torch = importlib.import_module("torch")
+    ret = importlib.import_module("rotary_embedding_torch")
+    torch_dtype = getattr(torch, dtype)
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+        with torch.no_grad():
+            freqs = module(torch.from_numpy(np.asarray(positions)).float())
+            return ret.apply_rotary_emb(freqs, torch.from_numpy(np.asarray(x)).to(torch_dtype))
 
     return fn
