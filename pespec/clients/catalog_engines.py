@@ -125,6 +125,12 @@ exercise every program index the larger table would, at an eighth of the interpr
 The frequencies at larger positions are the caller's (transformers' own rows)."""
 
 
+def _interpreted(shape: str, **limits: object) -> dict[str, object]:
+    """The options of a row run under the Triton interpreter: the triton environment, the
+    shape class, 900 s a call (one Python program per token), and ``limits``."""
+    return {"engine_env": "triton", "shape": shape, "call_timeout": 900, **limits}
+
+
 def _liger(shape: str) -> Client:
     return Client(
         name=f"liger-kernel:triton-interpret-rope-{shape}",
@@ -138,12 +144,7 @@ def _liger(shape: str) -> Client:
         # which no other default-schedule configuration changes (the caller supplies cos/sin)
         configs=("Llama-2-7B",),
         dtypes=("float32", "float16"),
-        options={
-            "engine_env": "triton",
-            "shape": shape,
-            "call_timeout": 900,
-            "max_positions": _LIGER_POSITIONS,
-        },
+        options=_interpreted(shape, max_positions=_LIGER_POSITIONS),
         note=(
             "the Triton interpreter checks rotation, pairing, layout and offsets, not the GPU's "
             "sin/cos or rounding; positions 0..511 (the caller's cos/sin row is all a position "
@@ -163,12 +164,7 @@ def _flash_attn(shape: str) -> Client:
         adapter="pespec.clients.triton_kernels:flash_attn_rotary",
         configs=("Llama-2-7B",),
         dtypes=("float32", "bfloat16"),
-        options={
-            "engine_env": "triton",
-            "shape": shape,
-            "call_timeout": 900,
-            "max_positions": _LIGER_POSITIONS,
-        },
+        options=_interpreted(shape, max_positions=_LIGER_POSITIONS),
         note=(
             "flash-attn 2.8.3's file from its sdist (tools/engine-env triton), torch.cuda.device "
             "a no-op for CPU tensors; the Triton interpreter checks rotation, pairing, layout "
@@ -200,7 +196,7 @@ def _liger_mrope(shape: str) -> Client:
         # axis and section; the kernel's arithmetic is the same at every position)
         configs=(_MROPE_IMAGE,),
         dtypes=("float32", "float16"),
-        options={"engine_env": "triton", "shape": shape, "call_timeout": 900},
+        options=_interpreted(shape),
         note=(
             "the Triton interpreter checks rotation, pairing, the t/h/w sections and layout, "
             "not the GPU's sin/cos or rounding; cos/sin [3, B, T, D] built in float32 as "
