@@ -59,7 +59,7 @@ def sglang_angles(config: dict[str, object], length: int) -> list[float]:
     positions[:half] = length - 1  # the unit vectors sit at the last position of the prefill
     out, _ = rope.forward(positions, x.clone(), x.clone())
     rows = torch.arange(half)
-    return torch.atan2(out[rows, half + rows], out[rows, rows]).tolist()
+    return [float(a) for a in torch.atan2(out[rows, half + rows], out[rows, rows])]
 
 
 def exact_angle(position: int, theta: float, d: int, factor: float, j: int) -> mpmath.mpf:
