@@ -15,7 +15,7 @@ family passes its capabilities type and its built-in names.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
@@ -79,10 +79,18 @@ class BackendCapabilities:
     @classmethod
     def from_mapping(cls: type[_Caps], data: Mapping[str, Any]) -> _Caps:
         """Capabilities from a dict such as a callable's ``pespec_capabilities`` attribute."""
+        if not isinstance(data, Mapping):
+            raise TypeError(f"capabilities must be a mapping (a dict); got {data!r}")
         values = dict(data)
         for name in cls.sequence_fields:
-            if values.get(name) is not None:
-                values[name] = tuple(values[name])
+            value = values.get(name)
+            if value is None:
+                continue
+            if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+                raise TypeError(
+                    f"capabilities[{name!r}] must be a list (or tuple) of values; got {value!r}"
+                )
+            values[name] = tuple(value)
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(values) - known)
         if unknown:

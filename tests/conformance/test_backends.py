@@ -143,6 +143,19 @@ def test_capabilities_from_a_json_mapping_keep_sequences_as_tuples() -> None:
         RopeCapabilities.from_mapping({"bases": [10000]})  # a sinusoidal field, not rotary
 
 
+def test_capabilities_from_a_mapping_refuse_a_string_for_a_sequence_field() -> None:
+    """A JSON declaration ``"configs": "Llama-2-7B"`` (one name, not a list) is refused naming
+    the field, not split into the characters 'L', 'l', ... (each then an unknown preset)."""
+    from pespec.rope.backends import RopeCapabilities
+
+    with pytest.raises(TypeError, match=r"capabilities\['configs'\] must be a list.*'Llama-2-7B'"):
+        RopeCapabilities.from_mapping({"configs": "Llama-2-7B"})
+    with pytest.raises(TypeError, match=r"capabilities\['bases'\] must be a list.*10000"):
+        Capabilities.from_mapping({"bases": 10000})
+    with pytest.raises(TypeError, match="capabilities must be a mapping"):
+        Capabilities.from_mapping([("bases", [10000])])  # type: ignore[arg-type]
+
+
 @pytest.mark.slow  # over 25 s with the other core busy (issue 37)
 def test_torch_cuda_without_a_gpu_is_a_load_error() -> None:
     torch = pytest.importorskip("torch")
