@@ -130,3 +130,28 @@ def test_transformers_vision_rotary_is_the_preset_at_float32() -> None:
     assert report.conformant, [c.message for c in report.checks if c.status != "passed"]
     assert report.level == "float32/float32/float32"
     assert not check(transformers_vision_backend(swap=True), config=NAME).conformant
+
+
+@pytest.mark.parametrize("name", ["transformers:qwen2_vl-vision", "transformers:qwen2_5_vl-vision"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_transformers_vision_clients_are_conformant(name: str, dtype: str) -> None:
+    # The table's clients (θ and D read from the preset's sections, not from the file).
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from pespec.clients.catalog import get_client
+
+    client = get_client(name)
+    assert client.configs == (NAME,) and client.options["kind"] in (
+        "qwen2_vision",
+        "qwen2_5_vision",
+    )
+    report = check(client.build(dtype, NAME), config=NAME)
+    assert report.conformant, [c.message for c in report.checks if c.status != "passed"]
+    assert report.level == f"float32/{dtype}/{dtype}"
+
+
+def test_vision_clients_refuse_a_three_axis_preset() -> None:
+    from pespec.clients.catalog import get_client
+
+    with pytest.raises(ValueError, match=r"takes \(h, w\) positions; --config 'qwen2.5-vl-7b'"):
+        get_client("transformers:qwen2_5_vl-vision").build("float32", "qwen2.5-vl-7b")
