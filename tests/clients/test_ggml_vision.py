@@ -82,3 +82,13 @@ def test_ggml_vision_rope_turns_pair_k_by_h_and_pair_20_plus_k_by_w() -> None:
     # the check can fail: pairs 0-19 read as turned by w (h and w exchanged) are far off
     swapped = w * 10000.0 ** (-2.0 * k[:20] / 40)
     assert np.max(np.abs(np.angle(np.exp(1j * (got[:20] - swapped))))) > 1.0
+
+
+def test_compare_view_shows_the_vision_arguments() -> None:
+    from pespec.clients.compare_engines import render_compare
+
+    row = {"client": NAMES[1], "config": "qwen2.5-vl-vision", "dtype": "float32"}
+    text = render_compare(
+        {"rows": [{**row, "library": "ggml-python", "verdict": "X"}]}, row["config"]
+    )
+    assert "mode=24 n_dims=40 sections=[20, 20, 20, 20] base=10000 n_ctx_orig=32768" in text
