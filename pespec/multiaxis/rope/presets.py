@@ -189,14 +189,16 @@ QWEN25_VISION = Preset(
         (_VISION_HEAD // 2, _VISION_HEAD // 2), 10000.0, pairing="halves", name="qwen2.5-vl-vision"
     ),
     "qwen-vision",
-    (1, 16, 16),
+    (1, 70, 70),
     0,
     0,
     "Qwen/Qwen2.5-VL-7B-Instruct config.json vision_config (published copy): D = 1280/16 = "
     "80; transformers 5.24 Qwen2_5_VLVisionRotaryEmbedding (axial, θ default 10000): "
     "inv_freq over D/2 = 40 (20 frequencies), h then w, cat twice, rotate_half (halves "
-    "over the whole head); 224² at patch 14 → 16 × 16 patches, 2 × 2 merge blocks, window "
-    "112/2/14 = 4 merged patches (get_vision_window_index order)",
+    "over the whole head); a 980² image (the largest square within the image processor's "
+    "default max_pixels 28·28·1280) at patch 14 → 70 × 70 patches, 2 × 2 merge blocks, "
+    "windows of 112/2/14 = 4 merged patches (get_vision_window_index order; 35 = 8·4 + 3: "
+    "edge windows cut short)",
 )
 """Qwen2.5-VL's vision encoder rotary (2-D, ``qwen-vision`` ids); the same layout as Qwen2-VL's
 (transformers' ``Qwen2VLVisionRotaryEmbedding``, embed_dim 1280, 16 heads)."""

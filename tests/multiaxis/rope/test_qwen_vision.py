@@ -41,13 +41,16 @@ def test_preset_is_the_published_vision_config() -> None:
         assert section.axis == axis and section.rope.head_dim == HEAD // 2
         assert section.rope.theta == THETA
         assert section.slots == tuple(range(axis * HEAD // 4, (axis + 1) * HEAD // 4))
-    assert preset.grid == (1, 16, 16) and preset.positions().shape == (256, 2)
+    # transformers' Qwen2VLImageProcessor: max_pixels 28·28·1280 = 1003520; 980² = 960400 is the
+    # largest square image of whole 28-pixel blocks under it (1008² = 1016064 is not).
+    assert 980**2 <= 28 * 28 * 1280 < 1008**2
+    assert preset.grid == (1, 70, 70) and preset.positions().shape == (4900, 2)
 
 
 def test_oracle_is_the_correctly_rounded_mpmath_value() -> None:
     preset = PRESETS[NAME]
     ids = preset.positions()
-    rows = np.r_[0, 1, 2, 3, 5, 63, 64, 130, 200, 255]
+    rows = np.r_[0, 1, 2, 3, 5, 63, 64, 130, 2000, 4899]
     positions = ids[rows]
     x = drawn_x(positions.shape[0], HEAD, seed=11)
     expected = np.array(
@@ -82,13 +85,13 @@ def _clip_cpp_order(height: int, width: int) -> list[tuple[int, int]]:
     return out
 
 
-@pytest.mark.parametrize("grid", [(16, 16), (12, 20), (6, 10)])
+@pytest.mark.parametrize("grid", [(70, 70), (16, 16), (12, 20), (6, 10)])
 def test_token_order_is_llama_cpp_clip_order(grid: tuple[int, int]) -> None:
     preset = resolve_config({**PRESETS[NAME].to_dict(), "grid": [1, *grid]})
     assert [tuple(p) for p in preset.positions().tolist()] == _clip_cpp_order(*grid)
 
 
-@pytest.mark.parametrize("grid", [(16, 16), (12, 20)])
+@pytest.mark.parametrize("grid", [(70, 70), (16, 16), (12, 20)])
 def test_token_order_is_transformers_order(grid: tuple[int, int]) -> None:
     torch = pytest.importorskip("torch")
     pytest.importorskip("transformers")
