@@ -291,6 +291,28 @@ _GGML_MULTI = Client(
     "transcribed in pespec.clients.ggml_mrope",
 )
 
+
+# h47c's entries: ggml's vision rope mode (24) as llama.cpp's Qwen2.5-VL vision encoder runs it
+def _ggml_vision(shape: str) -> Client:
+    suffix = "" if shape == "tokens" else f"-{shape}"
+    return Client(
+        name=f"ggml:ggml_rope_multi-vision{suffix}",
+        family="multiaxis-rope",
+        library="ggml-python",
+        entry="ggml.ggml_rope_multi (C API through ctypes; mode VISION 24)",
+        source="ggml-org/ggml src/ggml.c ggml_rope_multi; src/ggml-cpu (rope forward); "
+        "arguments: llama.cpp tools/mtmd/models/qwen2vl.cpp, tools/mtmd/clip.cpp",
+        adapter="pespec.clients.ggml_vision:build",
+        configs=("qwen2.5-vl-vision",),
+        dtypes=("float32", "float16"),
+        options={"engine_env": "ggml", "shape": shape},
+        note="ggml-python 0.0.45 bundles ggml 0.15.3; arguments: llama.cpp's vision graph "
+        "and position input transcribed in pespec.clients.ggml_vision",
+    )
+
+
+_GGML_VISION = (_ggml_vision("tokens"), _ggml_vision("heads"))
+
 ENGINE_CLIENTS = (
     _ggml("ggml:ggml_rope_ext", "tokens", "ggml_rope_ext"),
     _ggml("ggml:ggml_rope_ext-view", "view", "ggml_rope_ext"),
@@ -299,6 +321,7 @@ ENGINE_CLIENTS = (
     # Phi-3.5 at llama.cpp's -c 0 (n_ctx = 131072) on a sequence of ℓ = 4096
     _ggml("ggml:ggml_rope_ext-n-ctx-131072", "tokens", "ggml_rope_ext", _PHI[:1], 131072),
     _GGML_MULTI,
+    *_GGML_VISION,
     _liger("prefill"),
     _liger("decode"),
     _liger("heads"),

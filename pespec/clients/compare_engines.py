@@ -35,6 +35,13 @@ def _engine_arguments(row: dict[str, Any]) -> str:
         return _vllm_arguments(row)
     if not str(row["client"]).startswith("ggml:"):
         return ""
+    if str(row["client"]).startswith("ggml:ggml_rope_multi-vision"):  # h47c: mode 24
+        from pespec.clients.ggml_vision import vision_args
+
+        try:
+            return vision_args(row["config"]).describe()
+        except ValueError as exc:
+            return f"not transcribed: {exc}"
     if row["client"] == "ggml:ggml_rope_multi":
         from pespec.clients.ggml_mrope import mrope_args
 

@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 
 from pespec.clients.model import Client
 
-__all__ = ["MODE_IMROPE", "MODE_MROPE", "MropeArgs", "build", "mrope_args"]
+__all__ = ["MODE_IMROPE", "MODE_MROPE", "MropeArgs", "build", "mrope_args", "rope_multi_call"]
 
 MODE_MROPE = 8
 MODE_IMROPE = 40
@@ -79,37 +79,56 @@ def mrope_args(preset: str) -> MropeArgs:
     return MropeArgs(head_dim, (padded[0], padded[1], padded[2], padded[3]), mode, theta)
 
 
-def ggml_rope_multi(
-    x: NDArray[Any], positions: NDArray[Any], args: MropeArgs, dtype: str
+def rope_multi_call(
+    x: NDArray[Any],
+    blocks: NDArray[Any],
+    call: tuple[int, tuple[int, int, int, int], int, int, float],
+    dtype: str,
+    heads: int = 1,
 ) -> NDArray[Any]:
-    """``x`` (n, head_dim) rotated by ggml's CPU M-RoPE at (t, h, w) ``positions`` (n, 3),
-    in ``dtype`` (float32 or float16); (n, head_dim) in ``dtype``."""
+    """``ggml_rope_multi`` on ``x`` (n, heads·D) as ggml's ``[D, heads, n]`` tensor with the
+    (4, n) position ``blocks`` (int32 input ``[4n]``) and ``call`` = (n_dims, sections, mode,
+    n_ctx_orig, freq_base) (freq_scale 1, ext 0, attn 1, β 32/1), in ``dtype`` (float32 or
+    float16); (n, heads·D) in ``dtype``."""
     ggml = importlib.import_module("ggml")
-    n, d = x.shape
+    n, width = x.shape
+    d = width // heads
+    n_dims, sections, mode, n_ctx_orig, freq_base = call
     np_dtype = np.float16 if dtype == "float16" else np.float32
     gtype = ggml.GGML_TYPE_F16 if dtype == "float16" else ggml.GGML_TYPE_F32
-    ctx = ggml.ggml_init(ggml.ggml_init_params(mem_size=_MEM + 64 * n * d, mem_buffer=None))
+    ctx = ggml.ggml_init(ggml.ggml_init_params(mem_size=_MEM + 64 * n * width, mem_buffer=None))
     try:
-        a = ggml.ggml_new_tensor_3d(ctx, gtype, d, 1, n)
+        a = ggml.ggml_new_tensor_3d(ctx, gtype, d, heads, n)
         data = np.ascontiguousarray(np.asarray(x).astype(np_dtype))
         ctypes.memmove(ggml.ggml_get_data(a), data.ctypes.data, data.nbytes)
         pos = ggml.ggml_new_tensor_1d(ctx, ggml.GGML_TYPE_I32, 4 * n)
-        blocks = np.zeros((4, n), dtype=np.int32)
-        blocks[:3] = np.asarray(positions, dtype=np.int64).T
-        ctypes.memmove(ggml.ggml_get_data(pos), blocks.ctypes.data, blocks.nbytes)
-        sections = (ctypes.c_int * 4)(*args.sections)
+        flat = np.ascontiguousarray(np.asarray(blocks, dtype=np.int32).reshape(4, n))
+        ctypes.memmove(ggml.ggml_get_data(pos), flat.ctypes.data, flat.nbytes)
+        c_sections = (ctypes.c_int * 4)(*sections)
         out = ggml.ggml_rope_multi(
-            ctx, a, pos, None, args.head_dim, sections, args.mode, 0, args.freq_base,
+            ctx, a, pos, None, n_dims, c_sections, mode, n_ctx_orig, freq_base,
             1.0, 0.0, 1.0, 32.0, 1.0,
         )  # fmt: skip
         graph = ggml.ggml_new_graph(ctx)
         ggml.ggml_build_forward_expand(graph, out)
         ggml.ggml_graph_compute_with_ctx(ctx, graph, 1)
-        result = np.empty((n, d), dtype=np_dtype)
+        result = np.empty((n, width), dtype=np_dtype)
         ctypes.memmove(result.ctypes.data, ggml.ggml_get_data(out), result.nbytes)
     finally:
         ggml.ggml_free(ctx)
     return result
+
+
+def ggml_rope_multi(
+    x: NDArray[Any], positions: NDArray[Any], args: MropeArgs, dtype: str
+) -> NDArray[Any]:
+    """``x`` (n, head_dim) rotated by ggml's CPU M-RoPE at (t, h, w) ``positions`` (n, 3),
+    in ``dtype`` (float32 or float16); (n, head_dim) in ``dtype``."""
+    n = x.shape[0]
+    blocks = np.zeros((4, n), dtype=np.int32)
+    blocks[:3] = np.asarray(positions, dtype=np.int64).T
+    call = (args.head_dim, args.sections, args.mode, 0, args.freq_base)
+    return rope_multi_call(x, blocks, call, dtype)
 
 
 def build(client: Client, dtype: str, config: str | None) -> Any:

@@ -5,6 +5,8 @@ the real module and its own apply function, as the model runs them:
 
 * transformers 5.24: ``Qwen2VLRotaryEmbedding`` / ``Qwen2_5_VLRotaryEmbedding`` /
   ``Qwen3VLTextRotaryEmbedding`` + the model's ``apply_rotary_pos_emb`` (:func:`qwen_vl`);
+* transformers 5.24: ``Qwen2VLVisionRotaryEmbedding`` / ``Qwen2_5_VLVisionRotaryEmbedding`` +
+  the model's ``apply_rotary_pos_emb_vision`` (:func:`qwen_vision_backend`; (h, w) ids);
 * diffusers 0.42.1: ``FluxPosEmbed`` + ``apply_rotary_emb`` (:func:`flux`), and the video
   rotaries of :mod:`pespec.clients.mrope_video` (Wan, HunyuanVideo, CogVideoX).
 
@@ -25,9 +27,10 @@ from numpy.typing import NDArray
 
 from pespec.clients.model import Client
 
-__all__ = ["axes_dims", "build", "flux_backend", "qwen_vl_backend", "theta"]
+__all__ = ["axes_dims", "build", "flux_backend", "qwen_vision_backend", "qwen_vl_backend", "theta"]
 
 QWEN_KINDS = ("qwen2", "qwen2_5", "qwen3")
+VISION_KINDS = ("qwen2_vision", "qwen2_5_vision")
 
 
 def axes_dims(config: Any) -> tuple[int, ...]:
@@ -95,6 +98,39 @@ def qwen_vl_backend(
     return backend
 
 
+def qwen_vision_backend(kind: str, head_dim: int, base: float, dtype: str = "float32") -> Any:
+    """``kind`` qwen2_vision or qwen2_5_vision: the vision encoder's rotary module (axial,
+    ``head_dim`` = width / 16 heads, ``base``) + ``apply_rotary_pos_emb_vision`` on a query of
+    ``dtype`` (cos, sin and the rotation in float32, the result cast to the query's dtype, as
+    in the model); positions (n, 2) (h, w)."""
+    torch = importlib.import_module("torch")
+    transformers = importlib.import_module("transformers")
+    rope = {"rope_type": "axial", "rope_theta": base}
+    if kind == "qwen2_vision":
+        modeling = importlib.import_module("transformers.models.qwen2_vl.modeling_qwen2_vl")
+        vision = transformers.Qwen2VLVisionConfig(
+            embed_dim=16 * head_dim, num_heads=16, rope_parameters=rope
+        )
+        module = modeling.Qwen2VLVisionRotaryEmbedding(vision)
+    else:
+        modeling = importlib.import_module("transformers.models.qwen2_5_vl.modeling_qwen2_5_vl")
+        vision = transformers.Qwen2_5_VLVisionConfig(
+            hidden_size=16 * head_dim, num_heads=16, rope_parameters=rope
+        )
+        module = modeling.Qwen2_5_VLVisionRotaryEmbedding(vision)
+    torch_dtype = getattr(torch, dtype)
+
+    def backend(x: NDArray[Any], positions: NDArray[Any], config: Any) -> Any:
+        q = torch.from_numpy(np.asarray(x)).to(torch_dtype)[:, None, :]  # (n, heads, D)
+        ids = torch.from_numpy(np.ascontiguousarray(positions))
+        with torch.no_grad():
+            cos, sin = module(q, ids)
+            out, _ = modeling.apply_rotary_pos_emb_vision(q, q, cos, sin)
+        return out[:, 0]
+
+    return backend
+
+
 def flux_backend(axes_dim: Sequence[int] = (16, 56, 56), base: float = 10000.0) -> Any:
     """diffusers' Flux: ``FluxPosEmbed(θ, axes_dim)`` on the ids, ``apply_rotary_emb``."""
     torch = importlib.import_module("torch")
@@ -111,7 +147,7 @@ def flux_backend(axes_dim: Sequence[int] = (16, 56, 56), base: float = 10000.0) 
     return backend
 
 
-def _config(client: Client, config: str | None) -> Any:
+def _config(client: Client, config: str | None, axes: int = 3) -> Any:
     from pespec.multiaxis.rope.presets import resolve_config
 
     if config is None:
@@ -119,9 +155,10 @@ def _config(client: Client, config: str | None) -> Any:
             f"client {client.name} needs --config (a multiaxis-rope preset or a JSON file)"
         )
     chosen = resolve_config(config).config
-    if chosen.axes != 3:
+    if chosen.axes != axes:
+        words = "(h, w)" if axes == 2 else "(t, h, w)"
         raise ValueError(
-            f"client {client.name} takes (t, h, w) positions; --config {config!r} has "
+            f"client {client.name} takes {words} positions; --config {config!r} has "
             f"{chosen.axes} axes"
         )
     return chosen
@@ -132,8 +169,10 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
     ``hunyuan`` or ``cogvideox``) for the ``--config`` preset, in ``dtype``."""
     from pespec.clients import mrope_video
 
-    chosen = _config(client, config)
     kind = client.options.get("kind")
+    chosen = _config(client, config, 2 if kind in VISION_KINDS else 3)
+    if kind in VISION_KINDS:
+        return qwen_vision_backend(str(kind), chosen.head_dim, theta(chosen), dtype)
     if kind in QWEN_KINDS:
         section = [len(s.pairs) for s in chosen.sections]
         return qwen_vl_backend(str(kind), chosen.head_dim, theta(chosen), section, dtype)

@@ -28,6 +28,7 @@ __all__ = [
     "ROTARY",
     "SINUSOIDS",
     "SURVEY_CLIENTS",
+    "VISION_ROTARY",
 ]
 
 _HF = "huggingface/transformers"
@@ -360,10 +361,35 @@ def _qwen(kind: str, model: str, module: str, configs: tuple[str, ...]) -> Clien
     )
 
 
+def _qwen_vision(kind: str, model: str, module: str) -> Client:
+    return Client(
+        name=f"transformers:{model}-vision",
+        family="multiaxis-rope",
+        library="transformers",
+        requires=("torch",),
+        entry=f"transformers.models.{model}.modeling_{model}.{module} + "
+        "apply_rotary_pos_emb_vision",
+        source=f"{_MODELS}/{model}/modeling_{model}.py",
+        adapter="pespec.clients.mrope_clients:build",
+        configs=("qwen2.5-vl-vision",),
+        dtypes=("float32", "bfloat16"),
+        options={"kind": kind},
+    )
+
+
+VISION_ROTARY = (
+    _qwen_vision("qwen2_vision", "qwen2_vl", "Qwen2VLVisionRotaryEmbedding"),
+    _qwen_vision("qwen2_5_vision", "qwen2_5_vl", "Qwen2_5_VLVisionRotaryEmbedding"),
+)
+"""h47c: the Qwen2-VL / Qwen2.5-VL vision encoders' 2-D rotary (family ``multiaxis-rope``,
+(h, w) ids; float32, and bfloat16: the rotation in float32, the result cast to the query's
+dtype)."""
+
 MULTIAXIS_ROTARY = (
     _qwen("qwen2", "qwen2_vl", "Qwen2VLRotaryEmbedding", ("qwen2.5-vl-7b",)),
     _qwen("qwen2_5", "qwen2_5_vl", "Qwen2_5_VLRotaryEmbedding", ("qwen2.5-vl-7b",)),
     _qwen("qwen3", "qwen3_vl", "Qwen3VLTextRotaryEmbedding", ("qwen3-vl-4b",)),
+    *VISION_ROTARY,
 )
 """The Qwen-VL multi-axis rotaries (family ``multiaxis-rope``; float32, and bfloat16 as the
 models run: the module's float32 cos, sin cast to the bfloat16 query's dtype)."""

@@ -12,6 +12,8 @@ _IDS = {
     "flux": "Flux: {before} text (0, 0, 0), latent H×W = {hw}",
     "grid": "video patches T×H×W = {grid}",
     "grid2d": "image patches H×W = {hw}",
+    "qwen-vision": "Qwen-VL vision encoder: patches H×W = {hw}, 2×2 merge blocks, windows of "
+    "4×4 blocks",
 }
 """The position ids of each ``Preset.ids`` rule, in words."""
 

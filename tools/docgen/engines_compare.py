@@ -19,6 +19,7 @@ CONFIGS = (
     "Phi-3.5-mini-instruct-seq-len-131072",
     "qwen2.5-vl-7b",
     "qwen3-vl-4b",
+    "qwen2.5-vl-vision",
 )
 
 

@@ -7,6 +7,11 @@ Qwen2-VL (transformers ``get_rope_index``): a text token at sequence index i has
 Qwen2.5-VL multiplies t by ``tokens_per_second · second_per_grid_t`` (``t_step``, an
 integer there after truncation; 1 for images). Flux (diffusers ``_prepare_latent_image_ids``):
 image tokens (0, i_h, i_w) over the packed latent grid, text tokens (0, 0, 0).
+Qwen2-VL / Qwen2.5-VL vision encoder (transformers 5.24 ``vision_utils.
+get_vision_position_ids`` and ``get_vision_window_index``): patch (h, w) in blocks of
+``merge`` × ``merge`` patches (the merger's), blocks row-major; Qwen2.5-VL then reorders the
+blocks window by window (``window`` × ``window`` blocks each, windows row-major, blocks
+row-major inside).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import numbers
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["flux_positions", "qwen_vl_positions", "vision_grid"]
+__all__ = ["flux_positions", "qwen_vision_positions", "qwen_vl_positions", "vision_grid"]
 
 
 def _count(name: str, value: object, low: int) -> int:
@@ -56,3 +61,23 @@ def flux_positions(height: int, width: int, text: int = 0) -> NDArray[np.int64]:
     (0, i_h, i_w), w fastest; shape (text + height·width, 3)."""
     grid = vision_grid((1, height, width))
     return np.concatenate([np.zeros((_count("text", text, 0), 3), dtype=np.int64), grid])
+
+
+def qwen_vision_positions(
+    height: int, width: int, merge: int = 2, window: int | None = None
+) -> NDArray[np.int64]:
+    """The (h, w) of each patch of a ``height`` × ``width`` patch grid in the Qwen-VL vision
+    encoder's token order: ``merge`` × ``merge`` blocks (w fastest inside), and with
+    ``window`` (Qwen2.5-VL's window attention) the blocks grouped window by window, edge
+    windows cut short; shape (height·width, 2)."""
+    m = _count("merge", merge, 1)
+    h_size, w_size = _count("height", height, 1), _count("width", width, 1)
+    if h_size % m or w_size % m:
+        raise ValueError(f"the patch grid {h_size} × {w_size} must be a multiple of merge {m}")
+    bh, bw = h_size // m, w_size // m
+    blocks = [(i, j) for i in range(bh) for j in range(bw)]
+    if window is not None:
+        size = _count("window", window, 1)
+        blocks = sorted(blocks, key=lambda b: (b[0] // size, b[1] // size, b[0], b[1]))
+    rows = [(i * m + dy, j * m + dx) for i, j in blocks for dy in range(m) for dx in range(m)]
+    return np.array(rows, dtype=np.int64)

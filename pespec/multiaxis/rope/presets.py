@@ -10,7 +10,9 @@ axes_dim=(16, 56, 56))``. Wan 2.1, HunyuanVideo and CogVideoX-5b are diffusers 0
 defaults (:mod:`pespec.multiaxis.rope.video`), checked on their pipelines' default latent patch
 grids
 (``grid`` ids: (t, h, w) indices from 0, no text token rotated). EVA-02-B's 2-D rotary is
-``eva02-b`` (``grid2d`` ids: (h, w)).
+``eva02-b`` (``grid2d`` ids: (h, w)). ``qwen2.5-vl-vision`` is Qwen2.5-VL's vision encoder,
+read from the published config.json's ``vision_config`` (``qwen-vision`` ids: (h, w) per
+patch in the encoder's token order).
 """
 
 from __future__ import annotations
@@ -26,13 +28,20 @@ from numpy.typing import NDArray
 from pespec.multiaxis.combinator import resolve_preset
 from pespec.multiaxis.rope.config import MultiAxisRopeConfig, mrope, per_axis_rotary
 from pespec.multiaxis.rope.diffusers_config import from_diffusers_config
-from pespec.multiaxis.rope.positions import flux_positions, qwen_vl_positions, vision_grid
+from pespec.multiaxis.rope.positions import (
+    flux_positions,
+    qwen_vision_positions,
+    qwen_vl_positions,
+    vision_grid,
+)
 from pespec.multiaxis.rope.video import cogvideox_axes_dim, video_rotary, wan_axes_dim
 
 __all__ = ["PRESETS", "Preset", "from_hf_config", "resolve_config"]
 
 PUBLISHED = Path(__file__).resolve().parents[2] / "rope" / "published"
-IDS = ("qwen-vl", "flux", "grid", "grid2d")
+IDS = ("qwen-vl", "flux", "grid", "grid2d", "qwen-vision")
+AXES2 = ("grid2d", "qwen-vision")
+"""The ids rules of (h, w) positions (2 axes)."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,8 @@ class Preset:
             return vision_grid(self.grid)
         if self.ids == "grid2d":
             return vision_grid(self.grid)[:, 1:]
+        if self.ids == "qwen-vision":
+            return qwen_vision_positions(self.grid[1], self.grid[2], *QWEN_VISION_ORDER)
         return qwen_vl_positions(self.text_before, self.grid, self.text_after)
 
     def to_dict(self) -> dict[str, Any]:
@@ -158,6 +169,40 @@ EVA02 = Preset(
 )
 """EVA-02's 2-D rotary (``grid2d`` ids: (h, w) patch indices)."""
 
+
+def _vision_facts() -> tuple[int, int, int]:
+    """Qwen2.5-VL-7B's vision_config (published copy): head_dim = hidden_size / num_heads,
+    spatial_merge_size, and the window in merged patches (window_size // merge // patch)."""
+    vision = _published("qwen2.5-vl-7b-instruct.json")["vision_config"]
+    merge = int(vision["spatial_merge_size"])
+    window = int(vision["window_size"]) // merge // int(vision["patch_size"])
+    return int(vision["hidden_size"]) // int(vision["num_heads"]), merge, window
+
+
+_VISION_HEAD, _VISION_MERGE, _VISION_WINDOW = _vision_facts()
+QWEN_VISION_ORDER = (_VISION_MERGE, _VISION_WINDOW)
+"""(merge, window) of the ``qwen-vision`` ids: 2 × 2 merge blocks, windows of 4 × 4 blocks."""
+
+QWEN25_VISION = Preset(
+    "qwen2.5-vl-vision",
+    per_axis_rotary(
+        (_VISION_HEAD // 2, _VISION_HEAD // 2), 10000.0, pairing="halves", name="qwen2.5-vl-vision"
+    ),
+    "qwen-vision",
+    (1, 70, 70),
+    0,
+    0,
+    "Qwen/Qwen2.5-VL-7B-Instruct config.json vision_config (published copy): D = 1280/16 = "
+    "80; transformers 5.24 Qwen2_5_VLVisionRotaryEmbedding (axial, θ default 10000): "
+    "inv_freq over D/2 = 40 (20 frequencies), h then w, cat twice, rotate_half (halves "
+    "over the whole head); a 980² image (the largest square within the image processor's "
+    "default max_pixels 28·28·1280) at patch 14 → 70 × 70 patches, 2 × 2 merge blocks, "
+    "windows of 112/2/14 = 4 merged patches (get_vision_window_index order; 35 = 8·4 + 3: "
+    "edge windows cut short)",
+)
+"""Qwen2.5-VL's vision encoder rotary (2-D, ``qwen-vision`` ids); the same layout as Qwen2-VL's
+(transformers' ``Qwen2VLVisionRotaryEmbedding``, embed_dim 1280, 16 heads)."""
+
 PRESETS: dict[str, Preset] = {
     preset.name: preset
     for preset in (
@@ -185,6 +230,7 @@ PRESETS: dict[str, Preset] = {
         ),
         *VIDEO_PRESETS,
         EVA02,
+        QWEN25_VISION,
     )
 }
 """The presets by name."""
@@ -234,7 +280,7 @@ def _from_mapping(data: Mapping[str, Any], name: str = "config.json") -> Preset:
         int(data.get("text_after", 0)),
         str(data.get("source", "a JSON file")),
     )
-    axes = 2 if ids == "grid2d" else 3
+    axes = 2 if ids in AXES2 else 3
     if config.axes != axes:
         raise ValueError(f"the position ids have {axes} axes; the config has {config.axes}")
     result.positions()  # validates the grid now, naming the bad value

@@ -76,3 +76,19 @@ def flux_row(
                 out[k], out[k + 1] = _rotate(x[k], x[k + 1], angle)
             start += dim
     return out
+
+
+def vision_row(x: Sequence[float], pos: Sequence[int], theta: float) -> list[float]:
+    """One rotated row of the Qwen2-VL / Qwen2.5-VL vision rotary (transformers 5.24
+    ``Qwen2_5_VLVisionRotaryEmbedding``): D = len(x), ``inv_freq[j] = θ^(−2j/(D/2))`` for
+    j < D/4; angles ``cat(h·inv_freq, w·inv_freq)`` (D/2 of them), ``cat`` twice and
+    ``rotate_half``: angle k turns the pair (x_k, x_{k+D/2})."""
+    d = len(x)
+    out = [0.0] * d
+    with mpmath.workprec(PREC):
+        for k in range(d // 2):
+            j, axis = k % (d // 4), k // (d // 4)
+            omega = mpmath.power(mpmath.mpf(theta), -mpmath.mpf(2 * j) / (d // 2))
+            angle = mpmath.mpf(int(pos[axis])) * omega
+            out[k], out[k + d // 2] = _rotate(x[k], x[k + d // 2], angle)
+    return out

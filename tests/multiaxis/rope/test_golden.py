@@ -29,6 +29,7 @@ PER_AXIS = {  # (θ, axes_dim) as published (tests/multiaxis/rope/test_video.py 
     "cogvideox-5b": (10000.0, (16, 24, 24)),
     "eva02-b": (10000.0, (32, 32)),
 }
+VISION = {"qwen2.5-vl-vision": (10000.0, 80)}  # (θ, D): tests/multiaxis/rope/test_qwen_vision.py
 
 
 def _x(row: int, head_dim: int) -> list[float]:
@@ -37,6 +38,9 @@ def _x(row: int, head_dim: int) -> list[float]:
 
 
 def _independent(preset: str, row: int, position: list[int]) -> list[float]:
+    if preset in VISION:
+        theta, head_dim = VISION[preset]
+        return mp.vision_row(_x(row, head_dim), position, theta)
     if preset in PER_AXIS:
         theta, dims = PER_AXIS[preset]
         return mp.flux_row(_x(row, sum(dims)), position, theta, dims)
@@ -50,7 +54,7 @@ def test_every_preset_has_a_shipped_set() -> None:
     assert shipped == set(PRESETS)
 
 
-@pytest.mark.parametrize("preset", sorted(QWEN) + sorted(PER_AXIS))
+@pytest.mark.parametrize("preset", sorted(QWEN) + sorted(PER_AXIS) + sorted(VISION))
 def test_every_stored_value_equals_the_mpmath_transcription(preset: str) -> None:
     data = json.loads((fixture_directory() / GOLDEN.file_name(preset)).read_text())
     assert data["format"] == FORMAT

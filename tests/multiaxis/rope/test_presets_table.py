@@ -26,6 +26,9 @@ PUBLISHED = {
     "cogvideox-5b": ("64", "per-axis, adjacent pairs", "axes_dim t 16, h 24, w 24", "10000"),
     # EVA-02-B/14: 768 / 12 = 64, half (32) per axis h then w, θ 10000.
     "eva02-b": ("64", "per-axis, adjacent pairs", "axes_dim h 32, w 32", "10000"),
+    # Qwen2.5-VL vision_config: 1280 / 16 = 80, half (40) per axis h then w, rotate_half over
+    # the whole head, θ 10000 (transformers' axial default).
+    "qwen2.5-vl-vision": ("80", "per-axis, halves", "axes_dim h 40, w 40", "10000"),
 }
 
 

@@ -32,18 +32,20 @@ ROOT = Path(__file__).resolve().parents[3]
 ROTARY = "rope-llama-2-7b.json"
 RENAMED = "llama-2-7b-rotary.json"
 UNKNOWN = "pespec-nope/9"
-SHIPPED_VALUES = 189911
+SHIPPED_VALUES = 190471
 """Values ``pespec golden verify`` checks in the shipped folder (its output before this
 change: "all 99054 values equal the certified oracle values"; + 640 of convention-mlx.json;
 + 17921 of rope-gemma-4-31b-global-layers.json (issue 26); + 57600 of the 7 multi-axis sets:
 7 rows × (1536 + 1152 + 1152 + 768 + 768 + 384) of the 2-D presets and 9 rows × 1920 of
 cogvideox-2b (issue 28); + 4480 of the 3 multi-axis rotary sets: 13 rows × 128 of
 qwen2.5-vl-7b and of qwen3-vl-4b, 9 rows × 128 of flux.1 (issue 28); + 6888 of the 10 Fourier
-sets: 8 rows × (3·63 + 5·32 + 2·256) (issue 43))."""
-SHIPPED_FILES = 58
+sets: 8 rows × (3·63 + 5·32 + 2·256) (issue 43); + 560 of qwen2.5-vl-vision's set: 7 rows × 80
+(issue 35, h47c))."""
+SHIPPED_FILES = 59
 """Fixture files: 32 + convention-mlx + rope-gemma-4-31b-global-layers + 7 multi-axis sets
 + 7 multi-axis rotary sets (4 of them, 3328 values, for the Wan, HunyuanVideo, CogVideoX and
-EVA-02 presets: "all 183023 values equal") + 10 Fourier sets (issue 43)."""
+EVA-02 presets: "all 183023 values equal") + 10 Fourier sets (issue 43) + the qwen2.5-vl-vision
+set (issue 35)."""
 
 
 def _write_manifest(directory: Path) -> None:
