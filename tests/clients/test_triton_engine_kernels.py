@@ -15,7 +15,7 @@ import pytest
 from pespec.clients.catalog import get_client
 from pespec.clients.engines import engine_python
 from pespec.clients.table import planned_rows, reproduction
-from pespec.clients.triton_engines import IMAGE_PRESETS, engine_preset, rebound, sglang, vllm
+from pespec.clients.triton_engines import HEADS, IMAGE_PRESETS, engine_preset, rebound, sglang, vllm
 from pespec.multiaxis.rope.presets import PRESETS, resolve_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +24,8 @@ CLIENTS = {
     "vllm:MRotaryEmbedding.forward_cuda-interpret-offsets": ("vllm", "offsets"),
     "sglang:MRotaryEmbedding.forward_triton-interpret": ("sglang", "tokens"),
     "sglang:MRotaryEmbedding.forward_triton-interpret-offsets": ("sglang", "offsets"),
+    "vllm:MRotaryEmbedding.forward_cuda-interpret-heads": ("vllm", "heads"),
+    "sglang:MRotaryEmbedding.forward_triton-interpret-heads": ("sglang", "heads"),
 }
 PUBLISHED = {
     "qwen2.5-vl-7b": ("qwen2.5-vl-7b-instruct.json", [16, 24, 24]),
@@ -46,6 +48,8 @@ def test_each_image_config_is_its_models_rotary_on_one_image(image: str) -> None
     positions = preset.positions()
     assert positions.shape == (16 + 16 * 16 + 16, 3)
     assert all(len(np.unique(positions[16:-16, a])) == 16 for a in (1, 2))
+    # the heads rows' query and key heads are the model's text attention's
+    assert HEADS[model] == (text["num_attention_heads"], text["num_key_value_heads"])
 
 
 def test_declared_rows_and_their_reproductions() -> None:
@@ -55,10 +59,11 @@ def test_declared_rows_and_their_reproductions() -> None:
         assert client.options == {"engine_env": engine, "shape": shape, "call_timeout": 900}
         assert client.configs == tuple(IMAGE_PRESETS)
         # bfloat16 is not run: the interpreter miscomputes it (triton_interpreter_bf16.py)
-        assert client.dtypes == ("float32", "float16") and "bfloat16" in client.note
+        served = ("float16",) if shape == "heads" else ("float32", "float16")
+        assert client.dtypes == served and "bfloat16" in client.note
         assert client.adapter == f"pespec.clients.triton_engines:{engine}"
         rows = planned_rows([client])
-        assert len(rows) == 4 and all(r["shape"] == shape for r in rows)
+        assert len(rows) == 2 * len(served) and all(r["shape"] == shape for r in rows)
         for row in rows:
             line = reproduction(row)
             assert line.startswith(f"tools/engine-env {engine} DIR && DIR/{engine}/bin/pespec")
