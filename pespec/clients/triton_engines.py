@@ -54,7 +54,9 @@ __all__ = [
     "engine_preset",
     "rebound",
     "sglang",
+    "sglang_forward",
     "vllm",
+    "vllm_forward",
 ]
 
 IMAGE_PRESETS = {
@@ -115,6 +117,27 @@ def _method(module: Any, owner: type, name: str, **names: Any) -> Any:
     return types.MethodType(rebound(getattr(owner, name), **names), module)
 
 
+def vllm_forward(module: Any) -> Any:
+    """vLLM's ``MRotaryEmbedding.forward_cuda`` bound to ``module``, its Triton kernel
+    (``triton_mrope``, ``_triton_mrope_forward``) interpreted."""
+    triton = importlib.import_module("triton")
+    mrope = importlib.import_module("vllm.model_executor.layers.rotary_embedding.mrope")
+    real = {"triton": triton, "tl": importlib.import_module("triton.language")}
+    kernel = _interpreted(mrope._triton_mrope_forward, **real)
+    host = rebound(mrope.triton_mrope, _triton_mrope_forward=kernel, **real)
+    return _method(module, mrope.MRotaryEmbedding, "forward_cuda", triton_mrope=host)
+
+
+def sglang_forward(module: Any) -> Any:
+    """SGLang's ``MRotaryEmbedding.forward_triton`` bound to ``module``, its fused Triton
+    kernel (``triton_mrope_fused``, ``_triton_mrope_forward_fused``) interpreted."""
+    fused = importlib.import_module("sglang.kernels.ops.attention.rotary_triton")
+    mrope = importlib.import_module("sglang.srt.layers.rotary_embedding.mrope")
+    kernel = _interpreted(fused._triton_mrope_forward_fused)
+    host = rebound(fused.triton_mrope_fused, _triton_mrope_forward_fused=kernel)
+    return _method(module, mrope.MRotaryEmbedding, "forward_triton", triton_mrope_fused=host)
+
+
 def vllm(client: Client, dtype: str, config: str | None) -> Any:
     """The client adapter: vLLM's ``MRotaryEmbedding.forward_cuda`` (its Triton kernel) under
     the interpreter, on the module vLLM builds for ``config``."""
@@ -122,13 +145,7 @@ def vllm(client: Client, dtype: str, config: str | None) -> Any:
     os.environ["TRITON_INTERPRET"] = "1"
     from pespec.clients.vllm_rope import rotary_module
 
-    module = rotary_module(preset, dtype)
-    triton = importlib.import_module("triton")
-    mrope = importlib.import_module("vllm.model_executor.layers.rotary_embedding.mrope")
-    real = {"triton": triton, "tl": importlib.import_module("triton.language")}
-    kernel = _interpreted(mrope._triton_mrope_forward, **real)
-    host = rebound(mrope.triton_mrope, _triton_mrope_forward=kernel, **real)
-    forward = _method(module, mrope.MRotaryEmbedding, "forward_cuda", triton_mrope=host)
+    forward = vllm_forward(rotary_module(preset, dtype))
     return _backend(forward, dtype, str(client.options.get("shape", "tokens")), HEADS[preset])
 
 
@@ -139,12 +156,7 @@ def sglang(client: Client, dtype: str, config: str | None) -> Any:
     os.environ["TRITON_INTERPRET"] = "1"
     from pespec.clients.sglang_rope import rotary_module
 
-    module = rotary_module(preset, dtype)
-    fused = importlib.import_module("sglang.kernels.ops.attention.rotary_triton")
-    mrope = importlib.import_module("sglang.srt.layers.rotary_embedding.mrope")
-    kernel = _interpreted(fused._triton_mrope_forward_fused)
-    host = rebound(fused.triton_mrope_fused, _triton_mrope_forward_fused=kernel)
-    forward = _method(module, mrope.MRotaryEmbedding, "forward_triton", triton_mrope_fused=host)
+    forward = sglang_forward(rotary_module(preset, dtype))
     return _backend(forward, dtype, str(client.options.get("shape", "tokens")), HEADS[preset])
 
 
