@@ -35,7 +35,7 @@ def _engine_arguments(row: dict[str, Any]) -> str:
         return _vllm_arguments(row)
     if not str(row["client"]).startswith("ggml:"):
         return ""
-    if str(row["client"]).startswith("ggml:ggml_rope_multi-vision"):  # h47c: mode 24
+    if str(row["client"]).startswith("ggml:ggml_rope_multi-vision"):  # mode 24 (issue 35)
         from pespec.clients.ggml_vision import vision_args
 
         try:

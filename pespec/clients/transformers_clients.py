@@ -381,7 +381,7 @@ VISION_ROTARY = (
     _qwen_vision("qwen2_vision", "qwen2_vl", "Qwen2VLVisionRotaryEmbedding"),
     _qwen_vision("qwen2_5_vision", "qwen2_5_vl", "Qwen2_5_VLVisionRotaryEmbedding"),
 )
-"""h47c: the Qwen2-VL / Qwen2.5-VL vision encoders' 2-D rotary (family ``multiaxis-rope``,
+"""The Qwen2-VL / Qwen2.5-VL vision encoders' 2-D rotary (family ``multiaxis-rope``,
 (h, w) ids; float32, and bfloat16: the rotation in float32, the result cast to the query's
 dtype)."""
 

@@ -40,7 +40,7 @@ change: "all 99054 values equal the certified oracle values"; + 640 of conventio
 cogvideox-2b (issue 28); + 4480 of the 3 multi-axis rotary sets: 13 rows × 128 of
 qwen2.5-vl-7b and of qwen3-vl-4b, 9 rows × 128 of flux.1 (issue 28); + 6888 of the 10 Fourier
 sets: 8 rows × (3·63 + 5·32 + 2·256) (issue 43); + 560 of qwen2.5-vl-vision's set: 7 rows × 80
-(issue 35, h47c))."""
+(issue 35))."""
 SHIPPED_FILES = 59
 """Fixture files: 32 + convention-mlx + rope-gemma-4-31b-global-layers + 7 multi-axis sets
 + 7 multi-axis rotary sets (4 of them, 3328 values, for the Wan, HunyuanVideo, CogVideoX and
