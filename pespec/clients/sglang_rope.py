@@ -14,6 +14,11 @@ CPU); ``forward_cpu``: ``torch.ops.sgl_kernel.rotary_embedding_cpu`` only when
 the registry's ``sgl-kernel==0.3.21 --no-deps`` (29 s, 1.6 GB) is a CUDA build, ``import
 sgl_kernel`` fails with "ImportError: libnvrtc.so.12: cannot open shared object file"; the
 registry has no CPU build, and this machine's CPU has no AMX, so SGLang would not call it.
+On a GPU (clients with ``device="cuda"``, issue 35 item 5, ``SGLANG_USE_CPU_ENGINE`` unset):
+``forward_cuda`` (``apply_rope_with_cos_sin_cache_inplace`` of ``sglang.kernels.ops.attention.
+rope``, a JIT-compiled CUDA kernel, for head sizes 64, 128, 256, 512, else its
+``rotary_embedding`` fallback; M-RoPE: ``forward_triton``), the module built under
+``torch.device("cuda")``.
 
 Configuration: transformers' ``AutoConfig`` on the published ``config.json`` (transformers
 5.19.0, the version sglang 0.5.23 pins), then SGLang's rules, transcribed because its module

@@ -1,6 +1,9 @@
 """vLLM's rotary embedding as vLLM serves it (issue 35): ``get_rope`` built from the model's
 ``config.json`` through vLLM's own config code, called through ``forward_native`` (torch) or
-``forward_cpu`` (the C++ op ``_C.rotary_embedding``, in place).
+``forward_cpu`` (the C++ op ``_C.rotary_embedding``, in place), and on a GPU (clients with
+``device="cuda"``, issue 35 item 5) through ``forward_cuda`` (the CUDA op
+``_C.rotary_embedding``, in place; M-RoPE: ``triton_mrope``), the module built under
+``torch.device("cuda")`` as vLLM's loader builds a model, tensors on the GPU.
 
 The configuration is read by ``vllm.transformers_utils.config.get_config`` (which runs
 ``patch_rope_parameters``) on a folder holding the published ``config.json``; the ``get_rope``
