@@ -132,3 +132,24 @@ def test_gpu_rows_merge_takes_each_client_from_the_environment_where_it_ran() ->
     assert merge_module.merge([hung, b])["rows"][0]["why"].startswith("hung")
     with pytest.raises(ValueError, match="at least one"):
         merge_module.merge([])
+
+
+def test_sglang_cuda_path_refuses_the_cpu_engine_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    # SGLANG_USE_CPU_ENGINE selects SGLang's CPU code at import: a CUDA row under it would
+    # check the CPU code, so it is refused (before torch or sglang is imported)
+    from pespec.clients import sglang_rope
+
+    monkeypatch.setenv("SGLANG_USE_CPU_ENGINE", "1")
+    with pytest.raises(ValueError, match="SGLANG_USE_CPU_ENGINE is set"):
+        sglang_rope.rotary_module("Llama-3.1-8B", "bfloat16", device="cuda")
+
+
+def test_a_path_the_module_lacks_is_refused() -> None:
+    # LongRoPE is a plain nn.Module in SGLang: no forward_cuda, its forward runs
+    from pespec.clients.sglang_rope import _method
+
+    class LongRope:
+        def forward(self) -> None: ...
+
+    with pytest.raises(ValueError, match="LongRope has no forward_cuda"):
+        _method(LongRope(), "forward_cuda")
