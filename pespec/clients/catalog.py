@@ -20,7 +20,7 @@ from pespec._suggest import did_you_mean
 from pespec.clients import diffusers_clients, transformers_clients
 from pespec.clients.catalog_engines import ENGINE_CLIENTS
 from pespec.clients.catalog_fourier import FOURIER_CLIENTS
-from pespec.clients.catalog_more import GPU_CLIENTS, MORE_CLIENTS
+from pespec.clients.catalog_more import GPU_CLIENTS, MORE_CLIENTS, TE_CLIENTS
 from pespec.clients.model import Client
 from pespec.clients.relative_clients import ESPNET_CLIENTS
 from pespec.clients.rotary_embedding_torch_clients import ROTARY_EMBEDDING_TORCH_CLIENTS
@@ -50,6 +50,7 @@ CLIENTS: Mapping[str, Client] = MappingProxyType(
         + diffusers_clients.FOURIER
         + FOURIER_CLIENTS
         + GPU_CLIENTS
+        + TE_CLIENTS
         + ENGINE_CLIENTS
     }
 )

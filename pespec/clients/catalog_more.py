@@ -22,6 +22,7 @@ from pespec.clients.x_transformers_clients import X_TRANSFORMERS_CLIENTS
 __all__ = [
     "GPU_CLIENTS",
     "MORE_CLIENTS",
+    "TE_CLIENTS",
 ]
 
 MORE_CLIENTS = (
@@ -74,3 +75,35 @@ GPU_CLIENTS = (
     ),
 )
 """GPU kernels (device cuda): rows say "needs a GPU" where none is present."""
+
+
+def _transformer_engine(shape: str) -> Client:
+    return Client(
+        name=f"transformer-engine:apply_rotary_pos_emb-fused-{shape}",
+        family="rope",
+        library="transformer-engine",
+        requires=("torch",),
+        entry="transformer_engine.pytorch.attention.rope.apply_rotary_pos_emb"
+        f"(tensor_format={shape!r}, fused=True)",
+        source="NVIDIA/TransformerEngine transformer_engine/pytorch/attention/rope.py "
+        "(the kernel: transformer_engine/common/fused_rope/fused_rope.cu)",
+        adapter="pespec.clients.gpu_clients:transformer_engine",
+        configs=("Llama-2-7B", "GPT-J-6B"),
+        dtypes=("float32", "bfloat16"),
+        device="cuda",
+        options={"shape": shape},
+        note="freqs from TransformerEngine's RotaryPositionEmbedding (float32 phases; the "
+        "kernel takes sincosf of them); interleaved=True for GPT-J-6B's pairs on 64 of 256 "
+        "dimensions; " + _TE_SHAPES[shape],
+    )
+
+
+_TE_SHAPES = {
+    "sbhd": "sbhd: one sequence [n, 1, 1, D], freqs rows at the positions",
+    "bshd": "bshd: n sequences of one token, start_positions the positions (a decode step)",
+    "thd": "thd: sequences of consecutive positions packed in [n, 1, D] with cu_seqlens, "
+    "each from its start_positions entry",
+}
+
+TE_CLIENTS = tuple(_transformer_engine(shape) for shape in _TE_SHAPES)
+"""TransformerEngine's fused rope in each tensor format, device cuda (issue 35 item 5)."""

@@ -56,7 +56,7 @@ def _engine_arguments(row: dict[str, Any]) -> str:
         n_ctx = get_client(row["client"]).options.get("n_ctx")
     except ValueError:  # a row of a client this pespec does not declare
         n_ctx = None
-    try:  # LongRoPE: the factors of the client's allocated context (h35b)
+    try:  # LongRoPE: the factors of the client's allocated context
         return rope_args(row["config"], None if n_ctx is None else int(str(n_ctx))).describe()
     except ValueError as exc:
         return f"not transcribed: {exc}"

@@ -1,6 +1,7 @@
-"""GPU kernels as clients (issue 29): flash-attn's rotary kernel, flashinfer's RoPE kernels and
-Liger's fused rotary, each with ``device="cuda"``. On a machine without a GPU their rows say
-so and do not run; where one is present the adapter calls the real kernel on CUDA tensors.
+"""GPU kernels as clients (issue 29): flash-attn's rotary kernel, flashinfer's RoPE kernels,
+Liger's fused rotary and (issue 35) TransformerEngine's fused rope, each with
+``device="cuda"``. On a machine without a GPU their rows say so and do not run; where one is
+present the adapter calls the real kernel on CUDA tensors.
 
 The cos/sin a kernel is handed (flash-attn, Liger) are computed as the library's own module
 computes them: float32 ω = 1/θ^(2j/d_r), float32 phase p·ω (SPEC §8.8's float32 stack); the
@@ -17,10 +18,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.clients.engine_shapes import pack_with_offsets
 from pespec.clients.model import Client
 from pespec.rope.config import RopeConfig
 
-__all__ = ["flash_attn", "flashinfer", "liger"]
+__all__ = ["TE_FORMATS", "flash_attn", "flashinfer", "liger", "transformer_engine"]
 
 
 def _default_schedule(client: Client, config: str | None) -> None:
@@ -106,5 +108,60 @@ def liger(client: Client, dtype: str, config: str | None) -> Any:
         q = torch.as_tensor(np.asarray(x), device="cuda").to(work)[None, None]
         q_rope, _ = liger_rope.liger_rotary_pos_emb(q, q.clone(), cos, sin)
         return q_rope[0, 0].float().cpu()
+
+    return fn
+
+
+TE_FORMATS = ("sbhd", "bshd", "thd")
+"""TransformerEngine's ``tensor_format`` values, each a shape class of its rows."""
+
+
+def transformer_engine(client: Client, dtype: str, config: str | None) -> Any:
+    """TransformerEngine ``transformer_engine.pytorch.attention.rope.apply_rotary_pos_emb(t,
+    freqs, tensor_format, start_positions, interleaved, fused=True, cu_seqlens)``, freqs
+    ``[s, 1, 1, d_r]`` float32 from its ``RotaryPositionEmbedding(d_r, rotary_base=θ,
+    interleaved)`` (the phases; the kernel takes their sin/cos itself, a head wider than d_r
+    passes its tail through). ``options["shape"]``: ``sbhd`` (one sequence of the n rows, t
+    ``[n, 1, 1, D]``, freqs rows taken at the positions), ``bshd`` (n sequences of one token,
+    ``[n, 1, 1, D]``, ``start_positions`` the positions: a decode step), ``thd`` (packed
+    ``[n, 1, D]`` with int32 ``cu_seqlens``, each sequence of consecutive positions from its
+    ``start_positions`` entry: :func:`~pespec.clients.engine_shapes.pack_with_offsets`)."""
+    _default_schedule(client, config)
+    shape = str(client.options.get("shape", "sbhd"))
+    if shape not in TE_FORMATS:
+        raise ValueError(f"client {client.name}: shape must be one of {TE_FORMATS}; got {shape!r}")
+    torch = importlib.import_module("torch")
+    te_rope = importlib.import_module("transformer_engine.pytorch.attention.rope")
+    work = getattr(torch, dtype)
+
+    def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
+        interleaved = rope.pairing == "interleaved"
+        module = te_rope.RotaryPositionEmbedding(
+            rope.d_r, rotary_base=rope.theta, interleaved=interleaved
+        )
+        pos = np.asarray(positions).astype(np.int64)
+        freqs = module(int(pos.max()) + 1)  # [max + 1, 1, 1, d_r] float32 on the GPU
+        t = torch.as_tensor(np.asarray(x), device="cuda").to(work)
+        starts = torch.as_tensor(pos.astype(np.int32), device="cuda")
+        options: dict[str, Any] = {"interleaved": interleaved, "fused": True}
+        if shape == "sbhd":
+            rows = freqs[torch.as_tensor(pos, device="cuda")].contiguous()
+            out = te_rope.apply_rotary_pos_emb(t[:, None, None], rows, "sbhd", **options)
+            return out[:, 0, 0].float().cpu()
+        if shape == "bshd":
+            out = te_rope.apply_rotary_pos_emb(
+                t[:, None, None], freqs, "bshd", start_positions=starts, **options
+            )
+            return out[:, 0, 0].float().cpu()
+        cu, offsets = pack_with_offsets(pos)
+        out = te_rope.apply_rotary_pos_emb(
+            t[:, None],
+            freqs,
+            "thd",
+            start_positions=torch.as_tensor(offsets, device="cuda"),
+            cu_seqlens=torch.as_tensor(cu, device="cuda"),
+            **options,
+        )
+        return out[:, 0].float().cpu()
 
     return fn

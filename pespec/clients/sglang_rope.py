@@ -14,6 +14,11 @@ CPU); ``forward_cpu``: ``torch.ops.sgl_kernel.rotary_embedding_cpu`` only when
 the registry's ``sgl-kernel==0.3.21 --no-deps`` (29 s, 1.6 GB) is a CUDA build, ``import
 sgl_kernel`` fails with "ImportError: libnvrtc.so.12: cannot open shared object file"; the
 registry has no CPU build, and this machine's CPU has no AMX, so SGLang would not call it.
+On a GPU (clients with ``device="cuda"``, issue 35 item 5, ``SGLANG_USE_CPU_ENGINE`` unset):
+``forward_cuda`` (``apply_rope_with_cos_sin_cache_inplace`` of ``sglang.kernels.ops.attention.
+rope``, a JIT-compiled CUDA kernel, for head sizes 64, 128, 256, 512, else its
+``rotary_embedding`` fallback; M-RoPE: ``forward_triton``), the module built under
+``torch.device("cuda")``.
 
 Configuration: transformers' ``AutoConfig`` on the published ``config.json`` (transformers
 5.19.0, the version sglang 0.5.23 pins), then SGLang's rules, transcribed because its module
@@ -88,9 +93,12 @@ def _hf_config(preset: str) -> tuple[str, Any]:
     return arch, getattr(config, "text_config", config)
 
 
-def _model_file_call(arch: str, config: Any) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+def _model_file_call(
+    arch: str, config: Any, device: str = "cpu"
+) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
     """(factory name, positional and keyword arguments) of the model file's ``get_rope``
-    call, from SGLang 0.5.23's ``sglang/srt/models/*.py``."""
+    call, from SGLang 0.5.23's ``sglang/srt/models/*.py`` (``device``: the server's, which
+    DeepSeek's file passes)."""
     params = dict(config.rope_parameters)
     theta = params.get("rope_theta", 10000)
     head_dim = getattr(config, "head_dim", None) or (
@@ -104,7 +112,7 @@ def _model_file_call(arch: str, config: Any) -> tuple[str, tuple[Any, ...], dict
         d = config.qk_rope_head_dim
         neox = not getattr(config, "rope_interleave", True)
         kwargs = {"rotary_dim": d, "max_position": max_position, "base": theta}
-        kwargs |= {"rope_scaling": scaling, "is_neox_style": neox, "device": "cpu"}
+        kwargs |= {"rope_scaling": scaling, "is_neox_style": neox, "device": device}
         return "get_rope_wrapper", (d,), kwargs
     kwargs = {"max_position": max_position, "base": theta, "rope_scaling": params}
     if arch in ("LlamaForCausalLM", "Phi3ForCausalLM"):  # llama.py: LlamaDecoderLayer
@@ -119,16 +127,25 @@ def _model_file_call(arch: str, config: Any) -> tuple[str, tuple[Any, ...], dict
     return "get_rope", (head_dim,), {"rotary_dim": head_dim, **kwargs}
 
 
-def rotary_module(preset: str, dtype: str) -> Any:
-    """The rotary module SGLang's model file builds for ``preset`` under default dtype ``dtype``."""
-    os.environ.setdefault("SGLANG_USE_CPU_ENGINE", "1")  # before sglang is imported
+def rotary_module(preset: str, dtype: str, device: str = "cpu") -> Any:
+    """The rotary module SGLang's model file builds for ``preset`` under default dtype
+    ``dtype`` on ``device`` (a GPU: SGLang's CUDA code, built under ``torch.device``, as its
+    model loader builds a model)."""
+    if device == "cpu":
+        os.environ.setdefault("SGLANG_USE_CPU_ENGINE", "1")  # before sglang is imported
+    elif os.environ.get("SGLANG_USE_CPU_ENGINE", "0") not in ("", "0", "false"):
+        raise ValueError(
+            f"SGLang's {device} path: SGLANG_USE_CPU_ENGINE is set "
+            f"({os.environ['SGLANG_USE_CPU_ENGINE']!r}), which selects its CPU code"
+        )
     torch = importlib.import_module("torch")
     rotary = importlib.import_module("sglang.srt.layers.rotary_embedding")
-    factory, args, kwargs = _model_file_call(*_hf_config(preset))
+    factory, args, kwargs = _model_file_call(*_hf_config(preset), device)
     previous = torch.get_default_dtype()
     torch.set_default_dtype(getattr(torch, dtype))
     try:
-        return getattr(rotary, factory)(*args, **kwargs)
+        with torch.device(device):
+            return getattr(rotary, factory)(*args, **kwargs)
     finally:
         torch.set_default_dtype(previous)
 
@@ -164,6 +181,10 @@ def _method(module: Any, path: str) -> Any:
             raise ValueError(why)
     if path == "forward_torch_compile" and not hasattr(module, path):
         return compiled(module.forward)  # LongRoPE: an nn.Module, compiled as SGLang would
+    if not hasattr(module, path):  # LongRoPE's forward_cuda: none, its forward runs
+        raise ValueError(
+            f"SGLang's {type(module).__name__} has no {path} (its forward is what runs)"
+        )
     return getattr(module, path)
 
 
@@ -178,7 +199,7 @@ def _query_key(torch: Any, data: Any, shape: str, mla: bool) -> tuple[Any, Any]:
     """(query, key) of one call on ``data`` ``[n, d]`` in ``shape`` (MLA: ``[n, 1, d]``)."""
     n, d = data.shape
     if shape == "view":
-        qkv = torch.zeros((n, 3 * d), dtype=data.dtype)
+        qkv = torch.zeros((n, 3 * d), dtype=data.dtype, device=data.device)
         qkv[:, :d], qkv[:, d : 2 * d] = data, data
         return qkv[:, :d], qkv[:, d : 2 * d]
     if shape == "heads":
@@ -193,7 +214,8 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
     if config is None:
         raise ValueError(f"client {client.name} needs --config (a published model)")
     torch = importlib.import_module("torch")
-    module = rotary_module(config, dtype)
+    device = client.device
+    module = rotary_module(config, dtype, device)
     path = str(client.options.get("path", "forward_native"))
     method = _method(module, path)
     shape, work = str(client.options.get("shape", "tokens")), getattr(torch, dtype)
@@ -202,7 +224,7 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
 
     def call(pos: Any, data: Any) -> Any:
         if last is not None:
-            pos = torch.cat([pos, torch.tensor([last - 1], dtype=pos.dtype)])
+            pos = torch.cat([pos, torch.tensor([last - 1], dtype=pos.dtype, device=pos.device)])
             data = torch.cat([data, data[-1:]])
         query, key = _query_key(torch, data, shape, mla)
         with torch.no_grad():
@@ -211,9 +233,9 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
         return out if last is None else out[:-1]
 
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
-        data = torch.from_numpy(np.asarray(x)).to(work)
-        pos = torch.from_numpy(np.asarray(positions)).to(torch.int64)
-        return run_shape(call, data, pos, "tokens" if shape in _LAYOUTS else shape)
+        data = torch.from_numpy(np.asarray(x)).to(device=device, dtype=work)
+        pos = torch.from_numpy(np.asarray(positions)).to(device=device, dtype=torch.int64)
+        return run_shape(call, data, pos, "tokens" if shape in _LAYOUTS else shape).cpu()
 
     return fn
 
@@ -225,7 +247,8 @@ def build_mrope(client: Client, dtype: str, config: str | None) -> Any:
     if config is None:
         raise ValueError(f"client {client.name} needs --config (a multiaxis-rope preset)")
     torch = importlib.import_module("torch")
-    module = rotary_module(config, dtype)
+    device = client.device
+    module = rotary_module(config, dtype, device)
     method = _method(module, str(client.options.get("path", "forward_native")))
     shape, work = str(client.options.get("shape", "tokens")), getattr(torch, dtype)
 
@@ -235,8 +258,8 @@ def build_mrope(client: Client, dtype: str, config: str | None) -> Any:
         return out
 
     def backend(x: NDArray[Any], positions: NDArray[Any], chosen: Any) -> Any:
-        data = torch.from_numpy(np.asarray(x)).to(work)
-        pos = torch.from_numpy(np.ascontiguousarray(np.asarray(positions).T)).to(torch.int64)
-        return run_shape(call, data, pos, shape, token_axis=1)
+        data = torch.from_numpy(np.asarray(x)).to(device=device, dtype=work)
+        pos = torch.from_numpy(np.ascontiguousarray(np.asarray(positions).T))
+        return run_shape(call, data, pos.to(device=device, dtype=torch.int64), shape, 1).cpu()
 
     return backend

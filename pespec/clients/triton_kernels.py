@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pespec.clients.engine_shapes import pack_from_zero, pack_with_offsets
 from pespec.clients.model import Client
 from pespec.rope.config import RopeConfig
 
@@ -164,37 +165,71 @@ def _flash_attn_module(torch: Any) -> Any:
     return module
 
 
+def _flash_attn_refusal(client: Client, config: str) -> None:
+    """ValueError for what flash-attn's kernel cannot express: a schedule other than the
+    default (the caller's cos/sin are RotaryEmbedding's plain table), pairs other than halves
+    or interleaved, a head over 256 (its ``apply_rotary`` asserts ``headdim <= 256``)."""
+    from pespec.rope.presets import read_config
+
+    rope = read_config(config)
+    if rope.rope_type != "default" or rope.pairing not in ("halves", "interleaved"):
+        raise ValueError(
+            f"client {client.name} runs cos/sin of the default schedule on halves or "
+            f"interleaved pairs; --config {config!r} has rope_type {rope.rope_type!r}, "
+            f"{rope.pairing} pairs"
+        )
+    if rope.head_dim > 256:
+        raise ValueError(
+            f"client {client.name}: flash-attn's rotary kernel takes head_dim <= 256; "
+            f"--config {config!r} has head_dim {rope.head_dim}"
+        )
+
+
 def flash_attn_rotary(client: Client, dtype: str, config: str | None) -> Any:
     """The client adapter: flash-attn's ``apply_rotary`` (``rotary_kernel``) under the
-    interpreter, x ``[B, T, H, D]``, cos/sin ``[T_ro, D/2]`` as flash-attn's RotaryEmbedding
-    builds them (float32 outer product t·inv_freq, cast to x's dtype). Shape classes:
-    ``prefill`` (``[1, n, 1, D]``, the table's rows the positions), ``decode`` (``[n, 1, 1,
-    D]``, ``seqlen_offsets`` the positions into the table of rows 0..max)."""
+    interpreter, cos/sin ``[T_ro, d_r/2]`` as flash-attn's RotaryEmbedding builds them (float32
+    outer product t·inv_freq, cast to x's dtype), ``interleaved`` for interleaved pairs; a
+    head wider than d_r passes its tail through. Shape classes: ``prefill`` (x ``[1, n, 1,
+    D]``, the table's rows the positions), ``decode`` (``[n, 1, 1, D]``, ``seqlen_offsets``
+    the positions into the table of rows 0..max), ``varlen`` (x ``[total, 1, D]`` packed with
+    ``cu_seqlens``, ``max_seqlen``, every sequence from position 0: :func:`pack_from_zero`),
+    ``varlen-offsets`` (packed, ``seqlen_offsets`` per sequence: :func:`pack_with_offsets`)."""
     if config is not None:
-        from pespec.rope.presets import read_config
-
-        rope = read_config(config)
-        if rope.rope_type != "default" or rope.pairing != "halves" or rope.d_r != rope.head_dim:
-            raise ValueError(
-                f"client {client.name} runs cos/sin of the default schedule on halves pairs of "
-                f"the whole head; --config {config!r} has rope_type {rope.rope_type!r}, "
-                f"{rope.pairing} pairs, d_r {rope.d_r}"
-            )
+        _flash_attn_refusal(client, config)
     os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported: CPU tensors, NumPy
     torch = importlib.import_module("torch")
     module = _flash_attn_module(torch)
     work, shape = getattr(torch, dtype), str(client.options.get("shape", "prefill"))
 
+    def table(rows: Any, rope: RopeConfig) -> tuple[Any, Any]:
+        cos, sin = _cos_sin(torch, rows, rope)
+        return cos[:, : rope.d_r // 2].to(work), sin[:, : rope.d_r // 2].to(work)
+
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
         data = torch.from_numpy(np.asarray(x)).to(work)
         pos = torch.from_numpy(np.asarray(positions)).to(torch.int64)
-        half = rope.d_r // 2
+        pairs = {"interleaved": rope.pairing == "interleaved"}
+        if shape == "prefill":
+            cos, sin = table(pos, rope)
+            return module.apply_rotary(data[None, :, None, :], cos, sin, **pairs)[0, :, 0, :]
+        cos, sin = table(torch.arange(int(pos.max()) + 1, dtype=torch.int64), rope)
         if shape == "decode":  # n sequences of one token, each at its position (offsets)
-            table = torch.arange(int(pos.max()) + 1, dtype=torch.int64)
-            cos, sin = (t[:, :half].to(work) for t in _cos_sin(torch, table, rope))
-            out = module.apply_rotary(data[:, None, None, :], cos, sin, seqlen_offsets=pos)
+            out = module.apply_rotary(data[:, None, None, :], cos, sin, seqlen_offsets=pos, **pairs)
             return out[:, 0, 0, :]
-        cos, sin = (t[:, :half].to(work) for t in _cos_sin(torch, pos, rope))
-        return module.apply_rotary(data[None, :, None, :], cos, sin)[0, :, 0, :]
+        if shape == "varlen":
+            slots, cu = pack_from_zero(np.asarray(positions))
+            packed = torch.zeros((int(cu[-1]), 1, data.shape[1]), dtype=work)
+            packed[torch.from_numpy(slots), 0] = data
+            offsets: Any = 0
+        else:
+            cu, starts = pack_with_offsets(np.asarray(positions))
+            slots, packed, offsets = (
+                np.arange(len(data)),
+                data[:, None, :],
+                torch.from_numpy(starts),
+            )
+        longest = int(np.diff(cu).max())
+        out = module.apply_rotary(packed, cos, sin, offsets, torch.from_numpy(cu), longest, **pairs)
+        return out[torch.from_numpy(slots), 0]
 
     return fn

@@ -1,6 +1,9 @@
 """vLLM's rotary embedding as vLLM serves it (issue 35): ``get_rope`` built from the model's
 ``config.json`` through vLLM's own config code, called through ``forward_native`` (torch) or
-``forward_cpu`` (the C++ op ``_C.rotary_embedding``, in place).
+``forward_cpu`` (the C++ op ``_C.rotary_embedding``, in place), and on a GPU (clients with
+``device="cuda"``, issue 35 item 5) through ``forward_cuda`` (the CUDA op
+``_C.rotary_embedding``, in place; M-RoPE: ``triton_mrope``), the module built under
+``torch.device("cuda")`` as vLLM's loader builds a model, tensors on the GPU.
 
 The configuration is read by ``vllm.transformers_utils.config.get_config`` (which runs
 ``patch_rope_parameters``) on a folder holding the published ``config.json``; the ``get_rope``
@@ -51,7 +54,7 @@ from pespec.rope.config import RopeConfig
 
 __all__ = ["LONGROPE", "PATHS", "build", "build_mrope", "rotary_module"]
 
-PATHS = ("forward_native", "forward_cpu", "forward")
+PATHS = ("forward_native", "forward_cpu", "forward", "forward_cuda")
 _PUBLISHED = Path(__file__).resolve().parent.parent / "rope" / "published"
 _SOURCES = {  # preset -> (published copy, Gemma 3 layer type)
     "Llama-2-7B": ("llama-2-7b-hf.json", None),
@@ -123,9 +126,13 @@ def _model_file_call(arch: str, config: Any, layer: str | None) -> tuple[int, An
     return head_dim, params, kwargs
 
 
-def rotary_module(preset: str, dtype: str, max_model_len: int | None = None) -> Any:
+def rotary_module(
+    preset: str, dtype: str, max_model_len: int | None = None, device: str = "cpu"
+) -> Any:
     """The rotary module vLLM's model file builds for ``preset``, its default dtype ``dtype``
-    (LongRoPE: served at ``max_model_len``, by default the preset's ℓ)."""
+    (LongRoPE: served at ``max_model_len``, by default the preset's ℓ), on ``device`` (vLLM's
+    loader builds the model under ``torch.device(device)``: on a GPU the cos/sin cache is
+    computed there)."""
     torch = importlib.import_module("torch")
     rotary = importlib.import_module("vllm.model_executor.layers.rotary_embedding")
     vllm_config = importlib.import_module("vllm.config")
@@ -137,7 +144,7 @@ def rotary_module(preset: str, dtype: str, max_model_len: int | None = None) -> 
         config, serving, layer = _vllm_config(preset, max_model_len)
         arch = json.loads((_PUBLISHED / _SOURCES[preset][0]).read_text())["architectures"][0]
         head_dim, params, kwargs = _model_file_call(arch, config, layer)
-        with vllm_config.set_current_vllm_config(serving):
+        with vllm_config.set_current_vllm_config(serving), torch.device(device):
             return rotary.get_rope(
                 head_dim,
                 max_position=config.max_position_embeddings,
@@ -154,41 +161,54 @@ def build(client: Client, dtype: str, config: str | None) -> Any:
     if config is None:
         raise ValueError(f"client {client.name} needs --config (a published model)")
     torch = importlib.import_module("torch")
-    served = client.options.get("max_model_len")
-    module = rotary_module(config, dtype, None if served is None else int(str(served)))
+    served, device = client.options.get("max_model_len"), client.device
+    module = rotary_module(config, dtype, None if served is None else int(str(served)), device)
     path, shape = str(client.options["path"]), str(client.options.get("shape", "tokens"))
     work = getattr(torch, dtype)
+    if not hasattr(module, path):  # LongRoPE: an nn.Module, no CustomOp paths
+        raise ValueError(
+            f"client {client.name}: vLLM's {type(module).__name__} for --config {config!r} "
+            f"has no {path} (its forward is what vLLM runs on every device)"
+        )
     if shape in SHAPES:  # tokens, offsets, compiled (engine_shapes)
-        return _shaped(module, path, shape, work)
+        return _shaped(module, path, shape, work, device)
 
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
-        n, d = x.shape
-        data = torch.from_numpy(np.asarray(x)).to(work)
-        pos = torch.from_numpy(np.asarray(positions)).to(torch.int64)
-        if shape == "heads":  # four query heads, one key head (grouped-query attention)
-            with torch.no_grad():
-                out, _ = getattr(module, path)(pos, data.repeat(1, 4), data.clone())
-            return out[:, 3 * d :]
-        if shape == "view":
-            qkv = torch.zeros((n, 3 * d), dtype=work)
-            qkv[:, :d], qkv[:, d : 2 * d] = data, data
-            query, key = qkv[:, :d], qkv[:, d : 2 * d]
-        elif type(module).__name__.startswith("Deepseek"):  # MLA: q_pe [tokens, heads, d]
-            query, key = data.clone()[:, None, :], data.clone()[:, None, :]
-        else:
-            query, key = data.clone(), data.clone()
-        with torch.no_grad():
-            out, _ = getattr(module, path)(pos, query, key)
-        if out.dim() == 3:
-            return out[:, 0, :]
-        if shape == "view" and path == "forward_cpu":
-            return qkv[:, :d].clone()  # in place: read back from the fused buffer
-        return out
+        return _layouts(module, path, shape, x, positions, work, device).cpu()
 
     return fn
 
 
-def _shaped(module: Any, path: str, shape: str, work: Any) -> Any:
+def _layouts(
+    module: Any, path: str, shape: str, x: NDArray[Any], positions: Any, work: Any, device: str
+) -> Any:
+    """``module``'s ``path`` on ``x`` in shape class ``view`` or ``heads`` (on ``device``)."""
+    torch = importlib.import_module("torch")
+    n, d = x.shape
+    data = torch.from_numpy(np.asarray(x)).to(device=device, dtype=work)
+    pos = torch.from_numpy(np.asarray(positions)).to(device=device, dtype=torch.int64)
+    if shape == "heads":  # four query heads, one key head (grouped-query attention)
+        with torch.no_grad():
+            out, _ = getattr(module, path)(pos, data.repeat(1, 4), data.clone())
+        return out[:, 3 * d :]
+    if shape == "view":
+        qkv = torch.zeros((n, 3 * d), dtype=work, device=device)
+        qkv[:, :d], qkv[:, d : 2 * d] = data, data
+        query, key = qkv[:, :d], qkv[:, d : 2 * d]
+    elif type(module).__name__.startswith("Deepseek"):  # MLA: q_pe [tokens, heads, d]
+        query, key = data.clone()[:, None, :], data.clone()[:, None, :]
+    else:
+        query, key = data.clone(), data.clone()
+    with torch.no_grad():
+        out, _ = getattr(module, path)(pos, query, key)
+    if out.dim() == 3:
+        return out[:, 0, :]
+    if shape == "view" and path in ("forward_cpu", "forward_cuda"):
+        return qkv[:, :d].clone()  # in place: read back from the fused buffer
+    return out
+
+
+def _shaped(module: Any, path: str, shape: str, work: Any, device: str = "cpu") -> Any:
     """The backend of ``module``'s ``path`` on contiguous ``[tokens, d]`` query and key (MLA:
     ``[tokens, 1, d]``) in an :mod:`engine_shapes` class."""
     torch = importlib.import_module("torch")
@@ -203,9 +223,9 @@ def _shaped(module: Any, path: str, shape: str, work: Any) -> Any:
         return out.reshape(data.shape)
 
     def fn(x: NDArray[Any], positions: NDArray[Any], rope: RopeConfig) -> Any:
-        data = torch.from_numpy(np.asarray(x)).to(work)
-        pos = torch.from_numpy(np.asarray(positions)).to(torch.int64)
-        return run_shape(call, data, pos, shape)
+        data = torch.from_numpy(np.asarray(x)).to(device=device, dtype=work)
+        pos = torch.from_numpy(np.asarray(positions)).to(device=device, dtype=torch.int64)
+        return run_shape(call, data, pos, shape).cpu()
 
     return fn
 
@@ -217,7 +237,8 @@ def build_mrope(client: Client, dtype: str, config: str | None) -> Any:
     if config is None:
         raise ValueError(f"client {client.name} needs --config (a multiaxis-rope preset)")
     torch = importlib.import_module("torch")
-    module = rotary_module(config, dtype)
+    device = client.device
+    module = rotary_module(config, dtype, device=device)
     path, work = str(client.options["path"]), getattr(torch, dtype)
     shape = str(client.options.get("shape", "tokens"))
     method = compiled(getattr(module, path)) if shape == "compiled" else getattr(module, path)
@@ -228,8 +249,8 @@ def build_mrope(client: Client, dtype: str, config: str | None) -> Any:
         return out
 
     def backend(x: NDArray[Any], positions: NDArray[Any], chosen: Any) -> Any:
-        data = torch.from_numpy(np.asarray(x)).to(work)
-        pos = torch.from_numpy(np.ascontiguousarray(np.asarray(positions).T)).to(torch.int64)
-        return run_shape(call, data, pos, shape, token_axis=1)
+        data = torch.from_numpy(np.asarray(x)).to(device=device, dtype=work)
+        pos = torch.from_numpy(np.ascontiguousarray(np.asarray(positions).T))
+        return run_shape(call, data, pos.to(device=device, dtype=torch.int64), shape, 1).cpu()
 
     return backend

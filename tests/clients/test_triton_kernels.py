@@ -49,11 +49,13 @@ def test_the_adapter_refuses_what_the_kernel_cannot_express(config: str) -> None
 
 def test_flash_attn_rows_check_positions_to_511_and_refuse_other_schedules() -> None:
     # As Liger's rope rows: a position only selects the cos/sin row a program loads
-    for shape in ("prefill", "decode"):
+    for shape in ("prefill", "decode", "varlen", "varlen-offsets"):
         client = get_client(f"flash-attn:triton-interpret-rotary-{shape}")
         rows = planned_rows([client])
         assert rows and all(reproduction(r).endswith("--max-position 511") for r in rows)
         assert {r["dtype"] for r in rows} == {"float32", "bfloat16"}
+        # halves on the whole head, and GPT-J's interleaved pairs on 64 of 256 dimensions
+        assert {r["config"] for r in rows} == {"Llama-2-7B", "GPT-J-6B"}
     with pytest.raises(ValueError, match="rope_type 'llama3'"):  # refused before any import
         flash_attn_rotary(client, "float32", "Llama-3.1-8B")
 
@@ -63,6 +65,8 @@ ROWS = [
     ("liger-kernel:triton-interpret-mrope-prefill", IMAGE, "float16", []),
     ("flash-attn:triton-interpret-rotary-decode", "Llama-2-7B", "float32", ["511"]),
     ("flash-attn:triton-interpret-rotary-decode", "Llama-2-7B", "bfloat16", ["511"]),
+    ("flash-attn:triton-interpret-rotary-varlen", "GPT-J-6B", "float32", ["511"]),
+    ("flash-attn:triton-interpret-rotary-varlen-offsets", "GPT-J-6B", "bfloat16", ["511"]),
 ]
 
 
