@@ -346,13 +346,18 @@ transformers 5 removed ``models/deprecated/transfo_xl``): XLNet's, and the ESPne
 Conformer modules (FastSpeech2-Conformer, SeamlessM4T, Parakeet) on P−1 … −(P−1)."""
 
 
-def _qwen(kind: str, model: str, module: str, configs: tuple[str, ...]) -> Client:
+def _qwen(
+    kind: str, model: str, module: str, configs: tuple[str, ...], vision: bool = False
+) -> Client:
+    """A Qwen-VL rotary module and the function its attention applies it with (the text
+    model's ``apply_rotary_pos_emb``, the vision encoder's ``apply_rotary_pos_emb_vision``)."""
+    apply = "apply_rotary_pos_emb_vision" if vision else "apply_rotary_pos_emb"
     return Client(
-        name=f"transformers:{model}",
+        name=f"transformers:{model}{'-vision' if vision else ''}",
         family="multiaxis-rope",
         library="transformers",
         requires=("torch",),
-        entry=f"transformers.models.{model}.modeling_{model}.{module} + apply_rotary_pos_emb",
+        entry=f"transformers.models.{model}.modeling_{model}.{module} + {apply}",
         source=f"{_MODELS}/{model}/modeling_{model}.py",
         adapter="pespec.clients.mrope_clients:build",
         configs=configs,
@@ -361,25 +366,10 @@ def _qwen(kind: str, model: str, module: str, configs: tuple[str, ...]) -> Clien
     )
 
 
-def _qwen_vision(kind: str, model: str, module: str) -> Client:
-    return Client(
-        name=f"transformers:{model}-vision",
-        family="multiaxis-rope",
-        library="transformers",
-        requires=("torch",),
-        entry=f"transformers.models.{model}.modeling_{model}.{module} + "
-        "apply_rotary_pos_emb_vision",
-        source=f"{_MODELS}/{model}/modeling_{model}.py",
-        adapter="pespec.clients.mrope_clients:build",
-        configs=("qwen2.5-vl-vision",),
-        dtypes=("float32", "bfloat16"),
-        options={"kind": kind},
-    )
-
-
+_VISION = ("qwen2.5-vl-vision",)
 VISION_ROTARY = (
-    _qwen_vision("qwen2_vision", "qwen2_vl", "Qwen2VLVisionRotaryEmbedding"),
-    _qwen_vision("qwen2_5_vision", "qwen2_5_vl", "Qwen2_5_VLVisionRotaryEmbedding"),
+    _qwen("qwen2_vision", "qwen2_vl", "Qwen2VLVisionRotaryEmbedding", _VISION, vision=True),
+    _qwen("qwen2_5_vision", "qwen2_5_vl", "Qwen2_5_VLVisionRotaryEmbedding", _VISION, vision=True),
 )
 """The Qwen2-VL / Qwen2.5-VL vision encoders' 2-D rotary (family ``multiaxis-rope``,
 (h, w) ids; float32, and bfloat16: the rotation in float32, the result cast to the query's
